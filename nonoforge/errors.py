@@ -1,0 +1,97 @@
+"""The one exception hierarchy of nonoforge.
+
+Every error that a user can cause (a bad file, a bad argument, an unreachable site, a
+corrupt corpus) is a :class:`NonoforgeError`. The CLI turns these into one line on stderr
+and the exit code each class carries; anything else is a bug and keeps its traceback.
+This module is the bottom layer of the package: it imports nothing of ours.
+"""
+
+from __future__ import annotations
+
+
+class NonoforgeError(Exception):
+    """Base class of every error nonoforge reports to its user."""
+
+    exit_code: int = 1
+
+
+class UsageError(NonoforgeError):
+    """A command was called with arguments that make no sense together."""
+
+    exit_code = 2
+
+
+class PuzzleError(NonoforgeError, ValueError):
+    """A puzzle is inconsistent: clues that cannot fit, totals that differ, bad colours."""
+
+    exit_code = 2
+
+
+class FormatError(NonoforgeError, ValueError):
+    """A file could not be read: says which file, which line and why.
+
+    ``str(err)`` is ``path:line: reason`` (or ``path: reason`` when no line applies).
+    """
+
+    exit_code = 2
+
+    def __init__(self, reason: str, path: str | None = None, line: int | None = None) -> None:
+        self.reason = reason
+        self.path = path
+        self.line = line
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = self.path or "<input>"
+        if self.line is not None:
+            where = f"{where}:{self.line}"
+        return f"{where}: {self.reason}"
+
+    def located(self, path: str | None = None, line: int | None = None) -> FormatError:
+        """The same error with a file (and line, if none was known) filled in."""
+        return type(self)(
+            self.reason,
+            path if self.path is None else self.path,
+            line if self.line is None else self.line,
+        )
+
+
+class RoflError(FormatError):
+    """A ROFL file or record is corrupt, truncated, or of an unknown version."""
+
+
+class SolverError(NonoforgeError):
+    """The solver was asked for something it cannot do."""
+
+    exit_code = 3
+
+
+class ImageError(NonoforgeError):
+    """An image could not be read or turned into a puzzle."""
+
+    exit_code = 2
+
+
+class CorpusError(NonoforgeError):
+    """The corpus database could not be opened, migrated or queried."""
+
+    exit_code = 4
+
+
+class FetchError(NonoforgeError):
+    """A remote archive could not be reached or answered with something unusable."""
+
+    exit_code = 5
+
+
+__all__ = [
+    "CorpusError",
+    "FetchError",
+    "FormatError",
+    "ImageError",
+    "NonoforgeError",
+    "PuzzleError",
+    "RoflError",
+    "SolverError",
+    "UsageError",
+]

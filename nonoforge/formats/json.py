@@ -1,0 +1,109 @@
+"""The JSON form of the model: lossless, one puzzle or a list of them.
+
+::
+
+    {"format": "nonoforge", "version": 1, "width": 2, "height": 2,
+     "palette": [["white", "#ffffff"], ["black", "#000000"]],
+     "rows": [[[1, 1]], [[2, 1]]], "columns": [[[2, 1]], [[1, 1]]],
+     "meta": {"title": "..."}, "goal": [".#", "##"]}
+
+Blocks are ``[length, colour]`` pairs; the goal uses ``.`` and ``#`` (black-and-white)
+or ``.`` ``a`` ``b`` ... (colour). A file holding several puzzles is a JSON list of these.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from nonoforge.errors import FormatError
+from nonoforge.formats.base import Format, puzzle_or_error, register
+from nonoforge.puzzle import Color, Grid, Meta, Palette, Puzzle, cell_chars, parse_rgb
+
+MARK = "nonoforge"
+
+
+def to_dict(p: Puzzle) -> dict[str, Any]:
+    """The puzzle as plain JSON-able data."""
+    d: dict[str, Any] = {
+        "format": MARK,
+        "version": 1,
+        "width": p.width,
+        "height": p.height,
+        "palette": [[c.name, c.hex] for c in p.palette],
+        "rows": [[[b.length, b.color] for b in r] for r in p.rows],
+        "columns": [[[b.length, b.color] for b in c] for c in p.columns],
+    }
+    meta = {k: v for k, v in dataclasses.asdict(p.meta).items() if v is not None}
+    if meta:
+        d["meta"] = meta
+    if p.goal is not None:
+        d["goal"] = p.goal.to_rows(cell_chars(p.ncolors))
+    return d
+
+
+def from_dict(d: Any) -> Puzzle:
+    """The puzzle described by :func:`to_dict`'s data."""
+    if not isinstance(d, dict) or d.get("format") != MARK:
+        raise FormatError('not a nonoforge JSON puzzle (no "format": "nonoforge")')
+    if d.get("version") != 1:
+        raise FormatError(f"unsupported nonoforge JSON version {d.get('version')!r}")
+
+    def build() -> Puzzle:
+        try:
+            palette = Palette(tuple(Color(str(n), parse_rgb(str(h))) for n, h in d["palette"]))
+            meta_fields = {f.name for f in dataclasses.fields(Meta)}
+            raw_meta = d.get("meta") or {}
+            if not isinstance(raw_meta, dict):
+                raise FormatError('"meta" must be an object')
+            meta = Meta(**{k: str(v) for k, v in raw_meta.items() if k in meta_fields})
+            goal = None
+            if "goal" in d:
+                goal = Grid.from_rows(d["goal"], cell_chars(len(palette) - 1))
+            p = Puzzle.from_clues(d["rows"], d["columns"], palette, meta, goal)
+        except (KeyError, TypeError, ValueError) as e:
+            if isinstance(e, FormatError):
+                raise
+            raise FormatError(f"malformed puzzle object ({type(e).__name__}: {e})") from None
+        if (p.width, p.height) != (d.get("width", p.width), d.get("height", p.height)):
+            raise FormatError("width/height do not match the clues")
+        return p
+
+    return puzzle_or_error(build)
+
+
+def read(text: str | bytes) -> Iterator[Puzzle]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise FormatError(f"invalid JSON: {e.msg}", line=e.lineno) from None
+    items = data if isinstance(data, list) else [data]
+    for item in items:
+        yield from_dict(item)
+
+
+def write(puzzles: list[Puzzle]) -> str:
+    items = [to_dict(p) for p in puzzles]
+    return json.dumps(items[0] if len(items) == 1 else items, indent=1) + "\n"
+
+
+def sniff(text: str | bytes) -> bool:
+    head = text.lstrip()[:200] if isinstance(text, str) else ""
+    return head[:1] in ("{", "[") and f'"{MARK}"' in text[:4096]
+
+
+FORMAT = register(
+    Format(
+        name="json",
+        extensions=(".json",),
+        description="nonoforge's JSON form of the model (lossless)",
+        read=read,
+        write=write,
+        sniff=sniff,
+        multi=True,
+        color=True,
+        priority=10,
+    )
+)

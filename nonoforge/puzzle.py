@@ -1,0 +1,600 @@
+"""The puzzle model every part of nonoforge shares.
+
+A :class:`Puzzle` is immutable: its row and column clues, a :class:`Palette` (index 0 is
+the background, indices 1.. are the painted colours), optional :class:`Meta` data and an
+optional goal :class:`Grid`. Black-and-white is simply the one-colour case. Construction
+validates everything a solver or a file writer would otherwise trip over, and
+:attr:`Puzzle.key` identifies a puzzle by its clues alone, whatever file it came from.
+
+This module imports nothing of ours but :mod:`nonoforge.errors`, the bottom layer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import string
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from nonoforge.errors import PuzzleError
+
+RGB = tuple[int, int, int]
+
+#: Characters for cells in text drawings and JSON output: background first.
+BW_CHARS = ".#"
+COLOR_CHARS = "." + string.ascii_lowercase + string.ascii_uppercase + string.digits
+
+
+def cell_chars(ncolors: int) -> str:
+    """The drawing characters for a puzzle with ``ncolors`` painted colours.
+
+    Black-and-white puzzles draw ``.`` and ``#``; colour puzzles ``.`` then ``a``, ``b``, ...
+    """
+    if ncolors <= 1:
+        return BW_CHARS
+    if ncolors >= len(COLOR_CHARS):
+        raise PuzzleError(f"cannot draw {ncolors} colours with one character each")
+    return COLOR_CHARS
+
+
+def parse_rgb(text: str) -> RGB:
+    """``#rrggbb``, ``rrggbb`` or ``#rgb`` as an RGB triple."""
+    s = text.strip().lstrip("#")
+    if len(s) == 3:
+        s = "".join(ch * 2 for ch in s)
+    if len(s) != 6 or any(ch not in string.hexdigits for ch in s):
+        raise PuzzleError(f"not an RGB colour: {text!r}")
+    return (int(s[0:2], 16), int(s[2:4], 16), int(s[4:6], 16))
+
+
+@dataclass(frozen=True, slots=True)
+class Color:
+    """A named colour. The name is what files call it (``black``, ``a``, ``red``)."""
+
+    name: str
+    rgb: RGB
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise PuzzleError("a colour needs a non-empty name")
+        rgb = tuple(int(v) for v in self.rgb)
+        if len(rgb) != 3 or any(not 0 <= v <= 255 for v in rgb):
+            raise PuzzleError(f"colour {self.name!r}: RGB must be three values 0..255")
+        object.__setattr__(self, "rgb", rgb)
+
+    @property
+    def hex(self) -> str:
+        """The colour as ``#rrggbb``."""
+        return "#{:02x}{:02x}{:02x}".format(*self.rgb)
+
+
+WHITE = Color("white", (255, 255, 255))
+BLACK = Color("black", (0, 0, 0))
+
+
+@dataclass(frozen=True, slots=True)
+class Palette:
+    """The background (index 0) and the painted colours (indices 1..)."""
+
+    colors: tuple[Color, ...]
+
+    def __post_init__(self) -> None:
+        colors = tuple(self.colors)
+        if len(colors) < 2:
+            raise PuzzleError("a palette needs a background and at least one colour")
+        names = [c.name for c in colors]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise PuzzleError(f"palette names colour {sorted(dup)[0]!r} twice")
+        object.__setattr__(self, "colors", colors)
+
+    @classmethod
+    def bw(cls) -> Palette:
+        """White background, black ink: the palette of every black-and-white puzzle."""
+        return _BW
+
+    @classmethod
+    def of(cls, *colors: tuple[str, str | RGB]) -> Palette:
+        """A palette from ``(name, colour)`` pairs, background first.
+
+        >>> Palette.of(("white", "#fff"), ("red", "#ff0000")).ncolors
+        1
+        """
+        return cls(
+            tuple(Color(n, parse_rgb(c) if isinstance(c, str) else c) for n, c in colors)
+        )
+
+    @property
+    def background(self) -> Color:
+        return self.colors[0]
+
+    @property
+    def ncolors(self) -> int:
+        """How many painted colours (the background not counted)."""
+        return len(self.colors) - 1
+
+    @property
+    def is_bw(self) -> bool:
+        return len(self.colors) == 2
+
+    def index(self, name: str) -> int:
+        """The index of the colour called ``name``."""
+        for i, c in enumerate(self.colors):
+            if c.name == name:
+                return i
+        raise PuzzleError(f"unknown colour {name!r}")
+
+    def __len__(self) -> int:
+        return len(self.colors)
+
+    def __getitem__(self, i: int) -> Color:
+        return self.colors[i]
+
+    def __iter__(self) -> Iterator[Color]:
+        return iter(self.colors)
+
+    def __repr__(self) -> str:
+        if self == _BW:
+            return "Palette.bw()"
+        pairs = ", ".join(f"({c.name!r}, {c.hex!r})" for c in self.colors)
+        return f"Palette.of({pairs})"
+
+
+_BW = Palette((WHITE, BLACK))
+
+
+class Block(NamedTuple):
+    """One block of a clue: ``length`` cells of palette colour ``color`` (1 for black)."""
+
+    length: int
+    color: int = 1
+
+
+Clue = tuple[Block, ...]
+
+
+def clue_of(cells: Iterable[int]) -> Clue:
+    """The clue of a line of cells (colour indices, 0 for background)."""
+    blocks: list[Block] = []
+    prev = 0
+    run = 0
+    for v in cells:
+        v = int(v)
+        if v == prev:
+            if v:
+                run += 1
+            continue
+        if prev:
+            blocks.append(Block(run, prev))
+        prev, run = v, 1
+    if prev:
+        blocks.append(Block(run, prev))
+    return tuple(blocks)
+
+
+def min_length(clue: Clue) -> int:
+    """The fewest cells a clue fits in: its blocks, plus a gap between same-colour neighbours."""
+    total = sum(b.length for b in clue)
+    total += sum(1 for a, b in zip(clue, clue[1:], strict=False) if a.color == b.color)
+    return total
+
+
+def _as_clue(raw: Any, what: str) -> Clue:
+    """Accept a clue as blocks, ``(length, colour)`` pairs or bare lengths (colour 1)."""
+    blocks = []
+    try:
+        items = list(raw)
+    except TypeError:
+        raise PuzzleError(f"{what}: a clue must be a sequence of blocks") from None
+    for item in items:
+        if isinstance(item, Block):
+            blocks.append(item)
+        elif isinstance(item, int | np.integer):
+            blocks.append(Block(int(item), 1))
+        else:
+            try:
+                length, color = item
+                blocks.append(Block(int(length), int(color)))
+            except (TypeError, ValueError):
+                raise PuzzleError(f"{what}: not a block: {item!r}") from None
+    return tuple(blocks)
+
+
+@dataclass(frozen=True, slots=True)
+class Meta:
+    """What a file says about a puzzle besides its clues. Never part of its key."""
+
+    title: str | None = None
+    author: str | None = None
+    copyright: str | None = None
+    licence: str | None = None
+    source: str | None = None
+    source_id: str | None = None
+    note: str | None = None
+
+    def __bool__(self) -> bool:
+        return any(getattr(self, f.name) for f in dataclasses.fields(self))
+
+    def merged(self, other: Meta) -> Meta:
+        """This metadata with the gaps filled from ``other``."""
+        return Meta(
+            **{
+                f.name: getattr(self, f.name) or getattr(other, f.name)
+                for f in dataclasses.fields(self)
+            }
+        )
+
+
+class Grid:
+    """An immutable picture: a ``height x width`` array of colour indices (0 = background)."""
+
+    __slots__ = ("_cells",)
+
+    def __init__(self, cells: Any) -> None:
+        arr = np.array(cells, dtype=np.int64, copy=True)
+        if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
+            raise PuzzleError(f"a grid must be a non-empty 2-D array, got shape {arr.shape}")
+        if arr.min() < 0 or arr.max() > 255:
+            raise PuzzleError("grid cells must be colour indices 0..255")
+        out = arr.astype(np.uint8)
+        out.setflags(write=False)
+        self._cells = out
+
+    @classmethod
+    def from_rows(cls, rows: Sequence[str], chars: str = BW_CHARS) -> Grid:
+        """A grid drawn as strings, ``chars[i]`` standing for colour ``i``.
+
+        >>> Grid.from_rows([".#", "#."]).cells.tolist()
+        [[0, 1], [1, 0]]
+        """
+        lookup = {ch: i for i, ch in enumerate(chars)}
+        try:
+            return cls([[lookup[ch] for ch in row] for row in rows])
+        except KeyError as e:
+            raise PuzzleError(f"unknown cell character {e.args[0]!r}") from None
+
+    @property
+    def cells(self) -> np.ndarray:
+        """The read-only ``uint8`` array of colour indices."""
+        return self._cells
+
+    @property
+    def height(self) -> int:
+        return int(self._cells.shape[0])
+
+    @property
+    def width(self) -> int:
+        return int(self._cells.shape[1])
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.height, self.width)
+
+    def row_clues(self) -> tuple[Clue, ...]:
+        return tuple(clue_of(r) for r in self._cells)
+
+    def column_clues(self) -> tuple[Clue, ...]:
+        return tuple(clue_of(c) for c in self._cells.T)
+
+    def matches(self, puzzle: Puzzle) -> bool:
+        """Whether this picture reproduces every clue of ``puzzle``."""
+        return (
+            self.shape == (puzzle.height, puzzle.width)
+            and self.row_clues() == puzzle.rows
+            and self.column_clues() == puzzle.columns
+        )
+
+    def to_rows(self, chars: str = BW_CHARS) -> list[str]:
+        """The picture as strings, one a row, ``chars[i]`` for colour ``i``."""
+        if int(self._cells.max()) >= len(chars):
+            raise PuzzleError(f"grid has colour {int(self._cells.max())}, too many to draw")
+        return ["".join(chars[v] for v in row) for row in self._cells.tolist()]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Grid):
+            return NotImplemented
+        return self.shape == other.shape and bool(np.array_equal(self._cells, other._cells))
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self._cells.tobytes()))
+
+    def __repr__(self) -> str:
+        return f"Grid({self._cells.tolist()!r})"
+
+    def __str__(self) -> str:
+        return "\n".join(self.to_rows(cell_chars(int(self._cells.max()))))
+
+
+@dataclass(frozen=True)
+class Puzzle:
+    """A nonogram: row clues (top to bottom), column clues (left to right) and a palette.
+
+    Build one from clues (:meth:`from_clues`) or from a picture (:meth:`from_grid`); file
+    formats live in :mod:`nonoforge.formats`. Equality compares everything, metadata and
+    goal included; :attr:`key` compares clues and colours only.
+    """
+
+    rows: tuple[Clue, ...]
+    columns: tuple[Clue, ...]
+    palette: Palette = field(default_factory=Palette.bw)
+    meta: Meta = field(default_factory=Meta)
+    goal: Grid | None = None
+
+    def __post_init__(self) -> None:
+        rows = tuple(_as_clue(r, f"row {i + 1}") for i, r in enumerate(self.rows))
+        cols = tuple(_as_clue(c, f"column {i + 1}") for i, c in enumerate(self.columns))
+        object.__setattr__(self, "rows", rows)
+        object.__setattr__(self, "columns", cols)
+        if not isinstance(self.palette, Palette):
+            raise PuzzleError("palette must be a Palette")
+        if self.meta is None:
+            object.__setattr__(self, "meta", Meta())
+        if self.goal is not None and not isinstance(self.goal, Grid):
+            object.__setattr__(self, "goal", Grid(self.goal))
+        self._validate()
+
+    # -- construction -------------------------------------------------------------------
+
+    @classmethod
+    def from_clues(
+        cls,
+        rows: Iterable[Iterable[Any]],
+        columns: Iterable[Iterable[Any]],
+        palette: Palette | None = None,
+        meta: Meta | None = None,
+        goal: Grid | None = None,
+    ) -> Puzzle:
+        """A puzzle from clues given as lengths (colour 1) or ``(length, colour)`` pairs.
+
+        >>> Puzzle.from_clues(rows=[[1], [1]], columns=[[2], []]).width
+        2
+        """
+        return cls(
+            tuple(tuple(r) for r in rows),
+            tuple(tuple(c) for c in columns),
+            palette or Palette.bw(),
+            meta or Meta(),
+            goal,
+        )
+
+    @classmethod
+    def from_grid(
+        cls,
+        grid: Grid | Any,
+        palette: Palette | None = None,
+        meta: Meta | None = None,
+    ) -> Puzzle:
+        """The puzzle whose solution is ``grid``; the grid is kept as the goal."""
+        g = grid if isinstance(grid, Grid) else Grid(grid)
+        if palette is None:
+            n = int(g.cells.max())
+            palette = Palette.bw() if n <= 1 else _default_palette(n)
+        return cls(g.row_clues(), g.column_clues(), palette, meta or Meta(), g)
+
+    def replace(self, **changes: Any) -> Puzzle:
+        """A copy with some fields changed (``meta=...``, ``goal=None``, ...)."""
+        return dataclasses.replace(self, **changes)
+
+    # -- properties ---------------------------------------------------------------------
+
+    @property
+    def width(self) -> int:
+        return len(self.columns)
+
+    @property
+    def height(self) -> int:
+        return len(self.rows)
+
+    @property
+    def ncolors(self) -> int:
+        """How many painted colours the palette has (1 for black-and-white)."""
+        return self.palette.ncolors
+
+    @property
+    def is_bw(self) -> bool:
+        return self.palette.is_bw
+
+    def lines(self) -> Iterator[tuple[str, int, Clue]]:
+        """Every line as ``("row"|"column", index, clue)``, rows first."""
+        for i, c in enumerate(self.rows):
+            yield "row", i, c
+        for i, c in enumerate(self.columns):
+            yield "column", i, c
+
+    # -- identity -----------------------------------------------------------------------
+
+    def used_colors(self) -> list[int]:
+        """Palette indices that some clue uses, in order of first use (rows, then columns)."""
+        seen: dict[int, None] = {}
+        for clue in self.rows + self.columns:
+            for b in clue:
+                seen.setdefault(b.color, None)
+        return list(seen)
+
+    def canonical_text(self) -> str:
+        """A text form of the clues and colours alone, equal for equal puzzles.
+
+        Colours are renumbered by first use and unused ones dropped; a puzzle with one
+        colour in use is black-and-white whatever that colour is, so the same puzzle read
+        from a ``.non`` file and from webpbn XML gets the same text.
+        """
+        used = self.used_colors()
+        remap = {c: i + 1 for i, c in enumerate(used)}
+        mono = len(used) <= 1
+
+        def line(clue: Clue) -> str:
+            if mono:
+                return ".".join(str(b.length) for b in clue)
+            return ".".join(f"{b.length}:{remap[b.color]}" for b in clue)
+
+        head = f"{self.width}x{self.height}"
+        if not mono:
+            head += ";" + ",".join(self.palette[c].hex for c in used)
+        return f"{head};{'/'.join(map(line, self.columns))};{'/'.join(map(line, self.rows))}"
+
+    @property
+    def key(self) -> str:
+        """A stable 16-hex-digit id of the clues and colours (not of metadata or format)."""
+        return hashlib.sha256(self.canonical_text().encode()).hexdigest()[:16]
+
+    def canonical(self) -> Puzzle:
+        """This puzzle with colours renumbered by first use, unused ones dropped.
+
+        One-colour puzzles get the standard black-and-white palette. Metadata and goal are
+        kept (with the goal renumbered to match).
+        """
+        used = self.used_colors()
+        if len(used) <= 1:
+            palette = Palette.bw()
+            remap = {c: 1 for c in used}
+        else:
+            palette = Palette((self.palette.background, *(self.palette[c] for c in used)))
+            remap = {c: i + 1 for i, c in enumerate(used)}
+        rows = tuple(tuple(Block(b.length, remap[b.color]) for b in r) for r in self.rows)
+        cols = tuple(tuple(Block(b.length, remap[b.color]) for b in c) for c in self.columns)
+        goal = None
+        if self.goal is not None:
+            table = np.zeros(max(len(self.palette), 256), dtype=np.uint8)
+            for old, new in remap.items():
+                table[old] = new
+            goal = Grid(table[self.goal.cells])
+        return Puzzle(rows, cols, palette, self.meta, goal)
+
+    # -- validation ---------------------------------------------------------------------
+
+    def _validate(self) -> None:
+        if not self.rows or not self.columns:
+            raise PuzzleError("a puzzle needs at least one row and one column")
+        ncol = len(self.palette) - 1
+        totals: dict[str, dict[int, int]] = {"row": {}, "column": {}}
+        for kind, i, clue in self.lines():
+            n = self.width if kind == "row" else self.height
+            for b in clue:
+                if b.length < 1:
+                    raise PuzzleError(
+                        f"{kind} {i + 1}: block length must be positive, got {b.length}"
+                    )
+                if not 1 <= b.color <= ncol:
+                    raise PuzzleError(
+                        f"{kind} {i + 1}: unknown colour {b.color} "
+                        f"(the palette has colours 1..{ncol})"
+                    )
+                t = totals[kind]
+                t[b.color] = t.get(b.color, 0) + b.length
+            need = min_length(clue)
+            if need > n:
+                raise PuzzleError(
+                    f"{kind} {i + 1}: clue {format_clue(clue, self.ncolors)} needs {need} "
+                    f"cells but the line has {n}"
+                )
+        for c in sorted(set(totals["row"]) | set(totals["column"])):
+            r, k = totals["row"].get(c, 0), totals["column"].get(c, 0)
+            if r != k:
+                name = self.palette[c].name
+                raise PuzzleError(
+                    f"colour {name!r}: rows paint {r} cells but columns paint {k}"
+                )
+        if self.goal is not None:
+            if self.goal.shape != (self.height, self.width):
+                raise PuzzleError(
+                    f"goal is {self.goal.width}x{self.goal.height}, "
+                    f"puzzle is {self.width}x{self.height}"
+                )
+            if int(self.goal.cells.max()) > ncol:
+                raise PuzzleError("goal uses a colour the palette does not have")
+            if not self.goal.matches(self):
+                raise PuzzleError("goal picture does not match the clues")
+
+    # -- text ---------------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        def clue(c: Clue) -> str:
+            return "[" + ", ".join(
+                str(b.length) if b.color == 1 else f"({b.length}, {b.color})" for b in c
+            ) + "]"
+
+        parts = [
+            f"rows=[{', '.join(map(clue, self.rows))}]",
+            f"columns=[{', '.join(map(clue, self.columns))}]",
+        ]
+        if self.palette != Palette.bw():
+            parts.append(f"palette={self.palette!r}")
+        if self.meta:
+            parts.append(f"meta={self.meta!r}")
+        if self.goal is not None:
+            parts.append(f"goal={self.goal!r}")
+        return f"Puzzle.from_clues({', '.join(parts)})"
+
+    def __str__(self) -> str:
+        return draw(self, self.goal)
+
+
+def _default_palette(n: int) -> Palette:
+    """A palette of ``n`` distinct, nameable colours for pictures that bring none."""
+    base = [
+        "#000000", "#e6194b", "#3cb44b", "#4363d8", "#ffe119", "#f58231", "#911eb4",
+        "#46f0f0", "#f032e6", "#bcf60c", "#fabebe", "#008080", "#9a6324", "#800000",
+        "#808000", "#000075", "#808080", "#aaffc3", "#e6beff", "#ffd8b1",
+    ]  # fmt: skip
+    colors = [WHITE]
+    for i in range(n):
+        rgb = parse_rgb(base[i]) if i < len(base) else (i * 97 % 256, i * 57 % 256, i * 31 % 256)
+        colors.append(Color(COLOR_CHARS[i + 1], rgb))
+    return Palette(tuple(colors))
+
+
+def format_clue(clue: Clue, ncolors: int = 1) -> str:
+    """A clue as people write it: ``3 1 2``, or ``3a 1b`` when colours matter."""
+    if not clue:
+        return "0"
+    if ncolors <= 1:
+        return " ".join(str(b.length) for b in clue)
+    chars = cell_chars(ncolors)
+    return " ".join(f"{b.length}{chars[b.color]}" for b in clue)
+
+
+def draw(puzzle: Puzzle, grid: Grid | None = None) -> str:
+    """The puzzle as text: column clues stacked above, row clues to the left, the grid."""
+    chars = cell_chars(puzzle.ncolors)
+    row_texts = [format_clue(r, puzzle.ncolors) for r in puzzle.rows]
+    left = max(len(t) for t in row_texts)
+    col_tokens = [format_clue(c, puzzle.ncolors).split() for c in puzzle.columns]
+    depth = max(len(t) for t in col_tokens)
+    cw = max(len(tok) for toks in col_tokens for tok in toks)
+    out = []
+    for k in range(depth):
+        cells = []
+        for toks in col_tokens:
+            pad = depth - len(toks)
+            cells.append(toks[k - pad].rjust(cw) if k >= pad else " " * cw)
+        out.append(" " * (left + 3) + " ".join(cells))
+    body = grid.to_rows(chars) if grid is not None else None
+    for i, t in enumerate(row_texts):
+        line = "?" * puzzle.width if body is None else body[i]
+        out.append(t.rjust(left) + " | " + " ".join(ch.rjust(cw) for ch in line))
+    return "\n".join(out)
+
+
+__all__ = [
+    "BLACK",
+    "BW_CHARS",
+    "COLOR_CHARS",
+    "WHITE",
+    "Block",
+    "Clue",
+    "Color",
+    "Grid",
+    "Meta",
+    "Palette",
+    "Puzzle",
+    "cell_chars",
+    "clue_of",
+    "draw",
+    "format_clue",
+    "min_length",
+    "parse_rgb",
+]
