@@ -18,7 +18,21 @@ from pathlib import Path
 from nonoforge.errors import FormatError
 
 # Each module registers its format on import; detection order is each Format's priority.
-from nonoforge.formats import (  # noqa: E402, F401, I001
+from nonoforge.formats import (  # noqa: F401
+    csv as _csv,
+)
+from nonoforge.formats import (  # noqa: F401
+    cwc,
+    nin,
+    non,
+    olsak,
+    pzl,
+    rofl,
+    tatham,
+    tournament,
+    xml,
+)
+from nonoforge.formats import (  # noqa: F401
     json as _json,
 )
 from nonoforge.formats.base import FORMATS, MAX_FILE_BYTES, Format, register

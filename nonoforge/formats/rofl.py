@@ -1,0 +1,1 @@
+"""Placeholder: this format module is being written; it registers nothing yet."""
