@@ -139,10 +139,8 @@ def read_inputs(paths: list[str], fmt: str | None = None) -> Iterator[tuple[str,
 def resolve_input(path: str) -> str:
     """A path as given, or the bundled file an ``example:NAME`` names."""
     if path.startswith("example:"):
-        try:
-            from nonoforge.examples import example_path  # type: ignore[import-not-found]
-        except ImportError:
-            raise UsageError("bundled examples are not available") from None
+        from nonoforge.examples import example_path
+
         return str(example_path(path.removeprefix("example:")))
     return path
 
