@@ -1,0 +1,1 @@
+"""Batch jobs composed from the other parts: rating, grading, collections, the demo."""

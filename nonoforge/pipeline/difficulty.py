@@ -1,0 +1,166 @@
+"""The difficulty score and grades: deterministic, yet calibrated in seconds.
+
+A puzzle's measured solve time is noisy and machine-dependent; its effort counts (line
+solves, probes, search nodes, SAT conflicts) are exact. So we fit, once per solver version,
+a *monotone* model from effort (and size, colours) to measured time: predicted seconds are
+a non-negative combination of the counts, so more work never scores easier. The score of a
+puzzle is its predicted time, a pure function of its effort. Grades 1..5 cut the ranking
+of ``(technique rung, score)`` at the calibration corpus's quintiles: ordering by the rung
+first is what makes the rung a floor (a puzzle that needs probing outranks, so never grades
+below, any puzzle solved line by line). See docs/difficulty.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from nonoforge.errors import UsageError
+
+#: The technique ladder, easiest first (the solver's ``TECHNIQUES``).
+LADDER = ("trivial", "overlap", "line", "probe", "search")
+GRADES = 5
+HELD_OUT_SHARE = 0.2
+
+
+def rung(technique: str | None) -> int:
+    """The position of a technique on the ladder (unknown or missing: the top)."""
+    try:
+        return LADDER.index(technique or "search")
+    except ValueError:
+        return len(LADDER) - 1
+
+
+def features(effort: Mapping[str, Any], width: int, height: int, colors: int) -> dict[str, float]:
+    """The numbers the model weighs: every effort count, plus cells and cells x colours."""
+    out = {f"effort.{k}": float(v) for k, v in effort.items() if isinstance(v, int | float)}
+    out["cells"] = float(width * height)
+    out["cell_colors"] = float(width * height * colors)
+    return out
+
+
+@dataclass
+class Sample:
+    """One rated puzzle as the fit sees it."""
+
+    key: str
+    technique: str
+    features: dict[str, float]
+    time_s: float
+
+
+@dataclass
+class Model:
+    """A fitted difficulty model: weights in seconds per unit of each feature."""
+
+    solver_version: str
+    names: list[str]
+    weights: list[float]
+    intercept: float
+    thresholds: list[tuple[int, float]] = field(default_factory=list)
+    fit: dict[str, Any] = field(default_factory=dict)
+
+    def score(self, feats: Mapping[str, float]) -> float:
+        """Predicted solve time in seconds: never decreases when any count grows."""
+        pairs = zip(self.names, self.weights, strict=True)
+        return float(self.intercept + sum(w * feats.get(n, 0.0) for n, w in pairs))
+
+    def grade(self, technique: str, score: float) -> int:
+        """1 (easiest) .. 5: how many calibration quintile cuts ``(rung, score)`` passes."""
+        point = (rung(technique), score)
+        return 1 + sum(1 for t in self.thresholds if point > (t[0], t[1]))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "solver_version": self.solver_version,
+            "names": self.names,
+            "weights": self.weights,
+            "intercept": self.intercept,
+            "thresholds": [list(t) for t in self.thresholds],
+            "fit": self.fit,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Model:
+        return cls(
+            solver_version=str(d["solver_version"]),
+            names=list(d["names"]),
+            weights=[float(w) for w in d["weights"]],
+            intercept=float(d["intercept"]),
+            thresholds=[(int(a), float(b)) for a, b in d.get("thresholds", [])],
+            fit=dict(d.get("fit", {})),
+        )
+
+
+def held_out(key: str) -> bool:
+    """Whether a puzzle belongs to the held-out share: decided by its key, so stable."""
+    h = int.from_bytes(hashlib.sha256(("holdout:" + key).encode()).digest()[:4], "big")
+    return h / 2**32 < HELD_OUT_SHARE
+
+
+def spearman(a: Sequence[float], b: Sequence[float]) -> float:
+    """Spearman's rank correlation (average ranks for ties); NaN for fewer than 3 points."""
+    if len(a) != len(b) or len(a) < 3:
+        return math.nan
+    ra, rb = _ranks(np.asarray(a, float)), _ranks(np.asarray(b, float))
+    if ra.std() == 0 or rb.std() == 0:
+        return math.nan
+    return float(np.corrcoef(ra, rb)[0, 1])
+
+
+def _ranks(x: np.ndarray) -> np.ndarray:
+    order = np.argsort(x, kind="stable")
+    ranks = np.empty(len(x), float)
+    ranks[order] = np.arange(len(x), dtype=float)
+    # average the ranks of ties
+    _, inv, counts = np.unique(x, return_inverse=True, return_counts=True)
+    sums = np.zeros(len(counts))
+    np.add.at(sums, inv, ranks)
+    return sums[inv] / counts[inv]
+
+
+def fit(samples: Sequence[Sample], solver_version: str) -> Model:
+    """Fit the monotone model on the training share and report ρ on the held-out share.
+
+    Non-negative least squares on relative error (each row divided by its measured time),
+    so that a 1 ms puzzle counts as much as a 10 s one: ranks are what grades use.
+    """
+    from scipy.optimize import nnls
+
+    if len(samples) < 5:
+        raise UsageError(f"a difficulty fit needs at least 5 rated puzzles, got {len(samples)}")
+    names = sorted({n for s in samples for n in s.features})
+    train = [s for s in samples if not held_out(s.key)] or list(samples)
+    test = [s for s in samples if held_out(s.key)]
+
+    def matrix(rows: Sequence[Sample]) -> np.ndarray:
+        m = np.array([[s.features.get(n, 0.0) for n in names] for s in rows], float)
+        return np.hstack([np.ones((len(rows), 1)), m])
+
+    floor = 1e-5  # 10 µs: times below the clock's resolution must not dominate
+    a = matrix(train)
+    t = np.array([max(s.time_s, floor) for s in train])
+    scale = np.maximum(a.max(axis=0), 1e-12)  # condition the columns
+    coef, _ = nnls(a / scale / t[:, None], np.ones(len(train)), maxiter=50 * a.shape[1])
+    coef = coef / scale
+    model = Model(solver_version, names, [float(w) for w in coef[1:]], float(coef[0]))
+
+    def rho(rows: Sequence[Sample]) -> float:
+        return spearman([model.score(s.features) for s in rows], [s.time_s for s in rows])
+
+    ranked = sorted((rung(s.technique), model.score(s.features)) for s in samples)
+    model.thresholds = [
+        ranked[min(len(ranked) - 1, (len(ranked) * q) // GRADES)] for q in range(1, GRADES)
+    ]
+    model.fit = {
+        "n_train": len(train),
+        "n_held_out": len(test),
+        "spearman_train": rho(train),
+        "spearman_held_out": rho(test),
+    }
+    return model

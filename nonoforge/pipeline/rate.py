@@ -1,0 +1,217 @@
+"""Batch difficulty rating: verdict, technique, effort, measured time, score and grade.
+
+Work is spread over a process pool (or a Dask cluster); each worker compiles the solver
+once before its first puzzle, so compile time never enters a measurement. Results are
+written in batches and keyed by solver version, so an interrupted run resumes where it
+stopped and a puzzle already rated by this solver version is never rated again.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from importlib import resources
+from multiprocessing import get_context
+from typing import Any
+
+from nonoforge.errors import UsageError
+from nonoforge.pipeline.difficulty import Model, Sample, features
+from nonoforge.puzzle import Puzzle
+
+#: Fewer rated puzzles than this and no stored model: scores wait for a later fit.
+MIN_FIT = 20
+
+
+@dataclass(frozen=True)
+class RateOptions:
+    """How each puzzle is rated."""
+
+    timeout: float = 10.0
+    runs: int = 3
+    max_solutions: int = 2
+
+
+def _warm() -> None:
+    from nonoforge.solver import warmup
+
+    warmup()
+
+
+def rate_puzzle(p: Puzzle, opts: RateOptions) -> dict[str, Any]:
+    """Solve one puzzle ``opts.runs`` times; the median time, the (deterministic) effort.
+
+    Runs after the first are skipped when the first hit the timeout: its time is the limit.
+    """
+    from nonoforge.solver import solve
+
+    res = solve(p, max_solutions=opts.max_solutions, timeout=opts.timeout)
+    times = [res.time_s]
+    if res.status != "timeout":
+        for _ in range(opts.runs - 1):
+            times.append(solve(p, max_solutions=opts.max_solutions, timeout=opts.timeout).time_s)
+    return {
+        "key": p.key,
+        "title": p.meta.title,
+        "width": p.width,
+        "height": p.height,
+        "colors": p.ncolors,
+        "status": res.status,
+        "technique": res.technique,
+        "effort": dict(res.effort),
+        "time_s": statistics.median(times),
+        "times": times,
+    }
+
+
+# -- executors ------------------------------------------------------------------------------
+
+
+class LocalExecutor:
+    """A pool of worker processes on this machine (one worker: this process)."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = max(1, workers)
+
+    def map_unordered(
+        self, fn: Callable[[Puzzle, RateOptions], dict[str, Any]], items: Iterable[Puzzle],
+        opts: RateOptions,
+    ) -> Iterator[dict[str, Any]]:
+        if self.workers == 1:
+            _warm()
+            for p in items:
+                yield fn(p, opts)
+            return
+        ctx = get_context("spawn")  # no forked copies of threads or open database handles
+        with ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_warm) as pool:
+            pending: set[Future[dict[str, Any]]] = set()
+            it = iter(items)
+            for p in it:
+                pending.add(pool.submit(fn, p, opts))
+                if len(pending) >= 4 * self.workers:
+                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    yield from (f.result() for f in done)
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                yield from (f.result() for f in done)
+
+
+class DaskExecutor:
+    """The same job on a Dask distributed cluster (``tcp://host:8786``)."""
+
+    def __init__(self, scheduler: str) -> None:
+        try:
+            from dask.distributed import Client
+        except ImportError:
+            raise UsageError("the Dask executor needs: pip install 'nonoforge[dask]'") from None
+        try:
+            self.client = Client(scheduler, timeout="20s")
+        except OSError as e:
+            raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
+
+    def map_unordered(
+        self, fn: Callable[[Puzzle, RateOptions], dict[str, Any]], items: Iterable[Puzzle],
+        opts: RateOptions,
+    ) -> Iterator[dict[str, Any]]:
+        from dask.distributed import as_completed
+
+        self.client.run(_warm)
+        futures = [self.client.submit(fn, p, opts, pure=False) for p in items]
+        for fut in as_completed(futures):
+            yield fut.result()
+
+    def close(self) -> None:
+        self.client.close()
+
+
+# -- scoring --------------------------------------------------------------------------------
+
+
+def bundled_model(solver_version: str) -> Model | None:
+    """The model fitted for this solver version by bench/rate.py and shipped with nonoforge."""
+    try:
+        text = resources.files("nonoforge.pipeline").joinpath("models.json").read_text()
+    except FileNotFoundError:
+        return None
+    models = json.loads(text)
+    d = models.get(solver_version)
+    return Model.from_dict(d) if d else None
+
+
+def sample_of(row: dict[str, Any]) -> Sample:
+    return Sample(
+        key=row["key"],
+        technique=row.get("technique") or "search",
+        features=features(row.get("effort") or {}, row["width"], row["height"], row["colors"]),
+        time_s=float(row["time_s"]),
+    )
+
+
+def score_rows(rows: list[dict[str, Any]], model: Model) -> None:
+    """Add ``score`` (predicted seconds) and ``grade`` to each row, in place.
+
+    Timeouts and unsolvable puzzles get no grade: a grade promises a puzzle to solve.
+    """
+    for row in rows:
+        s = sample_of(row)
+        row["score"] = model.score(s.features)
+        row["grade"] = (
+            model.grade(s.technique, row["score"]) if row["status"] in ("unique", "multiple")
+            else None
+        )
+
+
+# -- summaries ------------------------------------------------------------------------------
+
+
+@dataclass
+class Summary:
+    """What a rating run found, like the benchmark tables in izaron's article."""
+
+    rated: int = 0
+    skipped: int = 0
+    times: list[float] = field(default_factory=list)
+    heaviest: list[tuple[float, str, str]] = field(default_factory=list)
+    verdicts: Counter[str] = field(default_factory=Counter)
+    techniques: Counter[str] = field(default_factory=Counter)
+    grades: Counter[str] = field(default_factory=Counter)
+    model_fit: dict[str, Any] = field(default_factory=dict)
+
+    def add(self, row: dict[str, Any]) -> None:
+        self.rated += 1
+        self.times.append(row["time_s"])
+        self.heaviest.append((row["time_s"], row["key"], row.get("title") or ""))
+        self.heaviest = sorted(self.heaviest, reverse=True)[:10]
+        self.verdicts[row["status"]] += 1
+        self.techniques[row["technique"]] += 1
+
+    def to_dict(self) -> dict[str, Any]:
+        t = self.times
+        return {
+            "rated": self.rated,
+            "skipped": self.skipped,
+            "time_avg_s": statistics.fmean(t) if t else None,
+            "time_median_s": statistics.median(t) if t else None,
+            "time_max_s": max(t) if t else None,
+            "heaviest": [{"time_s": a, "key": b, "title": c} for a, b, c in self.heaviest],
+            "verdicts": dict(self.verdicts),
+            "techniques": dict(self.techniques),
+            "grades": dict(self.grades),
+            "model_fit": self.model_fit,
+        }
+
+
+def rate_all(
+    puzzles: Iterable[Puzzle],
+    executor: LocalExecutor | DaskExecutor,
+    opts: RateOptions,
+    on_result: Callable[[dict[str, Any]], None] | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Rate puzzles, yielding each raw result (no score yet) as it completes."""
+    for row in executor.map_unordered(rate_puzzle, puzzles, opts):
+        if on_result:
+            on_result(row)
+        yield row
