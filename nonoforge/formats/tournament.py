@@ -1,1 +1,236 @@
-"""Placeholder: this format module is being written; it registers nothing yet."""
+"""The batch format of the computer nonogram tournaments (TAAI, TCGA).
+
+A question file holds many puzzles, each a block::
+
+    $1                 the puzzle's number N (kept as Meta.source_id)
+    2<TAB>1<TAB>3      the column clues, left to right, one a line,
+    ...                numbers separated by tabs (or spaces)
+    1<TAB>1            then the row clues, top to bottom
+    ...
+
+An empty clue is a line ``0`` (an empty line is read as empty too). A block does not say
+its size: it has W + H clue lines, and **we take W == H**, so a block of 2N lines is an
+N x N puzzle (the tournament sets are 25 x 25). A block with an odd number of lines is an
+error; puzzles that are not square cannot be written.
+
+A solution file has the same ``$N`` blocks, each the H rows of the picture as ``0``/``1``
+cells, separated by tabs or not at all. :func:`read_with_solutions` reads a question file
+with its solution file (found by :func:`solution_path_for` as ``../solution/<same name>``)
+and attaches each picture as the puzzle's goal. The registered reader gets only text, so
+it reads the questions alone.
+
+What survives a write: the clues and the number (``$N`` from Meta.source_id when that is
+a number, else the puzzle's position in the file, from 1).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from nonoforge.errors import FormatError
+from nonoforge.formats.base import Format, parse_int, puzzle_or_error, register
+from nonoforge.puzzle import Grid, Meta, Puzzle
+
+_HEADER = re.compile(r"\$\s*(\d{1,9})")
+MAX_SIDE = 10_000
+
+
+def _blocks(text: str) -> Iterator[tuple[int, int, list[tuple[int, str]]]]:
+    """``(N, header_line, [(line_number, line), ...])`` for every ``$N`` block."""
+    lines = text.splitlines()
+    while lines and not lines[-1].strip():
+        lines.pop()
+    current: tuple[int, int] | None = None
+    body: list[tuple[int, str]] = []
+    for lineno, raw in enumerate(lines, start=1):
+        s = raw.strip()
+        if s.startswith("$"):
+            m = _HEADER.fullmatch(s)
+            if m is None:
+                raise FormatError(f"expected a puzzle number like $12, got {s[:20]!r}", line=lineno)
+            if current is not None:
+                yield current[0], current[1], body
+            current, body = (int(m.group(1)), lineno), []
+        elif current is None:
+            if s:
+                raise FormatError("expected a $N line before the clues", line=lineno)
+        else:
+            body.append((lineno, s))
+    if current is not None:
+        yield current[0], current[1], body
+
+
+def _clue(line: str, lineno: int, what: str) -> tuple[int, ...]:
+    nums = [parse_int(t, lineno, f"{what} block length") for t in line.split()]
+    if nums == [0]:
+        return ()
+    if 0 in nums:
+        raise FormatError(f"{what}: a block of length 0", line=lineno)
+    return tuple(nums)
+
+
+def _puzzle(n: int, header: int, body: list[tuple[int, str]]) -> Puzzle:
+    if not body or len(body) % 2:
+        raise FormatError(
+            f"puzzle ${n} has {len(body)} clue lines; a square puzzle needs an even number",
+            line=header,
+        )
+    side = len(body) // 2
+    if side > MAX_SIDE:
+        raise FormatError(f"puzzle ${n} is too large ({side} x {side})", line=header)
+    cols = [_clue(s, ln, f"column {i + 1}") for i, (ln, s) in enumerate(body[:side])]
+    rows = [_clue(s, ln, f"row {i + 1}") for i, (ln, s) in enumerate(body[side:])]
+    for clues, kind, lines in ((cols, "column", body[:side]), (rows, "row", body[side:])):
+        for i, clue in enumerate(clues):
+            if sum(clue) + len(clue) - 1 > side:
+                raise FormatError(
+                    f"{kind} {i + 1}: clue needs more than the {side} cells of the line",
+                    line=lines[i][0],
+                )
+    meta = Meta(source_id=str(n))
+    return puzzle_or_error(lambda: Puzzle.from_clues(rows, cols, meta=meta), header)
+
+
+def _looks_like_solution(body: list[tuple[int, str]]) -> bool:
+    cells = [s.replace("\t", "").replace(" ", "") for _, s in body]
+    return bool(cells) and all(set(c) <= {"0", "1"} and len(c) == len(cells) for c in cells)
+
+
+def read(text: str | bytes) -> Iterator[Puzzle]:
+    """The puzzles of a question file, each with Meta.source_id = its number."""
+    if isinstance(text, bytes):
+        raise FormatError("a tournament file is text")
+    for n, header, body in _blocks(text):
+        if len(body) > 2 and _looks_like_solution(body):
+            raise FormatError(
+                "this is a tournament solution file (rows of 0/1), not a question file; "
+                "read it with tournament.read_with_solutions",
+                line=header,
+            )
+        yield _puzzle(n, header, body)
+
+
+def read_solutions(text: str) -> dict[int, Grid]:
+    """The pictures of a solution file, by puzzle number."""
+    out: dict[int, Grid] = {}
+    for n, header, body in _blocks(text):
+        rows = []
+        for lineno, s in body:
+            cells = s.replace("\t", "").replace(" ", "")
+            if not cells or set(cells) - {"0", "1"}:
+                raise FormatError(f"solution ${n}: a row must be 0s and 1s", line=lineno)
+            rows.append([int(ch) for ch in cells])
+        if not rows or any(len(r) != len(rows[0]) for r in rows):
+            raise FormatError(f"solution ${n}: rows differ in length or are missing", line=header)
+        if n in out:
+            raise FormatError(f"solution ${n} appears twice", line=header)
+        out[n] = Grid(rows)
+    return out
+
+
+def solution_path_for(path: str | os.PathLike[str]) -> Path | None:
+    """The solution file of a question file: ``../solution/<same name>``, if it exists."""
+    q = Path(path)
+    candidate = q.parent.parent / "solution" / q.name
+    return candidate if candidate.is_file() else None
+
+
+def read_with_solutions(
+    question_path: str | os.PathLike[str],
+    solution_path: str | os.PathLike[str] | None = None,
+) -> list[Puzzle]:
+    """The puzzles of a question file, each with its solution picture as the goal.
+
+    ``solution_path`` defaults to :func:`solution_path_for`. Every puzzle must have a
+    solution and every solution a puzzle; a picture that does not match its clues is an
+    error.
+    """
+    qpath = str(question_path)
+    spath = str(solution_path) if solution_path is not None else solution_path_for(qpath)
+    if spath is None:
+        raise FormatError("no solution file at ../solution/<same name>", path=qpath)
+    spath = str(spath)
+    try:
+        qtext = Path(qpath).read_text(encoding="utf-8-sig")
+        stext = Path(spath).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as e:
+        raise FormatError(f"cannot read: {e}", path=qpath) from None
+    try:
+        goals = read_solutions(stext)
+    except FormatError as e:
+        raise e.located(spath) from None
+    out = []
+    try:
+        for p in read(qtext):
+            n = int(p.meta.source_id or 0)
+            goal = goals.pop(n, None)
+            if goal is None:
+                raise FormatError(f"puzzle ${n} has no solution in {spath}")
+            out.append(puzzle_or_error(lambda p=p, goal=goal: p.replace(goal=goal)))
+    except FormatError as e:
+        raise e.located(qpath) from None
+    if goals:
+        raise FormatError(f"solution ${min(goals)} has no puzzle", path=spath)
+    return out
+
+
+def _number(p: Puzzle, position: int) -> int:
+    sid = p.meta.source_id
+    return int(sid) if sid is not None and sid.isdigit() and len(sid) <= 9 else position
+
+
+def write(puzzles: list[Puzzle]) -> str:
+    out = []
+    for i, p in enumerate(puzzles, start=1):
+        out.append(f"${_number(p, i)}")
+        for clue in p.columns + p.rows:
+            out.append("\t".join(str(b.length) for b in clue) if clue else "0")
+    return "\n".join(out) + "\n"
+
+
+def write_solutions(puzzles: list[Puzzle]) -> str:
+    """A solution file for puzzles that have goals (numbered as :func:`write` numbers them)."""
+    out = []
+    for i, p in enumerate(puzzles, start=1):
+        if p.goal is None:
+            raise FormatError(f"puzzle {i} has no goal picture to write")
+        out.append(f"${_number(p, i)}")
+        out += ["\t".join(str(min(v, 1)) for v in row) for row in p.goal.cells.tolist()]
+    return "\n".join(out) + "\n"
+
+
+def holds(p: Puzzle) -> Puzzle:
+    """Clues and the number survive; a puzzle alone in a file without a number is ``$1``."""
+    return p.replace(meta=Meta(source_id=str(_number(p, 1))), goal=None)
+
+
+def can_hold(p: Puzzle) -> bool:
+    """Only square puzzles: a block's size is read from its line count (W == H)."""
+    return p.width == p.height
+
+
+def sniff(text: str | bytes) -> bool:
+    if not isinstance(text, str):
+        return False
+    head = text.lstrip()[:64].split("\n", 1)[0].strip()
+    return _HEADER.fullmatch(head) is not None
+
+
+FORMAT = register(
+    Format(
+        name="tournament",
+        extensions=(".tournament",),
+        description="computer-tournament batches ($N, column then row clues, TAB-separated)",
+        read=read,
+        write=write,
+        sniff=sniff,
+        multi=True,
+        color=False,
+        holds=holds,
+        can_hold=can_hold,
+        priority=30,
+    )
+)
