@@ -1,0 +1,221 @@
+"""The batch jobs users run: rate a corpus, build and export graded collections.
+
+Each job takes an open :class:`~nonoforge.db.Corpus` and plain options and reports progress
+through an optional callback, so the CLI, the demo and the tests drive the same code.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from nonoforge.errors import UsageError
+from nonoforge.pipeline.collection import Candidate, Filters, select
+from nonoforge.pipeline.difficulty import Model, fit
+from nonoforge.pipeline.rate import (
+    MIN_FIT,
+    DaskExecutor,
+    LocalExecutor,
+    RateOptions,
+    Summary,
+    bundled_model,
+    rate_all,
+    sample_of,
+    score_rows,
+)
+from nonoforge.puzzle import Puzzle
+
+Progress = Callable[[dict[str, Any]], None]
+
+#: Results are written to the corpus this many at a time.
+BATCH = 25
+
+
+def solver_version() -> str:
+    from nonoforge.solver import SOLVER_VERSION
+
+    return SOLVER_VERSION
+
+
+def make_executor(kind: str, workers: int | None, scheduler: str | None):  # noqa: ANN201
+    """A local process pool (default: all cores) or a Dask cluster client."""
+    if kind == "local":
+        return LocalExecutor(workers or os.cpu_count() or 1)
+    if kind == "dask":
+        if not scheduler:
+            raise UsageError("--executor dask needs --scheduler ADDRESS (tcp://host:8786)")
+        return DaskExecutor(scheduler)
+    raise UsageError(f"unknown executor {kind!r} (local or dask)")
+
+
+def model_for(corpus: Any, version: str, refit: bool = False) -> Model | None:
+    """The difficulty model for this solver version: stored, bundled, or fitted now.
+
+    A fitted model is stored in the corpus, so every later score uses the same one.
+    """
+    if not refit:
+        if corpus is not None:
+            stored = corpus.get_model(version)
+            if stored:
+                return Model.from_dict(stored)
+        shipped = bundled_model(version)
+        if shipped is not None:
+            return shipped
+    if corpus is None:
+        return None
+    rows = [r for r in corpus.results(version) if r["status"] in ("unique", "multiple")]
+    if len(rows) < MIN_FIT:
+        return None
+    model = fit([sample_of(r) for r in rows], version)
+    corpus.set_model(version, model.to_dict())
+    return model
+
+
+def rate_corpus(
+    corpus: Any,
+    *,
+    executor: Any,
+    opts: RateOptions,
+    refit: bool = False,
+    keys: Iterable[str] | None = None,
+    progress: Progress | None = None,
+) -> Summary:
+    """Rate every puzzle of the corpus not yet rated by this solver version, then grade all.
+
+    Resumable: results are committed every :data:`BATCH` puzzles and rated puzzles skipped.
+    """
+    version = solver_version()
+    done = corpus.rated_keys(version)
+    wanted = set(keys) if keys is not None else None
+    todo = [
+        p for p in corpus.query()
+        if p.key not in done and (wanted is None or p.key in wanted)
+    ]
+    summary = Summary(skipped=len(done if wanted is None else done & wanted))
+    if progress:
+        progress({"event": "start", "total": len(todo), "skipped": summary.skipped})
+    pending: list[dict[str, Any]] = []
+    for row in rate_all(todo, executor, opts):
+        summary.add(row)
+        pending.append(row)
+        if len(pending) >= BATCH:
+            corpus.save_results(pending, version)
+            pending = []
+        if progress:
+            progress({"event": "rated", "row": row})
+    if pending:
+        corpus.save_results(pending, version)
+    grade_corpus(corpus, version, summary, refit)
+    return summary
+
+
+def grade_corpus(corpus: Any, version: str, summary: Summary, refit: bool = False) -> None:
+    """Score and grade every result of this solver version with one model."""
+    model = model_for(corpus, version, refit)
+    rows = corpus.results(version)
+    if model is None:
+        summary.model_fit = {"note": f"fewer than {MIN_FIT} rated puzzles: no scores yet"}
+        return
+    score_rows(rows, model)
+    corpus.save_results(rows, version)
+    summary.model_fit = dict(model.fit)
+    summary.grades.clear()
+    for r in rows:
+        summary.grades[str(r["grade"]) if r["grade"] is not None else "none"] += 1
+
+
+def rate_puzzles(
+    puzzles: list[Puzzle], *, executor: Any, opts: RateOptions, progress: Progress | None = None
+) -> tuple[list[dict[str, Any]], Summary]:
+    """Rate puzzles outside any corpus (scores only where a model ships for this solver)."""
+    summary = Summary()
+    rows = []
+    if progress:
+        progress({"event": "start", "total": len(puzzles), "skipped": 0})
+    for row in rate_all(puzzles, executor, opts):
+        summary.add(row)
+        rows.append(row)
+        if progress:
+            progress({"event": "rated", "row": row})
+    model = bundled_model(solver_version())
+    if model is not None:
+        score_rows(rows, model)
+        summary.model_fit = dict(model.fit)
+        for r in rows:
+            summary.grades[str(r["grade"]) if r["grade"] is not None else "none"] += 1
+    else:
+        for r in rows:
+            r["score"] = r["grade"] = None
+    return rows, summary
+
+
+# -- collections ----------------------------------------------------------------------------
+
+
+def build_collection(corpus: Any, name: str, filters: Filters) -> list[Candidate]:
+    """Select a collection from the rated corpus and store it under ``name``."""
+    version = solver_version()
+    results = {r["key"]: r for r in corpus.results(version)}
+    if not results:
+        raise UsageError("the corpus has no rated puzzles: run `nonoforge rate` first")
+    candidates = []
+    for p in corpus.query(source=filters.source):
+        r = results.get(p.key)
+        if r is None or r.get("score") is None:
+            continue
+        candidates.append(Candidate(p, r.get("grade"), float(r["score"]), p.meta.source))
+    chosen = select(candidates, filters)
+    if not chosen:
+        raise UsageError("no rated puzzle matches those filters")
+    corpus.create_collection(name, [c.puzzle.key for c in chosen], filters.to_dict())
+    return chosen
+
+
+@dataclass(frozen=True)
+class Exported:
+    path: str
+    kind: str  # "dir", "rofl" or "pdf"
+    count: int
+
+
+def export_collection(corpus: Any, name: str, to: str, fmt: str = "non") -> Exported:
+    """Write a stored collection as files in a folder, one ROFL file, or a PDF book."""
+    from nonoforge.formats import get_format, rofl, write_file
+    from nonoforge.pipeline.pdf import BookEntry, book
+
+    puzzles = corpus.collection(name)
+    grades = {r["key"]: r.get("grade") for r in corpus.results(solver_version())}
+    target = Path(to)
+    if to.lower().endswith(".rofl"):
+        _atomic_write(target, rofl.dumps(puzzles))
+        return Exported(to, "rofl", len(puzzles))
+    if to.lower().endswith(".pdf"):
+        entries = [
+            BookEntry(p, i, p.meta.title or f"Puzzle {p.key[:6]}", grades.get(p.key))
+            for i, p in enumerate(puzzles, start=1)
+        ]
+        _atomic_write(target, book(entries, title=name))
+        return Exported(to, "pdf", len(puzzles))
+    f = get_format(fmt)
+    target.mkdir(parents=True, exist_ok=True)
+    for i, p in enumerate(puzzles, start=1):
+        grade = grades.get(p.key)
+        stem = f"{i:03d}-g{grade if grade is not None else 0}-{_slug(p.meta.title or p.key)}"
+        write_file(p, target / f"{stem}{f.extensions[0]}", f.name)
+    return Exported(str(target), "dir", len(puzzles))
+
+
+def _slug(text: str) -> str:
+    s = re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
+    return s[:40] or "puzzle"
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".part")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
