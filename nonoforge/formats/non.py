@@ -1,1 +1,515 @@
-"""Placeholder: this format module is being written; it registers nothing yet."""
+"""Steve Simpson's ``.non`` format, with the mikix extensions and ``====`` bundles.
+
+::
+
+    catalogue "webpbn.com #1"
+    title "Demo Puzzle from Front Page"
+    by "Jan Wolter"
+    copyright "&copy; Copyright 2004 by Jan Wolter"
+    license CC-BY-3.0
+    width 5
+    height 10
+    color a #ff0000            (mikix: colour clues like 3a,1b)
+    rows
+    2
+    2,1
+    ...
+    columns
+    ...
+    goal "01100011010010101110101001010000110010100101111000"
+
+Keys come one a line; ``rows`` and ``columns`` are followed by exactly ``height`` and
+``width`` clue lines (an empty line or ``0`` is an empty clue); unknown lines are
+ignored, as the format asks. Quoted strings may hold HTML escapes.
+
+Mapping to :class:`~nonoforge.puzzle.Meta`: ``title`` -> title, ``by`` -> author,
+``copyright`` -> copyright, ``license`` -> licence, ``catalogue`` -> source (it names
+where the puzzle comes from, e.g. ``webpbn.com #1``). ``source_id`` and ``note`` have no
+key and are not kept.
+
+Colours: a colour character after a number (``3a``) names a palette entry called by that
+character. ``color X #rrggbb`` lines give their RGB; characters without one get invented,
+distinct RGBs. ``color 0 #rrggbb`` sets the background (white otherwise). A clue number
+without a character in a colour puzzle is colour 1, the first colour. ``goal`` holds
+``0`` for the background, ``1`` for colour 1, or colour characters.
+
+Several puzzles a file ("nonpack"): separated by a line ``====``.
+
+This module also holds the few helpers the other line-based formats share (clue checks
+that know their line number, invented colours, text clean-up).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from collections.abc import Callable, Iterator, Sequence
+
+from nonoforge.errors import FormatError
+from nonoforge.formats.base import Format, parse_int, puzzle_or_error, register
+from nonoforge.puzzle import (
+    BLACK,
+    RGB,
+    WHITE,
+    Block,
+    Clue,
+    Color,
+    Grid,
+    Meta,
+    Palette,
+    Puzzle,
+    format_clue,
+    min_length,
+    parse_rgb,
+)
+
+# ---------------------------------------------------------------------------------------
+# helpers shared by the line-based formats (non, nin, cwc, olsak)
+
+#: No clue line of a real puzzle is near this long; longer ones are refused unread.
+MAX_CLUE_LINE = 65536
+
+#: Distinct, recognisable colours for puzzles whose files name colours but no RGB.
+_INVENTED = [
+    "#000000", "#e6194b", "#3cb44b", "#4363d8", "#ffe119", "#f58231", "#911eb4",
+    "#46f0f0", "#f032e6", "#bcf60c", "#fabebe", "#008080", "#9a6324", "#800000",
+    "#808000", "#000075", "#808080", "#aaffc3", "#e6beff", "#ffd8b1",
+]  # fmt: skip
+
+
+def invent_rgbs(n: int, taken: Sequence[RGB] = ()) -> list[RGB]:
+    """``n`` distinct RGBs, none of them in ``taken`` (e.g. the background)."""
+    used = set(taken)
+    out: list[RGB] = []
+    i = 0
+    while len(out) < n:
+        if i < len(_INVENTED):
+            rgb = parse_rgb(_INVENTED[i])
+        else:  # a deterministic walk through the colour cube past the fixed list
+            k = i - len(_INVENTED)
+            rgb = ((k * 97 + 31) % 256, (k * 57 + 101) % 256, (k * 31 + 17) % 256)
+        i += 1
+        if rgb not in used:
+            used.add(rgb)
+            out.append(rgb)
+    return out
+
+
+def check_line_length(line: str, lineno: int) -> None:
+    """Refuse a clue line too long for any real puzzle before splitting it."""
+    if len(line) > MAX_CLUE_LINE:
+        raise FormatError(f"line is too long ({len(line)} characters)", line=lineno)
+
+
+def check_fit(clue: Clue, length: int, kind: str, index: int, lineno: int) -> None:
+    """A clue that cannot fit its line is an error at the line that gave it."""
+    need = min_length(clue)
+    if need > length:
+        raise FormatError(
+            f"{kind} {index + 1}: clue {format_clue(clue, 2)} needs {need} cells "
+            f"but the line has {length}",
+            line=lineno,
+        )
+
+
+def build_puzzle(
+    rows: list[Clue],
+    columns: list[Clue],
+    palette: Palette,
+    meta: Meta | None,
+    row_lines: Sequence[int],
+    column_lines: Sequence[int],
+    end_line: int | None,
+) -> Puzzle:
+    """A puzzle from parsed clues, with every model error pinned to a line.
+
+    Each clue is checked against its line first (so the error names the clue's line);
+    what remains (colour totals that differ) is reported at ``end_line``.
+    """
+    w, h = len(columns), len(rows)
+    for i, c in enumerate(rows):
+        check_fit(c, w, "row", i, row_lines[i])
+    for i, c in enumerate(columns):
+        check_fit(c, h, "column", i, column_lines[i])
+    ncol = len(palette) - 1
+    for kind, clues, lines in (("row", rows, row_lines), ("column", columns, column_lines)):
+        for i, c in enumerate(clues):
+            for b in c:
+                if not 1 <= b.color <= ncol:
+                    raise FormatError(f"{kind} {i + 1}: unknown colour {b.color}", line=lines[i])
+    return puzzle_or_error(
+        lambda: Puzzle(tuple(rows), tuple(columns), palette, meta or Meta()), end_line
+    )
+
+
+def with_goal(p: Puzzle, goal: Grid, lineno: int | None) -> Puzzle:
+    """``p`` with its goal picture, or a FormatError at ``lineno`` if they disagree."""
+    return puzzle_or_error(lambda: p.replace(goal=goal), lineno)
+
+
+def clean_text(text: str | None, keep: Callable[[str], bool] | None = None) -> str | None:
+    """Metadata text as the line formats keep it: no control characters but ``\\t``,
+    ``\\n`` and ``\\r`` (``keep`` may refuse more), surrounding space stripped; empty is None.
+    """
+    if text is None:
+        return None
+    out = "".join(
+        ch
+        for ch in text
+        if (ch in "\t\n\r" or unicodedata.category(ch) not in ("Cc", "Cs"))
+        and (keep is None or keep(ch))
+    ).strip()
+    return out or None
+
+
+# ---------------------------------------------------------------------------------------
+# .non
+
+KEYS = frozenset(
+    {"width", "height", "rows", "columns", "title", "by", "copyright", "catalogue",
+     "license", "licence", "color", "colour", "goal"}
+)  # fmt: skip
+_META_KEYS = {
+    "title": "title",
+    "by": "author",
+    "copyright": "copyright",
+    "license": "licence",
+    "licence": "licence",
+    "catalogue": "source",
+}
+_WRITE_META = (("catalogue", "source"), ("title", "title"), ("by", "author"),
+               ("copyright", "copyright"), ("license", "licence"))  # fmt: skip
+_TOKEN = re.compile(r"(\d+)([A-Za-z]?)$")
+_SPDX = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+\-]*")
+_COLOR_LINE = re.compile(r"(\S)\s+(#?[0-9A-Fa-f]{6}|#?[0-9A-Fa-f]{3})(?:\s.*)?$")
+_SEPARATOR = "===="
+
+
+def _unquote(value: str) -> str:
+    """A key's value: a quoted string (HTML escapes decoded) or the bare rest of the line."""
+    v = value.strip()
+    if len(v) >= 2 and v[0] == '"' and v.rfind('"') > 0:
+        return html.unescape(v[1 : v.rfind('"')])
+    return v
+
+
+def _quote(text: str) -> str:
+    """A string as a quoted ``.non`` value; line breaks become numeric escapes."""
+    s = html.escape(text, quote=True)
+    s = s.replace("\n", "&#10;").replace("\r", "&#13;").replace("\t", "&#9;")
+    s = s.replace("\u2028", "&#8232;").replace("\u2029", "&#8233;")
+    return f'"{s}"'
+
+
+class _Section:
+    """One puzzle's worth of lines from a ``.non`` file (``lines`` numbered from 1)."""
+
+    def __init__(self, lines: list[tuple[int, str]]) -> None:
+        self.lines = lines
+        self.pos = 0
+
+    def next_line(self) -> tuple[int, str] | None:
+        if self.pos >= len(self.lines):
+            return None
+        item = self.lines[self.pos]
+        self.pos += 1
+        return item
+
+
+def _parse_clue_line(text: str, lineno: int) -> list[tuple[int, str]]:
+    """``3a,1b,2`` as ``[(3, "a"), (1, "b"), (2, "")]``; ``0`` or blank is empty."""
+    check_line_length(text, lineno)
+    out: list[tuple[int, str]] = []
+    for tok in re.split(r"[,\s]+", text.strip()):
+        if not tok:
+            continue
+        m = _TOKEN.match(tok)
+        if not m:
+            if tok[:1] == "-":
+                raise FormatError(f"negative clue number {tok[:20]!r}", line=lineno)
+            raise FormatError(f"expected a clue like 3 or 3a, got {tok[:20]!r}", line=lineno)
+        n = parse_int(m.group(1), lineno, "clue number")
+        out.append((n, m.group(2)))
+    if any(n == 0 for n, _ in out):
+        if len(out) == 1:
+            return []
+        raise FormatError("a clue of several numbers contains 0", line=lineno)
+    return out
+
+
+def _is_key_line(text: str) -> bool:
+    word = text.split(None, 1)[0].lower() if text.strip() else ""
+    return word in KEYS
+
+
+def _read_one(sec: _Section) -> Puzzle | None:
+    width = height = None
+    meta: dict[str, str] = {}
+    declared: dict[str, tuple[RGB, int]] = {}
+    background: RGB | None = None
+    raw: dict[str, tuple[list[list[tuple[int, str]]], list[int], int]] = {}
+    goal: tuple[str, int] | None = None
+    first_line = sec.lines[0][0] if sec.lines else 1
+    last_line = first_line
+    seen_any = False
+    while (item := sec.next_line()) is not None:
+        lineno, text = item
+        last_line = lineno
+        s = text.strip()
+        if not s:
+            continue
+        parts = s.split(None, 1)
+        key = parts[0].lower()
+        value = parts[1] if len(parts) > 1 else ""
+        if key not in KEYS:
+            continue  # the format asks readers to ignore lines they do not know
+        seen_any = True
+        if key in ("width", "height"):
+            n = parse_int(value.split()[0] if value.split() else "", lineno, key)
+            if n < 1:
+                raise FormatError(f"{key} must be at least 1", line=lineno)
+            if key == "width":
+                width = n
+            else:
+                height = n
+        elif key in _META_KEYS:
+            meta[_META_KEYS[key]] = _unquote(value)
+        elif key in ("color", "colour"):
+            m = _COLOR_LINE.match(value.strip())
+            if not m:
+                raise FormatError(
+                    f"expected 'color <char> #rrggbb', got {s[:40]!r}", line=lineno
+                )
+            ch, rgb = m.group(1), parse_rgb(m.group(2))
+            if ch == "0":
+                background = rgb
+            elif ch.isalpha():
+                declared[ch] = (rgb, lineno)
+            else:
+                raise FormatError(f"colour character must be a letter, got {ch!r}", line=lineno)
+        elif key in ("rows", "columns"):
+            count = height if key == "rows" else width
+            if count is None:
+                other = "height" if key == "rows" else "width"
+                raise FormatError(f"'{key}' comes before '{other}'", line=lineno)
+            clues: list[list[tuple[int, str]]] = []
+            lines: list[int] = []
+            for k in range(count):
+                nxt = sec.next_line()
+                if nxt is None or _is_key_line(nxt[1]):
+                    where = nxt[0] if nxt else last_line
+                    if nxt is not None:
+                        sec.pos -= 1
+                    raise FormatError(
+                        f"{key}: expected {count} clue lines, found {k}", line=where
+                    )
+                ln, t = nxt
+                last_line = ln
+                clues.append(_parse_clue_line(t, ln))
+                lines.append(ln)
+            raw[key] = (clues, lines, lineno)
+        elif key == "goal":
+            goal = (_unquote(value), lineno)
+    if not seen_any:
+        return None
+    for key in ("width", "height"):
+        if (width if key == "width" else height) is None:
+            raise FormatError(f"no '{key}' line", line=first_line)
+    for key in ("rows", "columns"):
+        if key not in raw:
+            raise FormatError(f"no '{key}' section", line=last_line)
+
+    # Palette: colour characters become entries named by the character.
+    chars: list[str] = list(declared)
+    for key in ("rows", "columns"):
+        for clue in raw[key][0]:
+            for _, ch in clue:
+                if ch and ch not in chars:
+                    chars.append(ch)
+    goal_chars = [ch for ch in dict.fromkeys(re.sub(r"\s", "", goal[0])) if ch.isalpha()] \
+        if goal else []
+    for ch in goal_chars:
+        if ch not in chars:
+            chars.append(ch)
+    bg = Color("white", WHITE.rgb) if background is None else Color("0", background)
+    if chars:
+        missing = [ch for ch in chars if ch not in declared]
+        taken = [bg.rgb] + [rgb for rgb, _ in declared.values()]
+        invented = dict(zip(missing, invent_rgbs(len(missing), taken), strict=True))
+        colors = [Color(ch, declared[ch][0] if ch in declared else invented[ch]) for ch in chars]
+        palette = Palette((bg, *colors))
+    else:
+        palette = Palette.bw() if background is None else Palette((bg, BLACK))
+    index = {c.name: i for i, c in enumerate(palette)}
+
+    def blocks(clue: list[tuple[int, str]]) -> Clue:
+        return tuple(Block(n, index[ch] if ch else 1) for n, ch in clue)
+
+    rows = [blocks(c) for c in raw["rows"][0]]
+    cols = [blocks(c) for c in raw["columns"][0]]
+    m = Meta(**{k: (v or None) for k, v in meta.items()})
+    end = max(raw["rows"][2], raw["columns"][2])
+    p = build_puzzle(rows, cols, palette, m, raw["rows"][1], raw["columns"][1], end)
+    if goal is not None:
+        p = with_goal(p, _parse_goal(goal[0], p, index, goal[1]), goal[1])
+    return p
+
+
+def _parse_goal(text: str, p: Puzzle, index: dict[str, int], lineno: int) -> Grid:
+    cells = re.sub(r"\s", "", text)
+    if len(cells) != p.width * p.height:
+        raise FormatError(
+            f"goal has {len(cells)} cells, the puzzle has {p.width}x{p.height}", line=lineno
+        )
+    values = []
+    for ch in cells:
+        if ch in ("0", "."):
+            values.append(0)
+        elif ch == "1":
+            values.append(1)
+        elif ch in index and ch.isalpha():
+            values.append(index[ch])
+        else:
+            raise FormatError(f"goal has an unknown cell character {ch!r}", line=lineno)
+    rows = [values[r * p.width : (r + 1) * p.width] for r in range(p.height)]
+    return Grid(rows)
+
+
+def read(text: str | bytes) -> Iterator[Puzzle]:
+    """Every puzzle in a ``.non`` file or ``====``-separated bundle."""
+    if isinstance(text, bytes):
+        raise FormatError(".non files are text")
+    chunk: list[tuple[int, str]] = []
+    found = False
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if line.strip() == _SEPARATOR:
+            p = _read_one(_Section(chunk))
+            if p is not None:
+                found = True
+                yield p
+            chunk = []
+        else:
+            chunk.append((lineno, line))
+    p = _read_one(_Section(chunk))
+    if p is not None:
+        yield p
+    elif not found:
+        raise FormatError("no puzzle: no 'width', 'height', 'rows' or 'columns' lines", line=1)
+
+
+# -- writing ------------------------------------------------------------------------------
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _color_chars(p: Puzzle) -> list[str]:
+    """The character for each painted colour: its name if a free letter, else the next one."""
+    names = [c.name for c in p.palette.colors[1:]]
+    chars: list[str] = []
+    used = {n for n in names if len(n) == 1 and n.isalpha() and n.isascii()}
+    spare = (ch for ch in _LETTERS if ch not in used)
+    taken: set[str] = set()
+    for n in names:
+        if len(n) == 1 and n in used and n not in taken:
+            chars.append(n)
+            taken.add(n)
+        else:
+            chars.append(next(spare))
+    return chars
+
+
+def _plain(p: Puzzle) -> bool:
+    """Whether ``p`` is written as classic black-and-white (no colour characters)."""
+    return p.palette.is_bw and p.palette[1] == BLACK and p.palette[0].rgb == WHITE.rgb
+
+
+def _write_one(p: Puzzle) -> str:
+    out: list[str] = []
+    for key, attr in _WRITE_META:
+        v = clean_text(getattr(p.meta, attr))
+        if v is None:
+            continue
+        if key == "license" and _SPDX.fullmatch(v):
+            out.append(f"{key} {v}")
+        else:
+            out.append(f"{key} {_quote(v)}")
+    out += [f"width {p.width}", f"height {p.height}"]
+    plain = _plain(p)
+    chars = [""] * len(p.palette)
+    if not plain:
+        chars = ["0", *_color_chars(p)]
+        if p.palette[0].rgb != WHITE.rgb:
+            out.append(f"color 0 {p.palette[0].hex}")
+        for i, c in enumerate(p.palette.colors[1:], start=1):
+            out.append(f"color {chars[i]} {c.hex}")
+
+    def clue(c: Clue) -> str:
+        if not c:
+            return "0"
+        return ",".join(f"{b.length}{'' if plain else chars[b.color]}" for b in c)
+
+    out += ["", "rows", *map(clue, p.rows), "", "columns", *map(clue, p.columns)]
+    if p.goal is not None:
+        table = ["0", *(["1"] if plain else chars[1:])]
+        cells = "".join(table[v] for v in p.goal.cells.ravel().tolist())
+        out += ["", f'goal "{cells}"']
+    return "\n".join(out) + "\n"
+
+
+def write(puzzles: list[Puzzle]) -> str:
+    """Puzzles as ``.non`` text (a ``====`` bundle when there are several)."""
+    return f"\n{_SEPARATOR}\n\n".join(_write_one(p) for p in puzzles)
+
+
+def holds(p: Puzzle) -> Puzzle:
+    """What a ``.non`` file keeps of ``p``: clues, colours (named by their character),
+    goal, and title/author/copyright/licence/source metadata."""
+    meta = Meta(
+        title=clean_text(p.meta.title),
+        author=clean_text(p.meta.author),
+        copyright=clean_text(p.meta.copyright),
+        licence=clean_text(p.meta.licence),
+        source=clean_text(p.meta.source),
+    )
+    if _plain(p):
+        return p.replace(meta=meta, palette=Palette.bw())
+    chars = _color_chars(p)
+    bg = p.palette[0]
+    bg = Color("white", WHITE.rgb) if bg.rgb == WHITE.rgb else Color("0", bg.rgb)
+    colors = [Color(ch, c.rgb) for ch, c in zip(chars, p.palette.colors[1:], strict=True)]
+    return p.replace(meta=meta, palette=Palette((bg, *colors)))
+
+
+def can_hold(p: Puzzle) -> bool:
+    return p.ncolors <= len(_LETTERS)
+
+
+_SNIFF_KEYS = re.compile(r"^\s*(width|height)\s+\d+\s*$", re.MULTILINE | re.IGNORECASE)
+_SNIFF_SECTION = re.compile(r"^\s*(rows|columns)\s*$", re.MULTILINE | re.IGNORECASE)
+
+
+def sniff(text: str | bytes) -> bool:
+    """``width N`` and ``height N`` lines, or one of them and a ``rows``/``columns`` line."""
+    if not isinstance(text, str):
+        return False
+    head = text[:4096]
+    keys = {m.group(1).lower() for m in _SNIFF_KEYS.finditer(head)}
+    return len(keys) == 2 or (len(keys) == 1 and bool(_SNIFF_SECTION.search(head)))
+
+
+FORMAT = register(
+    Format(
+        name="non",
+        extensions=(".non", ".nonpack"),
+        description="Steve Simpson's .non, with mikix colours/licence and ==== bundles",
+        read=read,
+        write=write,
+        sniff=sniff,
+        multi=True,
+        color=True,
+        holds=holds,
+        can_hold=can_hold,
+        priority=30,
+    )
+)
