@@ -57,15 +57,12 @@ def _numbers(value: str, lineno: int, what: str) -> list[int]:
 
 
 def _values(text: str) -> list[tuple[int, str]]:
-    vals = [(n, raw) for n, raw in numbered_lines(text)]
-    while vals and not vals[-1][1].strip():
-        vals.pop()
-    return [(n, _value(raw, n)) for n, raw in vals]
+    return [(n, _value(raw, n)) for n, raw in numbered_lines(text)]
 
 
 def parse(text: str) -> Puzzle:
     vals = _values(text)
-    if not vals:
+    if not any(v.strip() for _, v in vals):
         raise FormatError("empty file")
     pos = 0
     first = vals[0][1].strip()
@@ -104,10 +101,10 @@ def parse(text: str) -> Puzzle:
         return out
 
     h_line = vals[pos][0]
-    h = count("the row count")
+    h = count("row count")
     rows = clues(h, "row", h_line)
     w_line = vals[pos][0] if pos < len(vals) else vals[-1][0]
-    w = count("the column count")
+    w = count("column count")
     cols = clues(w, "column", w_line)
     for lineno, v in vals[pos:]:
         if v.strip():

@@ -90,18 +90,18 @@ def _read_clues(
     clues = []
     for i in range(count):
         what = f"{kind} {i + 1}"
-        nblocks = tokens.number(f"the block count of {what}")
+        nblocks = tokens.number(f"block count of {what}")
         if nblocks > MAX_SIDE:
             raise FormatError(f"{what}: {nblocks} blocks is too many", line=tokens.line)
         clue = []
         for _ in range(nblocks):
             line = tokens.line
-            length = tokens.number(f"a block length of {what}")
+            length = tokens.number(f"block length of {what}")
             if length < 1:
                 raise FormatError(f"{what}: a block of length 0", line=line)
             color = 1
             if rgb_index is not None:
-                rgb = tuple(tokens.number(f"a colour component of {what}") for _ in range(3))
+                rgb = tuple(tokens.number(f"colour component of {what}") for _ in range(3))
                 if rgb not in rgb_index:
                     raise FormatError(
                         f"{what}: colour {' '.join(map(str, rgb))} is not in the colour list",
@@ -122,7 +122,7 @@ def parse(text: str) -> Puzzle:
     rgb_index: dict[tuple[int, int, int], int] | None = None
     palette = Palette.bw()
     if colored:
-        k = tokens.number("the number of colours")
+        k = tokens.number("number of colours")
         if not 1 <= k <= MAX_COLORS:
             raise FormatError(f"number of colours {k} is out of range 1..{MAX_COLORS}", line=1)
         colors = []
@@ -137,8 +137,8 @@ def parse(text: str) -> Puzzle:
         # The background is white; a listed white is a painted white (as in the solver).
         rgb_index = {rgb: i + 1 for i, rgb in enumerate(rgbs)}
         palette = pzl_palette(colors)
-    h = tokens.number("the row count")
-    w = tokens.number("the column count")
+    h = tokens.number("row count")
+    w = tokens.number("column count")
     if not (1 <= w <= MAX_SIDE and 1 <= h <= MAX_SIDE):
         raise FormatError(f"size {w}x{h} is out of range 1..{MAX_SIDE}", line=tokens.line)
     rows = _read_clues(tokens, h, "row", rgb_index)

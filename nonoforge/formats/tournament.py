@@ -8,7 +8,8 @@ A question file holds many puzzles, each a block::
     1<TAB>1            then the row clues, top to bottom
     ...
 
-An empty clue is a line ``0`` (an empty line is read as empty too). A block does not say
+An empty clue is a line ``0``; an empty line is read as an empty clue too, except blank
+lines at the end of the file, which are ignored (so we write ``0``). A block does not say
 its size: it has W + H clue lines, and **we take W == H**, so a block of 2N lines is an
 N x N puzzle (the tournament sets are 25 x 25). A block with an odd number of lines is an
 error; puzzles that are not square cannot be written.
