@@ -750,7 +750,9 @@ class Corpus:
         Each row names its puzzle by ``key`` and may carry ``status``, ``technique``,
         ``effort`` (a dict), ``time_s`` (the median), ``times`` (a list), ``score``,
         ``grade`` and ``rated_at``. Updating a rated puzzle changes only the fields the row
-        carries, so a score can be filled in after the model is fitted.
+        carries, so a score can be filled in after the model is fitted. Other fields (the
+        ``width``, ``title``... that :meth:`results` rows carry) are ignored, so rows read
+        with :meth:`results` can be changed and saved back.
         """
         items = list(rows)
         saved = 0
@@ -778,9 +780,6 @@ class Corpus:
         now = _now()
         inserts: dict[int, dict[str, Any]] = {}
         for row in rows:
-            unknown = set(row) - {"key", "rated_at", *self._RESULT_FIELDS}
-            if unknown:
-                raise CorpusError(f"unknown result field {sorted(unknown)[0]!r}")
             pid = ids[str(row["key"])]
             values = {f: row[f] for f in self._RESULT_FIELDS if f in row}
             values["rated_at"] = _as_datetime(row.get("rated_at")) or now
