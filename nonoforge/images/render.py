@@ -1,0 +1,287 @@
+"""Pictures of puzzles: the printable sheet (PNG and SVG), the solution, the edits a repair
+made, an animated GIF of a solve and a terminal preview.
+
+Every function here is pure: it takes a puzzle (or a grid and a palette) and returns an
+image, a string or bytes; writing files is the caller's business. Sheets follow print
+conventions: column clues stacked above, row clues to the left, a thicker rule every five
+cells, colour clues on a swatch of their colour with text that stays readable on dark ones.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from functools import lru_cache
+from xml.sax.saxutils import escape
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from nonoforge.puzzle import Clue, Grid, Palette, Puzzle, cell_chars
+
+RGB = tuple[int, int, int]
+
+INK: RGB = (0, 0, 0)
+PAPER: RGB = (255, 255, 255)
+THIN: RGB = (170, 170, 170)
+UNDECIDED: RGB = (190, 190, 190)
+MARK: RGB = (255, 0, 200)
+
+FontT = ImageFont.FreeTypeFont | ImageFont.ImageFont
+
+
+@lru_cache(maxsize=32)
+def _font(size: int) -> FontT:
+    """Pillow's bundled font at ``size`` pixels: no font file needed anywhere."""
+    return ImageFont.load_default(size=max(6, size))
+
+
+def text_color(rgb: RGB) -> RGB:
+    """Black or white, whichever reads better on ``rgb`` (WCAG relative luminance)."""
+
+    def lin(v: int) -> float:
+        s = v / 255
+        return s / 12.92 if s <= 0.04045 else ((s + 0.055) / 1.055) ** 2.4
+
+    lum = 0.2126 * lin(rgb[0]) + 0.7152 * lin(rgb[1]) + 0.0722 * lin(rgb[2])
+    return INK if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else PAPER
+
+
+def _hex(rgb: RGB) -> str:
+    return "#{:02x}{:02x}{:02x}".format(*rgb)
+
+
+# -- layout ---------------------------------------------------------------------------------
+
+
+class _Layout:
+    """Where everything of a sheet goes, shared by the PNG and SVG renderers."""
+
+    def __init__(self, puzzle: Puzzle, cell: int, margin: int) -> None:
+        self.p = puzzle
+        self.cell = cell
+        self.margin = margin
+        self.left_n = max(1, max(len(r) for r in puzzle.rows))
+        self.top_n = max(1, max(len(c) for c in puzzle.columns))
+        self.gx = margin + self.left_n * cell  # grid origin
+        self.gy = margin + self.top_n * cell
+        self.width = self.gx + puzzle.width * cell + margin
+        self.height = self.gy + puzzle.height * cell + margin
+
+    def clue_boxes(self) -> list[tuple[int, int, str, int]]:
+        """``(x, y, text, colour index)`` of every clue number's box (top-left corner)."""
+        c = self.cell
+        out = []
+        for i, clue in enumerate(self.p.rows):
+            y = self.gy + i * c
+            for k, b in enumerate(_nonempty(clue)):
+                x = self.gx - (len(_nonempty(clue)) - k) * c
+                out.append((x, y, str(b[0]) if b[0] else "0", b[1]))
+        for j, clue in enumerate(self.p.columns):
+            x = self.gx + j * c
+            for k, b in enumerate(_nonempty(clue)):
+                y = self.gy - (len(_nonempty(clue)) - k) * c
+                out.append((x, y, str(b[0]) if b[0] else "0", b[1]))
+        return out
+
+    def rules(self) -> list[tuple[int, int, int, int, int]]:
+        """``(x0, y0, x1, y1, width)`` of the grid's lines; every fifth and the frame thick."""
+        c, p = self.cell, self.p
+        thick = max(2, c // 8)
+        out = []
+        x1, y1 = self.gx + p.width * c, self.gy + p.height * c
+        for j in range(p.width + 1):
+            w = thick if j % 5 == 0 or j == p.width else 1
+            x = self.gx + j * c
+            out.append((x, self.margin if w > 1 else self.gy, x, y1, w))
+        for i in range(p.height + 1):
+            w = thick if i % 5 == 0 or i == p.height else 1
+            y = self.gy + i * c
+            out.append((self.margin if w > 1 else self.gx, y, x1, y, w))
+        return out
+
+
+def _nonempty(clue: Clue) -> list[tuple[int, int]]:
+    """A clue's blocks, or one ``0`` (colour 0: no swatch) for an empty line, as on paper."""
+    return [(b.length, b.color) for b in clue] or [(0, 0)]
+
+
+# -- sheets ---------------------------------------------------------------------------------
+
+
+def sheet_png(
+    puzzle: Puzzle, cell: int = 20, margin: int = 10, solved: bool = False
+) -> Image.Image:
+    """The printable puzzle sheet as a Pillow image (``solved=True`` fills in the goal)."""
+    lay = _Layout(puzzle, cell, margin)
+    im = Image.new("RGB", (lay.width, lay.height), PAPER)
+    d = ImageDraw.Draw(im)
+    bw = puzzle.is_bw
+    for x, y, text, col in lay.clue_boxes():
+        swatch = not bw and col != 0
+        fill = puzzle.palette[col].rgb if swatch else PAPER
+        if swatch:
+            d.rectangle((x + 1, y + 1, x + cell - 1, y + cell - 1), fill=fill, outline=THIN)
+        size = int(cell * (0.6 if len(text) < 3 else 0.45))
+        d.text((x + cell / 2, y + cell / 2), text, fill=text_color(fill), font=_font(size),
+               anchor="mm")
+    if solved and puzzle.goal is not None:
+        cells = puzzle.goal.cells
+        for i, j in zip(*np.nonzero(cells), strict=True):
+            x, y = lay.gx + int(j) * cell, lay.gy + int(i) * cell
+            d.rectangle((x, y, x + cell, y + cell), fill=puzzle.palette[int(cells[i, j])].rgb)
+    for x0, y0, x1, y1, w in lay.rules():
+        colour = INK if w > 1 else THIN
+        if w > 1:
+            off = w // 2
+            if x0 == x1:
+                d.rectangle((x0 - off, y0, x0 - off + w - 1, y1), fill=colour)
+            else:
+                d.rectangle((x0, y0 - off, x1, y0 - off + w - 1), fill=colour)
+        else:
+            d.line((x0, y0, x1, y1), fill=colour, width=1)
+    return im
+
+
+def sheet_svg(puzzle: Puzzle, cell: int = 20, margin: int = 10, solved: bool = False) -> str:
+    """The printable puzzle sheet as SVG text (scalable, text kept as text)."""
+    lay = _Layout(puzzle, cell, margin)
+    bw = puzzle.is_bw
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{lay.width}" height="{lay.height}" '
+        f'viewBox="0 0 {lay.width} {lay.height}" font-family="DejaVu Sans, Arial, sans-serif">',
+    ]
+    if puzzle.meta.title:
+        out.append(f"<title>{escape(puzzle.meta.title)}</title>")
+    out.append(f'<rect width="{lay.width}" height="{lay.height}" fill="#ffffff"/>')
+    for x, y, text, col in lay.clue_boxes():
+        swatch = not bw and col != 0
+        fill = puzzle.palette[col].rgb if swatch else PAPER
+        if swatch:
+            out.append(
+                f'<rect x="{x + 1}" y="{y + 1}" width="{cell - 2}" height="{cell - 2}" '
+                f'fill="{_hex(fill)}" stroke="{_hex(THIN)}"/>'
+            )
+        size = round(cell * (0.6 if len(text) < 3 else 0.45), 1)
+        out.append(
+            f'<text x="{x + cell / 2}" y="{y + cell / 2}" font-size="{size}" '
+            f'fill="{_hex(text_color(fill))}" text-anchor="middle" '
+            f'dominant-baseline="central">{text}</text>'
+        )
+    if solved and puzzle.goal is not None:
+        cells = puzzle.goal.cells
+        for i, j in zip(*np.nonzero(cells), strict=True):
+            x, y = lay.gx + int(j) * cell, lay.gy + int(i) * cell
+            rgb = puzzle.palette[int(cells[i, j])].rgb
+            out.append(f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{_hex(rgb)}"/>')
+    for x0, y0, x1, y1, w in lay.rules():
+        colour = INK if w > 1 else THIN
+        out.append(
+            f'<line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y1}" stroke="{_hex(colour)}" '
+            f'stroke-width="{w}"/>'
+        )
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+# -- pictures -------------------------------------------------------------------------------
+
+
+def _palette_image(cells: np.ndarray, colors: Sequence[RGB], scale: int) -> Image.Image:
+    """An exact-colour paletted image of index ``cells``, each cell ``scale`` pixels."""
+    im = Image.fromarray(np.ascontiguousarray(cells, dtype=np.uint8), mode="P")
+    flat = [v for rgb in colors for v in rgb]
+    im.putpalette(flat + [0] * (768 - len(flat)))
+    if scale > 1:
+        im = im.resize((im.width * scale, im.height * scale), Image.Resampling.NEAREST)
+    return im
+
+
+def solution_png(grid: Grid, palette: Palette, scale: int = 10) -> Image.Image:
+    """The solution picture: one ``scale``-pixel square per cell, in the palette's colours."""
+    if scale < 1:
+        raise ValueError("scale must be at least 1")
+    return _palette_image(grid.cells, [c.rgb for c in palette], scale).convert("RGB")
+
+
+def edits_png(before: Grid, after: Grid, palette: Palette, scale: int = 10) -> Image.Image:
+    """The repaired picture with every edited cell framed in magenta and crossed.
+
+    Shows what a repair changed to make the puzzle unique: a reviewer sees at once whether
+    the edits sit on region edges (good) or punch holes into shapes.
+    """
+    im = solution_png(after, palette, scale)
+    d = ImageDraw.Draw(im)
+    s = scale
+    for i, j in zip(*np.nonzero(before.cells != after.cells), strict=True):
+        x, y = int(j) * s, int(i) * s
+        d.rectangle((x, y, x + s - 1, y + s - 1), outline=MARK, width=max(1, s // 6))
+        d.line((x, y, x + s - 1, y + s - 1), fill=MARK, width=1)
+    return im
+
+
+def popcount(state: np.ndarray) -> np.ndarray:
+    """How many colours each cell of a solver state can still take."""
+    return np.bitwise_count(np.asarray(state, dtype=np.uint64)).astype(np.int64)
+
+
+def state_cells(state: np.ndarray, undecided: int) -> np.ndarray:
+    """Colour indices of a solver state: a decided cell its colour, others ``undecided``."""
+    st = np.asarray(state, dtype=np.uint64)
+    decided = popcount(st) == 1
+    idx = np.full(st.shape, undecided, dtype=np.int64)
+    # log2 of a single set bit
+    one = st[decided]
+    idx[decided] = np.log2(one.astype(np.float64)).round().astype(np.int64)
+    return idx
+
+
+def solve_gif(
+    puzzle: Puzzle, steps: Sequence[np.ndarray], scale: int = 8, frame_ms: int = 200
+) -> bytes:
+    """An animated GIF of a solve, one frame per sweep (``SolveResult.steps``).
+
+    Decided cells show their colour, undecided ones grey; the last frame lingers.
+    """
+    if not steps:
+        raise ValueError("no solver steps to animate (solve with record_steps=True)")
+    colors = [c.rgb for c in puzzle.palette] + [UNDECIDED]
+    grey = len(colors) - 1
+    frames = [_palette_image(state_cells(s, grey), colors, scale) for s in steps]
+    buf = io.BytesIO()
+    durations = [frame_ms] * (len(frames) - 1) + [max(frame_ms, 1500)]
+    frames[0].save(
+        buf, format="GIF", save_all=True, append_images=frames[1:], duration=durations,
+        loop=0, optimize=False, disposal=1,
+    )
+    return buf.getvalue()
+
+
+def png_bytes(im: Image.Image) -> bytes:
+    """A Pillow image as PNG file content."""
+    buf = io.BytesIO()
+    im.save(buf, format="PNG", optimize=True)
+    return buf.getvalue()
+
+
+# -- terminal -------------------------------------------------------------------------------
+
+
+def preview(grid: Grid, palette: Palette, color: bool = True) -> str:
+    """The picture for a terminal: two cells per character with 24-bit colour (``▀`` with a
+    foreground and background colour), or plain ``.``/``#`` characters without colour."""
+    cells = grid.cells
+    if not color:
+        return "\n".join(grid.to_rows(cell_chars(palette.ncolors)))
+    rows = []
+    for i in range(0, grid.height, 2):
+        parts = []
+        for j in range(grid.width):
+            top = palette[int(cells[i, j])].rgb
+            if i + 1 < grid.height:
+                bot = palette[int(cells[i + 1, j])].rgb
+                parts.append("\x1b[38;2;{};{};{}m\x1b[48;2;{};{};{}m\u2580".format(*top, *bot))
+            else:
+                parts.append("\x1b[38;2;{};{};{}m\x1b[49m\u2580".format(*top))
+        rows.append("".join(parts) + "\x1b[0m")
+    return "\n".join(rows)
