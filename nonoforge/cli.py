@@ -288,8 +288,341 @@ def list_formats() -> None:
 # Later issues register their commands below, each in its own section.
 # --- solve ---
 # --- db ---
+
+db_app = make_app(
+    "The corpus: one deduplicated database of puzzles, their provenance, ratings and "
+    "collections (SQLite file by default, or any SQLAlchemy URL)."
+)
+app.add_typer(db_app, name="db")
+
+CorpusOption = Annotated[
+    str | None,
+    typer.Option("--db", envvar="NONOFORGE_DB", help="Corpus: a SQLite path or a SQLAlchemy "
+                 "URL (postgresql+psycopg://...) [default: nonoforge.db]."),
+]
+_F = "Filters"
+WidthOpt = Annotated[int | None, typer.Option(help="Exact width.", rich_help_panel=_F)]
+HeightOpt = Annotated[int | None, typer.Option(help="Exact height.", rich_help_panel=_F)]
+SizeOpt = Annotated[
+    str | None,
+    typer.Option(help="Size range: 10x10..30x30, 15..25 (both sides), 20x20 (exact), "
+             "..30 (at most).", rich_help_panel=_F),
+]
+ColorsOpt = Annotated[
+    str | None, typer.Option("--colors", help="Colour count or range: 1, 2..4, 2..",
+                             rich_help_panel=_F),
+]
+SourceOpt = Annotated[str | None, typer.Option(help="Only puzzles from this source.",
+                                                rich_help_panel=_F)]
+StatusOpt = Annotated[str | None, typer.Option(help="Solver verdict (unique, multiple, ...).",
+                                                rich_help_panel=_F)]
+TechniqueOpt = Annotated[str | None, typer.Option(help="Hardest technique needed.",
+                                                   rich_help_panel=_F)]
+GradeOpt = Annotated[str | None, typer.Option(help="Grade or range: 3, 1-3, 2..5.",
+                                               rich_help_panel=_F)]
+VersionOpt = Annotated[
+    str | None, typer.Option("--solver-version", help="Results of this solver version only.",
+                             rich_help_panel=_F),
+]
+LimitOpt = Annotated[int | None, typer.Option(help="At most this many puzzles.",
+                                               rich_help_panel=_F)]
+
+
+def _span(text: str | None, what: str) -> tuple[int | None, int | None] | None:
+    """``3``, ``1-3``, ``1..3``, ``2..`` or ``..5`` as an inclusive (low, high) range."""
+    if text is None:
+        return None
+    t = text.strip()
+    sep = ".." if ".." in t else "-" if "-" in t.strip("-") else None
+    parts = t.split(sep, 1) if sep else [t, t]
+    try:
+        lo, hi = (int(x) if x.strip() else None for x in parts)
+    except ValueError:
+        raise UsageError(f"{what}: expected a number or a range like 1..3, got {text!r}") from None
+    if lo is not None and hi is not None and lo > hi:
+        raise UsageError(f"{what}: the range {text!r} is empty")
+    return lo, hi
+
+
+def _size_span(text: str | None) -> tuple[Any, Any]:
+    """``10x10..30x30``, ``15..25``, ``20x20`` or ``..30`` as (min_size, max_size)."""
+    if text is None:
+        return None, None
+
+    def one(s: str) -> Any:
+        s = s.strip().lower()
+        if not s:
+            return None
+        try:
+            if "x" in s:
+                w, h = s.split("x", 1)
+                return int(w), int(h)
+            return int(s)
+        except ValueError:
+            raise UsageError(f"--size: expected WxH or N, got {s!r}") from None
+
+    if ".." in text:
+        lo, hi = text.split("..", 1)
+        return one(lo), one(hi)
+    exact = one(text)
+    return exact, exact
+
+
+def _filters(width: int | None, height: int | None, size: str | None, colors: str | None,
+             source: str | None, status: str | None, technique: str | None, grade: str | None,
+             solver_version: str | None, limit: int | None) -> dict[str, Any]:
+    lo, hi = _size_span(size)
+    return {
+        "width": width, "height": height, "min_size": lo, "max_size": hi,
+        "colors": _span(colors, "--colors"), "source": source, "status": status,
+        "technique": technique, "grade": _span(grade, "--grade"),
+        "solver_version": solver_version, "limit": limit,
+    }
+
+
+@db_app.command("init")
+def db_init(db: CorpusOption = None) -> None:
+    """Create the corpus (or bring an old one's schema up to date) and say where it is.
+
+    Example: nonoforge db init --db corpus.db
+    """
+    from nonoforge.db import Corpus
+
+    with Corpus.open(db) as c:
+        n = len(c)
+        where = c.engine.url.render_as_string(hide_password=True)
+    out.print(f"corpus ready: {where} ({n} puzzle{'s' if n != 1 else ''})")
+
+
+@db_app.command("stats")
+def db_stats(
+    db: CorpusOption = None,
+    solver_version: Annotated[
+        str | None, typer.Option("--solver-version", help="Grades of this solver version "
+                                 "[default: the most recently rated].")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="As one JSON object.")] = False,
+) -> None:
+    """Count the corpus: puzzles by source, size band, colours and grade; the fetch log.
+
+    Example: nonoforge db stats --json
+    """
+    from nonoforge.db import Corpus
+
+    with Corpus.open(db) as c:
+        s = c.stats(solver_version)
+    if as_json:
+        print_json(s)
+        return
+    out.print(Text(f"{s['puzzles']} puzzle(s)", style="bold"))
+
+    def show(label: str, counts: dict[str, Any]) -> None:
+        if counts:
+            out.print(f"{label}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+
+    show("by source", s["by_source"])
+    show("by size (larger side)", s["by_size"])
+    show("by colours", s["by_colors"])
+    if s["solver_version"]:
+        show(f"by grade ({s['solver_version']})", s["by_grade"])
+    for site, counts in s["fetch_log"].items():
+        show(f"fetch log {site}", counts)
+    if s["collections"]:
+        out.print(f"collections: {s['collections']}")
+
+
+@db_app.command("import")
+def db_import(
+    files: Annotated[list[str], typer.Argument(help="ROFL files and puzzle files in any "
+                                               "format nonoforge reads.")],
+    db: CorpusOption = None,
+) -> None:
+    """Add the puzzles of files to the corpus; duplicates merge, re-imports add nothing.
+
+    A file that cannot be read is reported and the others are imported; the exit code is
+    then non-zero. Interrupted imports keep every committed batch: just run them again.
+
+    Example: nonoforge db import --db corpus.db puzzles/*.non collection.rofl
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from nonoforge.db import Corpus
+
+    paths = [resolve_input(f) for f in files]
+    failed: dict[str, str] = {}
+
+    def on_error(path: str, e: Exception) -> None:
+        failed.setdefault(path, str(e))
+        err.print(Text(f"error: {str(e).splitlines()[0]}", style="red"))
+
+    with Corpus.open(db) as c:
+        if is_quiet():
+            stats = c.import_files(paths, on_error=on_error)
+        else:
+            with Progress(TextColumn("[bold]importing"), BarColumn(), MofNCompleteColumn(),
+                          TextColumn("{task.fields[name]}"), console=err) as bar:
+                task = bar.add_task("import", total=len(paths), name="")
+
+                def on_file(path: str, n: int) -> None:
+                    bar.update(task, advance=1, name=f"{os.path.basename(path)}: {n}")
+
+                stats = c.import_files(paths, on_error=on_error, on_file=on_file)
+    if not is_quiet():
+        err.print(f"{stats.new} new, {stats.duplicate} duplicate, {stats.merged} merged "
+                  f"from {len(paths) - len(failed)} file(s)"
+                  + (f"; {len(failed)} file(s) had errors" if failed else ""))
+    if failed:
+        raise typer.Exit(FormatError.exit_code)
+
+
+@db_app.command("export")
+def db_export(
+    dest: Annotated[str, typer.Argument(help="The ROFL file to write.")],
+    db: CorpusOption = None,
+    width: WidthOpt = None, height: HeightOpt = None, size: SizeOpt = None,
+    colors: ColorsOpt = None, source: SourceOpt = None, status: StatusOpt = None,
+    technique: TechniqueOpt = None, grade: GradeOpt = None, solver_version: VersionOpt = None,
+    limit: LimitOpt = None,
+) -> None:
+    """Write the selected puzzles, with their metadata and goals, to one ROFL file.
+
+    Example: nonoforge db export easy.rofl --grade 1-2 --size ..15 --colors 1
+    """
+    from nonoforge.db import Corpus
+
+    filters = _filters(width, height, size, colors, source, status, technique, grade,
+                       solver_version, limit)
+    with Corpus.open(db) as c:
+        n = c.export_rofl(dest, **filters)
+    if not is_quiet():
+        err.print(f"wrote {n} puzzle(s) to {dest}")
+
+
+@db_app.command("query")
+def db_query(
+    db: CorpusOption = None,
+    width: WidthOpt = None, height: HeightOpt = None, size: SizeOpt = None,
+    colors: ColorsOpt = None, source: SourceOpt = None, status: StatusOpt = None,
+    technique: TechniqueOpt = None, grade: GradeOpt = None, solver_version: VersionOpt = None,
+    limit: LimitOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="As a JSON list.")] = False,
+) -> None:
+    """List the puzzles matching the filters: key, size, colours, title and source.
+
+    Example: nonoforge db query --size 20x20..30x30 --source webpbn --limit 10
+    """
+    from nonoforge.db import Corpus
+
+    filters = _filters(width, height, size, colors, source, status, technique, grade,
+                       solver_version, limit)
+    with Corpus.open(db) as c:
+        rows = c.info(c.keys(**filters))
+    if as_json:
+        print_json(rows)
+        return
+    for r in rows:
+        out.print(f"{r['key']}  {r['width']}x{r['height']}  {r['colors']} colour(s)  "
+                  f"{r['source'] or '-'}  {r['title'] or ''}".rstrip())
+    if not is_quiet():
+        err.print(f"{len(rows)} puzzle(s)")
+
+
 # --- ingest ---
 # --- images ---
+
+
+@app.command()
+def generate(
+    images: Annotated[list[str], typer.Argument(help="Image files (PNG, JPEG, GIF, ...).")],
+    out_dir: Annotated[str, typer.Option("--out", "-o", help="Output directory.")] = ".",
+    size: Annotated[
+        str | None, typer.Option("--size", "-s", help="Grid size WIDTHxHEIGHT, e.g. 30x30.")
+    ] = None,
+    width: Annotated[
+        int | None, typer.Option("--width", "-w", help="Grid width; height keeps the aspect.")
+    ] = None,
+    colors: Annotated[
+        int, typer.Option("--colors", "-c", help="Most painted colours (1: black-and-white).")
+    ] = 1,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="Puzzle file format.")] = "non",
+    max_technique: Annotated[
+        str, typer.Option("--max-technique", help="Hardest rung allowed: line or probe.")
+    ] = "line",
+    seed: Annotated[int, typer.Option("--seed", help="Seed of k-means and tie-breaks.")] = 0,
+    edit_budget: Annotated[
+        float, typer.Option("--edit-budget", help="Most cells a repair may change (fraction).")
+    ] = 0.06,
+    fill: Annotated[
+        float | None, typer.Option("--fill", help="B&W: ink this fraction of cells (no Otsu).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per image.")] = False,
+) -> None:
+    """Turn images into puzzles the solver proves unique, repairing them with few edits.
+
+    Writes NAME.non (or --format), NAME-sheet.png/.svg, NAME-solution.png and
+    NAME-edits.png (edited cells framed) for each image into --out.
+
+    Example: nonoforge generate cat.png --size 30x30 --colors 4 --out puzzles/
+    """
+    from nonoforge.images.generate import generate as make
+    from nonoforge.images.output import unique_stem, write_generated
+    from nonoforge.images.quantise import parse_size
+    from nonoforge.images.render import preview
+
+    if size is None and width is None:
+        raise UsageError("give the grid size with --size WxH or --width W")
+    grid_size = parse_size(size) if size is not None else None
+    taken: set[str] = set()
+    rows = []
+    for image in images:
+        g = make(
+            image, size=grid_size, width=width, colors=colors, seed=seed, fill=fill,
+            max_technique=max_technique, edit_budget=edit_budget,
+        )
+        paths = write_generated(g, out_dir, unique_stem(Path(image).stem, taken), fmt)
+        row = {"image": image, **g.summary(), "puzzle": paths.pop("puzzle"), "files": paths}
+        rows.append(row)
+        if as_json or is_quiet():
+            continue
+        verdict = "accepted" if g.accepted else "NOT accepted (edit budget spent)"
+        out.print(f"{image}: {g.puzzle.width}x{g.puzzle.height}, {g.puzzle.ncolors} colour(s), "
+                  f"{verdict}, {g.edits} edit(s) ({100 * g.edit_fraction:.1f} %), "
+                  f"{g.time_s:.2f} s -> {row['puzzle']}")
+        out.print(Text.from_ansi(preview(g.puzzle.goal, g.puzzle.palette)))
+    if as_json:
+        print_json(rows)
+    elif not all(r["accepted"] for r in rows):
+        err.print(Text("warning: some puzzles are not unique at the requested rung; "
+                       "raise --edit-budget or lower the size", style="yellow"))
+
+
+@app.command()
+def render(
+    files: Annotated[list[str], typer.Argument(help="Puzzle files (any format we read).")],
+    out_dir: Annotated[str, typer.Option("--out", "-o", help="Output directory.")] = ".",
+    png: Annotated[bool, typer.Option("--png/--no-png", help="Sheet and solution PNG.")] = True,
+    svg: Annotated[bool, typer.Option("--svg/--no-svg", help="Sheet as SVG.")] = True,
+    gif: Annotated[bool, typer.Option("--gif", help="Animated GIF of the solve.")] = False,
+    fmt: Annotated[str | None, typer.Option("--format", "-f", help="Input format.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="The files written, as JSON.")] = False,
+) -> None:
+    """Draw puzzle sheets (PNG, SVG), solution pictures and solve animations (GIF).
+
+    Example: nonoforge render dancer.non --out sheets/ --gif
+    """
+    from nonoforge.images.output import render_puzzle, unique_stem
+
+    taken: set[str] = set()
+    rows = []
+    for path, p in read_inputs(files, fmt):
+        stem = unique_stem(Path(path).stem, taken)
+        written = render_puzzle(p, out_dir, stem, png=png, svg=svg, gif=gif)
+        rows.append({"file": path, "key": p.key, **written})
+        if not as_json and not is_quiet():
+            names = ", ".join(v for k, v in written.items() if k != "status")
+            out.print(f"{path}: {names or 'nothing to write'}")
+    if as_json:
+        print_json(rows)
 # --- pipeline ---
 
 DbOption = Annotated[

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -1059,25 +1060,30 @@ class Corpus:
                 data = _read_bytes(name, MAX_FILE_BYTES)
                 source = f"file:{os.path.basename(name)}"
                 if data[:4] == b"ROFL":
-                    rofl = _rofl()
-
-                    def record_error(e: Exception, name: str = name) -> None:
-                        err = e.located(name) if isinstance(e, FormatError) else e
-                        if on_error is None:
-                            raise err
-                        on_error(name, err)
-
-                    for p in rofl.iter_load(data, on_error=record_error):
+                    # every intact record is imported; what was damaged is reported after
+                    reader = _rofl().iter_load(data, on_error="collect")
+                    for p in reader:
                         n += 1
                         yield _Item(p, None, source, str(n))
+                    problems = [e.located(name) for e in reader.errors]
+                    if problems and on_error is None:
+                        raise problems[0]
+                    for e in problems:
+                        on_error(name, e)  # type: ignore[misc]
                 else:
-                    puzzles = list(loads(data, path=name))
-                    if not puzzles:
+                    # streamed: the puzzles before a malformed one are still imported
+                    it = loads(data, path=name)
+                    first = next(it, None)
+                    if first is None:
                         raise FormatError("no puzzle in file", path=name)
-                    single = data if len(puzzles) == 1 else None
-                    for p in puzzles:
-                        n += 1
-                        yield _Item(p, single, source, str(n))
+                    second = next(it, None)
+                    n = 1
+                    # the raw file is kept for re-parsing when it holds this one puzzle
+                    yield _Item(first, data if second is None else None, source, "1")
+                    if second is not None:
+                        for p in itertools.chain([second], it):
+                            n += 1
+                            yield _Item(p, None, source, str(n))
             except (FormatError, CorpusError, ValueError) as e:
                 if on_error is None:
                     raise
