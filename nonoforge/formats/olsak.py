@@ -1,1 +1,267 @@
-"""Placeholder: this format module is being written; it registers nothing yet."""
+"""Petr Olšák's ``.g`` format, read by his ``grid`` solver and exported by webpbn.
+
+::
+
+    Any text before a line starting with # or : is a comment.
+    #d                              colour declarations (colour puzzles only)
+       0:   white    background     <inchar>:<outchar> <XPM colour> <comment>
+       1:#  black    default colour (blocks without a suffix)
+       r:%  #ff0000  red
+    : rows                          the row clues, one line each, top to bottom
+    3 1r 2
+    <an empty line is an empty clue>
+    : columns                       the column clues, left to right
+    ...
+    : end                           anything after this is ignored
+
+A block is a number with an optional colour character (``2r``). A colour is an XPM word:
+``#rrggbb`` or a colour name (``blue``); the palette entry is named by the word when it is
+a name, else by its character. Without ``#d`` the puzzle is black-and-white. Triddlers
+(``#t``) are refused. The format keeps no metadata and no goal.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from nonoforge.errors import FormatError, PuzzleError
+from nonoforge.formats.base import Format, parse_int, register, strip_meta
+from nonoforge.formats.non import build_puzzle, check_line_length
+from nonoforge.puzzle import RGB, WHITE, Block, Clue, Color, Palette, Puzzle, parse_rgb
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_DECL = re.compile(r"\s*(\S):(.)\s*(\S+)")
+_TOKEN = re.compile(r"(\d+)(\D?)$")
+_NAME = re.compile(r"[A-Za-z]+")
+
+
+def _named_rgb(name: str) -> RGB | None:
+    """The RGB of an X11/CSS colour name, or None if the name is unknown."""
+    from PIL import ImageColor  # only files that name colours need it
+
+    if not _NAME.fullmatch(name):
+        return None
+    try:
+        rgb = ImageColor.getrgb(name)
+    except ValueError:
+        return None
+    return (int(rgb[0]), int(rgb[1]), int(rgb[2]))
+
+
+def _xpm_rgb(word: str, lineno: int) -> RGB:
+    if word.startswith("#"):
+        hexes = word[1:]
+        if len(hexes) == 12:  # X11's #RRRRGGGGBBBB: keep the high bytes
+            hexes = hexes[0:2] + hexes[4:6] + hexes[8:10]
+        try:
+            return parse_rgb(hexes)
+        except PuzzleError:
+            raise FormatError(f"not an RGB colour: {word[:20]!r}", line=lineno) from None
+    rgb = _named_rgb(word)
+    if rgb is None:
+        raise FormatError(f"unknown colour name {word[:30]!r}", line=lineno)
+    return rgb
+
+
+def _names(words: list[str], inchars: list[str]) -> list[str]:
+    """Palette names: the XPM word when it is a colour name, else the colour's character
+    (and if that is taken too, ``colorN``). Shared by the reader and :func:`holds`."""
+    out: list[str] = []
+    for i, (word, ch) in enumerate(zip(words, inchars, strict=True)):
+        for cand in (word if not word.startswith("#") else None, ch, f"color{i}"):
+            if cand and cand not in out:
+                out.append(cand)
+                break
+    return out
+
+
+def _parse_clue(line: str, lineno: int, inchars: dict[str, int], default: int | None) -> Clue:
+    check_line_length(line, lineno)
+    blocks = []
+    for tok in re.split(r"[\s,]+", line.strip()):
+        if not tok:
+            continue
+        m = _TOKEN.match(tok)
+        if not m:
+            if tok.startswith("-"):
+                raise FormatError(f"negative clue number {tok[:20]!r}", line=lineno)
+            raise FormatError(f"expected a block like 3 or 3r, got {tok[:20]!r}", line=lineno)
+        n = parse_int(m.group(1), lineno, "clue number")
+        ch = m.group(2)
+        if ch:
+            if ch not in inchars:
+                raise FormatError(f"unknown colour character {ch!r}", line=lineno)
+            color = inchars[ch]
+        elif default is None:
+            raise FormatError("a block without a colour and no default colour 1", line=lineno)
+        else:
+            color = default
+        blocks.append((n, color))
+    if [n for n, _ in blocks] == [0]:
+        return ()
+    if any(n == 0 for n, _ in blocks):
+        raise FormatError("a clue of several numbers contains 0", line=lineno)
+    return tuple(Block(n, c) for n, c in blocks)
+
+
+def read(text: str | bytes) -> Iterator[Puzzle]:
+    """The one puzzle of an Olšák ``.g`` file."""
+    if isinstance(text, bytes):
+        raise FormatError(".g files are text")
+    lines = text.splitlines()
+    i = 0
+    decls: list[tuple[str, str, RGB, int]] = []  # (inchar, word, rgb, line)
+    # preamble: comments until a line starting with ':' (or '#d' colour declarations)
+    while i < len(lines) and not lines[i].startswith(":"):
+        s = lines[i]
+        if s[:2].lower() == "#t":
+            raise FormatError("triddlers (#t) are not supported", line=i + 1)
+        if s[:2].lower() == "#d":
+            i += 1
+            while i < len(lines) and not lines[i].lstrip().startswith(":"):
+                d = lines[i]
+                if d.strip():
+                    m = _DECL.match(d)
+                    if not m:
+                        raise FormatError(
+                            f"expected '<char>:<char> <colour>', got {d.strip()[:40]!r}",
+                            line=i + 1,
+                        )
+                    ch, word = m.group(1), m.group(3)
+                    if ch.isdigit() and ch not in "01" or ch == ",":
+                        raise FormatError(f"colour character {ch!r} is not allowed", line=i + 1)
+                    if any(ch == c for c, *_ in decls):
+                        raise FormatError(f"colour character {ch!r} declared twice", line=i + 1)
+                    decls.append((ch, word, _xpm_rgb(word, i + 1), i + 1))
+                i += 1
+            break
+        i += 1
+    # the rows start after the first line beginning with ':'
+    while i < len(lines) and not lines[i].lstrip().startswith(":"):
+        i += 1
+    if i >= len(lines):
+        raise FormatError("no ': rows' line (a line starting with a colon)", line=len(lines) or 1)
+    rows_at = i + 1
+
+    if decls:
+        bg = next(((w, rgb) for ch, w, rgb, _ in decls if ch == "0"), ("white", WHITE.rgb))
+        painted = [(ch, w, rgb) for ch, w, rgb, _ in decls if ch != "0"]
+        if not painted:
+            raise FormatError("the colour declarations declare no block colour", line=rows_at)
+        names = _names([bg[0], *(w for _, w, _ in painted)], ["0", *(ch for ch, _, _ in painted)])
+        palette = Palette(
+            (Color(names[0], bg[1]), *(Color(n, rgb) for n, (_, _, rgb) in
+                                        zip(names[1:], painted, strict=True)))
+        )  # fmt: skip
+        inchars = {ch: k for k, (ch, _, _) in enumerate(painted, start=1)}
+        default = inchars.get("1")
+    else:
+        palette, inchars, default = Palette.bw(), {}, 1
+
+    sections: list[tuple[list[Clue], list[int], bool]] = []
+    i = rows_at  # index of the first line after the ':' line
+    for _ in range(2):
+        clues: list[Clue] = []
+        where: list[int] = []
+        while i < len(lines) and not lines[i].startswith(":"):
+            clues.append(_parse_clue(lines[i], i + 1, inchars, default))
+            where.append(i + 1)
+            i += 1
+        closed = i < len(lines)
+        if not closed:  # trailing blank lines at the end of a file are not empty clues
+            while clues and not clues[-1] and not lines[where[-1] - 1].strip():
+                clues.pop()
+                where.pop()
+        sections.append((clues, where, closed))
+        i += 1
+    (rows, row_at, closed), (cols, col_at, _) = sections
+    if not closed:
+        raise FormatError("no ': columns' line after the row clues", line=len(lines))
+    if not rows:
+        raise FormatError("no row clues", line=rows_at)
+    if not cols:
+        raise FormatError("no column clues", line=row_at[-1] + 1)
+    yield build_puzzle(rows, cols, palette, None, row_at, col_at, col_at[-1])
+
+
+# -- writing ------------------------------------------------------------------------------
+
+
+def _word(c: Color) -> str:
+    """The XPM word for a colour: its name when that is a colour name of the same RGB."""
+    named = _named_rgb(c.name)
+    return c.name if named == c.rgb else c.hex
+
+
+def write(puzzles: list[Puzzle]) -> str:
+    """One puzzle as an Olšák ``.g`` file."""
+    (p,) = puzzles
+    out: list[str] = []
+    plain = p.palette == Palette.bw()
+    chars = [""] * len(p.palette)
+    if not plain:
+        chars = ["0", *_LETTERS[: p.ncolors]]
+        out.append("#d")
+        out.append(f"   0:.  {_word(p.palette[0])}")
+        for k, c in enumerate(p.palette.colors[1:], start=1):
+            out.append(f"   {chars[k]}:{chars[k]}  {_word(c)}")
+
+    def clue(c: Clue) -> str:
+        return " ".join(f"{b.length}{chars[b.color]}" for b in c)
+
+    out += [": rows", *map(clue, p.rows), ": columns", *map(clue, p.columns), ": end"]
+    return "\n".join(out) + "\n"
+
+
+def holds(p: Puzzle) -> Puzzle:
+    """Clues and colours (named as the reader names them); no metadata or goal."""
+    q = strip_meta(p)
+    if p.palette == Palette.bw():
+        return q
+    words = [_word(c) for c in p.palette]
+    names = _names(words, ["0", *_LETTERS[: p.ncolors]])
+    return q.replace(
+        palette=Palette(tuple(Color(n, c.rgb) for n, c in zip(names, p.palette, strict=True)))
+    )
+
+
+def can_hold(p: Puzzle) -> bool:
+    return p.ncolors <= len(_LETTERS)
+
+
+_COLON = re.compile(r"^:.*$", re.MULTILINE)
+_HASH_D = re.compile(r"^#[dD]", re.MULTILINE)
+
+
+def sniff(text: str | bytes) -> bool:
+    """A line starting with ``:`` followed by clue lines, after ``#d`` or before another
+    ``:`` line."""
+    if not isinstance(text, str):
+        return False
+    head = text[:4096]
+    colons = [m.start() for m in _COLON.finditer(head)]
+    if not colons:
+        return False
+    after = head[colons[0] :].splitlines()[1:3]
+    if not after or not all(re.fullmatch(r"[\s\d,A-Za-z]*", ln) for ln in after):
+        return False
+    if not any(ch.isdigit() for ln in after for ch in ln):
+        return False
+    return bool(_HASH_D.search(head, 0, colons[0])) or len(colons) >= 2
+
+
+FORMAT = register(
+    Format(
+        name="olsak",
+        extensions=(".g",),
+        description="Petr Olšák's .g (griddler solver, webpbn export), colour",
+        read=read,
+        write=write,
+        sniff=sniff,
+        color=True,
+        holds=holds,
+        can_hold=can_hold,
+        priority=40,
+    )
+)

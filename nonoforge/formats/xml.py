@@ -1,1 +1,445 @@
-"""Placeholder: this format module is being written; it registers nothing yet."""
+"""webpbn's XML puzzle format (``<puzzleset>`` of ``<puzzle>`` elements).
+
+::
+
+    <puzzleset>
+    <source>webpbn.com</source>
+    <puzzle type="grid" defaultcolor="black" backgroundcolor="white">
+    <title>Demo Puzzle from Front Page</title>  <author>...</author>
+    <copyright>...</copyright>  <id>#1 (v.1)</id>  <description>...</description>
+    <color name="white" char=".">FFFFFF</color>
+    <color name="black" char="X">000000</color>
+    <clues type="columns"><line><count>2</count><count color="red">1</count></line>...</clues>
+    <clues type="rows">...</clues>
+    <solution type="goal"><image>|.XX..|...</image></solution>
+    </puzzle>
+    </puzzleset>
+
+The palette is the background colour (index 0), the default colour (1, used by counts
+without a ``color``) and then the other ``<color>`` elements in order; colours keep their
+XML names. ``white`` and ``black`` may be used without a ``<color>`` element. A puzzle
+with a goal and no clues gets its clues from the goal. A goal with undetermined cells
+(``?`` or ``[..]``) is not kept.
+
+Metadata: ``title``, ``author``, ``copyright``, ``id`` -> source_id, ``description`` (else
+``note``) -> note, and the set's ``<source>`` -> source; the set's ``author`` and
+``copyright`` fill in for puzzles that have none. There is no licence element.
+
+Parsing uses :mod:`defusedxml` (SAX, for line numbers): entity declarations are refused
+(no billion laughs, no external entities), the DTD named by ``<!DOCTYPE>`` is never
+fetched, and an undefined entity is an error.
+"""
+
+from __future__ import annotations
+
+import io
+import string
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+from xml.sax import SAXException, SAXParseException
+from xml.sax.handler import ContentHandler, feature_external_ges, feature_external_pes
+from xml.sax.saxutils import escape, quoteattr
+from xml.sax.xmlreader import InputSource
+
+from defusedxml import DefusedXmlException
+from defusedxml.expatreader import create_parser
+
+from nonoforge.errors import FormatError, PuzzleError
+from nonoforge.formats.base import Format, parse_int, puzzle_or_error, register
+from nonoforge.formats.non import build_puzzle, clean_text, with_goal
+from nonoforge.puzzle import (
+    BLACK,
+    WHITE,
+    Block,
+    Clue,
+    Color,
+    Grid,
+    Meta,
+    Palette,
+    Puzzle,
+    parse_rgb,
+)
+
+#: More blocks than any real document holds; refused to keep memory bounded.
+MAX_COUNTS = 2_000_000
+_META_TAGS = ("title", "author", "copyright", "id", "description", "note", "source")
+_TEXT_TAGS = frozenset({*_META_TAGS, "color", "count", "image"})
+_IMPLICIT = {"white": (WHITE.rgb, "."), "black": (BLACK.rgb, "X")}
+
+
+@dataclass
+class _Raw:
+    """One ``<puzzle>`` as read, before it is checked."""
+
+    line: int
+    attrs: dict[str, str]
+    meta: dict[str, str] = field(default_factory=dict)
+    colors: list[tuple[str, str | None, str, int]] = field(default_factory=list)
+    clues: dict[str, tuple[list[list[tuple[str, str | None, int]]], int]] = field(
+        default_factory=dict
+    )
+    goal: tuple[str, int] | None = None
+
+
+class _Handler(ContentHandler):
+    """Collects puzzles from SAX events; each element keeps the line it starts on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.locator: Any = None
+        #: open elements: (lower-case tag, attributes, start line)
+        self.stack: list[tuple[str, dict[str, str], int]] = []
+        self.text: list[str] = []
+        self.set_meta: dict[str, str] = {}
+        self.puzzles: list[_Raw] = []
+        self.cur: _Raw | None = None
+        self.clue_kind: str | None = None
+        self.line_blocks: list[tuple[str, str | None, int]] | None = None
+        self.counts = 0
+        self.solution_type: str | None = None
+
+    def setDocumentLocator(self, locator: Any) -> None:  # noqa: N802 - SAX API
+        self.locator = locator
+
+    @property
+    def line(self) -> int:
+        return int(self.locator.getLineNumber()) if self.locator else 1
+
+    def fail(self, reason: str) -> FormatError:
+        return FormatError(reason, line=self.line)
+
+    def startElement(self, name: str, attrs: Any) -> None:  # noqa: N802 - SAX API
+        tag = name.lower()
+        parent = self.stack[-1][0] if self.stack else None
+        at = {k.lower(): v for k, v in attrs.items()}
+        self.stack.append((tag, at, self.line))
+        self.text = []
+        if parent is None:
+            if tag != "puzzleset":
+                raise self.fail(f"not a webpbn puzzle file: the root is <{name[:30]}>")
+        elif tag == "puzzle" and parent == "puzzleset":
+            self.cur = _Raw(self.line, at)
+            self.puzzles.append(self.cur)
+        elif tag == "clues" and parent == "puzzle" and self.cur is not None:
+            kind = at.get("type", "").lower()
+            if kind not in ("rows", "columns"):
+                raise self.fail(f"<clues> type must be rows or columns, got {kind[:20]!r}")
+            if kind in self.cur.clues:
+                raise self.fail(f"a second <clues type={kind!r}>")
+            self.cur.clues[kind] = ([], self.line)
+            self.clue_kind = kind
+        elif tag == "line" and parent == "clues" and self.cur is not None and self.clue_kind:
+            self.line_blocks = []
+            self.cur.clues[self.clue_kind][0].append(self.line_blocks)
+        elif tag == "solution" and parent == "puzzle":
+            self.solution_type = at.get("type", "goal").lower()
+
+    def characters(self, content: str) -> None:
+        if self.stack and self.stack[-1][0] in _TEXT_TAGS:
+            self.text.append(content)
+
+    def endElement(self, name: str) -> None:  # noqa: N802 - SAX API
+        tag, at, line = self.stack.pop()
+        parent = self.stack[-1][0] if self.stack else None
+        text = "".join(self.text)
+        self.text = []
+        cur = self.cur
+        if tag == "count" and parent == "line" and self.line_blocks is not None:
+            self.counts += 1
+            if self.counts > MAX_COUNTS:
+                raise self.fail(f"more than {MAX_COUNTS} blocks")
+            self.line_blocks.append((text, at.get("color"), line))
+        elif tag == "line" and parent == "clues":
+            self.line_blocks = None
+        elif tag == "clues":
+            self.clue_kind = None
+        elif tag == "color" and parent == "puzzle" and cur is not None:
+            cname = at.get("name")
+            if not cname:
+                raise FormatError("<color> without a name", line=line)
+            cur.colors.append((cname, at.get("char"), text, line))
+        elif tag in _META_TAGS and parent == "puzzle" and cur is not None:
+            cur.meta.setdefault(tag, text)
+        elif tag in _META_TAGS and parent == "puzzleset":
+            self.set_meta.setdefault(tag, text)
+        elif tag == "image" and parent == "solution" and cur is not None:
+            if self.solution_type == "goal" and cur.goal is None:
+                cur.goal = (text, line)
+        elif tag == "puzzle":
+            self.cur = None
+
+    def skippedEntity(self, name: str) -> None:  # noqa: N802 - SAX API
+        raise self.fail(f"undefined entity &{name[:30]};")
+
+
+def _parse(data: bytes) -> _Handler:
+    handler = _Handler()
+    parser = create_parser(forbid_dtd=False, forbid_entities=True, forbid_external=False)
+    parser.setFeature(feature_external_ges, False)
+    parser.setFeature(feature_external_pes, False)
+    parser.setContentHandler(handler)
+    src = InputSource()
+    src.setByteStream(io.BytesIO(data))
+    try:
+        parser.parse(src)
+    except SAXParseException as e:
+        msg = e.getMessage().splitlines()[0] if e.getMessage() else "malformed XML"
+        raise FormatError(f"malformed XML: {msg}", line=e.getLineNumber()) from None
+    except DefusedXmlException as e:
+        name = getattr(e, "name", None)
+        what = f" ({name[:30]!r})" if isinstance(name, str) else ""
+        raise FormatError(
+            f"XML entity declarations are refused{what}: they could expand without bound "
+            "or read local files",
+            line=handler.line,
+        ) from None
+    except SAXException as e:
+        raise FormatError(f"malformed XML: {str(e)[:80]}", line=handler.line) from None
+    return handler
+
+
+def _build(raw: _Raw, set_meta: dict[str, str]) -> Puzzle:
+    kind = raw.attrs.get("type", "grid").lower()
+    if kind != "grid":
+        raise FormatError(f"puzzle type {kind[:20]!r} is not supported (only grid)", line=raw.line)
+    bg_name = raw.attrs.get("backgroundcolor", "white")
+    fg_name = raw.attrs.get("defaultcolor", "black")
+    defined: dict[str, tuple[tuple[int, int, int], str | None]] = {}
+    order: list[str] = []
+    for cname, ch, text, line in raw.colors:
+        if cname in defined:
+            raise FormatError(f"colour {cname[:30]!r} defined twice", line=line)
+        try:
+            rgb = parse_rgb(text)
+        except PuzzleError:
+            raise FormatError(
+                f"colour {cname[:30]!r}: not an RGB colour {text.strip()[:20]!r}", line=line
+            ) from None
+        if ch is not None and len(ch) != 1:
+            raise FormatError(f"colour {cname[:30]!r}: char must be one character", line=line)
+        defined[cname] = (rgb, ch)
+        order.append(cname)
+    for name in (bg_name, fg_name):
+        if name not in defined:
+            if name not in _IMPLICIT:
+                raise FormatError(f"colour {name[:30]!r} is used but not defined", line=raw.line)
+            defined[name] = _IMPLICIT[name]
+    if bg_name == fg_name:
+        raise FormatError("background and default colour are the same", line=raw.line)
+    names = [bg_name, fg_name, *(n for n in order if n not in (bg_name, fg_name))]
+    for kind_ in ("rows", "columns"):
+        for blocks in raw.clues.get(kind_, ([], 0))[0]:
+            for _, cname, line in blocks:
+                if cname is not None and cname not in defined:
+                    if cname not in _IMPLICIT:
+                        raise FormatError(f"unknown colour {cname[:30]!r}", line=line)
+                    defined[cname] = _IMPLICIT[cname]
+                    names.append(cname)
+    palette = puzzle_or_error(
+        lambda: Palette(tuple(Color(n, defined[n][0]) for n in names)), raw.line
+    )
+    index = {n: i for i, n in enumerate(names)}
+    chars = {defined[n][1]: i for i, n in enumerate(names) if defined[n][1]}
+
+    desc = raw.meta.get("description") or raw.meta.get("note")
+    meta = Meta(
+        title=clean_text(raw.meta.get("title")),
+        author=clean_text(raw.meta.get("author") or set_meta.get("author")),
+        copyright=clean_text(raw.meta.get("copyright") or set_meta.get("copyright")),
+        source=clean_text(raw.meta.get("source") or set_meta.get("source")),
+        source_id=clean_text(raw.meta.get("id")),
+        note=clean_text(desc),
+    )
+    goal = _goal(raw.goal, chars) if raw.goal else None
+    if not raw.clues:
+        if goal is None:
+            raise FormatError("puzzle has neither clues nor a goal", line=raw.line)
+        g = goal
+        return puzzle_or_error(lambda: Puzzle.from_grid(g, palette, meta), raw.goal[1])
+    for kind_ in ("rows", "columns"):
+        if kind_ not in raw.clues:
+            raise FormatError(f"puzzle has no <clues type={kind_!r}>", line=raw.line)
+
+    def clues(kind_: str) -> tuple[list[Clue], list[int]]:
+        out, where = [], []
+        lines, at = raw.clues[kind_]
+        for blocks in lines:
+            clue = []
+            for text, cname, line in blocks:
+                if text.strip().startswith("-"):
+                    raise FormatError(f"negative count {text.strip()[:20]!r}", line=line)
+                n = parse_int(text, line, "count")
+                if n == 0:
+                    raise FormatError("a count of 0", line=line)
+                clue.append(Block(n, index[cname] if cname is not None else 1))
+            out.append(tuple(clue))
+            where.append(blocks[0][2] if blocks else at)
+        if not out:
+            raise FormatError(f"<clues type={kind_!r}> has no <line>", line=at)
+        return out, where
+
+    rows, row_at = clues("rows")
+    cols, col_at = clues("columns")
+    end = max(raw.clues["rows"][1], raw.clues["columns"][1])
+    p = build_puzzle(rows, cols, palette, meta, row_at, col_at, end)
+    if goal is not None and raw.goal is not None:
+        p = with_goal(p, goal, raw.goal[1])
+    return p
+
+
+def _goal(goal: tuple[str, int], chars: dict[str, int]) -> Grid | None:
+    """The goal picture, or None when it leaves cells open (``?``, ``[..]``)."""
+    text, line = goal
+    if "?" in text or "[" in text:
+        return None
+    rows: list[list[int]] = []
+    for part in text.split("|")[1::2]:
+        row = []
+        for ch in part:
+            if ch.isspace():
+                continue
+            if ch not in chars:
+                raise FormatError(f"goal has an unknown colour character {ch!r}", line=line)
+            row.append(chars[ch])
+        rows.append(row)
+    if not rows or any(len(r) != len(rows[0]) for r in rows) or not rows[0]:
+        raise FormatError("goal image rows must be non-empty and of equal length", line=line)
+    outside = "".join(text.split("|")[0::2])
+    if outside.strip():
+        raise FormatError("goal image has characters outside |...| rows", line=line)
+    return Grid(rows)
+
+
+def read(text: str | bytes) -> Iterator[Puzzle]:
+    """Every puzzle of a webpbn XML ``<puzzleset>``."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    if isinstance(text, str) and text.startswith("<?xml"):
+        # the declaration may name another encoding; we were handed decoded text
+        head, sep, rest = text.partition("?>")
+        if "encoding" in head:
+            data = ('<?xml version="1.0" encoding="utf-8"' + sep + rest).encode("utf-8")
+    handler = _parse(data)
+    for raw in handler.puzzles:
+        yield _build(raw, handler.set_meta)
+
+
+# -- writing ------------------------------------------------------------------------------
+
+#: Cell characters for the goal image: never ``|``, ``?``, ``[``, ``]`` or space.
+_CHARS = "." + string.ascii_letters + string.digits + "!#$%*+-/=@^_~"
+
+
+def _xml_ok(ch: str) -> bool:
+    return ch not in "\ufffe\uffff"
+
+
+def _xml_name(i: int, c: Color) -> str:
+    """A colour's name as written: kept unless XML cannot carry it."""
+    ok = all(
+        (ch in "\t\n\r" or ord(ch) >= 0x20) and _xml_ok(ch) and not 0xD800 <= ord(ch) <= 0xDFFF
+        for ch in c.name
+    )
+    return c.name if ok else f"color{i}"
+
+
+def _names(p: Puzzle) -> list[str]:
+    names: list[str] = []
+    for i, c in enumerate(p.palette):
+        n = _xml_name(i, c)
+        names.append(n if n not in names else f"color{i}")
+    return names
+
+
+def _text(s: str) -> str:
+    return escape(s, {"\r": "&#13;"})
+
+
+def _write_one(p: Puzzle) -> list[str]:
+    names = _names(p)
+    chars = ".X" if p.is_bw else _CHARS
+    out = [
+        f"<puzzle type=\"grid\" defaultcolor={quoteattr(names[1])} "
+        f"backgroundcolor={quoteattr(names[0])}>"
+    ]
+    m = p.meta
+    fields = (("title", m.title), ("author", m.author), ("copyright", m.copyright),
+              ("source", m.source), ("id", m.source_id), ("description", m.note))  # fmt: skip
+    for tag, value in fields:
+        v = clean_text(value, _xml_ok)
+        if v is not None:
+            out.append(f"<{tag}>{_text(v)}</{tag}>")
+    for i, c in enumerate(p.palette):
+        out.append(f"<color name={quoteattr(names[i])} char={quoteattr(chars[i])}>"
+                   f"{c.hex[1:].upper()}</color>")  # fmt: skip
+    for kind, clues in (("columns", p.columns), ("rows", p.rows)):
+        out.append(f'<clues type="{kind}">')
+        for clue in clues:
+            counts = "".join(
+                f"<count>{b.length}</count>" if b.color == 1
+                else f"<count color={quoteattr(names[b.color])}>{b.length}</count>"
+                for b in clue
+            )  # fmt: skip
+            out.append(f"<line>{counts}</line>")
+        out.append("</clues>")
+    if p.goal is not None:
+        image = "\n".join(f"|{row}|" for row in p.goal.to_rows(chars))
+        out.append(f'<solution type="goal">\n<image>\n{image}\n</image>\n</solution>')
+    out.append("</puzzle>")
+    return out
+
+
+def write(puzzles: list[Puzzle]) -> str:
+    """Puzzles as one webpbn XML ``<puzzleset>``."""
+    out = ['<?xml version="1.0"?>', '<!DOCTYPE pbn SYSTEM "http://webpbn.com/pbn-0.3.dtd">',
+           "<puzzleset>"]  # fmt: skip
+    for p in puzzles:
+        out += _write_one(p)
+    out.append("</puzzleset>")
+    return "\n".join(out) + "\n"
+
+
+def holds(p: Puzzle) -> Puzzle:
+    """Everything but the licence; colour names XML cannot carry are replaced."""
+    m = p.meta
+    meta = Meta(
+        title=clean_text(m.title, _xml_ok),
+        author=clean_text(m.author, _xml_ok),
+        copyright=clean_text(m.copyright, _xml_ok),
+        source=clean_text(m.source, _xml_ok),
+        source_id=clean_text(m.source_id, _xml_ok),
+        note=clean_text(m.note, _xml_ok),
+    )
+    names = _names(p)
+    palette = Palette(tuple(Color(n, c.rgb) for n, c in zip(names, p.palette, strict=True)))
+    return p.replace(meta=meta, palette=palette)
+
+
+def can_hold(p: Puzzle) -> bool:
+    return len(p.palette) <= len(_CHARS)
+
+
+def sniff(text: str | bytes) -> bool:
+    """An XML document whose root is ``<puzzleset>``."""
+    head = text[:4096]
+    if isinstance(head, bytes):
+        head = head.decode("utf-8", "replace")
+    s = head.lstrip("\ufeff \t\r\n")
+    return s.startswith("<") and ("<puzzleset" in head or "<!DOCTYPE pbn" in head)
+
+
+FORMAT = register(
+    Format(
+        name="xml",
+        extensions=(".xml", ".pbn"),
+        description="webpbn XML (<puzzleset>), colour, several puzzles a file",
+        read=read,
+        write=write,
+        sniff=sniff,
+        multi=True,
+        color=True,
+        holds=holds,
+        can_hold=can_hold,
+        priority=20,
+    )
+)
