@@ -1,0 +1,29 @@
+"""The nonoforge solver: exact, colour-capable, proves uniqueness, reports its technique.
+
+>>> from nonoforge.solver import solve
+>>> from nonoforge.puzzle import Grid, Puzzle
+>>> res = solve(Puzzle.from_grid(Grid.from_rows([".#.", "###", ".#."])))
+>>> res.status, res.technique
+('unique', 'line')
+
+The ladder, easiest first: ``trivial`` lines, simple ``overlap``, complete ``line`` logic
+(a compiled O(k*n) dynamic programme per line, propagated to a fixpoint), ``probe``
+(assume each colour of a cell, keep what all survivors agree on) and ``search``
+(backtracking with probing at each node, falling back to SAT when over budget). See
+docs/solver.md for the design and the benchmark figures.
+"""
+
+from nonoforge.solver.core import SOLVER_VERSION, STRATEGIES, solve, warmup
+from nonoforge.solver.line import solve_line
+from nonoforge.solver.result import STATUSES, TECHNIQUES, SolveResult
+
+__all__ = [
+    "SOLVER_VERSION",
+    "STATUSES",
+    "STRATEGIES",
+    "TECHNIQUES",
+    "SolveResult",
+    "solve",
+    "solve_line",
+    "warmup",
+]

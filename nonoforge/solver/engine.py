@@ -1,0 +1,500 @@
+"""The compiled solving engine: propagation, probing and backtracking in one resumable loop.
+
+Everything here runs under numba. The engine's whole state lives in arrays the caller owns
+(:class:`~nonoforge.solver.core.Work` allocates them), so :func:`run` can stop after any
+unit of work (one propagation, one probed cell, one search node) and be called again to go
+on exactly where it stopped. The Python layer uses that to honour wall-clock timeouts
+without letting time decide *what* is computed: the same puzzle always does the same work
+and reports the same effort counts.
+
+Layout (all flat, ``int64`` unless said):
+
+* ``lines[l] = (first cell, stride, length, clue offset, blocks)``; rows ``0..H-1`` then
+  columns ``H..H+W-1``; cells are numbered ``row * W + column``;
+* ``blen``, ``bcol``: block lengths and colours of all clues, concatenated;
+* ``cur``: the ``uint64`` state being worked on; ``stack``: saved states, one per depth;
+* ``v``: scalars and effort counters, indexed by the ``V_*`` constants below.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from nonoforge.solver.line import U0, U1, dp_line, overlap_line
+
+# ---- indices into v ------------------------------------------------------------------
+V_PHASE = 0  # what the loop does next (PH_*)
+V_DEPTH = 1  # search depth (0 = root)
+V_GEN = 2  # current propagation generation (sweep) number
+V_TRAIL = 3  # entries in the trail
+V_SID = 4  # stamp id of the trail
+V_UNDEC = 5  # undecided cells in cur
+V_PPOS = 6  # next cell to probe
+V_PSINCE = 7  # cells probed since the last deduction
+V_BEST = 8  # best branching cell of this probe pass (-1: none)
+V_BSCORE = 9  # its score
+V_NSOL = 10  # solutions found (distinct)
+V_MAXSOL = 11  # stop when this many are found
+V_STRAT = 12  # 0 line, 1 probe, 2 search
+V_TECH = 13  # hardest rung that made progress (index into TECHNIQUES)
+V_NODELIM = 14  # search node limit (-1: none)
+V_NSTEPS = 15  # snapshots in the steps buffer
+V_RECORD = 16  # 1: record root sweeps
+V_HSTAMP = 17  # stamp of the probe accumulator
+V_NCOL = 18  # painted colours
+V_BRANCHC = 19  # colour order of the branching cell (bitmask of first choice)
+# effort counters (deterministic)
+V_LINES = 20  # dp line solves
+V_SWEEPS = 21  # propagation generations
+V_PROBES = 22  # cells probed
+V_PBRANCH = 23  # colour assumptions propagated while probing
+V_PCONTRA = 24  # of which led to a contradiction
+V_NODES = 25  # search nodes
+V_BACKTRACKS = 26  # search dead ends
+V_MAXDEPTH = 27  # deepest search
+V_TRIVIAL = 28  # lines settled by the trivial rule
+V_OVERLAP = 29  # lines given to simple overlap
+V_LINECHG = 30  # cells narrowed by line logic
+V_PROBECHG = 31  # cells narrowed by probing
+V_STEPLOST = 32  # sweeps not recorded (buffer full)
+NV = 40
+
+PH_INIT = 0
+PH_PROP = 1
+PH_PROBE = 2
+PH_DECIDE = 3
+PH_BACK = 4
+PH_DONE = 5
+
+# ---- return codes of run ----------------------------------------------------------------
+RC_PAUSED = 0  # work slice used up: call again
+RC_DONE = 1  # search space exhausted (or logic decided everything)
+RC_LIMIT = 2  # the strategy's rung is exhausted with cells undecided
+RC_NODES = 3  # node budget used up
+RC_SOLS = 4  # max_solutions reached
+RC_STEPS = 5  # steps buffer full: drain it and call again
+
+T_TRIVIAL = 0
+T_OVERLAP = 1
+T_LINE = 2
+T_PROBE = 3
+T_SEARCH = 4
+
+
+@njit(cache=True, nogil=True)
+def _is_single(m):
+    return m != U0 and (m & (m - U1)) == U0
+
+
+@njit(cache=True, nogil=True)
+def _schedule(sched, line, g):
+    """Mark ``line`` dirty: in the current generation if still pending there, else next."""
+    if sched[line, 0] == -1:
+        sched[line, 0] = g + 1
+        sched[line, 1] = 1
+    else:
+        sched[line, 1] += 1
+
+
+@njit(cache=True, nogil=True)
+def _mark_cell(sched, H, W, cell, g):  # noqa: N803
+    """Schedule the row and the column through ``cell`` for the current generation."""
+    r = cell // W
+    c = cell - r * W
+    for line in (r, H + c):
+        if sched[line, 0] == -1:
+            sched[line, 0] = g
+            sched[line, 1] = 1
+        else:
+            sched[line, 1] += 1
+
+
+@njit(cache=True, nogil=True)
+def _clear_schedule(sched):
+    for line in range(sched.shape[0]):
+        sched[line, 0] = -1
+        sched[line, 1] = 0
+
+
+@njit(cache=True, nogil=True)
+def propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, lm, out,  # noqa: N803
+              trail, trold, stamp, steps, root):
+    """Line logic to a fixpoint over the scheduled lines, most-changed line first.
+
+    Lines are processed in generations (sweeps): a line changed while it waits keeps its
+    place; a line changed after it was processed goes to the next generation. Every first
+    change of a cell (per stamp id) is written to the trail so callers can undo or inspect
+    it. Returns False on a contradiction (the schedule is then cleared).
+    """
+    nl = H + W
+    sid = v[V_SID]
+    while True:
+        g = v[V_GEN]
+        best = -1
+        bs = -1
+        for line in range(nl):
+            if sched[line, 0] == g and sched[line, 1] > bs:
+                best = line
+                bs = sched[line, 1]
+        if best < 0:
+            more = False
+            for line in range(nl):
+                if sched[line, 0] == g + 1:
+                    more = True
+                    break
+            v[V_SWEEPS] += 1
+            if root and v[V_RECORD] == 1:
+                if v[V_NSTEPS] < steps.shape[0]:
+                    steps[v[V_NSTEPS], :] = st
+                    v[V_NSTEPS] += 1
+                else:
+                    v[V_STEPLOST] += 1
+            v[V_GEN] = g + 1
+            if not more:
+                return True
+            continue
+        line = best
+        sched[line, 0] = -1
+        sched[line, 1] = 0
+        start = lines[line, 0]
+        stride = lines[line, 1]
+        n = lines[line, 2]
+        for j in range(n):
+            lm[j] = st[start + j * stride]
+        v[V_LINES] += 1
+        ok = dp_line(lm, n, blen, bcol, lines[line, 3], lines[line, 4], F, B, run, out, bits)
+        if not ok:
+            _clear_schedule(sched)
+            return False
+        for j in range(n):
+            o = out[j]
+            if o != lm[j]:
+                cell = start + j * stride
+                if stamp[cell] != sid:
+                    stamp[cell] = sid
+                    t = v[V_TRAIL]
+                    trail[t] = cell
+                    trold[t] = lm[j]
+                    v[V_TRAIL] = t + 1
+                st[cell] = o
+                if _is_single(o):
+                    v[V_UNDEC] -= 1
+                if root:
+                    v[V_LINECHG] += 1
+                if line < H:
+                    _schedule(sched, H + j, g)
+                else:
+                    _schedule(sched, j, g)
+
+
+@njit(cache=True, nogil=True)
+def _new_trail(v, stamp):
+    v[V_TRAIL] = 0
+    v[V_SID] += 1
+
+
+@njit(cache=True, nogil=True)
+def _store_solution(st, sols, v):
+    """Keep ``st`` (fully decided) among the solutions unless it is already there."""
+    ns = v[V_NSOL]
+    for i in range(min(ns, sols.shape[0])):
+        same = True
+        for c in range(st.shape[0]):
+            if sols[i, c] != st[c]:
+                same = False
+                break
+        if same:
+            return
+    if ns < sols.shape[0]:
+        sols[ns, :] = st
+    v[V_NSOL] = ns + 1
+
+
+@njit(cache=True, nogil=True)
+def init_state(st, H, W, lines, blen, bcol, bits, full, out, v, sched):  # noqa: N803
+    """The trivial and simple-overlap rungs on the blank grid; schedules every line.
+
+    Returns False when the rungs already contradict each other.
+    """
+    nl = H + W
+    ncell = H * W
+    for c in range(ncell):
+        st[c] = full
+    ok = True
+    for kind in range(2):
+        changed = 0
+        for line in range(nl):
+            start = lines[line, 0]
+            stride = lines[line, 1]
+            n = lines[line, 2]
+            k = lines[line, 4]
+            # trivial lines in the first round, the others in the second
+            total = 0
+            for b in range(k):
+                if b > 0 and bcol[lines[line, 3] + b] == bcol[lines[line, 3] + b - 1]:
+                    total += 1
+                total += blen[lines[line, 3] + b]
+            is_trivial = k == 0 or total == n
+            if is_trivial != (kind == 0):
+                continue
+            overlap_line(n, blen, bcol, lines[line, 3], k, out, bits, full)
+            if kind == 0:
+                v[V_TRIVIAL] += 1
+            else:
+                v[V_OVERLAP] += 1
+            for j in range(n):
+                cell = start + j * stride
+                nm = st[cell] & out[j]
+                if nm != st[cell]:
+                    st[cell] = nm
+                    changed += 1
+                    if nm == U0:
+                        ok = False
+        if changed > 0:
+            v[V_TECH] = max(v[V_TECH], T_TRIVIAL if kind == 0 else T_OVERLAP)
+    und = 0
+    for c in range(ncell):
+        if not _is_single(st[c]):
+            und += 1
+    v[V_UNDEC] = und
+    for line in range(nl):
+        sched[line, 0] = v[V_GEN]
+        sched[line, 1] = 1
+    return ok
+
+
+@njit(cache=True, nogil=True)
+def _probe_cell(p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, lm, out,  # noqa: N803
+                trail, trold, stamp, steps, hcnt, hacc, hstamp, touched, sols):
+    """Assume each colour of cell ``p`` in turn and keep what every survivor agrees on.
+
+    Returns ``(status, score)``: status -1 contradiction (no colour survives), 0 nothing
+    learnt, 1 cells narrowed in ``st`` (and lines scheduled: the caller propagates);
+    score rates ``p`` as a branching cell (the fewest cells any branch settles).
+    """
+    v[V_PROBES] += 1
+    v[V_HSTAMP] += 1
+    hs = v[V_HSTAMP]
+    ntouch = 0
+    nsurv = 0
+    ncol = v[V_NCOL]
+    m = st[p]
+    und0 = v[V_UNDEC]
+    score = 1 << 40
+    for c in range(ncol + 1):
+        cb = bits[c]
+        if (m & cb) == U0:
+            continue
+        v[V_PBRANCH] += 1
+        _new_trail(v, stamp)
+        sid = v[V_SID]
+        stamp[p] = sid
+        trail[0] = p
+        trold[0] = m
+        v[V_TRAIL] = 1
+        st[p] = cb
+        v[V_UNDEC] -= 1
+        _mark_cell(sched, H, W, p, v[V_GEN])
+        ok = propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, lm, out,
+                       trail, trold, stamp, steps, False)
+        nt = v[V_TRAIL]
+        if ok:
+            nsurv += 1
+            if v[V_UNDEC] == 0:
+                _store_solution(st, sols, v)
+            if nt < score:
+                score = nt
+            for t in range(nt):
+                q = trail[t]
+                if hstamp[q] != hs:
+                    hstamp[q] = hs
+                    hcnt[q] = 1
+                    hacc[q] = st[q]
+                    touched[ntouch] = q
+                    ntouch += 1
+                else:
+                    hcnt[q] += 1
+                    hacc[q] |= st[q]
+        else:
+            v[V_PCONTRA] += 1
+        for t in range(nt - 1, -1, -1):
+            st[trail[t]] = trold[t]
+        v[V_UNDEC] = und0
+        if v[V_NSOL] >= v[V_MAXSOL]:
+            return 0, 0
+    if nsurv == 0:
+        return -1, 0
+    learnt = 0
+    for i in range(ntouch):
+        q = touched[i]
+        if hcnt[q] == nsurv:
+            nm = st[q] & hacc[q]
+            if nm != st[q]:
+                if _is_single(nm) and not _is_single(st[q]):
+                    v[V_UNDEC] -= 1
+                st[q] = nm
+                learnt += 1
+                _mark_cell(sched, H, W, q, v[V_GEN])
+    if learnt > 0:
+        v[V_PROBECHG] += learnt
+        return 1, 0
+    if nsurv == 1:
+        return 0, 0
+    return 0, score
+
+
+@njit(cache=True, nogil=True)
+def run(cur, stack, bcell, brem, H, W, lines, blen, bcol, bits, full, sched, v,  # noqa: N803
+        F, B, run_, lm, out, trail, trold, stamp, steps, hcnt, hacc, hstamp, touched,
+        sols, work_limit):
+    """Advance the solve until it ends or ``v[V_LINES]`` passes ``work_limit``.
+
+    ``bcell[d]`` is the branching cell and ``brem[d]`` the colours still to try at depth
+    ``d``; ``stack[d]`` the state at depth ``d`` before branching. Returns an ``RC_*`` code.
+    """
+    ncell = H * W
+    while True:
+        if v[V_LINES] >= work_limit:
+            return RC_PAUSED
+        if v[V_RECORD] == 1 and v[V_NSTEPS] >= steps.shape[0]:
+            return RC_STEPS
+        ph = v[V_PHASE]
+        depth = v[V_DEPTH]
+        if ph == PH_INIT:
+            ok = init_state(cur, H, W, lines, blen, bcol, bits, full, out, v, sched)
+            if v[V_RECORD] == 1 and v[V_NSTEPS] < steps.shape[0]:
+                steps[v[V_NSTEPS], :] = cur
+                v[V_NSTEPS] += 1
+            v[V_PHASE] = PH_PROP if ok else PH_BACK
+            if not ok:
+                _clear_schedule(sched)
+        elif ph == PH_PROP:
+            _new_trail(v, stamp)
+            ok = propagate(cur, H, W, lines, blen, bcol, bits, sched, v, F, B, run_, lm, out,
+                           trail, trold, stamp, steps, depth == 0)
+            if depth == 0 and v[V_TRAIL] > 0:
+                v[V_TECH] = max(v[V_TECH], T_LINE)
+            if not ok:
+                v[V_PHASE] = PH_BACK
+            elif v[V_UNDEC] == 0:
+                _store_solution(cur, sols, v)
+                if v[V_NSOL] >= v[V_MAXSOL]:
+                    v[V_PHASE] = PH_DONE
+                    return RC_SOLS
+                v[V_PHASE] = PH_BACK
+            elif v[V_STRAT] == 0:
+                return RC_LIMIT
+            else:
+                v[V_PHASE] = PH_PROBE
+                v[V_PSINCE] = 0
+                v[V_BEST] = -1
+                v[V_BSCORE] = -1
+        elif ph == PH_PROBE:
+            if v[V_PSINCE] >= ncell:
+                v[V_PHASE] = PH_DECIDE
+                continue
+            p = v[V_PPOS]
+            v[V_PPOS] = p + 1 if p + 1 < ncell else 0
+            if _is_single(cur[p]):
+                v[V_PSINCE] += 1
+                continue
+            status, score = _probe_cell(p, cur, H, W, lines, blen, bcol, bits, sched, v, F, B,
+                                        run_, lm, out, trail, trold, stamp, steps, hcnt, hacc,
+                                        hstamp, touched, sols)
+            if v[V_NSOL] >= v[V_MAXSOL]:
+                v[V_PHASE] = PH_DONE
+                return RC_SOLS
+            if status < 0:
+                if depth == 0:
+                    v[V_TECH] = max(v[V_TECH], T_PROBE)
+                _clear_schedule(sched)
+                v[V_PHASE] = PH_BACK
+            elif status > 0:
+                if depth == 0:
+                    v[V_TECH] = max(v[V_TECH], T_PROBE)
+                _new_trail(v, stamp)
+                ok = propagate(cur, H, W, lines, blen, bcol, bits, sched, v, F, B, run_, lm,
+                               out, trail, trold, stamp, steps, depth == 0)
+                if not ok:
+                    v[V_PHASE] = PH_BACK
+                elif v[V_UNDEC] == 0:
+                    _store_solution(cur, sols, v)
+                    if v[V_NSOL] >= v[V_MAXSOL]:
+                        v[V_PHASE] = PH_DONE
+                        return RC_SOLS
+                    v[V_PHASE] = PH_BACK
+                else:
+                    v[V_PSINCE] = 0
+                    v[V_BEST] = -1
+                    v[V_BSCORE] = -1
+            else:
+                v[V_PSINCE] += 1
+                if score > v[V_BSCORE]:
+                    v[V_BSCORE] = score
+                    v[V_BEST] = p
+        elif ph == PH_DECIDE:
+            if v[V_STRAT] < 2:
+                return RC_LIMIT
+            if v[V_NODELIM] >= 0 and v[V_NODES] >= v[V_NODELIM]:
+                return RC_NODES
+            p = v[V_BEST]
+            if p < 0:
+                # no probe scored (every cell had one survivor): take the first undecided
+                for c in range(ncell):
+                    if not _is_single(cur[c]):
+                        p = c
+                        break
+            if depth == 0:
+                v[V_TECH] = max(v[V_TECH], T_SEARCH)
+            if depth >= stack.shape[0]:
+                return -1  # the caller grows the stack and calls again
+            stack[depth, :] = cur
+            m = cur[p]
+            first = U0
+            for c in range(v[V_NCOL] + 1):
+                if (m & bits[c]) != U0:
+                    first = bits[c]
+                    break
+            bcell[depth] = p
+            brem[depth] = m & ~first
+            cur[p] = first
+            v[V_UNDEC] -= 1
+            v[V_DEPTH] = depth + 1
+            if depth + 1 > v[V_MAXDEPTH]:
+                v[V_MAXDEPTH] = depth + 1
+            v[V_NODES] += 1
+            _mark_cell(sched, H, W, p, v[V_GEN])
+            v[V_PHASE] = PH_PROP
+        elif ph == PH_BACK:
+            # unwind to the deepest level with a colour left to try
+            while depth > 0 and brem[depth - 1] == U0:
+                depth -= 1
+            v[V_DEPTH] = depth
+            if depth == 0:
+                v[V_PHASE] = PH_DONE
+                return RC_DONE
+            if v[V_NODELIM] >= 0 and v[V_NODES] >= v[V_NODELIM]:
+                return RC_NODES
+            v[V_BACKTRACKS] += 1
+            d = depth - 1
+            rem = brem[d]
+            nxt = U0
+            for c in range(v[V_NCOL] + 1):
+                if (rem & bits[c]) != U0:
+                    nxt = bits[c]
+                    break
+            brem[d] = rem & ~nxt
+            p = bcell[d]
+            cur[:] = stack[d, :]
+            und = 0
+            for c in range(ncell):
+                if not _is_single(cur[c]):
+                    und += 1
+            cur[p] = nxt
+            v[V_UNDEC] = und - 1
+            v[V_NODES] += 1
+            _clear_schedule(sched)
+            _mark_cell(sched, H, W, p, v[V_GEN])
+            v[V_PHASE] = PH_PROP
+        else:
+            return RC_DONE

@@ -1,0 +1,56 @@
+"""What a solve returns: the verdict, the proof's solutions, the technique and the effort."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from nonoforge.puzzle import Grid
+
+#: The technique ladder, easiest first; :attr:`SolveResult.technique` is one of these.
+TECHNIQUES = ("trivial", "overlap", "line", "probe", "search")
+
+#: Every verdict :attr:`SolveResult.status` can take.
+STATUSES = ("unique", "multiple", "none", "timeout", "unsolved")
+
+
+@dataclass(eq=False)
+class SolveResult:
+    """The outcome of :func:`nonoforge.solver.solve`.
+
+    ``status`` is ``unique`` (proven: logic forced every cell, or the search was exhausted
+    with exactly one solution), ``multiple`` (two different solutions are in
+    ``solutions``), ``none`` (the clues admit no picture), ``timeout`` (time or node budget
+    ran out first; ``solutions`` holds what was found) or ``unsolved`` (a limited strategy
+    stopped with cells undecided, or ``max_solutions=1`` found a solution by search without
+    deciding whether it is the only one). Every grid in ``solutions`` reproduces the clues.
+    ``state`` is the ``(H, W)`` ``uint64`` mask of the colours each cell may still take
+    where logic (line and probe, before any guess) stopped; ``steps`` the same after each
+    root sweep when asked for.
+    """
+
+    status: str
+    solutions: list[Grid]
+    technique: str
+    effort: dict[str, int]
+    time_s: float
+    state: np.ndarray
+    steps: list[np.ndarray] = field(default_factory=list)
+
+    @property
+    def solution(self) -> Grid | None:
+        """The first solution, if any."""
+        return self.solutions[0] if self.solutions else None
+
+    @property
+    def undecided(self) -> int:
+        """How many cells logic left with more than one colour possible."""
+        s = self.state
+        return int(np.count_nonzero(s & (s - np.uint64(1))))
+
+    def __repr__(self) -> str:
+        return (
+            f"SolveResult(status={self.status!r}, solutions={len(self.solutions)}, "
+            f"technique={self.technique!r}, time_s={self.time_s:.4f})"
+        )

@@ -1,0 +1,269 @@
+"""The solver: verdicts, proofs, the technique ladder, effort, timeouts and corpora."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import shared_path
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nonoforge.errors import SolverError
+from nonoforge.puzzle import Grid, Palette, Puzzle
+from nonoforge.solver import SOLVER_VERSION, TECHNIQUES, SolveResult, solve, warmup
+
+
+def bw(*rows: str) -> Puzzle:
+    return Puzzle.from_grid(Grid.from_rows(list(rows)))
+
+
+def clues(rows: list[list[int]], cols: list[list[int]]) -> Puzzle:
+    return Puzzle.from_clues(rows, cols)
+
+
+def test_api_constants() -> None:
+    assert TECHNIQUES == ("trivial", "overlap", "line", "probe", "search")
+    assert isinstance(SOLVER_VERSION, str) and SOLVER_VERSION
+    assert warmup() >= 0.0
+
+
+def test_unique_line_solvable() -> None:
+    p = bw(".#.", "###", ".#.")
+    res = solve(p)
+    assert isinstance(res, SolveResult)
+    assert res.status == "unique"
+    assert res.solutions == [p.goal]
+    assert res.technique == "line"
+    assert res.state.shape == (3, 3) and res.state.dtype == np.uint64
+    assert res.undecided == 0
+    assert res.time_s >= 0
+
+
+def test_trivial_rung() -> None:
+    res = solve(bw("##", "##"))
+    assert (res.status, res.technique) == ("unique", "trivial")
+
+
+def test_checkerboard_is_multiple() -> None:
+    res = solve(bw("#.", ".#"))
+    assert res.status == "multiple"
+    assert len(res.solutions) == 2 and res.solutions[0] != res.solutions[1]
+    p = bw("#.", ".#")
+    assert all(g.matches(p) for g in res.solutions)
+
+
+def test_checkerboard_line_strategy_is_unsolved() -> None:
+    res = solve(bw("#.", ".#"), strategy="line")
+    assert res.status == "unsolved"
+    assert res.solutions == []
+    assert res.undecided == 4
+    assert res.state.tolist() == [[3, 3], [3, 3]]
+
+
+def test_max_solutions_one_does_not_claim_uniqueness() -> None:
+    res = solve(bw("#.", ".#"), max_solutions=1)
+    assert res.status == "unsolved"
+    assert len(res.solutions) == 1
+    # but a puzzle logic solves is proven unique even when one solution was asked for
+    assert solve(bw(".#.", "###", ".#."), max_solutions=1).status == "unique"
+
+
+@pytest.mark.parametrize(
+    ("rows", "cols"),
+    [
+        ([[1, 2], [], [2], []], [[1], [1], [], [1, 2]]),  # trivial rung sees it
+        ([[4], [1, 1], [3], [1, 1]], [[1, 1], [1], [4], [4]]),  # overlap
+        ([[2], [1], [2, 1], [2, 1]], [[4], [2], [2], [1]]),  # line logic
+        ([[2], [2], [1], [1, 1]], [[1], [1, 1], [1, 1], [2]]),  # needs probing
+    ],
+)
+def test_inconsistent_clues_say_none(rows: list[list[int]], cols: list[list[int]]) -> None:
+    for strategy in ("auto", "search", "probe"):
+        res = solve(clues(rows, cols), strategy=strategy)
+        assert res.status == "none", strategy
+        assert res.solutions == []
+
+
+def test_probe_rung() -> None:
+    # a puzzle line logic cannot finish but probing can (found by search over 4x4 grids)
+    p = None
+    import itertools
+
+    for bits in itertools.product([0, 1], repeat=16):
+        g = Grid(np.array(bits).reshape(4, 4))
+        if g.cells.sum() == 0:
+            continue
+        q = Puzzle.from_grid(g)
+        if solve(q, strategy="line").status == "unsolved" and solve(q).status == "unique":
+            p = q
+            break
+    assert p is not None
+    res = solve(p)
+    assert res.technique in ("probe", "search")
+    assert solve(p, strategy="probe").status in ("unique", "unsolved")
+
+
+def test_search_strategy_counts_two() -> None:
+    p = bw("#..", ".#.", "..#")
+    res = solve(p, strategy="search")
+    assert res.status == "multiple"
+    assert all(g.matches(p) for g in res.solutions)
+
+
+def test_colour_puzzle() -> None:
+    g = Grid([[1, 2, 0], [2, 2, 1], [0, 1, 1]])
+    p = Puzzle.from_grid(g)
+    res = solve(p)
+    assert res.status in ("unique", "multiple")
+    assert all(s.matches(p) for s in res.solutions)
+    if res.status == "unique":
+        assert res.solutions == [g]
+
+
+def test_too_many_colours() -> None:
+    pal = Palette.of(*[(f"c{i}", f"#{i:02x}{i:02x}{i:02x}") for i in range(66)])
+    p = Puzzle.from_clues([[(1, 64)]], [[(1, 64)]], pal)
+    with pytest.raises(SolverError):
+        solve(p)
+
+
+def test_63_colours_work() -> None:
+    pal = Palette.of(*[(f"c{i}", f"#{i:02x}{i:02x}{i:02x}") for i in range(64)])
+    cells = np.arange(1, 64).reshape(7, 9)
+    p = Puzzle.from_clues(Grid(cells).row_clues(), Grid(cells).column_clues(), pal)
+    res = solve(p)
+    assert res.status == "unique" and res.solutions[0] == Grid(cells)
+
+
+def test_bad_arguments() -> None:
+    p = bw("#")
+    with pytest.raises(SolverError):
+        solve(p, strategy="magic")
+    with pytest.raises(SolverError):
+        solve(p, max_solutions=0)
+    with pytest.raises(SolverError):
+        solve(p, timeout=0)
+
+
+def test_record_steps() -> None:
+    p = bw(".##..", "#..#.", "#####", "..#..", ".#.#.")
+    res = solve(p, record_steps=True)
+    assert res.steps, "at least the start and one sweep"
+    assert all(s.shape == (5, 5) for s in res.steps)
+    # each step narrows (or keeps) every cell of the one before
+    for a, b in zip(res.steps, res.steps[1:], strict=False):
+        assert np.all((a & b) == b)
+    assert solve(p).effort == res.effort
+
+
+def _random_puzzle(seed: int, h: int, w: int, ncol: int) -> Puzzle:
+    rng = np.random.default_rng(seed)
+    cells = rng.integers(0, ncol + 1, size=(h, w))
+    cells[rng.random((h, w)) < 0.3] = 0
+    if cells.max() == 0:
+        cells[0, 0] = 1
+    return Puzzle.from_grid(Grid(cells))
+
+
+def test_effort_is_deterministic() -> None:
+    for seed in range(5):
+        p = _random_puzzle(seed, 12, 12, 1 + seed % 3)
+        a, b = solve(p), solve(p)
+        assert a.effort == b.effort
+        assert a.status == b.status and a.solutions == b.solutions
+        assert a.technique == b.technique
+
+
+def _hard_puzzle() -> Puzzle:
+    """A 30x30 random picture: proving it unique takes a long search."""
+    return _random_puzzle(7, 30, 30, 1)
+
+
+def test_timeout_is_honoured() -> None:
+    p = _hard_puzzle()
+    t0 = time.monotonic()
+    res = solve(p, timeout=0.5, strategy="search")
+    elapsed = time.monotonic() - t0
+    assert res.status == "timeout"
+    assert elapsed < 0.6
+    assert res.effort["line_solves"] > 0
+    assert all(g.matches(p) for g in res.solutions)
+
+
+def test_node_budget() -> None:
+    res = solve(_hard_puzzle(), strategy="search", node_budget=3)
+    assert res.status == "timeout"
+    assert res.effort["nodes"] <= 3
+
+
+@st.composite
+def grids(draw: st.DrawFn) -> Grid:
+    h = draw(st.integers(1, 12))
+    w = draw(st.integers(1, 12))
+    ncol = draw(st.integers(1, 4))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    density = draw(st.sampled_from([0.2, 0.5, 0.8]))
+    cells = rng.integers(1, ncol + 1, size=(h, w)) * (rng.random((h, w)) < density)
+    return Grid(cells)
+
+
+@settings(max_examples=80, deadline=None)
+@given(grids())
+def test_random_grids(g: Grid) -> None:
+    p = Puzzle.from_grid(g) if g.cells.max() > 0 else Puzzle.from_clues(
+        [[]] * g.height, [[]] * g.width
+    )
+    res = solve(p, timeout=20)
+    assert res.status in ("unique", "multiple")
+    for s in res.solutions:
+        assert s.matches(p)
+    if res.status == "unique":
+        assert res.solutions == [g]
+    else:
+        assert len(res.solutions) == 2 and res.solutions[0] != res.solutions[1]
+
+
+# ---- corpora (../shared; skipped where absent) -------------------------------------------
+
+
+def _read(path: Path) -> list[Puzzle]:
+    from nonoforge.formats import FORMATS, read_file
+
+    if "non" not in FORMATS:
+        pytest.skip("the .non reader has not landed yet")
+    return read_file(path)
+
+
+def _survey_files() -> list[str]:
+    root = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "survey-free"
+    names = sorted(f.name for f in root.glob("*.non")) if root.exists() else ["absent"]
+    return [n for n in names if n not in ("knotty.non", "faase.non")]
+
+
+def _mikix_files() -> list[str]:
+    root = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "mikix-db"
+    if not root.exists():
+        return ["absent"]
+    return sorted(str(f.relative_to(root)) for f in root.rglob("*.non"))
+
+
+def _check_goal(path: Path) -> None:
+    for p in _read(path):
+        res = solve(p, timeout=60)
+        assert res.status == "unique", (path.name, res)
+        if p.goal is not None:
+            assert res.solutions == [p.goal]
+
+
+@pytest.mark.parametrize("name", _survey_files())
+def test_survey_free_unique(name: str) -> None:
+    _check_goal(shared_path("corpora", "survey-free", name))
+
+
+@pytest.mark.parametrize("name", _mikix_files())
+def test_mikix_db_unique(name: str) -> None:
+    _check_goal(shared_path("corpora", "mikix-db", name))
