@@ -287,6 +287,75 @@ def list_formats() -> None:
 # ---------------------------------------------------------------------------------------
 # Later issues register their commands below, each in its own section.
 # --- solve ---
+
+
+@app.command("solve")
+def solve_cmd(
+    files: Annotated[list[str], typer.Argument(help="Puzzle files (any format we read).")],
+    max_solutions: Annotated[
+        int, typer.Option("--max-solutions", "-n", help="Stop after this many solutions (2 "
+                          "proves uniqueness; 1 just finds one).", min=1)
+    ] = 2,
+    timeout: Annotated[
+        float | None, typer.Option("--timeout", "-t", help="Seconds per puzzle.", min=0.001)
+    ] = None,
+    strategy: Annotated[
+        str, typer.Option("--strategy", "-s", help="auto | line | probe | search | sat")
+    ] = "auto",
+    fmt: Annotated[str | None, typer.Option("--format", "-f", help="Input format.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="A JSON list, one per puzzle.")] = False,
+    steps: Annotated[
+        bool, typer.Option("--steps", help="Show the state after each sweep of line logic.")
+    ] = False,
+) -> None:
+    """Solve puzzles, prove uniqueness, and report the technique needed and the effort.
+
+    The verdict is unique, multiple, none, timeout or unsolved (a limited strategy stopped
+    with cells undecided); it is data, so the exit code is 0 whatever it is.
+
+    Example: nonoforge solve --timeout 10 example:dancer example:petro
+    """
+    from nonoforge.solver import STRATEGIES, solve, state_rows
+
+    if strategy not in STRATEGIES:
+        raise UsageError(f"unknown strategy {strategy!r} (choose from {', '.join(STRATEGIES)})")
+    results = []
+    for path, p in read_inputs(files, fmt):
+        res = solve(p, max_solutions=max_solutions, timeout=timeout, strategy=strategy,
+                    record_steps=steps)
+        chars = cell_chars(p.ncolors)
+        if as_json:
+            item: dict[str, Any] = {
+                "file": path,
+                "key": p.key,
+                "status": res.status,
+                "solutions": [g.to_rows(chars) for g in res.solutions],
+                "technique": res.technique,
+                "effort": res.effort,
+                "time_s": round(res.time_s, 6),
+            }
+            if steps:
+                item["steps"] = [state_rows(s, p.ncolors) for s in res.steps]
+            results.append(item)
+            continue
+        title = p.meta.title or os.path.basename(path)
+        out.print(Text(f"{title}  ({p.width}x{p.height}): {res.status}, technique "
+                       f"{res.technique}, {res.time_s:.3f} s", style="bold"))
+        if steps:
+            for i, s in enumerate(res.steps):
+                out.print(f"-- sweep {i}")
+                out.print("\n".join(state_rows(s, p.ncolors)))
+        for i, g in enumerate(res.solutions):
+            if len(res.solutions) > 1:
+                out.print(f"-- solution {i + 1}")
+            out.print(styled_drawing(p, g))
+        if not res.solutions and res.status in ("unsolved", "timeout"):
+            out.print("\n".join(state_rows(res.state, p.ncolors)))
+        out.print("effort: " + ", ".join(f"{k} {v}" for k, v in res.effort.items() if v))
+        out.print()
+    if as_json:
+        print_json(results)
+
 # --- db ---
 
 db_app = make_app(

@@ -15,7 +15,7 @@ docs/solver.md for the design and the benchmark figures.
 
 from nonoforge.solver.core import SOLVER_VERSION, STRATEGIES, solve, warmup
 from nonoforge.solver.line import solve_line
-from nonoforge.solver.result import STATUSES, TECHNIQUES, SolveResult
+from nonoforge.solver.result import STATUSES, TECHNIQUES, SolveResult, state_rows
 
 __all__ = [
     "SOLVER_VERSION",
@@ -25,5 +25,6 @@ __all__ = [
     "SolveResult",
     "solve",
     "solve_line",
+    "state_rows",
     "warmup",
 ]

@@ -54,3 +54,22 @@ class SolveResult:
             f"SolveResult(status={self.status!r}, solutions={len(self.solutions)}, "
             f"technique={self.technique!r}, time_s={self.time_s:.4f})"
         )
+
+
+def state_rows(state: np.ndarray, ncolors: int) -> list[str]:
+    """A (partial) state drawn as text: a decided cell's character, ``?`` where undecided.
+
+    >>> state_rows(np.array([[1, 2], [3, 2]], dtype=np.uint64), 1)
+    ['.#', '?#']
+    """
+    from nonoforge.puzzle import cell_chars
+
+    chars = cell_chars(ncolors)
+    out = []
+    for row in state.tolist():
+        line = []
+        for m in row:
+            single = m != 0 and m & (m - 1) == 0
+            line.append(chars[m.bit_length() - 1] if single else "?")
+        out.append("".join(line))
+    return out
