@@ -418,7 +418,7 @@ def _kernels() -> dict[str, Callable[..., Any]]:
         import numba
 
         for name in _HELPERS:
-            g[name] = numba.njit(cache=True, nogil=True)(g[name])
+            g[name] = numba.njit(cache=True, nogil=True, inline="always")(g[name])
         for name in _KERNELS:
             _compiled[name] = numba.njit(cache=True, nogil=True)(g[name])
     except ImportError:
@@ -485,12 +485,20 @@ def _default_name(i: int, ncolors: int) -> str | None:
 
 
 _BW = Palette.bw()
-_BW_BLOCKS: list[Block] = [Block(i, 1) for i in range(256)]
+_BW_BLOCKS = np.empty(0, dtype=object)
 
 
-def _bw_blocks(n: int) -> list[Block]:
-    while len(_BW_BLOCKS) <= n:
-        _BW_BLOCKS.append(Block(len(_BW_BLOCKS), 1))
+def _bw_blocks(n: int) -> Any:
+    """An object array whose item ``i`` is ``Block(i, 1)``, for ``i`` up to at least ``n``.
+
+    Decoded clues share these immutable blocks, which makes building them a C-level gather.
+    """
+    global _BW_BLOCKS
+    if len(_BW_BLOCKS) <= n:
+        table = np.empty(max(n + 1, 2 * len(_BW_BLOCKS), 64), dtype=object)
+        for i in range(len(table)):
+            table[i] = Block(i, 1)
+        _BW_BLOCKS = table
     return _BW_BLOCKS
 
 
@@ -530,10 +538,7 @@ def encode(p: Puzzle) -> bytes:
         lines = p.rows + p.columns
         counts = np.array([len(c) for c in lines], np.int64)
         lengths = np.array([b[0] for c in lines for b in c], np.int64)
-        if ncol > 1:
-            colors = np.array([b[1] for c in lines for b in c], np.int64)
-        else:
-            colors = lengths
+        colors = np.array([b[1] for c in lines for b in c], np.int64) if ncol > 1 else lengths
         out += k["_enc_clues"](counts, lengths, colors, (ncol - 1).bit_length()).tobytes()
     if has_meta:
         present = 0
@@ -575,17 +580,16 @@ def _trusted_puzzle(
 def _split_clues(
     counts: Any, lengths: Any, colors: Any, nblocks: int, ncolors: int
 ) -> list[tuple[Block, ...]]:
-    cnt = counts.tolist()
-    lens = lengths[:nblocks].tolist()
+    """Per-line tuples of blocks from the kernels' flat arrays."""
+    lens = lengths[:nblocks]
     if ncolors == 1:
-        table = _bw_blocks(max(lens, default=0))
-        blocks = list(map(table.__getitem__, lens))
+        blocks = tuple(_bw_blocks(int(lens.max()) if nblocks else 0)[lens].tolist())
     else:
-        blocks = list(map(Block, lens, colors[:nblocks].tolist()))
+        blocks = tuple(map(Block, lens.tolist(), colors[:nblocks].tolist()))
     out = []
     i = 0
-    for c in cnt:
-        out.append(tuple(blocks[i : i + c]))
+    for c in counts.tolist():
+        out.append(blocks[i : i + c])
         i += c
     return out
 
