@@ -21,7 +21,9 @@
 
 An empty clue is an empty line (``0`` is read as one too). The file names no RGB: a
 one-colour puzzle is black-and-white, and colours ``1..n`` of a colour puzzle become
-palette entries named ``1``, ``2``, ... with invented, distinct RGBs. No metadata.
+palette entries named ``1``, ``2``, ... with invented, distinct RGBs (see
+:func:`palette_for`). So a colour puzzle is only written when its colours are those
+(``can_hold``): otherwise its RGBs, and with them its key, would be lost. No metadata.
 """
 
 from __future__ import annotations
@@ -162,7 +164,15 @@ def holds(p: Puzzle) -> Puzzle:
 
 
 def can_hold(p: Puzzle) -> bool:
-    return p.ncolors <= _MAX_COLORS
+    """Black-and-white puzzles, and colour puzzles already in the colours a ``.cwc`` reads
+    as: the file keeps colour numbers, not RGBs, and a puzzle's key depends on its RGBs."""
+    if p.ncolors > _MAX_COLORS:
+        return False
+    used = p.used_colors()
+    if len(used) <= 1:
+        return True
+    ours = palette_for(p.ncolors)
+    return all(p.palette[i].rgb == ours[i].rgb for i in used)
 
 
 def sniff(text: str | bytes) -> bool:

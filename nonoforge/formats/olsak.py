@@ -230,25 +230,32 @@ def can_hold(p: Puzzle) -> bool:
     return p.ncolors <= len(_LETTERS)
 
 
-_COLON = re.compile(r"^:.*$", re.MULTILINE)
+_BLOCK = re.compile(r"\d+[^\s\d,]?")
+
+
+def _clue_like(line: str) -> bool:
+    return all(_BLOCK.fullmatch(t) for t in re.split(r"[\s,]+", line.strip()) if t)
 _HASH_D = re.compile(r"^#[dD]", re.MULTILINE)
 
 
 def sniff(text: str | bytes) -> bool:
-    """A line starting with ``:`` followed by clue lines, after ``#d`` or before another
-    ``:`` line."""
+    """A line starting with ``:`` and clue lines after it, with ``#d`` colour declarations
+    before it or a second ``:`` line after the clues."""
     if not isinstance(text, str):
         return False
-    head = text[:4096]
-    colons = [m.start() for m in _COLON.finditer(head)]
+    lines = text[:4096].splitlines()
+    if len(text) > 4096 and lines:
+        lines.pop()  # the last line may be cut short
+    colons = [i for i, ln in enumerate(lines) if ln.startswith(":")]
     if not colons:
         return False
-    after = head[colons[0] :].splitlines()[1:3]
-    if not after or not all(re.fullmatch(r"[\s\d,A-Za-z]*", ln) for ln in after):
+    first = colons[0]
+    stop = colons[1] if len(colons) > 1 else len(lines)
+    body = lines[first + 1 : stop]
+    if not all(_clue_like(ln) for ln in body):
         return False
-    if not any(ch.isdigit() for ln in after for ch in ln):
-        return False
-    return bool(_HASH_D.search(head, 0, colons[0])) or len(colons) >= 2
+    declared = any(_HASH_D.match(ln) for ln in lines[:first])
+    return declared or (len(colons) >= 2 and bool(body))
 
 
 FORMAT = register(
