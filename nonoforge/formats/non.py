@@ -106,9 +106,11 @@ def check_fit(clue: Clue, length: int, kind: str, index: int, lineno: int) -> No
     """A clue that cannot fit its line is an error at the line that gave it."""
     need = min_length(clue)
     if need > length:
+        shown = format_clue(clue[:12], max((b.color for b in clue), default=1))
+        if len(clue) > 12:
+            shown += f" ... ({len(clue)} blocks)"
         raise FormatError(
-            f"{kind} {index + 1}: clue {format_clue(clue, 2)} needs {need} cells "
-            f"but the line has {length}",
+            f"{kind} {index + 1}: clue {shown} needs {need} cells but the line has {length}",
             line=lineno,
         )
 

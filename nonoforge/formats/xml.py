@@ -25,25 +25,23 @@ Metadata: ``title``, ``author``, ``copyright``, ``id`` -> source_id, ``descripti
 ``note``) -> note, and the set's ``<source>`` -> source; the set's ``author`` and
 ``copyright`` fill in for puzzles that have none. There is no licence element.
 
-Parsing uses :mod:`defusedxml` (SAX, for line numbers): entity declarations are refused
-(no billion laughs, no external entities), the DTD named by ``<!DOCTYPE>`` is never
-fetched, and an undefined entity is an error.
+Parsing uses :mod:`defusedxml`'s expat parser with a small target that notes each
+element's line: entity declarations are refused (no billion laughs, no external
+entities), the DTD named by ``<!DOCTYPE>`` is never fetched, and an undefined entity is an
+error.
 """
 
 from __future__ import annotations
 
-import io
 import string
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
-from xml.sax import SAXException, SAXParseException
-from xml.sax.handler import ContentHandler, feature_external_ges, feature_external_pes
+from xml.etree.ElementTree import ParseError
 from xml.sax.saxutils import escape, quoteattr
-from xml.sax.xmlreader import InputSource
 
 from defusedxml import DefusedXmlException
-from defusedxml.expatreader import create_parser
+from defusedxml.ElementTree import DefusedXMLParser
 
 from nonoforge.errors import FormatError, PuzzleError
 from nonoforge.formats.base import Format, parse_int, puzzle_or_error, register
@@ -82,12 +80,11 @@ class _Raw:
     goal: tuple[str, int] | None = None
 
 
-class _Handler(ContentHandler):
-    """Collects puzzles from SAX events; each element keeps the line it starts on."""
+class _Target:
+    """Collects puzzles from parser events; each element keeps the line it starts on."""
 
     def __init__(self) -> None:
-        super().__init__()
-        self.locator: Any = None
+        self.expat: Any = None  # the expat parser, for line numbers
         #: open elements: (lower-case tag, attributes, start line)
         self.stack: list[tuple[str, dict[str, str], int]] = []
         self.text: list[str] = []
@@ -99,17 +96,14 @@ class _Handler(ContentHandler):
         self.counts = 0
         self.solution_type: str | None = None
 
-    def setDocumentLocator(self, locator: Any) -> None:  # noqa: N802 - SAX API
-        self.locator = locator
-
     @property
     def line(self) -> int:
-        return int(self.locator.getLineNumber()) if self.locator else 1
+        return int(self.expat.CurrentLineNumber) if self.expat is not None else 1
 
     def fail(self, reason: str) -> FormatError:
         return FormatError(reason, line=self.line)
 
-    def startElement(self, name: str, attrs: Any) -> None:  # noqa: N802 - SAX API
+    def start(self, name: str, attrs: dict[str, str]) -> None:
         tag = name.lower()
         parent = self.stack[-1][0] if self.stack else None
         at = {k.lower(): v for k, v in attrs.items()}
@@ -135,11 +129,11 @@ class _Handler(ContentHandler):
         elif tag == "solution" and parent == "puzzle":
             self.solution_type = at.get("type", "goal").lower()
 
-    def characters(self, content: str) -> None:
+    def data(self, content: str) -> None:
         if self.stack and self.stack[-1][0] in _TEXT_TAGS:
             self.text.append(content)
 
-    def endElement(self, name: str) -> None:  # noqa: N802 - SAX API
+    def end(self, name: str) -> None:
         tag, at, line = self.stack.pop()
         parent = self.stack[-1][0] if self.stack else None
         text = "".join(self.text)
@@ -169,34 +163,32 @@ class _Handler(ContentHandler):
         elif tag == "puzzle":
             self.cur = None
 
-    def skippedEntity(self, name: str) -> None:  # noqa: N802 - SAX API
-        raise self.fail(f"undefined entity &{name[:30]};")
+    def close(self) -> None:
+        return None
 
 
-def _parse(data: bytes) -> _Handler:
-    handler = _Handler()
-    parser = create_parser(forbid_dtd=False, forbid_entities=True, forbid_external=False)
-    parser.setFeature(feature_external_ges, False)
-    parser.setFeature(feature_external_pes, False)
-    parser.setContentHandler(handler)
-    src = InputSource()
-    src.setByteStream(io.BytesIO(data))
+def _parse(data: bytes) -> _Target:
+    target = _Target()
+    parser = DefusedXMLParser(
+        target=target, forbid_dtd=False, forbid_entities=True, forbid_external=True
+    )
+    target.expat = parser.parser
     try:
-        parser.parse(src)
-    except SAXParseException as e:
-        msg = e.getMessage().splitlines()[0] if e.getMessage() else "malformed XML"
-        raise FormatError(f"malformed XML: {msg}", line=e.getLineNumber()) from None
+        parser.feed(data)
+        parser.close()
+    except ParseError as e:
+        line = e.position[0] if getattr(e, "position", None) else target.line
+        msg = str(e).split(":", 1)[0] if str(e) else "malformed XML"
+        raise FormatError(f"malformed XML: {msg[:80]}", line=line) from None
     except DefusedXmlException as e:
         name = getattr(e, "name", None)
         what = f" ({name[:30]!r})" if isinstance(name, str) else ""
         raise FormatError(
             f"XML entity declarations are refused{what}: they could expand without bound "
             "or read local files",
-            line=handler.line,
+            line=target.line,
         ) from None
-    except SAXException as e:
-        raise FormatError(f"malformed XML: {str(e)[:80]}", line=handler.line) from None
-    return handler
+    return target
 
 
 def _build(raw: _Raw, set_meta: dict[str, str]) -> Puzzle:
