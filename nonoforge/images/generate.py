@@ -35,7 +35,7 @@ from nonoforge.images.quantise import (
     Quantised,
     quantise,
 )
-from nonoforge.puzzle import Grid, Meta, Palette, Puzzle
+from nonoforge.puzzle import Clue, Grid, Meta, Palette, Puzzle, clue_of, min_length
 
 #: The technique ladder, easiest first (as the solver reports it).
 TECHNIQUES = ("trivial", "overlap", "line", "probe", "search")
@@ -47,6 +47,10 @@ DEFAULT_BUDGET = 0.06
 DEFAULT_CANDIDATES = 12
 #: Cells of gain one unit of cost is worth when ranking candidates.
 COST_WEIGHT = 6.0
+#: Batches of candidates tried in a round before settling for an edit that settles nothing.
+WIDEN = 3
+#: Settled cells one cell of overlap potential is worth when no candidate settles any.
+POTENTIAL_SCORE = 0.5
 #: Weight of the shape term (edges over holes) against colour distance.
 SHAPE_WEIGHT = 0.5
 
@@ -99,33 +103,54 @@ def decided(res: Any) -> int:
 # -- incremental clues ----------------------------------------------------------------------
 
 
+def overlap_potential(clue: Clue, n: int) -> int:
+    """Cells simple overlap settles in an empty line of ``n`` cells with ``clue``.
+
+    When line logic is stuck from the start, no single edit settles a cell; edits that
+    raise this (a longer block, a tighter line) give the solver its first foothold.
+    """
+    if not clue:
+        return n
+    slack = n - min_length(clue)
+    return sum(max(0, b.length - slack) for b in clue) if slack else n
+
+
 class _Clues:
     """Row and column clues of a grid that change one cell at a time (cheap re-puzzling)."""
 
     def __init__(self, cells: np.ndarray, palette: Palette) -> None:
-        from nonoforge.puzzle import clue_of
-
-        self._clue_of = clue_of
         self.palette = palette
         self.cells = cells.copy()
+        self.h, self.w = cells.shape
         self.rows = [clue_of(r) for r in cells]
         self.cols = [clue_of(c) for c in cells.T]
 
-    def puzzle_with(self, y: int, x: int, colour: int) -> Puzzle:
-        """The puzzle of the grid with cell ``(y, x)`` set to ``colour`` (grid unchanged)."""
+    def changed(self, y: int, x: int, colour: int) -> tuple[Clue, Clue]:
+        """Row ``y``'s and column ``x``'s clues with cell ``(y, x)`` set to ``colour``."""
         old = self.cells[y, x]
         self.cells[y, x] = colour
+        row, col = clue_of(self.cells[y]), clue_of(self.cells[:, x])
+        self.cells[y, x] = old
+        return row, col
+
+    def potential_gain(self, y: int, x: int, row: Clue, col: Clue) -> int:
+        """How much an edit giving these clues raises the overlap potential of its lines."""
+        return (
+            overlap_potential(row, self.w) - overlap_potential(self.rows[y], self.w)
+            + overlap_potential(col, self.h) - overlap_potential(self.cols[x], self.h)
+        )
+
+    def puzzle_with(self, y: int, x: int, row: Clue, col: Clue) -> Puzzle:
+        """The puzzle with row ``y`` and column ``x`` given these clues."""
         rows = list(self.rows)
         cols = list(self.cols)
-        rows[y] = self._clue_of(self.cells[y])
-        cols[x] = self._clue_of(self.cells[:, x])
-        self.cells[y, x] = old
+        rows[y], cols[x] = row, col
         return Puzzle(tuple(rows), tuple(cols), self.palette)
 
     def set(self, y: int, x: int, colour: int) -> None:
         self.cells[y, x] = colour
-        self.rows[y] = self._clue_of(self.cells[y])
-        self.cols[x] = self._clue_of(self.cells[:, x])
+        self.rows[y] = clue_of(self.cells[y])
+        self.cols[x] = clue_of(self.cells[:, x])
 
     def puzzle(self) -> Puzzle:
         return Puzzle(tuple(self.rows), tuple(self.cols), self.palette)
@@ -262,16 +287,42 @@ def repair(
             # the budget is spent: only edits that undo an earlier one may still help
             spent = True
             pool = [c for c in pool if original[c[1], c[2]] == c[3]]
+        # half the candidates are the cheapest edits; the other half those that most raise
+        # the overlap potential of their lines (the foothold line logic needs to start).
+        # When none of a batch settles a cell, the next batch is tried, up to WIDEN batches.
+        scored = []
+        for cost, y, x, c in pool:
+            row, col = clues.changed(y, x, c)
+            scored.append((cost, clues.potential_gain(y, x, row, col), y, x, c, row, col))
+        by_potential = sorted(scored, key=lambda t: (-t[1], t[0]))
+        seen: set[tuple[int, int, int]] = set()
         choice: tuple[float, int, int, int, Any] | None = None
-        for cost, y, x, c in pool[:candidates]:
-            r = solve(clues.puzzle_with(y, x, c), strategy=strategy, max_solutions=2)
-            solves += 1
-            if is_accepted(r, max_technique):
-                choice = (np.inf, y, x, c, r)
+        fallback: tuple[float, int, int, int, Any] | None = None
+        half = candidates // 2
+        for batch in range(WIDEN):
+            cheap = scored[batch * (candidates - half) : (batch + 1) * (candidates - half)]
+            rich = [t for t in by_potential[batch * half : (batch + 1) * half] if t[1] > 0]
+            for cost, pot, y, x, c, row, col in cheap + rich:
+                if (y, x, c) in seen:
+                    continue
+                seen.add((y, x, c))
+                r = solve(clues.puzzle_with(y, x, row, col), strategy=strategy, max_solutions=2)
+                solves += 1
+                if is_accepted(r, max_technique):
+                    choice = (np.inf, y, x, c, r)
+                    break
+                gain = decided(r) - base
+                if gain > 0:
+                    score = gain - COST_WEIGHT * cost
+                    if choice is None or score > choice[0]:
+                        choice = (score, y, x, c, r)
+                else:
+                    score = POTENTIAL_SCORE * pot - COST_WEIGHT * cost
+                    if fallback is None or score > fallback[0]:
+                        fallback = (score, y, x, c, r)
+            if choice is not None:
                 break
-            score = (decided(r) - base) - COST_WEIGHT * cost
-            if choice is None or score > choice[0]:
-                choice = (score, y, x, c, r)
+        choice = choice or fallback
         if choice is None:
             break
         _, y, x, c, res = choice

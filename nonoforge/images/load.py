@@ -42,11 +42,19 @@ def load_image(path: str | os.PathLike[str]) -> np.ndarray:
     canvas over :data:`MAX_PIXELS` (checked from the header, before decoding) or under 2x2.
     """
     p = str(path)
-    if os.path.isdir(p):
-        raise ImageError(f"{p}: is a directory, not an image")
+    try:
+        fp = open(p, "rb")  # noqa: SIM115 - closed below; errors here are about the path
+    except FileNotFoundError:
+        raise ImageError(f"{p}: no such file") from None
+    except IsADirectoryError:
+        raise ImageError(f"{p}: is a directory, not an image") from None
+    except PermissionError:
+        raise ImageError(f"{p}: permission denied") from None
+    except OSError as e:
+        raise ImageError(f"{p}: cannot read ({e.strerror or e})") from None
     try:
         # Image.open reads the header only; the size check runs before any decoding.
-        with Image.open(p) as im:
+        with fp, Image.open(fp) as im:
             check_size(*im.size)
             im.load()
             return image_to_rgba(im)
@@ -54,13 +62,9 @@ def load_image(path: str | os.PathLike[str]) -> np.ndarray:
         raise ImageError(f"{p}: {e}") from None
     except Image.DecompressionBombError:
         raise ImageError(f"{p}: image is too large (possible decompression bomb)") from None
-    except FileNotFoundError:
-        raise ImageError(f"{p}: no such file") from None
-    except PermissionError:
-        raise ImageError(f"{p}: permission denied") from None
     except UnidentifiedImageError:
         raise ImageError(f"{p}: not an image file Pillow can read") from None
-    except (OSError, ValueError, SyntaxError) as e:
+    except (OSError, ValueError, SyntaxError, EOFError) as e:
         raise ImageError(f"{p}: cannot decode image ({e})") from None
 
 

@@ -192,17 +192,23 @@ def kmeans(
 
 
 def merge_close(
-    centres: np.ndarray, labels: np.ndarray, points: np.ndarray, delta: float, keep: int = -1
+    centres: np.ndarray,
+    labels: np.ndarray,
+    points: np.ndarray,
+    delta: float,
+    keep: int = -1,
+    at_least: int = 1,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Merge clusters whose centres are closer than ``delta`` (CIEDE2000), closest first.
 
-    Cluster ``keep`` (the background, when there is one) keeps its identity when merged.
+    Cluster ``keep`` (the background, when there is one) keeps its identity when merged;
+    merging stops at ``at_least`` clusters (a low-contrast picture still gets its ink).
     Returns the surviving centres and the points' labels into them.
     """
     centres = centres.copy()
     alive = [j for j in range(len(centres)) if np.any(labels == j) or j == keep]
     labels = labels.copy()
-    while len(alive) > 1:
+    while len(alive) > max(1, at_least):
         best = (np.inf, -1, -1)
         for a_i, a in enumerate(alive):
             for b in alive[a_i + 1 :]:
@@ -396,7 +402,9 @@ def _colour(
     counts = np.bincount(_border(_spread(lab_labels, mask, h, w))[on_border],
                          minlength=len(centres))
     bg = int(np.argmax(counts))
-    centres, lab_labels = merge_close(centres, lab_labels, pts, merge_delta, keep=bg)
+    centres, lab_labels = merge_close(
+        centres, lab_labels, pts, merge_delta, keep=bg, at_least=2
+    )
     # after merging, find the background again (its index may have shifted)
     grid = _spread(lab_labels, mask, h, w)
     bg = int(np.argmax(np.bincount(_border(grid)[on_border], minlength=len(centres))))

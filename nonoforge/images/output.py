@@ -1,0 +1,127 @@
+"""Writing what ``nonoforge generate`` and ``nonoforge render`` produce.
+
+The file names follow the image (or puzzle file) name: ``cat.non``, ``cat-sheet.png``,
+``cat-sheet.svg``, ``cat-solution.png``, ``cat-edits.png``, ``cat-solve.gif``. Files are
+written whole (to a temporary name, then renamed) so an interrupted run leaves no torn file.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from nonoforge.errors import ImageError
+from nonoforge.images.generate import Generated, Solver, default_solver
+from nonoforge.images.render import (
+    edits_png,
+    png_bytes,
+    sheet_png,
+    sheet_svg,
+    solution_png,
+    solve_gif,
+)
+from nonoforge.puzzle import Puzzle
+
+
+def _write(path: Path, data: bytes | str) -> str:
+    raw = data.encode() if isinstance(data, str) else data
+    tmp = path.with_name(path.name + ".part")
+    try:
+        tmp.write_bytes(raw)
+        os.replace(tmp, path)
+    except OSError as e:
+        raise ImageError(f"{path}: {e.strerror or e}") from None
+    return str(path)
+
+
+def out_dir(path: str | os.PathLike[str]) -> Path:
+    """The output directory, created when missing."""
+    d = Path(path)
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ImageError(f"{d}: cannot create output directory ({e.strerror or e})") from None
+    if not d.is_dir():
+        raise ImageError(f"{d}: not a directory")
+    return d
+
+
+def write_generated(
+    gen: Generated, directory: str | os.PathLike[str], stem: str, fmt: str = "non"
+) -> dict[str, str]:
+    """Write a generated puzzle, its sheet (PNG and SVG), solution and edits pictures.
+
+    Returns the paths written, by role: ``puzzle``, ``sheet_png``, ``sheet_svg``,
+    ``solution``, ``edits``.
+    """
+    from nonoforge.formats import get_format, write_file
+
+    d = out_dir(directory)
+    f = get_format(fmt)
+    p = gen.puzzle
+    paths = {"puzzle": str(d / f"{stem}{f.extensions[0]}")}
+    write_file(p, paths["puzzle"], f.name)
+    paths["sheet_png"] = _write(d / f"{stem}-sheet.png", png_bytes(sheet_png(p)))
+    paths["sheet_svg"] = _write(d / f"{stem}-sheet.svg", sheet_svg(p))
+    assert p.goal is not None
+    scale = _scale(p)
+    paths["solution"] = _write(
+        d / f"{stem}-solution.png", png_bytes(solution_png(p.goal, p.palette, scale))
+    )
+    before = gen.quantised
+    paths["edits"] = _write(
+        d / f"{stem}-edits.png",
+        png_bytes(edits_png(before.grid, gen.repair.grid, before.palette, scale)),
+    )
+    return paths
+
+
+def render_puzzle(
+    puzzle: Puzzle,
+    directory: str | os.PathLike[str],
+    stem: str,
+    png: bool = True,
+    svg: bool = True,
+    gif: bool = False,
+    solver: Solver | None = None,
+) -> dict[str, Any]:
+    """Render any puzzle: sheet (PNG/SVG), the solution picture when the goal is known (or
+    the solver finds the unique one), and with ``gif`` an animation of the solve."""
+    d = out_dir(directory)
+    paths: dict[str, Any] = {}
+    if png:
+        paths["sheet_png"] = _write(d / f"{stem}-sheet.png", png_bytes(sheet_png(puzzle)))
+    if svg:
+        paths["sheet_svg"] = _write(d / f"{stem}-sheet.svg", sheet_svg(puzzle))
+    goal = puzzle.goal
+    res = None
+    if gif or goal is None:
+        res = (solver or default_solver())(
+            puzzle, strategy="auto", max_solutions=2, record_steps=gif
+        )
+        paths["status"] = res.status
+        if goal is None and res.status == "unique" and res.solutions:
+            from nonoforge.puzzle import Grid
+
+            goal = Grid(res.solutions[0])
+    if goal is not None and png:
+        picture = solution_png(goal, puzzle.palette, _scale(puzzle))
+        paths["solution"] = _write(d / f"{stem}-solution.png", png_bytes(picture))
+    if gif and res is not None and res.steps:
+        paths["gif"] = _write(d / f"{stem}-solve.gif", solve_gif(puzzle, res.steps))
+    return paths
+
+
+def _scale(p: Puzzle) -> int:
+    """A solution-picture scale that makes the picture about 400 pixels wide."""
+    return max(4, min(20, 400 // max(p.width, p.height)))
+
+
+def unique_stem(stem: str, taken: set[str]) -> str:
+    """``stem``, or ``stem-2``, ``stem-3``... when an earlier input had the same name."""
+    name, k = stem, 2
+    while name in taken:
+        name, k = f"{stem}-{k}", k + 1
+    taken.add(name)
+    return name

@@ -1,0 +1,165 @@
+"""Quantisation: exact area averaging in linear light, backgrounds, Otsu and k-means, specks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw
+
+from nonoforge.errors import ImageError, UsageError
+from nonoforge.images.quantise import (
+    area_average,
+    despeckle,
+    fit_size,
+    merge_close,
+    parse_size,
+    quantise,
+)
+
+
+def disk(size: int = 60, ink=(0, 0, 0), paper=(255, 255, 255), mode: str = "RGB") -> Image.Image:
+    im = Image.new(mode, (size, size), paper)
+    ImageDraw.Draw(im).ellipse((size // 4, size // 4, 3 * size // 4, 3 * size // 4), fill=ink)
+    return im
+
+
+def test_parse_and_fit_sizes() -> None:
+    assert parse_size("30x20") == (30, 20)
+    assert fit_size(600, 400, width=30) == (30, 20)
+    assert fit_size(600, 400, size=(10, 10)) == (10, 10)
+    for bad in ("30", "0x5", "axb", "500x5"):
+        with pytest.raises(UsageError):
+            parse_size(bad)
+    with pytest.raises(UsageError):
+        fit_size(10, 10)
+    with pytest.raises(UsageError):
+        fit_size(10, 10, size=(5, 5), width=5)
+
+
+def test_area_average_is_exact_and_in_linear_light() -> None:
+    rgba = np.ones((4, 4, 4))
+    rgba[::2, ::2, :3] = 0.0  # a quarter black
+    rgba[1::2, 1::2, :3] = 0.0  # half black, half white in checks
+    rgb, cover = area_average(rgba, 1, 1)
+    # half the light: linear 0.5, which encodes as about 0.735, not 0.5
+    assert rgb[0, 0, 0] == pytest.approx(0.7354, abs=1e-3)
+    assert cover[0, 0] == pytest.approx(1.0)
+    # a non-integer ratio: 3 pixels into 2 cells, the middle one shared
+    row = np.ones((1, 3, 4))
+    row[0, 0, :3] = 0.0
+    rgb, _ = area_average(row, 2, 1)
+    assert rgb[0, 1, 0] == pytest.approx(1.0)
+    assert 0.0 < rgb[0, 0, 0] < 1.0
+
+
+def test_transparent_pixels_do_not_darken_the_average() -> None:
+    rgba = np.zeros((2, 2, 4))
+    rgba[0, 0] = [1.0, 0.0, 0.0, 1.0]  # one red opaque pixel, the rest transparent black
+    rgb, cover = area_average(rgba, 1, 1)
+    assert np.allclose(rgb[0, 0], [1.0, 0.0, 0.0])
+    assert cover[0, 0] == pytest.approx(0.25)
+
+
+def test_black_and_white_by_otsu_inks_the_dark_shape() -> None:
+    q = quantise(disk(), size=(12, 12))
+    cells = q.grid.cells
+    assert q.palette.is_bw
+    assert cells[6, 6] == 1 and cells[0, 0] == 0
+    assert 0.15 < cells.mean() < 0.4
+
+
+def test_light_shape_on_dark_ground_is_the_ink() -> None:
+    q = quantise(disk(ink=(255, 255, 255), paper=(0, 0, 0)), size=(12, 12))
+    assert q.grid.cells[6, 6] == 1 and q.grid.cells[0, 0] == 0
+
+
+def test_fill_fraction_sets_the_threshold() -> None:
+    x = np.linspace(0, 1, 40)
+    gradient = np.tile(x, (40, 1))
+    q = quantise(gradient, size=(20, 20), fill=0.3, despeckle_passes=0)
+    assert q.grid.cells.mean() == pytest.approx(0.3, abs=0.06)
+
+
+def test_no_dithering_a_gradient_gives_one_block_per_row() -> None:
+    x = np.linspace(0, 1, 64)
+    q = quantise(np.tile(x, (32, 1)), size=(16, 8))
+    for row in q.grid.cells:
+        changes = int(np.count_nonzero(np.diff(row)))
+        assert changes <= 1
+
+
+def test_grayscale_image(tmp_path: Path) -> None:
+    p = tmp_path / "grey.png"
+    disk(ink=60, paper=230, mode="L").save(p)
+    q = quantise(p, size=(10, 10))
+    assert q.grid.cells[5, 5] == 1 and q.grid.cells[0, 0] == 0
+
+
+def test_background_from_transparency(tmp_path: Path) -> None:
+    p = tmp_path / "sticker.png"
+    im = Image.new("RGBA", (40, 40), (0, 0, 0, 0))
+    d = ImageDraw.Draw(im)
+    d.rectangle((8, 8, 31, 31), fill=(250, 250, 250, 255))  # a white square: ink, not ground
+    d.rectangle((16, 16, 23, 23), fill=(200, 30, 30, 255))
+    im.save(p)
+    q = quantise(p, size=(10, 10), colors=2)
+    assert q.background_from_alpha
+    cells = q.grid.cells
+    assert cells[0, 0] == 0
+    assert cells[2, 2] != 0 and cells[5, 5] != 0 and cells[2, 2] != cells[5, 5]
+    assert q.palette.background.rgb == (255, 255, 255)
+    bw = quantise(p, size=(10, 10))
+    assert bw.grid.cells[2, 2] == 1 and bw.grid.cells[0, 0] == 0
+
+
+def test_colour_kmeans_finds_the_colours_and_merges_near_duplicates() -> None:
+    im = Image.new("RGB", (80, 80), (255, 255, 255))
+    d = ImageDraw.Draw(im)
+    d.rectangle((10, 10, 39, 39), fill=(200, 20, 20))
+    d.rectangle((40, 10, 69, 39), fill=(205, 25, 22))  # the same red, to the eye
+    d.rectangle((10, 40, 39, 69), fill=(20, 20, 200))
+    q = quantise(im, size=(8, 8), colors=4, seed=3)
+    assert q.palette.ncolors == 2  # red (merged) and blue
+    cells = q.grid.cells
+    assert cells[2, 2] == cells[2, 5] != 0
+    assert cells[5, 2] not in (0, cells[2, 2])
+    assert cells[5, 5] == 0 and cells[0, 0] == 0
+
+
+def test_colour_cap_is_respected_and_seed_reproducible() -> None:
+    rng = np.random.default_rng(1)
+    img = rng.random((50, 50, 3))
+    a = quantise(img, size=(15, 15), colors=3, seed=7)
+    b = quantise(img, size=(15, 15), colors=3, seed=7)
+    assert a.palette.ncolors <= 3
+    assert a.grid == b.grid and a.palette == b.palette
+
+
+def test_merge_close_keeps_the_background() -> None:
+    lab = np.array([[50.0, 0, 0], [51.0, 0, 0], [90.0, 0, 0]])
+    labels = np.array([0, 1, 2])
+    centres, out = merge_close(lab, labels, lab, delta=5.0, keep=1)
+    assert len(centres) == 2
+    assert out[0] == out[1]
+    assert np.allclose(centres[out[1]], lab[1])
+
+
+def test_despeckle_removes_specks_and_keeps_thin_lines() -> None:
+    g = np.zeros((7, 7), dtype=np.int64)
+    g[1, 1] = 1  # speck
+    g[:, 4] = 1  # a line one cell wide
+    out = despeckle(g)
+    assert out[1, 1] == 0
+    assert (out[:, 4] == 1).all()
+
+
+def test_flat_and_empty_images_are_refused() -> None:
+    with pytest.raises(ImageError, match="flat"):
+        quantise(np.full((20, 20, 3), 0.5), size=(5, 5))
+    clear = np.zeros((20, 20, 4))
+    with pytest.raises(ImageError, match="transparent"):
+        quantise(clear, size=(5, 5))
+    with pytest.raises(UsageError):
+        quantise(disk(), size=(5, 5), colors=0)
