@@ -597,6 +597,176 @@ def db_query(
 
 
 # --- ingest ---
+
+
+class _IngestGroup(_Group):
+    """``nonoforge ingest PATH`` is short for ``nonoforge ingest path PATH``."""
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        if args and not args[0].startswith("-") and self.get_command(ctx, args[0]) is None:
+            return "path", self.get_command(ctx, "path"), args
+        return super().resolve_command(ctx, args)
+
+
+ingest_app = make_app(
+    "Fetch puzzles into the corpus from webpbn.com, nonograms.ru/.org or local archives, "
+    "politely (paced, cached, robots.txt) and resumably (a re-run skips what is done and "
+    "retries what failed).\n\n"
+    "Examples: nonoforge ingest webpbn 1-500,733 | nonoforge ingest nonograms 100-200 | "
+    "nonoforge ingest puzzles.zip (short for: nonoforge ingest path puzzles.zip)"
+)
+ingest_app.info.cls = _IngestGroup
+app.add_typer(ingest_app, name="ingest")
+
+_NET = "Network"
+IdsArg = Annotated[str, typer.Argument(help="Ids and ranges, e.g. 1-500,733.")]
+BaseUrlOpt = Annotated[
+    str | None,
+    typer.Option("--base-url", help="The site's address (a mirror, a test server).",
+                 rich_help_panel=_NET),
+]
+RateOpt = Annotated[
+    float, typer.Option("--rate", min=0.001, help="Requests per second per host.",
+                        rich_help_panel=_NET),
+]
+CacheDirOpt = Annotated[
+    str | None,
+    typer.Option("--cache-dir", help="Cache of raw responses [default: the user cache dir, "
+                 "e.g. ~/.cache/nonoforge/http].", rich_help_panel=_NET),
+]
+NoCacheOpt = Annotated[
+    bool, typer.Option("--no-cache", help="Neither read nor write the response cache.",
+                       rich_help_panel=_NET),
+]
+TimeoutOpt = Annotated[
+    float, typer.Option("--timeout", min=0.01, help="Read timeout in seconds.",
+                        rich_help_panel=_NET),
+]
+RetriesOpt = Annotated[
+    int, typer.Option("--retries", min=0, max=20, help="Retries of a failing request.",
+                      rich_help_panel=_NET),
+]
+DryRunOpt = Annotated[
+    bool, typer.Option("--dry-run", help="Fetch and parse, write nothing to the corpus."),
+]
+SummaryJsonOpt = Annotated[bool, typer.Option("--json", help="The summary as JSON on stdout.")]
+
+
+def _ingest_http(rate: float, cache_dir: str | None, no_cache: bool, timeout: float,
+                 retries: int) -> Any:
+    from nonoforge.scraper.http import Http, default_cache_dir
+
+    where = None if no_cache else (cache_dir or default_cache_dir())
+    return Http(rate=rate, cache_dir=where, read_timeout=timeout, retries=retries)
+
+
+def _ingest_corpus(db: str | None, dry_run: bool) -> Any:
+    """The corpus to write to; for a dry run, only one that already exists (or None)."""
+    from nonoforge.db import DEFAULT_PATH, Corpus
+
+    target = db or DEFAULT_PATH
+    if dry_run and "://" not in target and not Path(target).exists():
+        return None
+    return Corpus.open(target)
+
+
+def _ingest_report(summary: Any, as_json: bool) -> None:
+    if as_json:
+        print_json(summary.as_dict())
+        return
+    out.print(summary.line())
+    for f in summary.failures[:10]:
+        out.print(Text(f"  failed {f['item']}: {f['reason']}"))
+    if summary.failed > 10:
+        out.print(f"  ... {summary.failed - 10} more (see the fetch log)")
+
+
+def _ingest_ids(which: str, ids: str, db: str | None, base_url: str | None, rate: float,
+                cache_dir: str | None, no_cache: bool, timeout: float, retries: int,
+                dry_run: bool, as_json: bool, **kw: Any) -> None:
+    from contextlib import nullcontext
+
+    from nonoforge.scraper.ingest import ingest_nonograms, ingest_webpbn, parse_ids
+
+    items = parse_ids(ids)
+    run = ingest_webpbn if which == "webpbn" else ingest_nonograms
+    corpus = _ingest_corpus(db, dry_run)
+    with corpus or nullcontext(), _ingest_http(rate, cache_dir, no_cache, timeout, retries) as h:
+        summary = run(corpus, items, http=h, base_url=base_url, dry_run=dry_run,
+                      progress=not is_quiet(), **kw)
+    _ingest_report(summary, as_json)
+
+
+@ingest_app.command("webpbn")
+def ingest_webpbn_cmd(
+    ids: IdsArg,
+    db: CorpusOption = None,
+    base_url: BaseUrlOpt = None,
+    rate: RateOpt = 1.0,
+    cache_dir: CacheDirOpt = None,
+    no_cache: NoCacheOpt = False,
+    timeout: TimeoutOpt = 30.0,
+    retries: RetriesOpt = 4,
+    method: Annotated[
+        str, typer.Option("--method", help="xml (XMLpuz.cgi) or export (POST export.cgi).")
+    ] = "xml",
+    dry_run: DryRunOpt = False,
+    as_json: SummaryJsonOpt = False,
+) -> None:
+    """Puzzles from webpbn.com by id, black-and-white and colour, with their solutions.
+
+    Base URL also from NONOFORGE_WEBPBN_URL. Example: nonoforge ingest webpbn 1-500,733
+    """
+    if method not in ("xml", "export"):
+        raise UsageError("--method must be xml or export")
+    _ingest_ids("webpbn", ids, db, base_url, rate, cache_dir, no_cache, timeout, retries,
+                dry_run, as_json, method=method)
+
+
+@ingest_app.command("nonograms")
+def ingest_nonograms_cmd(
+    ids: IdsArg,
+    db: CorpusOption = None,
+    base_url: BaseUrlOpt = None,
+    rate: RateOpt = 1.0,
+    cache_dir: CacheDirOpt = None,
+    no_cache: NoCacheOpt = False,
+    timeout: TimeoutOpt = 30.0,
+    retries: RetriesOpt = 4,
+    dry_run: DryRunOpt = False,
+    as_json: SummaryJsonOpt = False,
+) -> None:
+    """Puzzles from nonograms.ru (or .org with --base-url): the black-and-white page, else
+    the colour one; clues are derived from the solution the page carries.
+
+    Base URL also from NONOFORGE_NONOGRAMS_URL. Example: nonoforge ingest nonograms 1-100
+    """
+    _ingest_ids("nonograms", ids, db, base_url, rate, cache_dir, no_cache, timeout, retries,
+                dry_run, as_json)
+
+
+@ingest_app.command("path")
+def ingest_path_cmd(
+    path: Annotated[str, typer.Argument(help="A puzzle file, a directory, a .zip or a .tar.gz.")],
+    db: CorpusOption = None,
+    dry_run: DryRunOpt = False,
+    as_json: SummaryJsonOpt = False,
+) -> None:
+    """Every puzzle file under PATH, in any format nonoforge reads; a bad file is recorded
+    (with its reason, in the fetch log) and the rest are ingested.
+
+    Example: nonoforge ingest path puzzles.tar.gz (or just: nonoforge ingest puzzles.tar.gz)
+    """
+    from contextlib import nullcontext
+
+    from nonoforge.scraper.ingest import ingest_path
+
+    corpus = _ingest_corpus(db, dry_run)
+    with corpus or nullcontext():
+        summary = ingest_path(corpus, path, dry_run=dry_run, progress=not is_quiet())
+    _ingest_report(summary, as_json)
+
+
 # --- images ---
 
 

@@ -1,0 +1,323 @@
+"""Ingestion into the corpus: the loops behind ``nonoforge ingest``.
+
+Each item (a site's puzzle id, or a file of a local archive) goes into the corpus with
+its fetch-log row in one transaction (:meth:`Corpus.add_fetched`), so a run that is
+killed resumes exactly: a re-run skips what is done or missing and retries what failed.
+Puzzles are deduplicated by key; every outcome is counted in an :class:`IngestSummary`.
+With ``dry_run`` everything is fetched and parsed but nothing is written.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from nonoforge.errors import FormatError, UsageError
+from nonoforge.scraper.http import Http
+from nonoforge.scraper.local import Member, item_name, iter_members
+from nonoforge.scraper.nonograms import Nonograms
+from nonoforge.scraper.site import DONE, FAILED, Fetched, Site, one_line
+from nonoforge.scraper.webpbn import Webpbn
+
+if TYPE_CHECKING:
+    from nonoforge.db import Corpus
+
+#: The most ids one command may ask for (a guard against typos like ``1-10000000000``).
+MAX_IDS = 1_000_000
+#: How many failures a summary lists (all are counted, and all are in the fetch log).
+MAX_LISTED = 50
+LOCAL = "local"
+
+OUTCOMES = ("new", "duplicate", "missing", "failed")
+
+
+def parse_ids(text: str, limit: int = MAX_IDS) -> list[int]:
+    """Ids from ``"1-500,733"``: numbers and inclusive ranges, in order, each once.
+
+    >>> parse_ids("3,1-2, 2")
+    [3, 1, 2]
+    """
+    out: dict[int, None] = {}
+    for token in text.split(","):
+        t = token.strip()
+        if not t:
+            continue
+        lo_s, dash, hi_s = t.partition("-")
+        lo_s, hi_s = lo_s.strip(), hi_s.strip()
+        if not lo_s.isdigit() or (dash and not hi_s.isdigit()) or len(lo_s) > 9 or len(hi_s) > 9:
+            raise UsageError(f"bad id or range {t!r}: use numbers and ranges like 1-500,733")
+        lo = int(lo_s)
+        hi = int(hi_s) if dash else lo
+        if lo < 1 or hi < lo:
+            raise UsageError(f"bad range {t!r}: ids start at 1 and a range must not go down")
+        if hi - lo + 1 + len(out) > limit:
+            raise UsageError(f"{t!r} asks for too many ids (at most {limit} per run)")
+        for i in range(lo, hi + 1):
+            out[i] = None
+    if not out:
+        raise UsageError("no ids given (e.g. 1-500,733)")
+    return list(out)
+
+
+@dataclass
+class IngestSummary:
+    """What a run did: counts by outcome, the failures (the first few) and the timing."""
+
+    source: str
+    dry_run: bool = False
+    requested: int = 0
+    skipped: int = 0
+    new: int = 0
+    duplicate: int = 0
+    missing: int = 0
+    failed: int = 0
+    seconds: float = 0.0
+    failures: list[dict[str, str]] = field(default_factory=list)
+    http: dict[str, int] | None = None
+
+    def record(self, item: str, outcome: str, reason: str | None = None) -> None:
+        if outcome not in OUTCOMES:
+            raise ValueError(f"unknown outcome {outcome!r}")
+        setattr(self, outcome, getattr(self, outcome) + 1)
+        if outcome == FAILED and len(self.failures) < MAX_LISTED:
+            self.failures.append({"item": item, "reason": one_line(reason or "unknown")})
+
+    @property
+    def counts(self) -> str:
+        return (
+            f"new {self.new} · duplicate {self.duplicate} · missing {self.missing} · "
+            f"failed {self.failed}" + (f" · skipped {self.skipped}" if self.skipped else "")
+        )
+
+    def line(self) -> str:
+        """The one-line summary printed at the end of a run."""
+        what = "dry run: " if self.dry_run else ""
+        return f"{what}{self.source}: {self.requested} item(s) in {self.seconds:.1f} s: " + (
+            self.counts
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "dry_run": self.dry_run,
+            "requested": self.requested,
+            "skipped": self.skipped,
+            "new": self.new,
+            "duplicate": self.duplicate,
+            "missing": self.missing,
+            "failed": self.failed,
+            "seconds": round(self.seconds, 3),
+            "failures": list(self.failures),
+            "http": self.http,
+        }
+
+
+class _Bar:
+    """A rich progress bar on stderr with the running counts (or nothing when off)."""
+
+    def __init__(self, progress: Any, task: Any, summary: IngestSummary) -> None:
+        self.progress, self.task, self.summary = progress, task, summary
+
+    def advance(self) -> None:
+        if self.progress is not None:
+            self.progress.update(self.task, advance=1, counts=self.summary.counts)
+
+
+@contextmanager
+def _progress(
+    enabled: bool, total: int | None, label: str, summary: IngestSummary
+) -> Iterator[_Bar]:
+    if not enabled:
+        yield _Bar(None, None, summary)
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    columns = [
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[counts]}"),
+    ]
+    with Progress(*columns, console=Console(stderr=True), transient=False) as p:
+        task = p.add_task(label, total=total, counts=summary.counts)
+        yield _Bar(p, task, summary)
+
+
+def _dry_outcome(corpus: Corpus | None, fetched: Fetched, seen: set[str]) -> str:
+    """new / duplicate / missing / failed without writing anything."""
+    if fetched.puzzle is None:
+        return fetched.status
+    key = fetched.puzzle.key
+    dup = key in seen or (corpus is not None and key in corpus)
+    seen.add(key)
+    return "duplicate" if dup else "new"
+
+
+def ingest_site(
+    corpus: Corpus | None,
+    site: Site,
+    items: Iterable[int],
+    *,
+    dry_run: bool = False,
+    progress: bool = False,
+    retry_failed: bool = True,
+    on_item: Callable[[Fetched, str], None] | None = None,
+) -> IngestSummary:
+    """Fetch ``items`` from ``site`` into ``corpus``; skip what the fetch log has done.
+
+    ``corpus`` may be None only with ``dry_run``. Items logged as done or missing are
+    skipped; failed ones are fetched again unless ``retry_failed`` is False.
+    """
+    if corpus is None and not dry_run:
+        raise UsageError("a corpus is needed unless this is a dry run")
+    ids = list(items)
+    summary = IngestSummary(site.name, dry_run=dry_run, requested=len(ids))
+    skip: set[str] = set()
+    if corpus is not None:
+        skip = corpus.fetch_items(site.name)
+        if retry_failed:
+            skip -= corpus.fetch_items(site.name, FAILED)
+    seen: set[str] = set()
+    t0 = time.monotonic()
+    try:
+        with _progress(progress, len(ids), site.name, summary) as bar:
+            for i in ids:
+                key = str(i)
+                if key in skip:
+                    summary.skipped += 1
+                    bar.advance()
+                    continue
+                fetched = site.fetch(i)
+                if dry_run or corpus is None:
+                    outcome = _dry_outcome(corpus, fetched, seen)
+                else:
+                    outcome = corpus.add_fetched(
+                        site.name, key, fetched.puzzle, fetched.status,
+                        reason=fetched.reason, raw=fetched.raw,
+                    )
+                summary.record(key, outcome, fetched.reason)
+                if on_item is not None:
+                    on_item(fetched, outcome)
+                bar.advance()
+    finally:
+        summary.seconds = time.monotonic() - t0
+        http = getattr(site, "http", None)
+        if isinstance(http, Http):
+            summary.http = http.stats.as_dict()
+    return summary
+
+
+def _register(corpus: Corpus | None, dry_run: bool, name: str, url: str, licence: str) -> None:
+    if corpus is not None and not dry_run:
+        corpus.add_source(name, url=url, licence=licence)
+
+
+def ingest_webpbn(
+    corpus: Corpus | None,
+    ids: Iterable[int],
+    *,
+    http: Http | None = None,
+    base_url: str | None = None,
+    method: str = "xml",
+    dry_run: bool = False,
+    progress: bool = False,
+) -> IngestSummary:
+    """webpbn puzzles by id (``XMLpuz.cgi``, or ``export.cgi`` with ``method="export"``)."""
+    from nonoforge.scraper import webpbn
+
+    site = Webpbn(http or Http(), base_url, method)
+    _register(corpus, dry_run, site.name, site.base_url, webpbn.LICENCE)
+    return ingest_site(corpus, site, ids, dry_run=dry_run, progress=progress)
+
+
+def ingest_nonograms(
+    corpus: Corpus | None,
+    ids: Iterable[int],
+    *,
+    http: Http | None = None,
+    base_url: str | None = None,
+    dry_run: bool = False,
+    progress: bool = False,
+) -> IngestSummary:
+    """nonograms.ru / .org puzzles by id (black-and-white page, else the colour one)."""
+    from nonoforge.scraper import nonograms
+
+    site = Nonograms(http or Http(), base_url)
+    _register(corpus, dry_run, site.name, site.base_url, nonograms.LICENCE.format(site=site.name))
+    return ingest_site(corpus, site, ids, dry_run=dry_run, progress=progress)
+
+
+def _parse_member(m: Member) -> tuple[list[Any], str | None]:
+    """The puzzles of one archive member, or the reason it has none."""
+    from nonoforge.formats import loads
+
+    if m.error is not None or m.data is None:
+        return [], m.error or "unreadable"
+    try:
+        puzzles = list(loads(m.data, path=m.name))
+    except FormatError as e:
+        return [], e.reason if e.line is None else f"line {e.line}: {e.reason}"
+    except RecursionError:
+        return [], "nesting too deep"
+    if not puzzles:
+        return [], "no puzzle in file"
+    return puzzles, None
+
+
+def ingest_path(
+    corpus: Corpus | None,
+    path: str,
+    *,
+    dry_run: bool = False,
+    progress: bool = False,
+    site: str = LOCAL,
+) -> IngestSummary:
+    """Every puzzle file under ``path`` (a file, a directory, a .zip or a .tar.gz).
+
+    Each file is one fetch-log item of ``site`` (``"local"``), named by its absolute path
+    (``archive.zip!member`` inside archives); a file holding several puzzles gives items
+    ``NAME#1``, ``NAME#2``, ... A file that cannot be read is recorded as failed with its
+    reason and the rest are ingested. Files are read again on every run (they are cheap
+    and may have changed); the key makes repeated puzzles duplicates.
+    """
+    if corpus is None and not dry_run:
+        raise UsageError("a corpus is needed unless this is a dry run")
+    summary = IngestSummary(f"{site}:{path}", dry_run=dry_run)
+    seen: set[str] = set()
+    t0 = time.monotonic()
+    try:
+        with _progress(progress, None, "files", summary) as bar:
+            for m in iter_members(path):
+                summary.requested += 1
+                name = item_name(m.name)
+                puzzles, why = _parse_member(m)
+                if why is not None:
+                    if dry_run or corpus is None:
+                        outcome = FAILED
+                    else:
+                        outcome = corpus.add_fetched(site, name, None, FAILED, reason=why)
+                    summary.record(name, outcome, why)
+                for n, p in enumerate(puzzles, start=1):
+                    item = name if len(puzzles) == 1 else item_name(f"{m.name}#{n}")
+                    raw = m.data if len(puzzles) == 1 else None
+                    fetched = Fetched(item, DONE, p, raw=raw)
+                    if dry_run or corpus is None:
+                        outcome = _dry_outcome(corpus, fetched, seen)
+                    else:
+                        outcome = corpus.add_fetched(site, item, p, DONE, raw=raw)
+                    summary.record(item, outcome)
+                bar.advance()
+    finally:
+        summary.seconds = time.monotonic() - t0
+    return summary

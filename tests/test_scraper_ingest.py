@@ -1,0 +1,352 @@
+"""Ingestion into the corpus: counts, the fetch log, resuming after SIGKILL, dry runs, the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sitefixtures import Reply, SiteServer, nonograms_page, random_picture, webpbn_xml
+from typer.testing import CliRunner
+
+from nonoforge.cli import app
+from nonoforge.db import Corpus
+from nonoforge.errors import UsageError
+from nonoforge.formats import dumps
+from nonoforge.puzzle import Grid, Meta, Palette, Puzzle
+from nonoforge.scraper.http import Http
+from nonoforge.scraper.ingest import (
+    IngestSummary,
+    ingest_nonograms,
+    ingest_path,
+    ingest_webpbn,
+    parse_ids,
+)
+
+HEART = np.array([[0, 1, 0, 1, 0], [1, 1, 1, 1, 1], [0, 1, 1, 1, 0], [0, 0, 1, 0, 0]])
+FLAG = np.array([[1, 1, 2, 2, 3], [1, 0, 2, 0, 3], [0, 3, 3, 3, 0]])
+RGB3 = [(200, 30, 40), (20, 160, 60), (10, 20, 230)]
+BLACK = [(0, 0, 0)]
+
+
+@pytest.fixture
+def site() -> Iterator[SiteServer]:
+    with SiteServer() as s:
+        yield s
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Iterator[Corpus]:
+    with Corpus.open(tmp_path / "corpus.db") as c:
+        yield c
+
+
+def client(**kw: object) -> Http:
+    opts: dict[str, object] = dict(rate=1000, read_timeout=1.0, retries=1, backoff=0.01)
+    opts.update(kw)
+    return Http(**opts)  # type: ignore[arg-type]
+
+
+def serve_nonograms(site: SiteServer) -> None:
+    """1 B&W, 2 colour, 3 missing, 4 without var d, 5 hostile, 6 the same picture as 1."""
+    site.page("/nonograms/i/1", nonograms_page(HEART, BLACK, title="Heart", seed=1))
+    site.page("/nonograms2/i/2", nonograms_page(FLAG, RGB3, title="Flag", seed=2))
+    site.page("/nonograms/i/4", "<html><body>Puzzle is being moderated</body></html>")
+    site.page("/nonograms/i/5", nonograms_page(HEART, BLACK, raw_title="<script>x()</script>"))
+    site.page("/nonograms/i/6", nonograms_page(HEART, BLACK, title="Heart again", seed=6))
+
+
+def counts(s: IngestSummary) -> tuple[int, int, int, int, int]:
+    return (s.new, s.duplicate, s.missing, s.failed, s.skipped)
+
+
+# -- sites into the corpus ------------------------------------------------------------------
+
+
+def test_nonograms_ingest_counts_logs_and_resumes(site: SiteServer, corpus: Corpus) -> None:
+    serve_nonograms(site)
+    with client() as http:
+        s = ingest_nonograms(corpus, range(1, 7), http=http, base_url=site.url)
+    assert counts(s) == (2, 1, 1, 2, 0)
+    assert {f["item"] for f in s.failures} == {"4", "5"}
+    assert [corpus.fetch_status("nonograms.ru", str(i)) for i in range(1, 7)] == [
+        "done", "done", "missing", "failed", "failed", "done",
+    ]  # fmt: skip
+    assert len(corpus) == 2
+    heart = Puzzle.from_grid(Grid(HEART))
+    prov = corpus.provenance(heart.key)
+    assert [(p["source"], p["source_id"]) for p in prov] == [("nonograms.ru", "1"),
+                                                             ("nonograms.ru", "6")]
+    assert "personal use" in prov[0]["licence"] and b"var d=" in prov[0]["raw"]
+    assert corpus.get(heart.key).goal == Grid(HEART)
+    assert any(src["name"] == "nonograms.ru" and src["licence"] for src in corpus.sources())
+
+    # the site fixes page 4; a re-run skips done and missing, retries the failed ones
+    site.page("/nonograms/i/4", nonograms_page(HEART[::-1], BLACK, title="Upside down"))
+    before = {i: len(site.hits(f"/nonograms/i/{i}")) for i in range(1, 7)}
+    with client() as http:
+        s2 = ingest_nonograms(corpus, range(1, 7), http=http, base_url=site.url)
+    assert counts(s2) == (1, 0, 0, 1, 4)
+    after = {i: len(site.hits(f"/nonograms/i/{i}")) for i in range(1, 7)}
+    assert [after[i] - before[i] for i in range(1, 7)] == [0, 0, 0, 1, 1, 0]
+
+
+def test_webpbn_ingest(site: SiteServer, corpus: Corpus) -> None:
+    bw = Puzzle.from_grid(Grid(HEART), meta=Meta(title="Heart", author="Jo"))
+    colour = Puzzle.from_grid(
+        Grid(FLAG), Palette.of(("white", "#fff"), ("red", "#c81e28"), ("green", "#14a03c"),
+                               ("blue", "#0a14e6")),
+    )
+    site.page("/XMLpuz.cgi?id=1", webpbn_xml(bw, 1))
+    site.page("/XMLpuz.cgi?id=2", webpbn_xml(colour, 2))
+    site.page("/XMLpuz.cgi?id=3", "")
+    with client() as http:
+        s = ingest_webpbn(corpus, [1, 2, 3], http=http, base_url=site.url)
+    assert counts(s) == (2, 0, 1, 0, 0)
+    assert corpus.get(colour.key).goal == Grid(FLAG)
+    [prov] = corpus.provenance(bw.key)
+    assert (prov["source"], prov["source_id"], prov["title"], prov["author"]) == (
+        "webpbn", "1", "Heart", "Jo",
+    )
+    assert "personal use" in prov["licence"] and b"<puzzleset>" in prov["raw"]
+
+
+def test_dry_run_writes_nothing(site: SiteServer, corpus: Corpus) -> None:
+    serve_nonograms(site)
+    with client() as http:
+        s = ingest_nonograms(corpus, range(1, 7), http=http, base_url=site.url, dry_run=True)
+        assert counts(s) == (2, 1, 1, 2, 0) and s.dry_run
+        s0 = ingest_nonograms(None, [1], http=http, base_url=site.url, dry_run=True)
+        assert counts(s0) == (1, 0, 0, 0, 0)
+    assert len(corpus) == 0 and corpus.fetch_log() == [] and corpus.sources() == []
+    with pytest.raises(UsageError):
+        ingest_nonograms(None, [1], http=client(), base_url=site.url)
+
+
+def test_the_cache_makes_a_rerun_fetch_nothing(site: SiteServer, tmp_path: Path) -> None:
+    serve_nonograms(site)
+    cache = tmp_path / "cache"
+    with Corpus.open(tmp_path / "a.db") as c, client(cache_dir=cache) as http:
+        first = ingest_nonograms(c, range(1, 7), http=http, base_url=site.url)
+    served = len(site.log)
+    # a fresh corpus (nothing in the fetch log) re-fetches everything, from the cache
+    with Corpus.open(tmp_path / "b.db") as c, client(cache_dir=cache) as http:
+        again = ingest_nonograms(c, range(1, 7), http=http, base_url=site.url)
+        assert http.stats.requests == 0
+    assert len(site.log) == served
+    assert counts(again)[:3] == counts(first)[:3]
+
+
+def test_pacing_holds_through_an_ingest(site: SiteServer, corpus: Corpus) -> None:
+    for i in range(1, 7):
+        site.page(f"/nonograms/i/{i}", nonograms_page(HEART, BLACK, seed=i))
+    with client(rate=5.0) as http:
+        ingest_nonograms(corpus, range(1, 7), http=http, base_url=site.url)
+    times = [h.at for h in site.hits() if h.path.startswith("/nonograms/")]
+    gaps = np.diff(times)
+    assert len(times) == 6 and gaps.min() >= 0.19, gaps
+
+
+def test_progress_bar_goes_to_stderr(site: SiteServer, corpus: Corpus,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    serve_nonograms(site)
+    with client() as http:
+        ingest_nonograms(corpus, range(1, 4), http=http, base_url=site.url, progress=True)
+    out, err = capsys.readouterr()
+    assert out == "" and "new 2" in err and "missing 1" in err
+
+
+# -- SIGKILL and resume -----------------------------------------------------------------
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-c", "from nonoforge.cli import main; main()", *args]
+
+
+def test_sigkilled_ingest_resumes_with_every_puzzle_exactly_once(
+    site: SiteServer, tmp_path: Path
+) -> None:
+    n = 20
+    rng = np.random.default_rng(5)
+    keys = set()
+    for i in range(1, n + 1):
+        pic = random_picture(rng, 6, 7, 1)
+        keys.add(Puzzle.from_grid(Grid(pic)).key)
+        site.add(f"/nonograms/i/{i}", Reply(200, nonograms_page(pic, BLACK, seed=i), delay=0.02))
+    assert len(keys) == n
+    db = str(tmp_path / "corpus.db")
+    args = _cli("-q", "ingest", "nonograms", f"1-{n}", "--db", db, "--base-url", site.url,
+                "--rate", "40", "--no-cache")
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while len(site.hits()) < 9 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(10)
+    assert proc.returncode == -signal.SIGKILL
+    with Corpus.open(db) as c:
+        done_before = c.fetch_items("nonograms.ru", "done")
+    assert 0 < len(done_before) < n
+
+    rerun = subprocess.run([*args, "--json"], capture_output=True, timeout=120)
+    assert rerun.returncode == 0, rerun.stderr.decode()
+    summary = json.loads(rerun.stdout)
+    assert summary["skipped"] == len(done_before)
+    assert summary["new"] == n - len(done_before) and summary["failed"] == 0
+    with Corpus.open(db) as c:
+        assert c.fetch_items("nonograms.ru", "done") == {str(i) for i in range(1, n + 1)}
+        assert set(c.keys()) == keys and len(c) == n
+        for k in keys:
+            assert len(c.provenance(k)) == 1
+        assert all(row["attempts"] == 1 for row in c.fetch_log("nonograms.ru"))
+    # nothing done before the kill was fetched again; at most the one in flight was
+    refetched = [i for i in range(1, n + 1) if len(site.hits(f"/nonograms/i/{i}")) > 1]
+    assert len(refetched) <= 1 and not {str(i) for i in refetched} & done_before
+
+
+# -- local archives into the corpus ----------------------------------------------------------
+
+
+def _puzzles(n: int, seed: int) -> list[Puzzle]:
+    rng = np.random.default_rng(seed)
+    return [Puzzle.from_grid(Grid(random_picture(rng, 5, 5, 1))) for _ in range(n)]
+
+
+def test_local_dir_zip_and_tar_with_one_bad_file_each(tmp_path: Path, corpus: Corpus) -> None:
+    ps = _puzzles(6, 1)
+    d = tmp_path / "dir"
+    (d / "sub").mkdir(parents=True)
+    (d / "a.non").write_text(str(dumps(ps[0], "non")))
+    (d / "sub" / "b.json").write_text(str(dumps(ps[1], "json")))
+    (d / "sub" / "bad.non").write_text("width 3\nheight 2\nrows\n9\n")
+    z = tmp_path / "set.zip"
+    with zipfile.ZipFile(z, "w") as zf:
+        zf.writestr("c.xml", dumps(ps[2], "xml"))
+        zf.writestr("d.non", dumps(ps[3], "non"))
+        zf.writestr("junk.bin", b"\x00\x01\x02 nothing")
+    t = tmp_path / "set.tar.gz"
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "e.json").write_text(str(dumps(ps[4:6], "json")))  # two puzzles in one file
+    (src / "broken.xml").write_text("<puzzleset><puzzle>")
+    with tarfile.open(t, "w:gz") as tf:
+        tf.add(src, arcname="set")
+
+    results = [ingest_path(corpus, str(p)) for p in (d, z, t)]
+    assert [counts(r) for r in results] == [(2, 0, 0, 1, 0), (2, 0, 0, 1, 0), (2, 0, 0, 1, 0)]
+    assert len(corpus) == 6
+    log = {row["item"]: row for row in corpus.fetch_log("local")}
+    failed = {k: v["reason"] for k, v in log.items() if v["status"] == "failed"}
+    assert sorted(Path(k.split("!")[-1]).name for k in failed) == ["bad.non", "broken.xml",
+                                                                    "junk.bin"]
+    assert all(failed.values())
+    assert any(k.endswith("set/e.json#2") for k in log)
+    [prov] = corpus.provenance(ps[0].key)
+    assert prov["source"] == "local" and prov["source_id"].endswith("dir/a.non")
+    assert prov["raw"] == (d / "a.non").read_bytes()
+
+    again = ingest_path(corpus, str(z))
+    assert counts(again) == (0, 2, 0, 1, 0)
+    dry = ingest_path(None, str(t), dry_run=True)
+    assert counts(dry) == (2, 0, 0, 1, 0)
+
+
+# -- the command line -----------------------------------------------------------------------
+
+
+runner = CliRunner()
+
+
+def test_cli_nonograms_json(site: SiteServer, tmp_path: Path) -> None:
+    serve_nonograms(site)
+    db = str(tmp_path / "c.db")
+    res = runner.invoke(app, ["-q", "ingest", "nonograms", "1-6", "--db", db, "--base-url",
+                              site.url, "--rate", "1000", "--no-cache", "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert (data["new"], data["duplicate"], data["missing"], data["failed"]) == (2, 1, 1, 2)
+    assert data["http"]["requests"] >= 6
+
+
+def test_cli_webpbn_with_env_base_url_and_cache(site: SiteServer, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    site.page("/XMLpuz.cgi?id=1", webpbn_xml(Puzzle.from_grid(Grid(HEART)), 1))
+    monkeypatch.setenv("NONOFORGE_WEBPBN_URL", site.url)
+    args = ["ingest", "webpbn", "1,2", "--db", str(tmp_path / "c.db"), "--rate", "1000",
+            "--cache-dir", str(tmp_path / "cache")]
+    res = runner.invoke(app, ["-q", *args])
+    assert res.exit_code == 0, res.output
+    assert "webpbn: 2 item(s)" in res.stdout and "new 1" in res.stdout
+    assert "missing 1" in res.stdout
+    assert any((tmp_path / "cache").rglob("*.resp"))
+    res = runner.invoke(app, ["-q", *args, "--method", "csv"])
+    assert res.exit_code == 2 and "--method" in res.output
+
+
+def test_cli_bare_path_and_path_command(tmp_path: Path) -> None:
+    d = tmp_path / "puzzles"
+    d.mkdir()
+    for i, p in enumerate(_puzzles(3, 2)):
+        (d / f"p{i}.non").write_text(str(dumps(p, "non")))
+    db = str(tmp_path / "c.db")
+    res = runner.invoke(app, ["-q", "ingest", str(d), "--db", db])
+    assert res.exit_code == 0, res.output
+    assert "new 3" in res.stdout
+    res = runner.invoke(app, ["-q", "ingest", "path", str(d), "--db", db, "--json"])
+    assert json.loads(res.stdout)["duplicate"] == 3
+    res = runner.invoke(app, ["-q", "ingest", "path", str(d), "--db",
+                              str(tmp_path / "none.db"), "--dry-run"])
+    assert res.exit_code == 0 and "dry run" in res.stdout
+    assert not (tmp_path / "none.db").exists()
+
+
+def test_cli_errors_and_help(tmp_path: Path) -> None:
+    res = runner.invoke(app, ["ingest", "webpbn", "5-1", "--db", str(tmp_path / "c.db")])
+    assert res.exit_code == 2 and "must not go down" in res.output
+    res = runner.invoke(app, ["ingest", "--help"])
+    assert res.exit_code == 0 and "webpbn" in res.output and "nonograms" in res.output
+    for cmd in ("webpbn", "nonograms", "path"):
+        res = runner.invoke(app, ["ingest", cmd, "--help"])
+        assert res.exit_code == 0 and "Example: nonoforge ingest" in res.output
+
+
+# -- ids --------------------------------------------------------------------------------------
+
+
+def test_parse_ids() -> None:
+    assert parse_ids("1-5,733") == [1, 2, 3, 4, 5, 733]
+    assert parse_ids(" 7 , 3-4,4,") == [7, 3, 4]
+    for bad in ("", "x", "1-", "-3", "0", "5-1", "1-2-3", "1.5", "1-99999999999"):
+        with pytest.raises(UsageError):
+            parse_ids(bad)
+    with pytest.raises(UsageError, match="too many"):
+        parse_ids("1-2000000")
+    assert len(parse_ids("1-10", limit=10)) == 10
+
+
+def test_summary_dict_and_line() -> None:
+    s = IngestSummary("webpbn", requested=3)
+    s.record("1", "new")
+    s.record("2", "failed", "HTTP 500\nand more")
+    d = s.as_dict()
+    assert d["failures"] == [{"item": "2", "reason": "HTTP 500 and more"}]
+    assert "new 1" in s.line() and "failed 1" in s.line()
+    with pytest.raises(ValueError):
+        s.record("3", "weird")
+
+
+def test_no_test_touches_the_internet() -> None:
+    # every site URL used above is the local server; the defaults point at the real sites
+    from nonoforge.scraper import nonograms, webpbn
+
+    assert webpbn.DEFAULT_URL.startswith("https://") and "NONOFORGE_WEBPBN_URL" not in os.environ
+    assert nonograms.DEFAULT_URL.startswith("https://")

@@ -1,0 +1,157 @@
+"""Local archives: directories, zip and tar.gz, each bad file recorded and the rest read."""
+
+from __future__ import annotations
+
+import io
+import os
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from nonoforge.formats import dumps
+from nonoforge.puzzle import Grid, Meta, Puzzle
+from nonoforge.scraper.local import (
+    MAX_NAME,
+    archive_kind,
+    item_name,
+    iter_members,
+    unsafe_name,
+)
+
+
+def puzzle(rows: list[str], title: str) -> Puzzle:
+    return Puzzle.from_grid(Grid.from_rows(rows), meta=Meta(title=title))
+
+
+A = puzzle(["#.#", "###", ".#."], "A")
+B = puzzle(["##..", ".##.", "..##"], "B")
+C = puzzle(["#", "#"], "C")
+
+
+def text(p: Puzzle, fmt: str) -> bytes:
+    out = dumps(p, fmt)
+    return out.encode() if isinstance(out, str) else out
+
+
+def members(path: Path, **kw: int) -> dict[str, tuple[bytes | None, str | None]]:
+    root = str(path.resolve())
+    return {m.name.replace(root, "ROOT"): (m.data, m.error) for m in iter_members(path, **kw)}
+
+
+def test_directory_recursively_in_order(tmp_path: Path) -> None:
+    (tmp_path / "sub" / "deeper").mkdir(parents=True)
+    (tmp_path / "a.non").write_bytes(text(A, "non"))
+    (tmp_path / "sub" / "b.xml").write_bytes(text(B, "xml"))
+    (tmp_path / "sub" / "deeper" / "c.json").write_bytes(text(C, "json"))
+    (tmp_path / ".hidden").write_text("skipped")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "x").write_text("skipped")
+    os.symlink("/etc/passwd", tmp_path / "link.non")
+    got = members(tmp_path)
+    assert list(got) == ["ROOT/a.non", "ROOT/link.non", "ROOT/sub/b.xml",
+                         "ROOT/sub/deeper/c.json"]
+    assert got["ROOT/link.non"] == (None, "symbolic link, not followed")
+    assert got["ROOT/a.non"][0] == text(A, "non")
+
+
+def test_a_single_file_and_a_missing_path(tmp_path: Path) -> None:
+    f = tmp_path / "one.non"
+    f.write_bytes(text(A, "non"))
+    assert [m.data for m in iter_members(f)] == [text(A, "non")]
+    [m] = iter_members(tmp_path / "nope")
+    assert m.error == "no such file or directory"
+
+
+def test_zip_guards(tmp_path: Path) -> None:
+    z = tmp_path / "set.zip"
+    with zipfile.ZipFile(z, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("good/a.non", text(A, "non"))
+        zf.writestr("../../evil.non", text(B, "non"))
+        zf.writestr("/abs.non", text(B, "non"))
+        zf.writestr("big.non", b"x" * 5000)
+        zf.writestr("bomb.non", b"\0" * (3 * 2**20))
+        zf.writestr("dir/", b"")
+    got = members(z, max_member=4000)
+    assert got["ROOT!good/a.non"] == (text(A, "non"), None)
+    assert "escape" in (got["ROOT!../../evil.non"][1] or "")
+    assert "escape" in (got["ROOT!/abs.non"][1] or "")
+    assert "exceeds the cap" in (got["ROOT!big.non"][1] or "")
+    assert "exceeds the cap" in (got["ROOT!bomb.non"][1] or "")
+    assert "zip bomb" in (members(z)["ROOT!bomb.non"][1] or "")  # caught by its ratio
+    assert not any(k.endswith("dir/") for k in got)
+
+
+def test_zip_total_cap_stops_the_archive(tmp_path: Path) -> None:
+    z = tmp_path / "many.zip"
+    with zipfile.ZipFile(z, "w") as zf:
+        for i in range(10):
+            zf.writestr(f"p{i}.non", text(A, "non"))
+    got = list(iter_members(z, max_total=3 * len(text(A, "non"))))
+    assert sum(m.data is not None for m in got) == 3
+    assert "stopped" in (got[-1].error or "")
+
+
+def test_tar_gz_guards(tmp_path: Path) -> None:
+    t = tmp_path / "set.tar.gz"
+    with tarfile.open(t, "w:gz") as tf:
+        for name, data in (("a.non", text(A, "non")), ("../up.non", b"x"),
+                           ("sub/b.xml", text(B, "xml"))):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+        link = tarfile.TarInfo("link.non")
+        link.type = tarfile.SYMTYPE
+        link.linkname = "/etc/passwd"
+        tf.addfile(link)
+    got = members(t)
+    assert got["ROOT!a.non"] == (text(A, "non"), None)
+    assert got["ROOT!sub/b.xml"][0] == text(B, "xml")
+    assert "escape" in (got["ROOT!../up.non"][1] or "")
+    assert "not a regular file" in (got["ROOT!link.non"][1] or "")
+
+
+def test_damaged_archives_are_one_error(tmp_path: Path) -> None:
+    z = tmp_path / "broken.zip"
+    z.write_bytes(b"PK\x03\x04 not really")
+    [m] = iter_members(z)
+    assert "zip" in (m.error or "")
+    t = tmp_path / "broken.tar.gz"
+    good = tmp_path / "good.tar.gz"
+    with tarfile.open(good, "w:gz") as tf:
+        info = tarfile.TarInfo("a.non")
+        data = text(A, "non") * 200
+        info.size = len(data)
+        tf.addfile(info, io.BytesIO(data))
+    t.write_bytes(good.read_bytes()[:200])
+    got = list(iter_members(t))
+    assert got and all(m.data is None for m in got) and got[-1].error
+
+
+def test_archive_kind_by_content(tmp_path: Path) -> None:
+    z = tmp_path / "noext"
+    with zipfile.ZipFile(z, "w") as zf:
+        zf.writestr("a.non", "x")
+    t = tmp_path / "noext2"
+    with tarfile.open(t, "w:gz") as tf:
+        tf.addfile(tarfile.TarInfo("empty"), io.BytesIO(b""))
+    plain = tmp_path / "p.non"
+    plain.write_text("width 1\n")
+    assert [archive_kind(p) for p in (z, t, plain)] == ["zip", "tar", None]
+
+
+@pytest.mark.parametrize(
+    ("name", "bad"),
+    [("a/b.non", False), ("a/../b", True), ("/etc/x", True), ("C:/x", True), ("a\\..\\b", True),
+     ("a..b.non", False)],
+)
+def test_unsafe_names(name: str, bad: bool) -> None:
+    assert (unsafe_name(name) is not None) is bad
+
+
+def test_item_names_fit_the_fetch_log() -> None:
+    long = "/x" * 300 + "/file.non"
+    short = item_name(long)
+    assert len(short) <= MAX_NAME and short.endswith("/file.non")
+    assert item_name(long + "2") != short and item_name("a.non") == "a.non"
