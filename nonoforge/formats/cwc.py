@@ -69,8 +69,7 @@ def read(text: str | bytes) -> Iterator[Puzzle]:
         return lines[i]
 
     header = []
-    for i, what in enumerate(("the number of rows", "the number of columns",
-                              "the number of colours")):  # fmt: skip
+    for i, what in enumerate(("row count", "column count", "colour count")):
         t = line(i, what).strip()
         if len(t) > 20:
             raise FormatError(f"expected {what}, got a long line", line=i + 1)
@@ -106,11 +105,11 @@ def read(text: str | bytes) -> Iterator[Puzzle]:
 
     row_len, row_at = block(height, "row clue")
     blank("the row colours")
-    row_col, row_col_at = block(height, "row colours")
+    row_col, row_col_at = block(height, "row colour")
     blank("the column clues")
     col_len, col_at = block(width, "column clue")
     blank("the column colours")
-    col_col, col_col_at = block(width, "column colours")
+    col_col, col_col_at = block(width, "column colour")
     for k in range(pos, len(lines)):
         if lines[k].strip():
             raise FormatError("unexpected text after the last column colours", line=k + 1)
