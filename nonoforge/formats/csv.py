@@ -31,9 +31,8 @@ from nonoforge.formats.base import (
     parse_int,
     puzzle_or_error,
     register,
-    strip_meta,
 )
-from nonoforge.puzzle import Puzzle
+from nonoforge.puzzle import Meta, Palette, Puzzle
 
 MAX_SIDE = 10_000
 _SEP = re.compile(r"[\s,]+")
@@ -100,6 +99,8 @@ def parse(text: str) -> Puzzle:
             out.append(tuple(nums))
         return out
 
+    if pos >= len(vals):
+        raise FormatError("a header line and nothing else", line=1)
     h_line = vals[pos][0]
     h = count("row count")
     rows = clues(h, "row", h_line)
@@ -134,6 +135,11 @@ def _count_of(line: str) -> int | None:
     return int(t) if t.isdigit() and t.isascii() and len(t) <= 6 else None
 
 
+def holds(p: Puzzle) -> Puzzle:
+    """What survives: the clues, in black on white; no metadata, no goal."""
+    return p.replace(meta=Meta(), goal=None, palette=Palette.bw())
+
+
 def sniff(text: str | bytes) -> bool:
     """A strict check of the layout: the two counts must match the number of lines."""
     if not isinstance(text, str) or len(text) > 1 << 20:
@@ -165,7 +171,7 @@ FORMAT = register(
         sniff=sniff,
         multi=False,
         color=False,
-        holds=strip_meta,
+        holds=holds,
         priority=70,
     )
 )

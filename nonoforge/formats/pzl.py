@@ -188,16 +188,22 @@ def holds(p: Puzzle) -> Puzzle:
 
 
 def _sniff_bw(tokens: list[list[str]]) -> bool:
-    """Whether lines look like the black-and-white form: ``H W``, then counted clues."""
-    if len(tokens[0]) != 2 or not all(t.isdigit() for t in tokens[0]):
+    """Whether lines are surely the black-and-white form: ``H W``, then counted clues
+    that make a consistent puzzle (the bare layout alone could be a ``.nin`` file)."""
+    if len(tokens[0]) != 2 or not all(t.isdigit() and len(t) <= 6 for t in tokens[0]):
         return False
     h, w = int(tokens[0][0]), int(tokens[0][1])
     if len(tokens) != 1 + h + w:
         return False
-    for toks in tokens[1:]:
-        if not all(t.isdigit() for t in toks) or int(toks[0]) != len(toks) - 1:
+    sums = []
+    for i, toks in enumerate(tokens[1:]):
+        if not all(t.isdigit() and len(t) <= 6 for t in toks) or int(toks[0]) != len(toks) - 1:
             return False
-    return True
+        blocks = [int(t) for t in toks[1:]]
+        if 0 in blocks or sum(blocks) + len(blocks) - 1 > (w if i < h else h):
+            return False
+        sums.append(sum(blocks))
+    return sum(sums[:h]) == sum(sums[h:]) > 0
 
 
 def sniff(text: str | bytes) -> bool:

@@ -30,9 +30,8 @@ from nonoforge.formats.base import (
     parse_int,
     puzzle_or_error,
     register,
-    strip_meta,
 )
-from nonoforge.puzzle import Clue, Puzzle
+from nonoforge.puzzle import Clue, Meta, Palette, Puzzle
 
 #: Pattern accepts puzzles of any size; we refuse absurd ones before allocating anything.
 MAX_SIDE = 10_000
@@ -160,6 +159,11 @@ def write(puzzles: list[Puzzle]) -> str:
 _SNIFF = re.compile(r"(?i:pattern:)?\s*\d{1,7}(?:x\d{1,7})?(?::[0-9./]*(?:,[a-zA-Z]*)?|#\S*)")
 
 
+def holds(p: Puzzle) -> Puzzle:
+    """What survives: the clues, in black on white; no metadata, no goal."""
+    return p.replace(meta=Meta(), goal=None, palette=Palette.bw())
+
+
 def sniff(text: str | bytes) -> bool:
     if not isinstance(text, str):
         return False
@@ -181,7 +185,7 @@ FORMAT = register(
         sniff=sniff,
         multi=True,
         color=False,
-        holds=strip_meta,
+        holds=holds,
         priority=20,
     )
 )

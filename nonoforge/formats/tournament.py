@@ -33,7 +33,7 @@ from pathlib import Path
 
 from nonoforge.errors import FormatError
 from nonoforge.formats.base import Format, parse_int, puzzle_or_error, register
-from nonoforge.puzzle import Grid, Meta, Puzzle
+from nonoforge.puzzle import Grid, Meta, Palette, Puzzle
 
 _HEADER = re.compile(r"\$\s*(\d{1,9})")
 MAX_SIDE = 10_000
@@ -205,7 +205,7 @@ def write_solutions(puzzles: list[Puzzle]) -> str:
 
 def holds(p: Puzzle) -> Puzzle:
     """Clues and the number survive; a puzzle alone in a file without a number is ``$1``."""
-    return p.replace(meta=Meta(source_id=str(_number(p, 1))), goal=None)
+    return p.replace(meta=Meta(source_id=str(_number(p, 1))), goal=None, palette=Palette.bw())
 
 
 def can_hold(p: Puzzle) -> bool:

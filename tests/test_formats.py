@@ -1,0 +1,333 @@
+"""Every registered format, against each other: round trips, real files, hostile input.
+
+The tests run over whatever :data:`nonoforge.formats.FORMATS` holds when they are
+collected, so a format that lands later is covered without touching this file; a module
+that registers nothing is simply not tested here.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from conftest import SHARED, shared_path
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from nonoforge.errors import FormatError
+from nonoforge.formats import FORMATS, Format, detect, dumps, loads, read_file, tournament
+from nonoforge.puzzle import Color, Grid, Meta, Palette, Puzzle
+
+WRITABLE = sorted(name for name, f in FORMATS.items() if f.write is not None)
+ALL = sorted(FORMATS)
+FAST = settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
+)
+
+
+def as_bytes(out: str | bytes) -> bytes:
+    return out.encode() if isinstance(out, str) else out
+
+
+def read_back(out: str | bytes, fmt: str | Format | None) -> list[Puzzle]:
+    return list(loads(as_bytes(out), fmt))
+
+
+# ---------------------------------------------------------------------------------------
+# random puzzles
+
+_TEXT = st.text(
+    alphabet=st.sampled_from(
+        list("abcXYZ0129 -.,;:!?'\"()&<>/#=_") + ["é", "ü", "ß", "漢", "—"]
+    ),
+    min_size=1,
+    max_size=24,
+).map(lambda s: " ".join(s.split())).filter(bool)
+
+
+@st.composite
+def metas(draw: st.DrawFn) -> Meta:
+    fields = ("title", "author", "copyright", "licence", "source", "source_id", "note")
+    return Meta(**{f: draw(st.none() | _TEXT) for f in fields})
+
+
+@st.composite
+def palettes(draw: st.DrawFn, ncolors: int) -> Palette:
+    if ncolors == 1 and draw(st.booleans()):
+        return Palette.bw()
+    names = draw(
+        st.lists(
+            st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8),
+            min_size=ncolors + 1,
+            max_size=ncolors + 1,
+            unique=True,
+        )
+    )
+    rgbs = draw(
+        st.lists(
+            st.tuples(*[st.integers(0, 255)] * 3), min_size=ncolors + 1, max_size=ncolors + 1,
+            unique=True,
+        )
+    )
+    return Palette(tuple(Color(n, c) for n, c in zip(names, rgbs, strict=True)))
+
+
+@st.composite
+def puzzles(draw: st.DrawFn, color: bool = True) -> Puzzle:
+    """A random consistent puzzle (from a random picture), with or without its goal."""
+    w = draw(st.integers(1, 9))
+    h = w if draw(st.booleans()) else draw(st.integers(1, 9))
+    ncolors = draw(st.integers(1, 4)) if color else 1
+    cells = draw(
+        st.lists(
+            st.lists(st.integers(0, ncolors), min_size=w, max_size=w), min_size=h, max_size=h
+        )
+    )
+    palette = draw(palettes(ncolors))
+    p = Puzzle.from_grid(Grid(cells), palette, draw(metas()))
+    return p if draw(st.booleans()) else p.replace(goal=None)
+
+
+@st.composite
+def format_and_puzzle(draw: st.DrawFn, names: list[str]) -> tuple[Format, Puzzle]:
+    f = FORMATS[draw(st.sampled_from(names))]
+    p = draw(puzzles(color=f.color))
+    return f, p
+
+
+# ---------------------------------------------------------------------------------------
+# round trips
+
+
+def test_some_formats_are_registered() -> None:
+    assert {"json", "tatham", "pzl", "tournament", "csv"} <= set(FORMATS)
+
+
+@pytest.mark.parametrize("name", WRITABLE)
+@FAST
+@given(data=st.data())
+def test_read_of_write_is_what_the_format_holds(name: str, data: st.DataObject) -> None:
+    f = FORMATS[name]
+    p = data.draw(puzzles(color=f.color))
+    if not f.accepts(p):
+        with pytest.raises(FormatError):
+            dumps(p, f)
+        return
+    back = read_back(dumps(p, f), f)
+    assert back == [f.holds(p)]
+    assert back[0].key == p.key
+
+
+@pytest.mark.parametrize("name", WRITABLE)
+@FAST
+@given(data=st.data())
+def test_holds_is_stable(name: str, data: st.DataObject) -> None:
+    """What survives one trip survives the next unchanged."""
+    f = FORMATS[name]
+    p = data.draw(puzzles(color=f.color))
+    if f.accepts(p):
+        once = f.holds(p)
+        assert f.holds(once) == once
+        assert read_back(dumps(once, f), f) == [once]
+
+
+@pytest.mark.parametrize("name", [n for n in WRITABLE if FORMATS[n].multi])
+@FAST
+@given(data=st.data())
+def test_multi_formats_keep_every_puzzle_in_order(name: str, data: st.DataObject) -> None:
+    f = FORMATS[name]
+    ps = data.draw(st.lists(puzzles(color=f.color), min_size=2, max_size=4))
+    ps = [p for p in ps if f.accepts(p)]
+    if len(ps) < 2:
+        return
+    back = read_back(dumps(ps, f), f)
+    assert [p.key for p in back] == [p.key for p in ps]
+
+
+@pytest.mark.parametrize("name", WRITABLE)
+@FAST
+@given(data=st.data())
+def test_written_files_are_recognised_by_content(name: str, data: st.DataObject) -> None:
+    """Detection may pick another format, but it must read the same puzzle."""
+    f = FORMATS[name]
+    p = data.draw(puzzles(color=f.color))
+    if not f.accepts(p):
+        return
+    out = as_bytes(dumps(p, f))
+    assert [q.key for q in loads(out)] == [p.key], f"detected as {detect(out).name}"
+
+
+# ---------------------------------------------------------------------------------------
+# real files from the shared corpora
+
+
+def _shared_files() -> list[tuple[str, str]]:
+    """``(relative path, expected format)`` of every shared file we must read."""
+    if not SHARED.exists():
+        return [("corpora", "")]  # one test that skips
+    found: list[tuple[str, str]] = []
+    samples = SHARED / "samples" / "formats"
+    for p in sorted(samples.rglob("*")):
+        if p.is_file():
+            found.append((str(p.relative_to(SHARED)), p.parent.name))
+    for pattern, fmt in [
+        ("corpora/survey-free/*.non", "non"),
+        ("corpora/jwilk-nin/*.nin", "nin"),
+        ("corpora/mikix-db/**/*.non", "non"),
+        ("corpora/tournament/question/*.txt", "tournament"),
+    ]:
+        found += [(str(p.relative_to(SHARED)), fmt) for p in sorted(SHARED.glob(pattern))]
+    return found
+
+
+SHARED_FILES = _shared_files()
+
+
+def _read_shared(rel: str, fmt: str) -> list[Puzzle]:
+    path = shared_path(*rel.split("/"))
+    if fmt not in FORMATS:
+        pytest.skip(f"format {fmt!r} is not registered (yet)")
+    if fmt == "tournament":
+        return tournament.read_with_solutions(path)
+    return read_file(path)
+
+
+@pytest.mark.parametrize(("rel", "fmt"), SHARED_FILES, ids=[r for r, _ in SHARED_FILES])
+def test_shared_file_reads_and_converts_everywhere(rel: str, fmt: str) -> None:
+    puzzles_ = _read_shared(rel, fmt)
+    assert puzzles_
+    if fmt == "tournament":  # read with their solution files: every one has its goal
+        assert len(puzzles_) == 1000 and all(p.goal is not None for p in puzzles_)
+    detected = detect(shared_path(*rel.split("/")).read_bytes(), rel)
+    assert detected.name == fmt, f"{rel} detected as {detected.name}"
+    # tournament sets hold 1000 puzzles: convert a sample of them
+    for p in puzzles_[:12] if len(puzzles_) > 12 else puzzles_:
+        if p.goal is not None:
+            assert p.goal.matches(p)
+        for name in WRITABLE:
+            f = FORMATS[name]
+            if not f.accepts(p):
+                continue
+            back = read_back(dumps(p, f), f)
+            assert back == [f.holds(p)], f"{rel} via {name}"
+            assert back[0].key == p.key
+
+
+def test_shared_corpora_with_goals_keep_them() -> None:
+    if "non" not in FORMATS:
+        pytest.skip("format 'non' is not registered (yet)")
+    folder = shared_path("corpora", "survey-free")
+    for path in sorted(folder.glob("*.non")):
+        for p in read_file(path):
+            assert p.goal is not None and p.goal.matches(p), path.name
+
+
+# ---------------------------------------------------------------------------------------
+# hostile input: one-line FormatErrors, never another exception, never a hang
+
+BILLION_LAUGHS = b"""<?xml version="1.0"?>
+<!DOCTYPE lolz [
+ <!ENTITY lol "lol">
+ <!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+ <!ENTITY lol2 "&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;">
+ <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
+ <!ENTITY lol4 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;">
+ <!ENTITY lol5 "&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;">
+ <!ENTITY lol6 "&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;">
+ <!ENTITY lol7 "&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;">
+ <!ENTITY lol8 "&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;">
+ <!ENTITY lol9 "&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;">
+]>
+<puzzleset><puzzle type="grid" defaultcolor="black"><title>&lol9;</title>
+<clues type="columns"><line><count>1</count></line></clues>
+<clues type="rows"><line><count>1</count></line></clues>
+</puzzle></puzzleset>
+"""
+
+#: ``(name, suffix, content)``: files that are no puzzle, in many disguises.
+HOSTILE: list[tuple[str, str, bytes]] = [
+    ("noise", ".non", random.Random(7).randbytes(4096)),
+    ("noise-text", ".pzl", bytes(random.Random(8).choices(b"0123456789 #$\n\t-x", k=4096))),
+    ("empty", ".non", b""),
+    ("blank", ".csv", b"\n\n  \n"),
+    ("long-line", ".nin", b"7" * 10_000_000 + b"\n"),
+    ("long-word", ".pattern", b"5x5:" + b"1." * 5_000_000),
+    ("negative-tatham", ".pattern", b"2x2:1/-1/1/1\n"),
+    ("negative-pzl", ".pzl", b"1\n#000000\n1 1\n1 -1 0 0 0\n1 1 0 0 0\n"),
+    ("negative-csv", ".csv", b"1\n-1\n1\n1\n"),
+    ("negative-tournament", ".tournament", b"$1\n-1\n1\n1\n1\n"),
+    ("negative-non", ".non", b"width 2\nheight 2\nrows\n-1\n1\ncolumns\n1\n1\n"),
+    ("negative-nin", ".nin", b"2 2\n-1\n1\n1\n1\n"),
+    ("long-clue-tatham", ".pattern", b"2x2:3/1/1/1\n"),
+    ("long-clue-pzl", ".pzl", b"1\n#000000\n1 1\n1 2 0 0 0\n1 2 0 0 0\n"),
+    ("long-clue-csv", ".csv", b"1\n1 1\n1\n1\n"),
+    ("long-clue-tournament", ".tournament", b"$1\n3\n1\n3\n1\n"),
+    ("long-clue-non", ".non", b"width 2\nheight 2\nrows\n3\n1\ncolumns\n2\n2\n"),
+    ("long-clue-nin", ".nin", b"2 2\n1 1\n1\n2\n1\n"),
+    ("huge-size", ".non", b"width 999999\nheight 999999\nrows\ncolumns\n"),
+    ("billion-laughs", ".xml", BILLION_LAUGHS),
+    ("external-entity", ".xml", b'<?xml version="1.0"?>\n<!DOCTYPE p [<!ENTITY x SYSTEM '
+     b'"file:///etc/passwd">]>\n<puzzleset><puzzle><title>&x;</title></puzzle></puzzleset>\n'),
+]
+HOSTILE_IDS = [h[0] for h in HOSTILE]
+
+
+def _assert_refused(data: bytes, fmt: str | None, suffix: str) -> None:
+    try:
+        got = list(loads(data, fmt, path="hostile" + suffix))
+    except FormatError as e:
+        msg = str(e)
+        assert "\n" not in msg and len(msg) < 500, msg
+        return
+    # a format may read an empty file as "no puzzles"; nothing else may pass
+    assert got == [] and not data.strip(), f"read {len(got)} puzzle(s) from hostile input"
+
+
+@pytest.mark.parametrize(("name", "suffix", "data"), HOSTILE, ids=HOSTILE_IDS)
+def test_hostile_input_is_refused_when_detected(name: str, suffix: str, data: bytes) -> None:
+    _assert_refused(data, None, suffix)
+
+
+@pytest.mark.parametrize("fmt", ALL)
+@pytest.mark.parametrize(("name", "suffix", "data"), HOSTILE, ids=HOSTILE_IDS)
+def test_hostile_input_is_refused_by_every_format(
+    fmt: str, name: str, suffix: str, data: bytes
+) -> None:
+    _assert_refused(data, fmt, suffix)
+
+
+@pytest.mark.parametrize("name", WRITABLE)
+@FAST
+@given(data=st.data())
+def test_damaged_files_fail_cleanly(name: str, data: st.DataObject) -> None:
+    """Random edits of a valid file: a FormatError or some puzzle, never another exception."""
+    f = FORMATS[name]
+    p = data.draw(puzzles(color=f.color))
+    if not f.accepts(p):
+        return
+    raw = bytearray(as_bytes(dumps(p, f)))
+    for _ in range(data.draw(st.integers(1, 4))):
+        i = data.draw(st.integers(0, max(len(raw) - 1, 0)))
+        edit = data.draw(st.sampled_from(["delete", "insert", "replace", "cut"]))
+        ch = data.draw(st.sampled_from(list(b"0123456789-.,:/#$ \n\t<>\"x\xff")))
+        if edit == "delete" and raw:
+            del raw[i]
+        elif edit == "insert":
+            raw.insert(i, ch)
+        elif edit == "replace" and raw:
+            raw[i] = ch
+        elif edit == "cut":
+            del raw[i:]
+    try:
+        list(loads(bytes(raw), f))
+    except FormatError as e:
+        assert "\n" not in str(e)
+
+
+def test_hostile_files_list_covers_the_brief() -> None:
+    kinds = {n.split("-")[0] for n in HOSTILE_IDS}
+    assert {"noise", "empty", "long", "negative", "billion"} <= kinds
+    assert any(n.startswith("long-clue") for n in HOSTILE_IDS)
+
