@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import time
 import tracemalloc
 from collections.abc import Iterator
@@ -120,6 +121,21 @@ def test_50_mb_body_stops_at_the_cap_with_bounded_memory(site: SiteServer) -> No
         assert http.stats.bytes <= cap + 2**17  # stopped reading just past the cap
     assert peak < 3 * cap
     assert len(site.hits("/huge")) == 1  # too large is final: not retried
+
+
+def test_gzip_bomb_stops_at_the_cap(site: SiteServer) -> None:
+    bomb = gzip.compress(b"\0" * (50 * 2**20), compresslevel=9)
+    site.add("/bomb", Reply(200, bomb, {"Content-Encoding": "gzip"}))
+    cap = 4 * 2**20
+    with fast(max_bytes=cap) as http:
+        tracemalloc.start()
+        try:
+            with pytest.raises(FetchError, match="exceeds the cap"):
+                http.get(site.url + "/bomb")
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+    assert peak < 3 * cap + len(bomb)
 
 
 def test_declared_length_past_the_cap_fails_before_reading(site: SiteServer) -> None:

@@ -241,6 +241,19 @@ def test_site_failures_are_recorded_not_raised(site: SiteServer) -> None:
     assert f4.status == "done"
 
 
+def test_page_encodings(site: SiteServer) -> None:
+    page = nonograms_page(HEART, [(0, 0, 0)], title="Сердце", author="Автор")
+    cp1251 = page.replace('charset="utf-8"', 'charset="windows-1251"').encode("cp1251")
+    site.page("/nonograms/i/1", cp1251)  # no charset in the headers: the page's <meta> says
+    site.page("/nonograms/i/2", page.replace('charset="utf-8"', "").encode("cp1251"),
+              **{"Content-Type": "text/html; charset=windows-1251"})
+    site.page("/nonograms/i/3", page.replace('charset="utf-8"', "").encode())  # UTF-8 default
+    with client() as http:
+        nono = Nonograms(http, site.url)
+        got = [nono.fetch(i).puzzle for i in (1, 2, 3)]
+    assert [(p.meta.title, p.meta.author) for p in got if p] == [("Сердце", "Автор")] * 3
+
+
 def test_base_url_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NONOFORGE_NONOGRAMS_URL", "http://mirror.example/")
     with client() as http:

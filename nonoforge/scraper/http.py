@@ -32,6 +32,7 @@ import sys
 import threading
 import time
 import urllib.robotparser
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,16 +85,19 @@ class Response:
         return 200 <= self.status < 300
 
     @property
+    def charset(self) -> str | None:
+        """The charset the ``Content-Type`` header names, if any."""
+        for part in self.headers.get("content-type", "").split(";")[1:]:
+            k, _, v = part.strip().partition("=")
+            if k.lower() == "charset" and v.strip("\"' "):
+                return v.strip("\"' ")
+        return None
+
+    @property
     def text(self) -> str:
         """The body as text: the charset the server named, else UTF-8 (bad bytes replaced)."""
-        ctype = self.headers.get("content-type", "")
-        charset = "utf-8"
-        for part in ctype.split(";")[1:]:
-            k, _, v = part.strip().partition("=")
-            if k.lower() == "charset" and v:
-                charset = v.strip("\"' ")
         try:
-            return self.body.decode(charset, errors="replace")
+            return self.body.decode(self.charset or "utf-8", errors="replace")
         except LookupError:
             return self.body.decode("utf-8", errors="replace")
 
@@ -192,8 +196,8 @@ class Http:
         adapter = requests.adapters.HTTPAdapter(max_retries=0)
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
-        #: Times (``clock()``) at which network requests were sent, per host: for pacing checks.
-        self.sent: list[tuple[str, float]] = []
+        #: ``(host, clock())`` of the latest network requests: for measuring the pacing.
+        self.sent: deque[tuple[str, float]] = deque(maxlen=10_000)
 
     # -- public ---------------------------------------------------------------------------
 

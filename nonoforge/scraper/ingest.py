@@ -198,7 +198,10 @@ def ingest_site(
                     summary.skipped += 1
                     bar.advance()
                     continue
-                fetched = site.fetch(i)
+                try:
+                    fetched = site.fetch(i)
+                except Exception as e:  # a bug or an unforeseen page: record it, go on
+                    fetched = Fetched.failed(key, f"internal error: {type(e).__name__}: {e}")
                 if dry_run or corpus is None:
                     outcome = _dry_outcome(corpus, fetched, seen)
                 else:
@@ -270,6 +273,8 @@ def _parse_member(m: Member) -> tuple[list[Any], str | None]:
         return [], e.reason if e.line is None else f"line {e.line}: {e.reason}"
     except RecursionError:
         return [], "nesting too deep"
+    except Exception as e:  # a reader's bug must not stop the other files
+        return [], f"internal error: {type(e).__name__}: {e}"
     if not puzzles:
         return [], "no puzzle in file"
     return puzzles, None

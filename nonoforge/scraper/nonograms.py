@@ -49,6 +49,7 @@ _ROW = r"\[\s*\d{1,12}\s*(?:,\s*\d{1,12}\s*){3}\]"
 _ARRAY = re.compile(r"var\s+d\s*=\s*(\[\s*" + _ROW + r"(?:\s*,\s*" + _ROW + r")*\s*\])\s*;")
 _SIZE = re.compile(r"(\d{1,12})\s*[x×хX]\s*(\d{1,12})")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset=["']?([A-Za-z0-9_-]{1,40})""", re.I)
 
 
 # -- the var d scheme ------------------------------------------------------------------
@@ -293,15 +294,32 @@ def _info(soup: BeautifulSoup) -> tuple[dict[str, str], list[Tag]]:
     return found, tables
 
 
-def parse_page(html: str) -> tuple[list[list[int]], PageInfo, str]:
+def decode_html(data: bytes, encoding: str | None = None) -> str:
+    """Page bytes as text: the server's charset, else the page's ``<meta charset>``, else UTF-8."""
+    m = _META_CHARSET.search(data[:4096])
+    for name in (encoding, m.group(1).decode("ascii") if m else None, "utf-8"):
+        if name:
+            try:
+                return data.decode(name, errors="replace")
+            except LookupError:
+                continue
+    return data.decode("utf-8", errors="replace")  # pragma: no cover
+
+
+def parse_page(
+    html: str | bytes, encoding: str | None = None
+) -> tuple[list[list[int]], PageInfo, str]:
     """The ``var d`` array, the page's information and a trimmed copy of the page.
 
-    The trimmed copy (title, information table, the ``var d`` line) is what we keep as
-    the raw source: enough to parse again, a fraction of the page. FormatError when the
-    page is not a puzzle page we can trust.
+    ``html`` may be bytes (see :func:`decode_html`). The trimmed copy (title,
+    information table, the ``var d`` line) is what we keep as the raw source: enough to
+    parse again, a fraction of the page. FormatError when the page is not a puzzle page
+    we can trust.
     """
     if len(html) > MAX_PAGE_CHARS:
         raise FormatError(f"page is larger than {MAX_PAGE_CHARS} characters")
+    if isinstance(html, bytes):
+        html = decode_html(html, encoding)
     soup = BeautifulSoup(html, "html.parser")
     title_el = soup.find(id="nonogram_title")
     if isinstance(title_el, Tag) and title_el.find(True) is not None:
@@ -345,9 +363,11 @@ def parse_page(html: str) -> tuple[list[list[int]], PageInfo, str]:
     return d, info, trimmed
 
 
-def puzzle_from_page(html: str, *, site: str, item: str) -> tuple[Puzzle, str]:
+def puzzle_from_page(
+    html: str | bytes, *, site: str, item: str, encoding: str | None = None
+) -> tuple[Puzzle, str]:
     """The puzzle a page carries (clues derived from its picture) and the trimmed page."""
-    d, info, trimmed = parse_page(html)
+    d, info, trimmed = parse_page(html, encoding)
     dec = decode(d)
     if info.size is not None and info.size != (dec.width, dec.height):
         raise FormatError(
@@ -401,7 +421,9 @@ class Nonograms:
             if not resp.ok:
                 return Fetched.failed(key, f"HTTP {resp.status}: {url}", url)
             try:
-                puzzle, trimmed = puzzle_from_page(resp.text, site=self.name, item=key)
+                puzzle, trimmed = puzzle_from_page(
+                    resp.body, site=self.name, item=key, encoding=resp.charset
+                )
             except FormatError as e:
                 return Fetched.failed(key, f"{e.reason}: {url}", url)
             return Fetched(key, DONE, puzzle, raw=trimmed.encode(), url=url)
