@@ -194,6 +194,20 @@ def _word(c: Color) -> str:
     return c.name if named == c.rgb else c.hex
 
 
+def _usable(ch: str) -> bool:
+    return len(ch) == 1 and ch.isprintable() and not ch.isspace() and not ch.isdigit() \
+        and ch not in ",:"
+
+
+def _inchars(p: Puzzle) -> list[str]:
+    """The character of each colour (background ``0``): a colour's own one-character
+    name when it can be one, else the next free letter."""
+    names = [c.name for c in p.palette.colors[1:]]
+    own = {n for n in names if _usable(n)}
+    spare = (ch for ch in _LETTERS if ch not in own)
+    return ["0", *(n if n in own else next(spare) for n in names)]
+
+
 def write(puzzles: list[Puzzle]) -> str:
     """One puzzle as an Olšák ``.g`` file."""
     (p,) = puzzles
@@ -201,7 +215,7 @@ def write(puzzles: list[Puzzle]) -> str:
     plain = p.palette == Palette.bw()
     chars = [""] * len(p.palette)
     if not plain:
-        chars = ["0", *_LETTERS[: p.ncolors]]
+        chars = _inchars(p)
         out.append("#d")
         out.append(f"   0:.  {_word(p.palette[0])}")
         for k, c in enumerate(p.palette.colors[1:], start=1):
@@ -219,8 +233,7 @@ def holds(p: Puzzle) -> Puzzle:
     q = strip_meta(p)
     if p.palette == Palette.bw():
         return q
-    words = [_word(c) for c in p.palette]
-    names = _names(words, ["0", *_LETTERS[: p.ncolors]])
+    names = _names([_word(c) for c in p.palette], _inchars(p))
     return q.replace(
         palette=Palette(tuple(Color(n, c.rgb) for n, c in zip(names, p.palette, strict=True)))
     )
