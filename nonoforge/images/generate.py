@@ -112,33 +112,50 @@ def overlap_potential(clue: Clue, n: int) -> int:
     if not clue:
         return n
     slack = n - min_length(clue)
-    return sum(max(0, b.length - slack) for b in clue) if slack else n
+    if not slack:
+        return n
+    total = 0
+    for b in clue:
+        if b.length > slack:
+            total += b.length - slack
+    return total
 
 
 class _Clues:
-    """Row and column clues of a grid that change one cell at a time (cheap re-puzzling)."""
+    """Row and column clues of a grid that change one cell at a time (cheap re-puzzling).
+
+    Clues and overlap potentials are memoised by line content: the grid changes by one cell
+    a round, so the same candidate lines come back round after round.
+    """
 
     def __init__(self, cells: np.ndarray, palette: Palette) -> None:
         self.palette = palette
-        self.cells = cells.copy()
+        self.cells = cells.astype(np.uint8)
         self.h, self.w = cells.shape
-        self.rows = [clue_of(r) for r in cells]
-        self.cols = [clue_of(c) for c in cells.T]
+        self._memo: dict[bytes, tuple[Clue, int]] = {}
+        self.rows = [self._clue(r)[0] for r in self.cells]
+        self.cols = [self._clue(c)[0] for c in self.cells.T]
+        self.row_pot = [self._clue(r)[1] for r in self.cells]
+        self.col_pot = [self._clue(c)[1] for c in self.cells.T]
 
-    def changed(self, y: int, x: int, colour: int) -> tuple[Clue, Clue]:
-        """Row ``y``'s and column ``x``'s clues with cell ``(y, x)`` set to ``colour``."""
+    def _clue(self, line: np.ndarray) -> tuple[Clue, int]:
+        key = line.tobytes()
+        hit = self._memo.get(key)
+        if hit is None:
+            clue = clue_of(line)
+            hit = (clue, overlap_potential(clue, len(line)))
+            self._memo[key] = hit
+        return hit
+
+    def changed(self, y: int, x: int, colour: int) -> tuple[Clue, Clue, int]:
+        """Row ``y``'s and column ``x``'s clues with cell ``(y, x)`` set to ``colour``, and
+        how much that raises the overlap potential of the two lines."""
         old = self.cells[y, x]
         self.cells[y, x] = colour
-        row, col = clue_of(self.cells[y]), clue_of(self.cells[:, x])
+        row, rpot = self._clue(self.cells[y])
+        col, cpot = self._clue(self.cells[:, x])
         self.cells[y, x] = old
-        return row, col
-
-    def potential_gain(self, y: int, x: int, row: Clue, col: Clue) -> int:
-        """How much an edit giving these clues raises the overlap potential of its lines."""
-        return (
-            overlap_potential(row, self.w) - overlap_potential(self.rows[y], self.w)
-            + overlap_potential(col, self.h) - overlap_potential(self.cols[x], self.h)
-        )
+        return row, col, rpot - self.row_pot[y] + cpot - self.col_pot[x]
 
     def puzzle_with(self, y: int, x: int, row: Clue, col: Clue) -> Puzzle:
         """The puzzle with row ``y`` and column ``x`` given these clues."""
@@ -149,8 +166,8 @@ class _Clues:
 
     def set(self, y: int, x: int, colour: int) -> None:
         self.cells[y, x] = colour
-        self.rows[y] = clue_of(self.cells[y])
-        self.cols[x] = clue_of(self.cells[:, x])
+        self.rows[y], self.row_pot[y] = self._clue(self.cells[y])
+        self.cols[x], self.col_pot[x] = self._clue(self.cells[:, x])
 
     def puzzle(self) -> Puzzle:
         return Puzzle(tuple(self.rows), tuple(self.cols), self.palette)
@@ -174,32 +191,34 @@ class Repair:
     result: Any = field(repr=False, default=None)
 
 
-def edit_costs(
-    cells: np.ndarray, original: np.ndarray, fid: np.ndarray
-) -> Callable[[int, int, int], float]:
-    """The cost of setting one cell to a colour: colour distance plus shape.
+def neighbour_counts(cells: np.ndarray, ncolors: int) -> np.ndarray:
+    """``(ncolors, H, W)``: how many of each cell's 4-neighbours have each colour.
+
+    Outside the grid counts as background, so cells on the frame lean towards it.
+    """
+    h, w = cells.shape
+    out = np.zeros((ncolors, h, w), dtype=np.int64)
+    for c in range(ncolors):
+        pad = np.pad(cells == c, 1, constant_values=c == 0).astype(np.int64)
+        out[c] = pad[:-2, 1:-1] + pad[2:, 1:-1] + pad[1:-1, :-2] + pad[1:-1, 2:]
+    return out
+
+
+def edit_costs(cells: np.ndarray, original: np.ndarray, fid: np.ndarray) -> np.ndarray:
+    """``(colours, H, W)``: the cost of setting each cell to each colour.
 
     ``fid[y, x, c]`` is the CIEDE2000 distance of cell ``(y, x)``'s source colour to palette
     colour ``c``. Moving further from the source than the quantised colour costs
-    ``delta / 100``; a cell whose 4-neighbours share its colour (inside a region) costs more
-    to change than one on an edge, and a colour its neighbours have costs less.
+    ``delta / 100`` (going back towards it earns as much); a cell whose 4-neighbours share
+    its colour (inside a region) costs more to change than one on an edge, and a colour its
+    neighbours have costs less (``SHAPE_WEIGHT`` per four neighbours).
     """
-    h, w = cells.shape
-
-    def same(y: int, x: int, c: int) -> int:
-        n = 0
-        for dy, dx in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-            yy, xx = y + dy, x + dx
-            v = cells[yy, xx] if 0 <= yy < h and 0 <= xx < w else 0
-            n += int(v == c)
-        return n
-
-    def cost(y: int, x: int, c: int) -> float:
-        colour = (fid[y, x, c] - fid[y, x, original[y, x]]) / 100.0
-        shape = (same(y, x, int(cells[y, x])) - same(y, x, c)) / 4.0
-        return float(colour + SHAPE_WEIGHT * shape)
-
-    return cost
+    ncol = fid.shape[2]
+    near = neighbour_counts(cells, ncol)
+    here = np.take_along_axis(near, cells[None].astype(np.int64), axis=0)[0]
+    base = np.take_along_axis(fid, original[..., None].astype(np.int64), axis=2)[..., 0]
+    colour = (np.moveaxis(fid, 2, 0) - base[None]) / 100.0
+    return colour + SHAPE_WEIGHT * (here[None] - near) / 4.0
 
 
 def _candidates(
@@ -207,40 +226,38 @@ def _candidates(
     state: np.ndarray,
     original: np.ndarray,
     fid: np.ndarray,
-    tabu: dict[tuple[int, int], int],
+    tabu: np.ndarray,
     round_no: int,
     rng: np.random.Generator,
 ) -> list[tuple[float, int, int, int]]:
-    """Every edit near where the solver is stuck, as ``(cost, y, x, colour)``, cheapest first."""
-    h, w = cells.shape
+    """Every edit near where the solver is stuck, as ``(cost, y, x, colour)``, cheapest first.
+
+    Near means an undecided cell or a 4-neighbour of one; the new colour is the background,
+    a neighbour's colour, or (for an undecided cell) a colour the solver still allows there.
+    """
+    ncol = fid.shape[2]
     undecided = popcount(state) > 1
     near = undecided.copy()
     near[1:] |= undecided[:-1]
     near[:-1] |= undecided[1:]
     near[:, 1:] |= undecided[:, :-1]
     near[:, :-1] |= undecided[:, 1:]
+    near &= tabu < round_no
+    counts = neighbour_counts(cells, ncol)
+    colours = np.arange(ncol)[:, None, None]
+    allowed = (np.asarray(state, dtype=np.uint64)[None] >> colours.astype(np.uint64)) & 1
+    ok = near[None] & (colours != cells[None]) & (
+        (colours == 0) | (counts > 0) | (undecided[None] & (allowed == 1))
+    )
     cost = edit_costs(cells, original, fid)
-    out: list[tuple[float, int, int, int]] = []
-    jitter = rng.random(cells.shape) * 1e-6  # seeded tie-break
-    for y, x in zip(*np.nonzero(near), strict=True):
-        y, x = int(y), int(x)
-        if tabu.get((y, x), -1) >= round_no:
-            continue
-        cur = int(cells[y, x])
-        options = {0}
-        for dy, dx in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-            yy, xx = y + dy, x + dx
-            if 0 <= yy < h and 0 <= xx < w:
-                options.add(int(cells[yy, xx]))
-        if undecided[y, x]:
-            bits = int(state[y, x])
-            options |= {c for c in range(fid.shape[2]) if bits >> c & 1}
-        options.discard(cur)
-        bonus = 0.0 if undecided[y, x] else 0.05
-        for c in sorted(options):
-            out.append((cost(y, x, c) + bonus + float(jitter[y, x]), y, x, c))
-    out.sort()
-    return out
+    cost += np.where(undecided, 0.0, 0.05)[None]  # prefer the cells the solver is stuck on
+    cost += rng.random(cells.shape)[None] * 1e-6  # seeded tie-break
+    cs, ys, xs = np.nonzero(ok)
+    vals = cost[cs, ys, xs]
+    order = np.argsort(vals, kind="stable")
+    return [
+        (float(vals[i]), int(ys[i]), int(xs[i]), int(cs[i])) for i in order
+    ]
 
 
 def repair(
@@ -272,7 +289,7 @@ def repair(
     h, w = original.shape
     max_edits = int(budget * h * w)
     rng = np.random.default_rng(seed)
-    tabu: dict[tuple[int, int], int] = {}
+    tabu = np.zeros(original.shape, dtype=np.int64)
     best = (decided(res), 0, clues.cells.copy(), res)
     rounds = 0
     spent = False
@@ -292,8 +309,8 @@ def repair(
         # When none of a batch settles a cell, the next batch is tried, up to WIDEN batches.
         scored = []
         for cost, y, x, c in pool:
-            row, col = clues.changed(y, x, c)
-            scored.append((cost, clues.potential_gain(y, x, row, col), y, x, c, row, col))
+            row, col, pot = clues.changed(y, x, c)
+            scored.append((cost, pot, y, x, c, row, col))
         by_potential = sorted(scored, key=lambda t: (-t[1], t[0]))
         seen: set[tuple[int, int, int]] = set()
         choice: tuple[float, int, int, int, Any] | None = None
@@ -327,7 +344,7 @@ def repair(
             break
         _, y, x, c, res = choice
         clues.set(y, x, c)
-        tabu[(y, x)] = rounds + 3
+        tabu[y, x] = rounds + 3
         now = (decided(res), -int((clues.cells != original).sum()))
         if now > best[:2]:
             best = (*now, clues.cells.copy(), res)

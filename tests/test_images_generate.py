@@ -1,0 +1,163 @@
+"""Generation: puzzles made from images match their pictures and are unique at the rung asked.
+
+Every check of uniqueness goes through the project's solver, as acceptance does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import skimage.data
+from conftest import shared_path
+
+from nonoforge.errors import UsageError
+from nonoforge.images.generate import (
+    TECHNIQUES,
+    _Clues,
+    edit_costs,
+    generate,
+    neighbour_counts,
+    overlap_potential,
+    repair,
+)
+from nonoforge.puzzle import Block, Grid, Palette, Puzzle
+from nonoforge.solver import solve
+
+EMOJI = ("1f3a1.png", "1f33e.png", "1f428.png", "1f634.png")
+
+
+def assert_good(g, max_technique: str = "line") -> None:
+    """The goal reproduces the clues and the solver proves the puzzle unique at the rung."""
+    p = g.puzzle
+    assert g.accepted
+    assert p.goal is not None and p.goal.matches(p)
+    assert p.goal == g.repair.grid or np.array_equal(p.goal.cells > 0, g.repair.grid.cells > 0)
+    res = solve(p, strategy=max_technique, max_solutions=2)
+    assert res.status == "unique"
+    assert TECHNIQUES.index(res.technique) <= TECHNIQUES.index(max_technique)
+    sol = res.solutions[0]
+    assert np.array_equal(sol.cells if isinstance(sol, Grid) else np.asarray(sol), p.goal.cells)
+    assert g.edits == int(g.edited.sum())
+    assert g.edit_fraction <= 0.06
+
+
+@pytest.mark.parametrize("name", ["camera", "coffee"])
+def test_black_and_white_from_skimage(name: str) -> None:
+    g = generate(getattr(skimage.data, name)(), size=(20, 20))
+    assert g.puzzle.is_bw
+    assert_good(g)
+
+
+@pytest.mark.parametrize("name", ["astronaut", "chelsea"])
+def test_colour_from_skimage(name: str) -> None:
+    g = generate(getattr(skimage.data, name)(), width=24, colors=4, seed=2)
+    assert 2 <= g.puzzle.ncolors <= 4
+    assert g.puzzle.width == 24
+    assert_good(g)
+
+
+@pytest.mark.parametrize("name", EMOJI)
+def test_emoji_black_and_white_and_colour(name: str) -> None:
+    path = shared_path("images", "emoji", name)
+    assert_good(generate(path, size=(30, 30)))
+    g = generate(path, size=(20, 20), colors=6)
+    assert g.puzzle.ncolors <= 6
+    assert g.puzzle.meta.title == name.removesuffix(".png")
+    assert_good(g)
+
+
+def test_probe_rung_is_accepted_at_probe() -> None:
+    g = generate(skimage.data.camera(), size=(25, 25), max_technique="probe")
+    assert_good(g, "probe")
+
+
+def test_same_seed_same_puzzle() -> None:
+    img = skimage.data.astronaut()
+    a = generate(img, size=(20, 20), colors=5, seed=11)
+    b = generate(img, size=(20, 20), colors=5, seed=11)
+    assert a.puzzle.key == b.puzzle.key
+    assert a.puzzle.goal == b.puzzle.goal
+
+
+def test_bad_rung_and_budget() -> None:
+    with pytest.raises(UsageError):
+        generate(skimage.data.camera(), size=(10, 10), max_technique="search")
+    g = Grid.from_rows(["#.", ".#"])
+    with pytest.raises(UsageError):
+        repair(g, Palette.bw(), np.zeros((2, 2, 2)), budget=2.0)
+
+
+AMBIGUOUS = [  # two diagonal 2x2 switches: several solutions, line logic settles nothing there
+    "..........",
+    ".#......#.",
+    "..#....#..",
+    "..........",
+    "....##....",
+    "....##....",
+    "..........",
+    "..#....#..",
+    ".#......#.",
+    "..........",
+]
+
+
+def flat_fid(grid: Grid, ncol: int = 2) -> np.ndarray:
+    """Distances as if each cell's source were exactly its quantised colour."""
+    cells = grid.cells
+    fid = np.full((*cells.shape, ncol), 50.0)
+    for c in range(ncol):
+        fid[..., c][cells == c] = 0.0
+    return fid
+
+
+def test_repair_makes_an_ambiguous_picture_unique() -> None:
+    g = Grid.from_rows(AMBIGUOUS)
+    before = solve(Puzzle.from_grid(g), strategy="line")
+    assert before.status != "unique"
+    rep = repair(g, Palette.bw(), flat_fid(g), budget=0.1, seed=1)
+    assert rep.accepted and rep.status == "unique"
+    assert 1 <= rep.edits <= 10
+    p = Puzzle.from_grid(rep.grid)
+    assert solve(p, strategy="line").status == "unique"
+    # the same again gives the same edits
+    again = repair(g, Palette.bw(), flat_fid(g), budget=0.1, seed=1)
+    assert again.grid == rep.grid
+
+
+def test_zero_budget_keeps_the_picture_and_says_so() -> None:
+    g = Grid.from_rows(AMBIGUOUS)
+    rep = repair(g, Palette.bw(), flat_fid(g), budget=0.0)
+    assert not rep.accepted
+    assert rep.budget_spent or rep.rounds == 0
+    assert rep.edits == 0 and rep.grid == g
+
+
+def test_overlap_potential() -> None:
+    assert overlap_potential((), 10) == 10
+    assert overlap_potential((Block(10, 1),), 10) == 10
+    assert overlap_potential((Block(6, 1),), 10) == 2
+    assert overlap_potential((Block(3, 1), Block(3, 1)), 10) == 0
+    assert overlap_potential((Block(3, 1), Block(3, 2)), 10) == 0
+    assert overlap_potential((Block(5, 1), Block(4, 2)), 10) == 7  # slack 1: 4 + 3
+
+
+def test_incremental_clues_match_the_grid() -> None:
+    rng = np.random.default_rng(0)
+    cells = (rng.random((6, 7)) < 0.5).astype(np.int64)
+    c = _Clues(cells, Palette.bw())
+    row, col, _ = c.changed(2, 3, 1 - cells[2, 3])
+    assert c.puzzle() == Puzzle.from_grid(Grid(cells)).replace(goal=None)
+    c.set(2, 3, 1 - cells[2, 3])
+    cells[2, 3] = 1 - cells[2, 3]
+    assert (c.rows[2], c.cols[3]) == (row, col)
+    assert c.puzzle() == Puzzle.from_grid(Grid(cells)).replace(goal=None)
+
+
+def test_costs_prefer_edges_and_faithful_colours() -> None:
+    g = Grid.from_rows(["....", ".##.", ".##.", "...."])
+    cells = g.cells.astype(np.int64)
+    counts = neighbour_counts(cells, 2)
+    assert counts[1, 1, 1] == 2 and counts[0, 0, 0] == 4  # outside counts as background
+    cost = edit_costs(cells, cells, flat_fid(g))
+    # painting a background cell next to the square is cheaper than one in the far corner
+    assert cost[1, 0, 1] < cost[1, 0, 0]
