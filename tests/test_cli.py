@@ -1,0 +1,182 @@
+"""The foundation commands (show, info, convert, formats) through typer's CliRunner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+import pytest
+import typer.main
+from conftest import DATA
+from test_formats import HOSTILE, HOSTILE_IDS
+from typer.testing import CliRunner
+
+from nonoforge.cli import app
+from nonoforge.formats import FORMATS, dumps, read_file
+from nonoforge.puzzle import Grid, Meta, Puzzle
+
+runner = CliRunner()
+PATTERN = str(DATA / "heart-arrow.pattern")
+FLOWER = str(DATA / "flower.pzl")
+SAVE = str(DATA / "heart.sav")
+
+
+def run(*args: str) -> click.testing.Result:
+    return runner.invoke(app, list(args))
+
+
+def assert_clean_error(result: click.testing.Result, code: int = 2) -> None:
+    """Exit ``code``, one ``error:`` line on stderr, no traceback anywhere."""
+    assert result.exit_code == code, result.output
+    assert "Traceback" not in result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+
+
+def _commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    out = []
+    for name, cmd in sorted(group.commands.items()):
+        out.append((*prefix, name))
+        if isinstance(cmd, click.Group):
+            out += _commands(cmd, (*prefix, name))
+    return out
+
+
+COMMANDS = _commands(typer.main.get_command(app))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("command", [(), *COMMANDS], ids=["nonoforge", *map(" ".join, COMMANDS)])
+def test_help_of_every_command(command: tuple[str, ...]) -> None:
+    result = run(*command, "--help")
+    assert result.exit_code == 0, result.output
+    assert "Usage:" in result.stdout
+
+
+def test_foundation_commands_exist() -> None:
+    assert {("show",), ("info",), ("convert",), ("formats",)} <= set(COMMANDS)
+
+
+def test_formats_lists_every_registered_format() -> None:
+    result = run("formats")
+    assert result.exit_code == 0
+    names = [line.split()[0] for line in result.stdout.splitlines() if line.strip()]
+    assert sorted(names) == sorted(FORMATS)
+    pzl_line = next(line for line in result.stdout.splitlines() if line.startswith("pzl"))
+    assert ".pzl" in pzl_line and "colour" in pzl_line and "write" in pzl_line
+
+
+def test_show_black_and_white_without_goal() -> None:
+    result = run("show", PATTERN)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.count("key ") == 2  # both puzzles of the file
+    assert "heart-arrow.pattern  (5x5, 1 colour" in result.stdout
+    assert "1 1 | ? ? ? ? ?" in result.stdout
+
+
+def test_show_draws_the_goal(tmp_path: Path) -> None:
+    p = Puzzle.from_grid(Grid.from_rows(["#.", "##"]), meta=Meta(title="Corner"))
+    src = tmp_path / "corner.json"
+    src.write_text(str(dumps(p, "json")))
+    result = run("show", str(src))
+    assert result.exit_code == 0, result.output
+    assert "Corner  (2x2, 1 colour" in result.stdout
+    assert "1 | # ." in result.stdout and "2 | # #" in result.stdout
+
+
+def test_show_colour() -> None:
+    result = run("show", FLOWER)
+    assert result.exit_code == 0, result.output
+    assert "(5x5, 4 colours" in result.stdout  # the list names one unused colour
+    assert "2b 1c 2b |  ?  ?  ?  ?  ?" in result.stdout
+
+
+def test_info_text() -> None:
+    result = run("info", PATTERN, FLOWER)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert len(lines) == 3
+    heart = read_file(PATTERN)[0]
+    assert lines[0].startswith(f"{PATTERN}: 5x5, 1 colour(s)")
+    assert f"key {heart.key}" in lines[0]
+
+
+def test_info_json() -> None:
+    result = run("info", "--json", FLOWER, SAVE)
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert [(r["width"], r["height"], r["colors"]) for r in rows] == [(5, 5, 4), (5, 5, 1)]
+    assert rows[0]["key"] == read_file(FLOWER)[0].key
+    assert rows[1]["key"] == read_file(PATTERN)[0].key  # same heart, another format
+    assert rows[0]["file"] == FLOWER and rows[0]["has_goal"] is False
+
+
+def test_info_with_explicit_format() -> None:
+    assert run("info", "--format", "tatham", PATTERN).exit_code == 0
+    assert_clean_error(run("info", "--format", "csv", PATTERN))
+    assert_clean_error(run("info", "--format", "nosuch", PATTERN))
+
+
+def test_convert_by_extension(tmp_path: Path) -> None:
+    dest = tmp_path / "flower.json"
+    result = run("convert", FLOWER, str(dest))
+    assert result.exit_code == 0, result.output
+    assert "wrote 1 puzzle(s)" in result.stderr and "(json)" in result.stderr
+    (p,) = read_file(dest)
+    assert p == read_file(FLOWER)[0]
+    assert not list(tmp_path.glob("*.part"))
+
+
+def test_convert_with_to(tmp_path: Path) -> None:
+    dest = tmp_path / "heart.out"
+    result = run("convert", "--to", "csv", SAVE, str(dest))
+    assert result.exit_code == 0, result.output
+    assert dest.read_text() == "5\n1 1\n5\n5\n3\n1\n5\n2\n4\n4\n4\n2\n"
+    assert read_file(dest, "csv")[0].key == read_file(SAVE)[0].key
+
+
+def test_convert_into_a_directory(tmp_path: Path) -> None:
+    result = run("convert", PATTERN, str(tmp_path), "--to", "pzl")
+    assert result.exit_code == 0, result.output
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert written == ["heart-arrow-0001.pzl", "heart-arrow-0002.pzl"]
+    keys = [read_file(tmp_path / n)[0].key for n in written]
+    assert keys == [p.key for p in read_file(PATTERN)]
+
+
+def test_convert_into_a_directory_needs_a_format(tmp_path: Path) -> None:
+    assert_clean_error(run("convert", PATTERN, str(tmp_path)))
+    assert not list(tmp_path.iterdir())
+
+
+def test_convert_refuses_what_the_target_cannot_hold(tmp_path: Path) -> None:
+    assert_clean_error(run("convert", FLOWER, str(tmp_path / "flower.pattern")))
+    assert_clean_error(run("convert", PATTERN, str(tmp_path / "two.csv")))  # one a file
+    assert_clean_error(run("convert", PATTERN, str(tmp_path / "x.unknown")))
+    assert not list(tmp_path.iterdir())
+
+
+def test_missing_file_is_a_clean_error() -> None:
+    result = run("info", "no/such/file.pattern")
+    assert_clean_error(result)
+    assert "no such file" in result.stderr
+
+
+def test_debug_shows_the_traceback() -> None:
+    result = run("--debug", "info", "no/such/file.pattern")
+    assert result.exit_code == 2
+    assert "Traceback" in result.stderr and "FormatError" in result.stderr
+
+
+@pytest.mark.parametrize(("name", "suffix", "data"), HOSTILE, ids=HOSTILE_IDS)
+def test_hostile_files_through_the_cli(
+    tmp_path: Path, name: str, suffix: str, data: bytes
+) -> None:
+    src = tmp_path / f"hostile{suffix}"
+    src.write_bytes(data)
+    assert_clean_error(run("info", str(src)))
+    out = tmp_path / "out"
+    out.mkdir()
+    assert_clean_error(run("convert", str(src), str(out / "converted.json")))
+    assert_clean_error(run("convert", str(src), str(out), "--to", "json"))
+    assert not list(out.iterdir())  # no output file, no .part file
