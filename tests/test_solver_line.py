@@ -124,3 +124,35 @@ def test_brute_force_cross_check(seed: int) -> None:
             for j, c in enumerate(cells):
                 expect[j] |= 1 << c
         assert out.tolist() == expect, (clue, state)
+
+
+@pytest.mark.parametrize("ncol", [1, 2, 5])
+def test_kernels_agree(ncol: int) -> None:
+    """The bit-parallel kernel and the array DP give the same answer on lines up to 62."""
+    rng = random.Random(ncol)
+    full = (1 << (ncol + 1)) - 1
+    for _ in range(150):
+        n = rng.choice([1, 2, 5, 13, 25, 40, 62])
+        truth = [rng.choice([0, 0, *range(1, ncol + 1)]) for _ in range(n)]
+        clue = clue_of(truth)
+        state = [
+            (1 << v) if rng.random() < 0.3 else (rng.randint(1, full) if rng.random() < 0.05
+                                                  else full)
+            for v in truth
+        ]
+        a = solve_line(clue, state, kernel="dp")
+        b = solve_line(clue, state, kernel="bits")
+        assert (a is None) == (b is None)
+        if a is not None and b is not None:
+            assert a.tolist() == b.tolist()
+
+
+def test_long_lines_use_the_dp() -> None:
+    clue = (Block(30), Block(30), Block(30))
+    out = solve_line(clue, [3] * 100)
+    # slack 8: each block surely covers its last 22 cells of leftmost packing
+    assert out is not None and show(out) == "?" * 8 + ("#" * 22 + "?" * 9) * 2 + "#" * 22 + "?" * 8
+    out = solve_line(clue, [3] * 92)
+    assert out is not None and show(out) == ".".join(["#" * 30] * 3)
+    with pytest.raises(SolverError):
+        solve_line(clue, [3] * 100, kernel="bits")

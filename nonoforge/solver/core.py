@@ -95,6 +95,7 @@ class Work:
         self.F = np.zeros(size, dtype=np.uint8)
         self.B = np.zeros(size, dtype=np.uint8)
         self.run_ = np.zeros(maxn + 1, dtype=np.int64)
+        self.sc = np.zeros(3 * (t.max_blocks + 1) + 128, dtype=np.uint64)
         self.lm = np.zeros(maxn, dtype=np.uint64)
         self.out = np.zeros(maxn, dtype=np.uint64)
         self.trail = np.zeros(ncell + 1, dtype=np.int64)
@@ -127,7 +128,7 @@ class Work:
         t = self.t
         return int(E.run(
             self.cur, self.stack, self.bcell, self.brem, t.height, t.width, t.lines, t.blen,
-            t.bcol, BITS, t.full, self.sched, self.v, self.F, self.B, self.run_, self.lm,
+            t.bcol, BITS, t.full, self.sched, self.v, self.F, self.B, self.run_, self.sc, self.lm,
             self.out, self.trail, self.trold, self.stamp, self.steps, self.hcnt, self.hacc,
             self.hstamp, self.touched, self.sols, work_limit,
         ))

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from nonoforge.solver.line import U0, U1, dp_line, overlap_line
+from nonoforge.solver.line import U0, U1, line_solve, overlap_line
 
 # ---- indices into v ------------------------------------------------------------------
 V_PHASE = 0  # what the loop does next (PH_*)
@@ -117,7 +117,7 @@ def _clear_schedule(sched):
 
 
 @njit(cache=True, nogil=True)
-def propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, lm, out,  # noqa: N803
+def propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, lm, out,  # noqa: N803
               trail, trold, stamp, steps, root):
     """Line logic to a fixpoint over the scheduled lines, most-changed line first.
 
@@ -162,7 +162,8 @@ def propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, lm, out,  
         for j in range(n):
             lm[j] = st[start + j * stride]
         v[V_LINES] += 1
-        ok = dp_line(lm, n, blen, bcol, lines[line, 3], lines[line, 4], F, B, run, out, bits)
+        ok = line_solve(lm, n, blen, bcol, lines[line, 3], lines[line, 4], F, B, run, sc, out,
+                        bits)
         if not ok:
             _clear_schedule(sched)
             return False
@@ -264,7 +265,7 @@ def init_state(st, H, W, lines, blen, bcol, bits, full, out, v, sched):  # noqa:
 
 
 @njit(cache=True, nogil=True)
-def _probe_cell(p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, lm, out,  # noqa: N803
+def _probe_cell(p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, lm, out,  # noqa: N803
                 trail, trold, stamp, steps, hcnt, hacc, hstamp, touched, sols):
     """Assume each colour of cell ``p`` in turn and keep what every survivor agrees on.
 
@@ -295,7 +296,7 @@ def _probe_cell(p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, lm, o
         st[p] = cb
         v[V_UNDEC] -= 1
         _mark_cell(sched, H, W, p, v[V_GEN])
-        ok = propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, lm, out,
+        ok = propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, lm, out,
                        trail, trold, stamp, steps, False)
         nt = v[V_TRAIL]
         if ok:
@@ -345,7 +346,7 @@ def _probe_cell(p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, lm, o
 
 @njit(cache=True, nogil=True)
 def run(cur, stack, bcell, brem, H, W, lines, blen, bcol, bits, full, sched, v,  # noqa: N803
-        F, B, run_, lm, out, trail, trold, stamp, steps, hcnt, hacc, hstamp, touched,
+        F, B, run_, sc, lm, out, trail, trold, stamp, steps, hcnt, hacc, hstamp, touched,
         sols, work_limit):
     """Advance the solve until it ends or ``v[V_LINES]`` passes ``work_limit``.
 
@@ -370,8 +371,8 @@ def run(cur, stack, bcell, brem, H, W, lines, blen, bcol, bits, full, sched, v, 
                 _clear_schedule(sched)
         elif ph == PH_PROP:
             _new_trail(v, stamp)
-            ok = propagate(cur, H, W, lines, blen, bcol, bits, sched, v, F, B, run_, lm, out,
-                           trail, trold, stamp, steps, depth == 0)
+            ok = propagate(cur, H, W, lines, blen, bcol, bits, sched, v, F, B, run_, sc, lm,
+                           out, trail, trold, stamp, steps, depth == 0)
             if depth == 0 and v[V_TRAIL] > 0:
                 v[V_TECH] = max(v[V_TECH], T_LINE)
             if not ok:
@@ -399,7 +400,7 @@ def run(cur, stack, bcell, brem, H, W, lines, blen, bcol, bits, full, sched, v, 
                 v[V_PSINCE] += 1
                 continue
             status, score = _probe_cell(p, cur, H, W, lines, blen, bcol, bits, sched, v, F, B,
-                                        run_, lm, out, trail, trold, stamp, steps, hcnt, hacc,
+                                        run_, sc, lm, out, trail, trold, stamp, steps, hcnt, hacc,
                                         hstamp, touched, sols)
             if v[V_NSOL] >= v[V_MAXSOL]:
                 v[V_PHASE] = PH_DONE
@@ -413,8 +414,8 @@ def run(cur, stack, bcell, brem, H, W, lines, blen, bcol, bits, full, sched, v, 
                 if depth == 0:
                     v[V_TECH] = max(v[V_TECH], T_PROBE)
                 _new_trail(v, stamp)
-                ok = propagate(cur, H, W, lines, blen, bcol, bits, sched, v, F, B, run_, lm,
-                               out, trail, trold, stamp, steps, depth == 0)
+                ok = propagate(cur, H, W, lines, blen, bcol, bits, sched, v, F, B, run_, sc,
+                               lm, out, trail, trold, stamp, steps, depth == 0)
                 if not ok:
                     v[V_PHASE] = PH_BACK
                 elif v[V_UNDEC] == 0:

@@ -144,6 +144,168 @@ def dp_line(lm, n, blen, bcol, b0, k, F, B, run, out, bits):  # noqa: N803 - F, 
     return True
 
 
+#: The longest line the bit-parallel solver takes (positions 0..n, bit 63 spare).
+MAX_BITS_LINE = 62
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fill_right(g, w):
+    """Close ``g`` under "position j+1 is reachable from j when cell j may be background"."""
+    p = w << U1
+    g |= p & (g << U1)
+    p &= p << U1
+    g |= p & (g << np.uint64(2))
+    p &= p << np.uint64(2)
+    g |= p & (g << np.uint64(4))
+    p &= p << np.uint64(4)
+    g |= p & (g << np.uint64(8))
+    p &= p << np.uint64(8)
+    g |= p & (g << np.uint64(16))
+    p &= p << np.uint64(16)
+    g |= p & (g << np.uint64(32))
+    return g
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fill_left(g, w):
+    """Close ``g`` under "position j is reachable from j+1 when cell j may be background"."""
+    p = w
+    g |= p & (g >> U1)
+    p &= p >> U1
+    g |= p & (g >> np.uint64(2))
+    p &= p >> np.uint64(2)
+    g |= p & (g >> np.uint64(4))
+    p &= p >> np.uint64(4)
+    g |= p & (g >> np.uint64(8))
+    p &= p >> np.uint64(8)
+    g |= p & (g >> np.uint64(16))
+    p &= p >> np.uint64(16)
+    g |= p & (g >> np.uint64(32))
+    return g
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _runs(k, ln):
+    """Positions ``s`` where bits ``s .. s+ln-1`` of ``k`` are all set."""
+    t = k
+    step = 1
+    while step * 2 <= ln:
+        t &= t >> np.uint64(step)
+        step *= 2
+    if step < ln:
+        t &= t >> np.uint64(ln - step)
+    return t
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _smear(v, ln):
+    """Cells ``s .. s+ln-1`` for every position ``s`` in ``v``."""
+    c = v
+    step = 1
+    while step * 2 <= ln:
+        c |= c << np.uint64(step)
+        step *= 2
+    if step < ln:
+        c |= c << np.uint64(ln - step)
+    return c
+
+
+@njit(cache=True, nogil=True)
+def bits_line(lm, n, blen, bcol, b0, k, sc, out, bits):
+    """The same logic as :func:`dp_line` for lines of at most 63 cells, bit-parallel.
+
+    Each ``F[b]`` / ``B[b]`` row of the dynamic programme is one 64-bit word over the
+    positions ``0..n``; moving through background cells is a Kogge-Stone fill, "block
+    fits here" a run test of the colour's cells. ``sc`` is ``uint64`` scratch of at least
+    ``3*(k+1) + 128`` words. About ten word operations per block and direction.
+    """
+    fo = 0  # fo + b: F[b]
+    so = 2 * (k + 1)  # so + b: starts of block b allowed by the left part
+    ko = 3 * (k + 1)  # ko + c: cells that may take colour c
+    co = ko + 64  # co + c: cells that may take colour c in a valid placement
+    pm = (U1 << np.uint64(n + 1)) - U1
+    w = U0
+    for j in range(n):
+        if (lm[j] & U1) != U0:
+            w |= U1 << np.uint64(j)
+    # cells allowing each colour of the clue
+    for b in range(k):
+        c = bcol[b0 + b]
+        sc[ko + c] = U0
+        sc[co + c] = U0
+    for b in range(k):
+        c = bcol[b0 + b]
+        if sc[ko + c] != U0 or (b > 0 and bcol[b0 + b - 1] == c):
+            continue
+        cb = bits[c]
+        kk = U0
+        for j in range(n):
+            if (lm[j] & cb) != U0:
+                kk |= U1 << np.uint64(j)
+        sc[ko + c] = kk | (U1 << np.uint64(63))  # marks "computed" (bit 63 is never a cell)
+    # forward
+    sc[fo] = _fill_right(U1, w) & pm
+    for b in range(k):
+        blk = b0 + b
+        ln = blen[blk]
+        c = bcol[blk]
+        f = sc[fo + b]
+        s = (f & w) << U1 if b > 0 and bcol[blk - 1] == c else f
+        s &= _runs(sc[ko + c] & ~(U1 << np.uint64(63)), ln)
+        sc[so + b] = s
+        sc[fo + b + 1] = _fill_right(s << np.uint64(ln), w) & pm
+    if ((sc[fo + k] >> np.uint64(n)) & U1) == U0:
+        return False
+    # backward, and each block's valid starts
+    bb = _fill_left(U1 << np.uint64(n), w)
+    white = sc[fo + k] & (bb >> U1) & w
+    for b in range(k - 1, -1, -1):
+        blk = b0 + b
+        ln = blen[blk]
+        c = bcol[blk]
+        e = (bb >> U1) & w if b + 1 < k and bcol[blk + 1] == c else bb
+        s = (e >> np.uint64(ln)) & _runs(sc[ko + c] & ~(U1 << np.uint64(63)), ln)
+        sc[co + c] |= _smear(s & sc[so + b], ln)
+        bb = _fill_left(s, w)
+        white |= sc[fo + b] & (bb >> U1) & w
+    # back to one mask per cell
+    if k > 0 and (bits[bcol[b0]] == np.uint64(2)):
+        mono = True
+        for b in range(1, k):
+            if bcol[b0 + b] != 1:
+                mono = False
+                break
+    else:
+        mono = False
+    if mono or k == 0:
+        black = sc[co + 1] if k > 0 else U0
+        for j in range(n):
+            sj = np.uint64(j)
+            out[j] = ((white >> sj) & U1) | (((black >> sj) & U1) << U1)
+        return True
+    for j in range(n):
+        out[j] = (white >> np.uint64(j)) & U1
+    for b in range(k):
+        c = bcol[b0 + b]
+        cov = sc[co + c]
+        if cov == U0:
+            continue
+        cb = bits[c]
+        for j in range(n):
+            if ((cov >> np.uint64(j)) & U1) != U0:
+                out[j] |= cb
+        sc[co + c] = U0  # each colour once
+    return True
+
+
+@njit(cache=True, nogil=True)
+def line_solve(lm, n, blen, bcol, b0, k, F, B, run, sc, out, bits):  # noqa: N803
+    """Complete line logic with the fastest kernel that takes the line (see above)."""
+    if n <= MAX_BITS_LINE:
+        return bits_line(lm, n, blen, bcol, b0, k, sc, out, bits)
+    return dp_line(lm, n, blen, bcol, b0, k, F, B, run, out, bits)
+
+
 @njit(cache=True, nogil=True)
 def overlap_line(n, blen, bcol, b0, k, out, bits, full):
     """Simple overlap on an empty line: what leftmost and rightmost packings agree on.
@@ -201,11 +363,14 @@ def clue_arrays(clue: Clue) -> tuple[np.ndarray, np.ndarray]:
     return blen, bcol
 
 
-def solve_line(clue: Clue, state: np.ndarray | list[int]) -> np.ndarray | None:
+def solve_line(
+    clue: Clue, state: np.ndarray | list[int], kernel: str = "auto"
+) -> np.ndarray | None:
     """Complete line logic from Python: the masks every valid placement allows, or None.
 
-    ``state`` holds one mask per cell (bit 0 background, bit c colour c). Each call
-    allocates its scratch; the hot loops call :func:`dp_line` directly.
+    ``state`` holds one mask per cell (bit 0 background, bit c colour c). ``kernel`` is
+    ``auto`` (bit-parallel up to 62 cells, else the array DP), ``bits`` or ``dp``. Each call
+    allocates its scratch; the hot loops call the kernels directly.
 
     >>> from nonoforge.puzzle import Block
     >>> solve_line((Block(3, 1),), [3, 3, 3, 3]).tolist()
@@ -215,6 +380,10 @@ def solve_line(clue: Clue, state: np.ndarray | list[int]) -> np.ndarray | None:
     n = int(lm.shape[0])
     if any(b.color > MAX_COLORS for b in clue):
         raise SolverError(f"at most {MAX_COLORS} colours are supported")
+    if kernel not in ("auto", "bits", "dp"):
+        raise SolverError(f"unknown line kernel {kernel!r}")
+    if kernel == "bits" and n > MAX_BITS_LINE:
+        raise SolverError(f"the bit-parallel kernel takes at most {MAX_BITS_LINE} cells")
     blen, bcol = clue_arrays(clue)
     k = len(clue)
     if blen.size == 0:
@@ -224,7 +393,12 @@ def solve_line(clue: Clue, state: np.ndarray | list[int]) -> np.ndarray | None:
     F = np.zeros(size, dtype=np.uint8)  # noqa: N806
     B = np.zeros(size, dtype=np.uint8)  # noqa: N806
     run = np.zeros(n + 1, dtype=np.int64)
+    sc = np.zeros(3 * (k + 1) + 128, dtype=np.uint64)
     out = np.zeros(max(n, 1), dtype=np.uint64)
-    if not dp_line(lm, n, blen, bcol, 0, k, F, B, run, out, BITS):
-        return None
-    return out[:n].copy()
+    if kernel == "dp":
+        ok = dp_line(lm, n, blen, bcol, 0, k, F, B, run, out, BITS)
+    elif kernel == "bits":
+        ok = bits_line(lm, n, blen, bcol, 0, k, sc, out, BITS)
+    else:
+        ok = line_solve(lm, n, blen, bcol, 0, k, F, B, run, sc, out, BITS)
+    return out[:n].copy() if ok else None

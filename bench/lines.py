@@ -1,0 +1,115 @@
+"""Benchmark: line solves per second of the compiled line solver.
+
+For lines of 25, 50 and 100 cells, black-and-white and 5 colours, a seeded set of random
+lines (a random picture line, its clue, and a partial state the picture satisfies: each
+cell known with probability 0.3) is solved over and over:
+
+* in a compiled loop (the kernel alone, as the propagation loop calls it);
+* one call at a time from Python through :func:`nonoforge.solver.solve_line` (the per-call
+  cost a Python caller pays: argument conversion and scratch allocation included).
+
+    .venv/bin/python bench/lines.py [--seconds 1.0]
+
+Compile time is printed separately and never counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from nonoforge.puzzle import Block, clue_of  # noqa: E402
+from nonoforge.solver import solve_line  # noqa: E402
+from nonoforge.solver.line import BITS, dp_line  # noqa: E402
+
+
+def make_lines(n: int, ncol: int, count: int, seed: int = 1) -> tuple[np.ndarray, ...]:
+    """``count`` random lines: states (count, n), flat clues, offsets, block counts."""
+    rng = np.random.default_rng(seed)
+    full = (1 << (ncol + 1)) - 1
+    states = np.zeros((count, n), dtype=np.uint64)
+    blen: list[int] = []
+    bcol: list[int] = []
+    offs = np.zeros(count, dtype=np.int64)
+    ks = np.zeros(count, dtype=np.int64)
+    clues = []
+    for i in range(count):
+        cells = rng.integers(1, ncol + 1, size=n) * (rng.random(n) < 0.55)
+        clue = clue_of(cells)
+        clues.append(clue)
+        offs[i] = len(blen)
+        ks[i] = len(clue)
+        blen += [b.length for b in clue]
+        bcol += [b.color for b in clue]
+        known = rng.random(n) < 0.3
+        states[i] = np.where(known, 1 << cells.astype(np.uint64), full)
+    blen.append(0)
+    bcol.append(0)
+    return (states, np.array(blen, dtype=np.int64), np.array(bcol, dtype=np.int64), offs, ks,
+            clues)
+
+
+@njit(cache=True)
+def _loop(states, blen, bcol, offs, ks, reps, F, B, run, out, bits):  # noqa: N803
+    n = states.shape[1]
+    ok = 0
+    for _ in range(reps):
+        for i in range(states.shape[0]):
+            if dp_line(states[i], n, blen, bcol, offs[i], ks[i], F, B, run, out, bits):
+                ok += 1
+    return ok
+
+
+def bench(n: int, ncol: int, seconds: float) -> tuple[float, float]:
+    states, blen, bcol, offs, ks, clues = make_lines(n, ncol, 2000)
+    kmax = int(ks.max())
+    F = np.zeros((kmax + 1) * (n + 2), dtype=np.uint8)  # noqa: N806
+    B = np.zeros_like(F)  # noqa: N806
+    run = np.zeros(n + 1, dtype=np.int64)
+    out = np.zeros(n, dtype=np.uint64)
+    args = (blen, bcol, offs, ks)
+    _loop(states[:1], *args, 1, F, B, run, out, BITS)
+    reps = 1
+    while True:
+        t0 = time.perf_counter()
+        _loop(states, *args, reps, F, B, run, out, BITS)
+        dt = time.perf_counter() - t0
+        if dt > seconds / 4 or reps > 1 << 20:
+            break
+        reps *= 2
+    compiled_rate = reps * states.shape[0] / dt
+    t0 = time.perf_counter()
+    calls = 0
+    while time.perf_counter() - t0 < seconds / 2:
+        for i in range(200):
+            solve_line(clues[i], states[i])
+        calls += 200
+    python_rate = calls / (time.perf_counter() - t0)
+    return compiled_rate, python_rate
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=1.0)
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    solve_line((Block(1, 1),), [3])
+    _loop(*make_lines(5, 1, 1)[:5], 1, np.zeros(64, np.uint8), np.zeros(64, np.uint8),
+          np.zeros(8, np.int64), np.zeros(8, np.uint64), BITS)
+    print(f"compile/load: {time.perf_counter() - t0:.2f} s (not counted)")
+    print(f"{'cells':>5} {'colours':>7} {'compiled loop /s':>17} {'from Python /s':>15}")
+    for ncol in (1, 5):
+        for n in (25, 50, 100):
+            c, p = bench(n, ncol, args.seconds)
+            print(f"{n:>5} {ncol:>7} {c:>17,.0f} {p:>15,.0f}")
+
+
+if __name__ == "__main__":
+    main()
