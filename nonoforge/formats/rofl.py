@@ -16,8 +16,9 @@ colour nonograms; version 1 is ours and ``docs/rofl.md`` is its full specificati
   points to it. Truncating or altering any byte is detected and named; salvage mode
   resynchronises on the next valid record and still reads every intact one.
 
-The bit-level work runs in small numba kernels compiled on first use (plain Python when numba
-is missing), so importing this module stays cheap.
+The bit-level work runs in small kernels: plain Python for the first few records a process
+codes, numba-compiled (and cached on disk) once there is bulk work, so importing this module
+and converting a few puzzles stay cheap.
 """
 
 from __future__ import annotations
@@ -107,7 +108,7 @@ def _get_bits(data: Any, pos: int, end: int, nbits: int) -> tuple[int, int]:
         return -1, pos
     v = 0
     for _ in range(nbits):
-        v = (v << 1) | ((data[pos >> 3] >> (7 - (pos & 7))) & 1)
+        v = (v << 1) | ((int(data[pos >> 3]) >> (7 - (pos & 7))) & 1)
         pos += 1
     return v, pos
 
@@ -122,7 +123,7 @@ def _get_rice(data: Any, pos: int, end: int, k: int) -> tuple[int, int]:
             q += 8
             pos += 8
             continue
-        bit = (data[pos >> 3] >> (7 - (pos & 7))) & 1
+        bit = (int(data[pos >> 3]) >> (7 - (pos & 7))) & 1
         pos += 1
         if bit:
             break
@@ -206,7 +207,7 @@ def _dec_clues(
     if k_cnt < 0:
         return 1, -1, pos, counts, lengths, colors, 0
     z = 0
-    while pos < end and ((data[pos >> 3] >> (7 - (pos & 7))) & 1) == 0:
+    while pos < end and ((int(data[pos >> 3]) >> (7 - (pos & 7))) & 1) == 0:
         z += 1
         pos += 1
     if z > 40:
@@ -401,16 +402,39 @@ _ERRORS = {
 _HELPERS = ("_bitlen", "_put_bits", "_put_rice", "_get_bits", "_get_rice", "_best_rice", "_grow")
 _KERNELS = ("_enc_clues", "_dec_clues", "_enc_goal", "_dec_goal", "_clues_of_grid")
 _compiled: dict[str, Callable[..., Any]] = {}
+_plain: dict[str, Callable[..., Any]] = {name: globals()[name] for name in _KERNELS}
+#: Records coded in plain Python before the kernels are compiled: a few conversions never
+#: pay numba's start-up (an import, and a compilation unless numba's disk cache has it),
+#: bulk work does once. ``NONOFORGE_ROFL_JIT=0`` never compiles, ``=1`` compiles at once.
+JIT_AFTER = 64
+_calls = 0
 
 
-def _kernels() -> dict[str, Callable[..., Any]]:
-    """The bit-level kernels, numba-compiled on first use (plain Python without numba).
+def _kernels(jit: bool | None = None) -> dict[str, Callable[..., Any]]:
+    """The bit-level kernels: plain Python at first, numba-compiled for bulk work.
 
     Helpers are compiled first and put in the module's namespace, so that the kernels
-    calling them compile against compiled helpers.
+    calling them compile against compiled helpers (the plain kernels keep working too).
     """
+    global _calls
     if _compiled:
         return _compiled
+    mode = os.environ.get("NONOFORGE_ROFL_JIT", "")
+    if jit is None:
+        _calls += 1
+        jit = mode == "1" or (mode != "0" and _calls > JIT_AFTER)
+    if not jit:
+        return _plain
+    try:
+        import numba
+    except ImportError:
+        return _plain
+    g = globals()
+    for name in _HELPERS:
+        g[name] = numba.njit(cache=True, nogil=True, inline="always")(g[name])
+    for name in _KERNELS:
+        _compiled[name] = numba.njit(cache=True, nogil=True)(g[name])
+    return _compiled
     g = globals()
     try:
         if os.environ.get("NONOFORGE_NO_NUMBA"):
@@ -848,7 +872,7 @@ def _parse_end(src: _Source, pos: int) -> tuple[int, list[int] | None, int]:
     avail = src.base + len(src.buf) - pos
     data = src.get(pos, avail)
     try:
-        count, p = _read_varint(data, 2, "record count", avail)
+        count, p = _read_varint(data, 2, "record count")
         if p >= len(data):
             raise _Bad("truncated end block")
         has_index = data[p]
@@ -860,7 +884,7 @@ def _parse_end(src: _Source, pos: int) -> tuple[int, list[int] | None, int]:
             offs = []
             o = len(HEADER)
             for _ in range(count):
-                d, p = _read_varint(data, p, "index", avail)
+                d, p = _read_varint(data, p, "index")
                 o += d
                 offs.append(o)
     except RoflError as e:
