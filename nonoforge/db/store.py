@@ -216,6 +216,8 @@ class Corpus:
         # writers: on SQLite their transactions begin IMMEDIATE (see _sqlite_setup)
         self._writer = engine.execution_options(nonoforge_write=True)
         self._closed = False
+        self._sources_seen: set[str] = set()
+        self._sources_pending: set[str] = set()
 
     # -- opening ------------------------------------------------------------------------
 
@@ -315,8 +317,13 @@ class Corpus:
     @contextlib.contextmanager
     def _write(self) -> Iterator[Connection]:
         """One write transaction; database errors become one-line CorpusErrors."""
-        with self._errors(), self._writer.begin() as conn:
-            yield conn
+        self._sources_pending.clear()
+        try:
+            with self._errors(), self._writer.begin() as conn:
+                yield conn
+        finally:
+            pending, self._sources_pending = self._sources_pending, set()
+        self._sources_seen |= pending  # only once the transaction has committed
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[Connection]:
@@ -395,13 +402,15 @@ class Corpus:
             if prev is None or (prev.puzzle.goal is None and it.puzzle.goal is not None):
                 fresh[key] = it
         if fresh:
-            conn.execute(
-                m.puzzles.insert(),
-                [_puzzle_row(k, it.puzzle, now) for k, it in fresh.items()],
-            )
-            for chunk in _chunks(list(fresh)):
-                q = select(m.puzzles.c.key, m.puzzles.c.id).where(m.puzzles.c.key.in_(chunk))
-                known.update({k: (i, True) for k, i in conn.execute(q)})
+            rows = [_puzzle_row(k, it.puzzle, now) for k, it in fresh.items()]
+            if conn.dialect.insert_executemany_returning:
+                ins = m.puzzles.insert().returning(m.puzzles.c.key, m.puzzles.c.id)
+                known.update({k: (i, True) for k, i in conn.execute(ins, rows)})
+            else:  # pragma: no cover - backends without RETURNING
+                conn.execute(m.puzzles.insert(), rows)
+                for chunk in _chunks(list(fresh)):
+                    q = select(m.puzzles.c.key, m.puzzles.c.id).where(m.puzzles.c.key.in_(chunk))
+                    known.update({k: (i, True) for k, i in conn.execute(q)})
 
         # goals for puzzles stored without one
         upgraded: set[str] = set()
@@ -429,8 +438,26 @@ class Corpus:
                     m.provenance.c.source == source, m.provenance.c.source_id.in_(chunk)
                 )
                 claimed.update({(source, sid): pid for sid, pid in conn.execute(q)})
+        seen_ids = set(claimed)
+        # a (source, id) seen before (in the corpus or this batch) is a duplicate; one that
+        # names another puzzle (the source changed it) is kept without the id, not lost
+        dups: list[bool] = []
+        for pv in provs:
+            pid, source, sid = pv["puzzle_id"], pv["source"], pv["source_id"]
+            dup = False
+            if sid is not None:
+                owner = claimed.setdefault((source, sid), pid)
+                if owner != pid:
+                    pv["source_id"] = None
+                else:
+                    dup = (source, sid) in seen_ids
+                    seen_ids.add((source, sid))
+            dups.append(dup)
+        # without an id, a provenance is the same when puzzle, source and title are
         anonymous: set[tuple[int, str, str | None]] = set()
-        for chunk in _chunks(sorted({pv["puzzle_id"] for pv in provs})):
+        stored = sorted({pv["puzzle_id"] for k, pv in zip(keys, provs, strict=True)
+                         if pv["source_id"] is None and k not in fresh})
+        for chunk in _chunks(stored):
             q = select(
                 m.provenance.c.puzzle_id, m.provenance.c.source, m.provenance.c.title
             ).where(m.provenance.c.puzzle_id.in_(chunk), m.provenance.c.source_id.is_(None))
@@ -439,21 +466,9 @@ class Corpus:
         stats = AddStats()
         new_rows: list[dict[str, Any]] = []
         seen_new: set[str] = set()
-        for key, it, pv in zip(keys, items, provs, strict=True):
-            pid, source, sid = pv["puzzle_id"], pv["source"], pv["source_id"]
-            dup = False
-            if sid is not None:
-                owner = claimed.get((source, sid))
-                if owner is None:
-                    claimed[(source, sid)] = pid
-                elif owner == pid:
-                    dup = True
-                else:
-                    # the source's id already names another puzzle (the source changed it):
-                    # keep this provenance without the id rather than lose it
-                    pv["source_id"] = sid = None
-            if sid is None:
-                ident = (pid, source, pv["title"])
+        for key, it, pv, dup in zip(keys, items, provs, dups, strict=True):
+            if pv["source_id"] is None:
+                ident = (pv["puzzle_id"], pv["source"], pv["title"])
                 dup = ident in anonymous
                 anonymous.add(ident)
             if not dup:
@@ -475,14 +490,16 @@ class Corpus:
             conn.execute(m.provenance.insert(), new_rows)
         return stats
 
-    @staticmethod
-    def _ensure_sources(conn: Connection, names: set[str]) -> None:
-        have = set(
-            conn.scalars(select(m.sources.c.name).where(m.sources.c.name.in_(sorted(names))))
-        )
-        missing = sorted(names - have)
+    def _ensure_sources(self, conn: Connection, names: set[str]) -> None:
+        """Give every source a row in ``sources`` (remembering which exist, once committed)."""
+        ask = sorted(names - self._sources_seen)
+        if not ask:
+            return
+        have = set(conn.scalars(select(m.sources.c.name).where(m.sources.c.name.in_(ask))))
+        missing = sorted(set(ask) - have)
         if missing:
             conn.execute(m.sources.insert(), [{"name": n} for n in missing])
+        self._sources_pending.update(ask)
 
     def add_source(self, name: str, *, url: str | None = None, licence: str | None = None) -> None:
         """Record (or update) a source: where its puzzles come from and under what terms."""
@@ -911,10 +928,14 @@ class Corpus:
     def collections(self) -> list[dict[str, Any]]:
         """Every collection: name, created, params and size."""
         c, cm = m.collections, m.collection_members
-        q = (
-            select(c.c.name, c.c.created, c.c.params, func.count(cm.c.position).label("size"))
-            .outerjoin(cm, cm.c.collection_id == c.c.id)
-            .group_by(c.c.id, c.c.name, c.c.created, c.c.params)
+        sizes = (
+            select(cm.c.collection_id, func.count().label("size"))
+            .group_by(cm.c.collection_id)
+            .subquery()
+        )
+        q = (  # JSON columns cannot be grouped on PostgreSQL: count apart, then join
+            select(c.c.name, c.c.created, c.c.params, func.coalesce(sizes.c.size, 0))
+            .outerjoin(sizes, sizes.c.collection_id == c.c.id)
             .order_by(c.c.name)
         )
         with self._read() as conn:

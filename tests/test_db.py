@@ -1,0 +1,756 @@
+"""The corpus store (nonoforge.db): real SQLite files in tmp_path, and PostgreSQL when a
+server can be started here (the PostgreSQL tests skip, saying why, when it cannot)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sqlalchemy import create_engine, inspect, text
+from typer.testing import CliRunner
+
+from nonoforge.cli import app
+from nonoforge.db import AddStats, Corpus
+from nonoforge.db import models as m
+from nonoforge.errors import CorpusError
+from nonoforge.formats import dumps
+from nonoforge.puzzle import Meta, Palette, Puzzle
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# -- puzzles ------------------------------------------------------------------------------
+
+
+def puzzles(
+    n: int,
+    seed: int,
+    size: tuple[int, int] = (6, 5),
+    ncolors: int = 1,
+    source: str | None = "gen",
+    goal: bool = True,
+) -> list[Puzzle]:
+    """``n`` random puzzles (distinct keys) with source ids ``0..n-1``."""
+    rng = np.random.default_rng(seed)
+    w, h = size
+    out: list[Puzzle] = []
+    keys: set[str] = set()
+    while len(out) < n:
+        cells = rng.integers(0, ncolors + 1, size=(h, w)) * (rng.random((h, w)) < 0.6)
+        cells[0, 0] = 1  # at least colour 1, so the palette is never empty
+        if ncolors > 1:
+            cells[0, 1] = ncolors
+        meta = Meta(title=f"p{len(out)}", source=source,
+                    source_id=None if source is None else str(len(out)))
+        p = Puzzle.from_grid(cells, meta=meta)
+        if not goal:
+            p = p.replace(goal=None)
+        if p.key not in keys:
+            keys.add(p.key)
+            out.append(p)
+    return out
+
+
+def count(c: Corpus, table: str) -> int:
+    with c.engine.connect() as conn:
+        return int(conn.execute(text(f"SELECT COUNT(*) FROM {table}")).scalar_one())
+
+
+# -- backends -----------------------------------------------------------------------------
+
+
+def _pg_bin(name: str) -> str | None:
+    found = shutil.which(name)
+    if found:
+        return found
+    for d in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True):
+        if (d / name).exists():
+            return str(d / name)
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[dict[str, str]]:
+    """A throw-away PostgreSQL server on a local socket, or a skip saying why not.
+
+    initdb refuses to run as root, so as root the server runs as the ``postgres`` user
+    (created by the Debian ``postgresql`` package). CI needs ``apt-get install -y
+    postgresql`` and ``pip install psycopg[binary]``.
+    """
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        pytest.skip("PostgreSQL tests need the psycopg driver (pip install 'psycopg[binary]')")
+    initdb, pg_ctl = _pg_bin("initdb"), _pg_bin("pg_ctl")
+    if not initdb or not pg_ctl:
+        pytest.skip("PostgreSQL tests need a server (apt-get install -y postgresql)")
+    prefix: list[str] = []
+    user = None
+    if os.geteuid() == 0:
+        runuser = shutil.which("runuser")
+        try:
+            import pwd
+
+            pwd.getpwnam("postgres")
+        except KeyError:
+            pytest.skip("running as root and there is no 'postgres' user to run the server")
+        if not runuser:
+            pytest.skip("running as root and runuser is missing")
+        user = "postgres"
+        prefix = [runuser, "-u", user, "--"]
+    base = Path(tempfile.mkdtemp(prefix="nonoforge-pg-"))
+    data, sock = base / "data", base / "sock"
+    sock.mkdir()
+    if user:
+        shutil.chown(base, user)
+        shutil.chown(sock, user)
+    port = _free_port()
+    log = base / "log"
+    try:
+        subprocess.run(
+            [*prefix, initdb, "-D", str(data), "-A", "trust", "-U", "postgres",
+             "--no-sync", "-E", "UTF8"],
+            check=True, capture_output=True, timeout=120,
+        )
+        opts = f"-k {sock} -p {port} -h '' -F"
+        subprocess.run(
+            [*prefix, pg_ctl, "-D", str(data), "-o", opts, "-l", str(log), "-w", "-t", "60",
+             "start"],
+            check=True, capture_output=True, timeout=90,
+        )
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as e:
+        shutil.rmtree(base, ignore_errors=True)
+        detail = getattr(e, "stderr", b"") or b""
+        pytest.skip(f"could not start a PostgreSQL server: {e} {detail[-300:]!r}")
+    try:
+        yield {"host": str(sock), "port": str(port)}
+    finally:
+        subprocess.run([*prefix, pg_ctl, "-D", str(data), "-m", "immediate", "stop"],
+                       capture_output=True, timeout=60)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+_pg_dbs = iter(range(1, 10_000))
+
+
+def _pg_url(server: dict[str, str]) -> str:
+    """A fresh, empty database on the test server."""
+    name = f"nf_test_{next(_pg_dbs)}_{os.getpid()}"
+    admin = create_engine(
+        f"postgresql+psycopg://postgres@/postgres?host={server['host']}&port={server['port']}",
+        isolation_level="AUTOCOMMIT",
+    )
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    admin.dispose()
+    return f"postgresql+psycopg://postgres@/{name}?host={server['host']}&port={server['port']}"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A new, empty corpus location on each backend."""
+    if request.param == "sqlite":
+        return str(tmp_path / "corpus.db")
+    return _pg_url(request.getfixturevalue("pg_server"))
+
+
+@pytest.fixture
+def corpus(url: str) -> Iterator[Corpus]:
+    with Corpus.open(url) as c:
+        yield c
+
+
+# -- opening and migrations ---------------------------------------------------------------
+
+
+def test_open_creates_the_schema_in_wal_mode(tmp_path: Path) -> None:
+    path = tmp_path / "c.db"
+    with Corpus.open(path) as c:
+        names = set(inspect(c.engine).get_table_names())
+        assert {t.name for t in m.TABLES} <= names
+        assert m.VERSION_TABLE in names
+        with c.engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+            assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+            assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() >= 1000
+    with Corpus.open(str(path)) as c:  # reopening changes nothing
+        assert len(c) == 0
+
+
+def test_default_corpus_is_nonoforge_db_in_cwd(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with Corpus.open() as c:
+        c.add(puzzles(2, 1))
+    assert (tmp_path / "nonoforge.db").exists()
+
+
+def test_schema_of_migrations_matches_the_models(url: str) -> None:
+    from alembic.autogenerate import compare_metadata
+    from alembic.runtime.migration import MigrationContext
+
+    with Corpus.open(url) as c, c.engine.connect() as conn:
+        ctx = MigrationContext.configure(conn, opts={"version_table": m.VERSION_TABLE})
+        diff = [d for d in compare_metadata(ctx, m.metadata) if d[0] != "remove_table"]
+    assert diff == []
+
+
+def test_old_and_empty_files_are_migrated_on_open(tmp_path: Path) -> None:
+    from alembic import command
+
+    from nonoforge.db.store import _alembic_config
+
+    empty = tmp_path / "empty.db"
+    empty.write_bytes(b"")
+    with Corpus.open(empty) as c:
+        c.set_model("v1", {"a": 1})
+        assert c.get_model("v1") == {"a": 1}
+
+    old = tmp_path / "old.db"
+    engine = create_engine(f"sqlite:///{old}")
+    with engine.begin() as conn:
+        command.upgrade(_alembic_config(conn), "0001")
+    with engine.connect() as conn:
+        assert "difficulty_models" not in inspect(conn).get_table_names()
+        assert conn.execute(text(f"SELECT version_num FROM {m.VERSION_TABLE}")).scalar() == "0001"
+    engine.dispose()
+    with Corpus.open(old) as c:
+        assert "difficulty_models" in inspect(c.engine).get_table_names()
+        c.add(puzzles(3, 2))
+        c.set_model("v1", {"b": [1, 2]})
+        assert c.get_model("v1") == {"b": [1, 2]}
+        assert c.get_model("v2") is None
+
+
+def test_what_is_not_a_corpus_gives_corpus_error(tmp_path: Path) -> None:
+    text_file = tmp_path / "notes.txt"
+    text_file.write_text("these are not the tables you are looking for\n" * 50)
+    with pytest.raises(CorpusError, match="not a nonoforge database"):
+        Corpus.open(text_file)
+
+    foreign = tmp_path / "other.db"
+    con = sqlite3.connect(foreign)
+    con.execute("CREATE TABLE customers (id INTEGER)")
+    con.commit()
+    con.close()
+    with pytest.raises(CorpusError, match="not a nonoforge database"):
+        Corpus.open(foreign)
+
+    newer = tmp_path / "newer.db"
+    Corpus.open(newer).close()
+    con = sqlite3.connect(newer)
+    con.execute(f"UPDATE {m.VERSION_TABLE} SET version_num = '9999'")
+    con.commit()
+    con.close()
+    with pytest.raises(CorpusError, match="newer than this nonoforge"):
+        Corpus.open(newer)
+
+    with pytest.raises(CorpusError, match="is a directory"):
+        Corpus.open(tmp_path)
+    with pytest.raises(CorpusError, match="does not exist"):
+        Corpus.open(tmp_path / "no" / "such" / "dir.db")
+    with pytest.raises(CorpusError, match="cannot use database"):
+        Corpus.open("nosuchdialect://x/y")
+    for e in (CorpusError,):
+        assert e.exit_code == 4
+
+
+# -- adding -------------------------------------------------------------------------------
+
+
+def test_add_counts_new_duplicate_and_merged(corpus: Corpus) -> None:
+    ps = puzzles(40, 3)
+    assert corpus.add(ps, batch=7) == AddStats(new=40)
+    assert corpus.add(ps, batch=9) == AddStats(duplicate=40)
+    other = [p.replace(meta=Meta(source="elsewhere", source_id=f"x{i}"))
+             for i, p in enumerate(ps[:10])]
+    assert corpus.add(other) == AddStats(merged=10)
+    assert corpus.add(other) == AddStats(duplicate=10)
+    assert len(corpus) == 40
+    assert count(corpus, "provenance") == 50
+    assert corpus.stats()["by_source"] == {"elsewhere": 10, "gen": 40}
+    assert {s["name"] for s in corpus.sources()} == {"elsewhere", "gen"}
+    # the first provenance names the puzzle; all are kept
+    assert corpus.get(ps[0].key).meta == ps[0].meta
+    assert [r["source"] for r in corpus.provenance(ps[0].key)] == ["gen", "elsewhere"]
+
+
+def test_duplicates_inside_one_batch_are_one_puzzle(corpus: Corpus) -> None:
+    p = puzzles(1, 4)[0]
+    twins = [p, p.replace(meta=Meta(source="b", source_id="1")), p,
+             p.replace(meta=Meta(title="no id", source="c"))]
+    assert corpus.add(twins) == AddStats(new=1, merged=2, duplicate=1)
+    assert len(corpus) == 1
+    assert count(corpus, "provenance") == 3
+    assert corpus.add(twins) == AddStats(duplicate=4)
+
+
+def test_a_goal_arriving_later_is_merged_into_the_stored_record(corpus: Corpus) -> None:
+    with_goal = puzzles(5, 5)
+    bare = [p.replace(goal=None) for p in with_goal]
+    assert corpus.add(bare) == AddStats(new=5)
+    assert corpus.get(bare[0].key).goal is None
+    assert corpus.add(with_goal) == AddStats(merged=5)
+    got = corpus.get(with_goal[0].key)
+    assert got.goal == with_goal[0].goal
+    assert got == with_goal[0]
+    assert corpus.add(bare) == AddStats(duplicate=5)
+    assert corpus.get(bare[0].key).goal is not None  # a goal is never lost
+
+
+def test_colour_puzzles_are_stored_canonically(corpus: Corpus) -> None:
+    ps = puzzles(6, 6, size=(7, 6), ncolors=3)
+    corpus.add(ps)
+    for p in ps:
+        got = corpus.get(p.key)
+        assert got.key == p.key
+        assert got == p.canonical()
+        assert got.ncolors == 3
+    assert corpus.stats()["by_colors"] == {"3": 6}
+    # a one-colour puzzle in red is the same puzzle as in black
+    red = Palette.of(("white", "#ffffff"), ("red", "#ff0000"))
+    bw = puzzles(1, 7, source="bw")[0]
+    corpus.add([bw.replace(palette=red, meta=Meta(source="red", source_id="1"))])
+    assert corpus.add([bw]) == AddStats(merged=1)
+
+
+def test_a_source_id_naming_another_puzzle_keeps_both(corpus: Corpus) -> None:
+    a, b = puzzles(2, 8, source=None)
+    corpus.add([a.replace(meta=Meta(source="site", source_id="7", title="v1"))])
+    # the site changed puzzle 7: the new one is stored, its provenance without the id
+    assert corpus.add([b.replace(meta=Meta(source="site", source_id="7", title="v2"))]) \
+        == AddStats(new=1)
+    assert corpus.add([b.replace(meta=Meta(source="site", source_id="7", title="v2"))]) \
+        == AddStats(duplicate=1)
+    assert len(corpus) == 2
+    assert corpus.get(b.key).meta.title == "v2"
+    assert corpus.get(b.key).meta.source_id is None
+
+
+def test_get_unknown_key_is_a_corpus_error(corpus: Corpus) -> None:
+    with pytest.raises(CorpusError, match="no puzzle with key"):
+        corpus.get("0123456789abcdef")
+    assert "0123456789abcdef" not in corpus
+
+
+# -- queries ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def mixed(corpus: Corpus) -> tuple[Corpus, dict[str, list[Puzzle]]]:
+    groups = {
+        "small": puzzles(5, 10, size=(5, 5), source="a"),
+        "wide": puzzles(4, 11, size=(12, 6), source="b"),
+        "colour": puzzles(3, 12, size=(8, 8), ncolors=2, source="a"),
+        "big": puzzles(2, 13, size=(20, 25), source="c"),
+    }
+    for ps in groups.values():
+        corpus.add(ps)
+    corpus.save_results(
+        [{"key": p.key, "status": "unique", "technique": "line", "grade": 1}
+         for p in groups["small"]]
+        + [{"key": p.key, "status": "multiple", "technique": "probe", "grade": 4}
+           for p in groups["big"]],
+        "s1",
+    )
+    corpus.save_results([{"key": groups["wide"][0].key, "status": "unique", "grade": 2}], "s2")
+    return corpus, groups
+
+
+def test_query_filters(mixed: tuple[Corpus, dict[str, list[Puzzle]]]) -> None:
+    c, g = mixed
+
+    def keys(ps: list[Puzzle]) -> list[str]:
+        return [p.key for p in ps]
+
+    everything = keys(g["small"] + g["wide"] + g["colour"] + g["big"])
+    assert c.keys() == everything
+    assert keys(list(c.query())) == everything
+    assert c.keys(width=12) == keys(g["wide"])
+    assert c.keys(height=25) == keys(g["big"])
+    assert c.keys(min_size=8) == keys(g["colour"] + g["big"])
+    assert c.keys(max_size=(12, 6)) == keys(g["small"] + g["wide"])
+    assert c.keys(min_size=(7, 7), max_size=(20, 25)) == keys(g["colour"] + g["big"])
+    assert c.keys(colors=2) == keys(g["colour"])
+    assert c.keys(colors=(1, 1)) == keys(g["small"] + g["wide"] + g["big"])
+    assert c.keys(colors=(2, None)) == keys(g["colour"])
+    assert c.keys(source="a") == keys(g["small"] + g["colour"])
+    assert c.keys(status="multiple") == keys(g["big"])
+    assert c.keys(status="unique") == keys(g["small"] + g["wide"][:1])
+    assert c.keys(status="unique", solver_version="s1") == keys(g["small"])
+    assert c.keys(technique="probe") == keys(g["big"])
+    assert c.keys(grade=(1, 2)) == keys(g["small"] + g["wide"][:1])
+    assert c.keys(grade=(3, None), source="c") == keys(g["big"])
+    assert c.keys(source="a", limit=3) == keys(g["small"][:3])
+    assert keys(list(c.query(source="a", limit=3))) == keys(g["small"][:3])
+    assert c.keys(source="nowhere") == []
+    got = next(c.query(colors=2))
+    assert got.meta.source == "a" and got.meta.title == "p0" and got.goal is not None
+    info = c.info(keys(g["big"]))
+    assert [(r["width"], r["height"], r["source"]) for r in info] == [(20, 25, "c")] * 2
+
+
+def test_query_streams_page_after_page(tmp_path: Path) -> None:
+    with Corpus.open(tmp_path / "c.db") as c:
+        ps = puzzles(1100, 14, size=(4, 4), source="x")
+        c.add(ps)
+        assert len(c) == len(ps)
+        assert [p.key for p in c.query()] == [p.key for p in ps]
+        assert len(list(c.query(limit=501))) == 501
+
+
+def test_stats_counts_everything(mixed: tuple[Corpus, dict[str, list[Puzzle]]]) -> None:
+    c, _ = mixed
+    c.add_fetched("webpbn", "1", None, "missing", "404")
+    s = c.stats()
+    assert s["puzzles"] == 14
+    assert s["by_source"] == {"a": 8, "b": 4, "c": 2}
+    assert s["by_size"] == {"1-10": 8, "11-15": 4, "21-30": 2}
+    assert s["by_colors"] == {"1": 11, "2": 3}
+    assert s["solver_version"] == "s2"
+    assert s["by_grade"] == {"2": 1, "unrated": 13}
+    assert c.stats("s1")["by_grade"] == {"1": 5, "4": 2, "unrated": 7}
+    assert s["fetch_log"] == {"webpbn": {"missing": 1}}
+
+
+# -- results, models, collections -----------------------------------------------------------
+
+
+def test_results_are_upserted_per_solver_version(corpus: Corpus) -> None:
+    ps = puzzles(3, 15)
+    corpus.add(ps)
+    corpus.save_results(
+        [{"key": p.key, "status": "unique", "technique": "line", "effort": {"sweeps": i},
+          "time_s": 0.01 * i, "times": [0.01 * i] * 3} for i, p in enumerate(ps)],
+        "v1",
+    )
+    assert corpus.rated_keys("v1") == {p.key for p in ps}
+    assert corpus.rated_keys("v2") == set()
+    rows = corpus.results("v1")
+    assert [r["effort"] for r in rows] == [{"sweeps": 0}, {"sweeps": 1}, {"sweeps": 2}]
+    assert rows[1]["times"] == [0.01] * 3 and rows[1]["score"] is None
+    # scores arrive later, on the rows results() gave: other fields are kept
+    for r in rows:
+        r["score"], r["grade"] = r["time_s"] * 2, 3
+    corpus.save_results(rows, "v1")
+    again = corpus.results("v1")
+    assert len(again) == 3
+    assert [(r["technique"], r["grade"]) for r in again] == [("line", 3)] * 3
+    assert again[2]["score"] == pytest.approx(0.04)
+    corpus.save_results([{"key": ps[0].key, "status": "timeout"}], "v2")
+    assert corpus.solver_versions() == ["v2", "v1"]
+    assert len(corpus.results()) == 4
+    with pytest.raises(CorpusError, match="no puzzle with key"):
+        corpus.save_results([{"key": "ffffffffffffffff", "status": "unique"}], "v1")
+
+
+def test_difficulty_model_per_solver_version(corpus: Corpus) -> None:
+    assert corpus.get_model("v1") is None
+    corpus.set_model("v1", {"knots": [1, 2, 3], "fit": {"rho": 0.93}})
+    corpus.set_model("v1", {"knots": [4]})
+    corpus.set_model("v2", {"knots": []})
+    assert corpus.get_model("v1") == {"knots": [4]}
+    assert corpus.get_model("v2") == {"knots": []}
+
+
+def test_collections_keep_order_and_can_be_replaced(corpus: Corpus) -> None:
+    ps = puzzles(6, 16)
+    corpus.add(ps)
+    order = [ps[4].key, ps[0].key, ps[2].key]
+    corpus.create_collection("starter", order, {"grades": [1, 3]})
+    assert [p.key for p in corpus.collection("starter")] == order
+    assert corpus.collection("starter")[0].meta.title == "p4"
+    corpus.create_collection("starter", order[::-1], {"v": 2})
+    assert [p.key for p in corpus.collection("starter")] == order[::-1]
+    assert corpus.collections()[0]["params"] == {"v": 2}
+    assert corpus.collections()[0]["size"] == 3
+    assert count(corpus, "collection_members") == 3
+    with pytest.raises(CorpusError, match="no collection"):
+        corpus.collection("nope")
+    with pytest.raises(CorpusError, match="no puzzle with key"):
+        corpus.create_collection("bad", ["0000000000000000"])
+    with pytest.raises(CorpusError, match="twice"):
+        corpus.create_collection("bad", [ps[0].key, ps[0].key])
+    assert corpus.stats()["collections"] == 1
+
+
+# -- the fetch log ------------------------------------------------------------------------
+
+
+def test_add_fetched_logs_each_item_with_its_puzzle(corpus: Corpus) -> None:
+    a, b = puzzles(2, 17, source=None)
+    assert corpus.add_fetched("webpbn", "10", a, "done", raw=b"<xml/>") == "new"
+    assert corpus.add_fetched("webpbn", "11", None, "missing", "404") == "missing"
+    assert corpus.add_fetched("webpbn", "12", None, "failed", "timeout") == "failed"
+    assert corpus.add_fetched("nonograms", "3", a, "done") == "duplicate"
+    assert corpus.add_fetched("webpbn", "12", b, "done") == "new"
+    assert corpus.fetch_status("webpbn", "10") == "done"
+    assert corpus.fetch_status("webpbn", "12") == "done"
+    assert corpus.fetch_status("webpbn", "99") is None
+    assert corpus.fetch_items("webpbn") == {"10", "11", "12"}
+    assert corpus.fetch_items("webpbn", "missing") == {"11"}
+    log = {(r["site"], r["item"]): r for r in corpus.fetch_log()}
+    assert log[("webpbn", "12")]["attempts"] == 2
+    assert log[("webpbn", "12")]["puzzle_key"] == b.key
+    assert log[("webpbn", "11")]["reason"] == "404"
+    prov = corpus.provenance(a.key)
+    assert [(r["source"], r["source_id"], r["raw"]) for r in prov] == [
+        ("webpbn", "10", b"<xml/>"), ("nonograms", "3", None)]
+    with pytest.raises(CorpusError, match="status"):
+        corpus.add_fetched("webpbn", "1", None, "weird")
+
+
+# -- files --------------------------------------------------------------------------------
+
+
+def _write_json_files(folder: Path, groups: list[list[Puzzle]]) -> list[str]:
+    paths = []
+    for i, ps in enumerate(groups):
+        f = folder / f"set{i:03d}.json"
+        data = dumps(ps, "json")
+        f.write_text(data if isinstance(data, str) else data.decode())
+        paths.append(str(f))
+    return paths
+
+
+def test_importing_the_same_files_twice_leaves_the_same_rows(tmp_path: Path) -> None:
+    ps = puzzles(30, 18, source=None)
+    paths = _write_json_files(tmp_path, [ps[:1], ps[1:20], ps[10:30]])
+    tables = ("puzzles", "provenance", "sources", "fetch_log")
+    with Corpus.open(tmp_path / "c.db") as c:
+        first = c.import_files(paths, batch=8)
+        assert first == AddStats(new=30, merged=10)
+        rows = {t: count(c, t) for t in tables}
+        assert rows == {"puzzles": 30, "provenance": 40, "sources": 3, "fetch_log": 0}
+        assert c.import_files(paths) == AddStats(duplicate=40)
+        assert {t: count(c, t) for t in tables} == rows
+        # the raw file is kept where it holds one puzzle
+        prov = c.provenance(ps[0].key)
+        assert prov[0]["source"] == "file:set000.json" and prov[0]["raw"] is not None
+        assert c.provenance(ps[5].key)[0]["raw"] is None
+
+
+def test_import_reports_bad_files_and_imports_the_rest(tmp_path: Path) -> None:
+    ps = puzzles(4, 19, source=None)
+    good = _write_json_files(tmp_path, [ps])
+    bad = tmp_path / "bad.non"
+    bad.write_text("width 3\nheight x\n")
+    missing = tmp_path / "missing.non"
+    errors: list[tuple[str, str]] = []
+    done: list[tuple[str, int]] = []
+    with Corpus.open(tmp_path / "c.db") as c:
+        stats = c.import_files(
+            [str(bad), *good, str(missing)],
+            on_error=lambda p, e: errors.append((p, str(e))),
+            on_file=lambda p, n: done.append((os.path.basename(p), n)),
+        )
+        assert stats == AddStats(new=4)
+        assert [p for p, _ in errors] == [str(bad), str(missing)]
+        assert "no such file" in errors[1][1]
+        assert done == [("bad.non", 0), ("set000.json", 4), ("missing.non", 0)]
+        with pytest.raises(Exception, match="missing.non"):
+            c.import_files([str(missing)])
+
+
+def test_export_then_import_round_trip(tmp_path: Path) -> None:
+    src = tmp_path / "a.db"
+    ps = puzzles(12, 20, size=(7, 7), source="s") + puzzles(5, 21, ncolors=3, source="t")
+    with Corpus.open(src) as c:
+        c.add(ps)
+        c.add([ps[0].replace(meta=Meta(source="later", source_id="1"))])
+        assert c.export_rofl(tmp_path / "all.rofl") == 17
+        assert c.export_rofl(tmp_path / "colour.rofl", colors=3, limit=4) == 4
+        originals = {p.key: p for p in c.query()}
+    assert not list(tmp_path.glob("*.part"))
+    with Corpus.open(tmp_path / "b.db") as b:
+        assert b.import_files([tmp_path / "all.rofl"]) == AddStats(new=17)
+        assert b.import_files([tmp_path / "all.rofl", tmp_path / "colour.rofl"]) \
+            == AddStats(duplicate=21)
+        assert {p.key: p for p in b.query()} == originals
+        assert b.get(ps[0].key).meta.source == "s"
+        b.export_rofl(tmp_path / "again.rofl")
+    assert (tmp_path / "again.rofl").read_bytes() == (tmp_path / "all.rofl").read_bytes()
+
+
+# -- interruptions ------------------------------------------------------------------------
+
+
+def _rows(path: Path, table: str) -> int:
+    con = sqlite3.connect(path, timeout=30)
+    try:
+        return int(con.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+    except sqlite3.OperationalError:  # not created yet
+        return 0
+    finally:
+        con.close()
+
+
+def _kill_when(proc: subprocess.Popen[bytes], db: Path, table: str, at_least: int) -> int:
+    """SIGKILL ``proc`` once ``table`` has ``at_least`` rows; the rows it had then."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        n = _rows(db, table)
+        if n >= at_least:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=30)
+            return n
+        time.sleep(0.005)
+    proc.kill()
+    out = proc.communicate()
+    pytest.fail(f"the process ended before it could be killed: {out!r}")
+
+
+CLI = [sys.executable, "-c", "from nonoforge.cli import main; main()"]
+#: Subprocesses use the ROFL codec's plain-Python kernels: each would otherwise spend
+#: seconds compiling numba kernels before its first record, which these tests do not need.
+ENV = {**os.environ, "NONOFORGE_NO_NUMBA": "1"}
+
+
+def test_import_killed_half_way_resumes_exactly(tmp_path: Path) -> None:
+    ps = puzzles(1500, 22, size=(8, 8), source=None, goal=False)
+    paths = _write_json_files(tmp_path, [ps[i : i + 100] for i in range(0, len(ps), 100)])
+    db = tmp_path / "c.db"
+    args = [*CLI, "-q", "db", "import", "--db", str(db), *paths]
+    proc = subprocess.Popen(args, cwd=ROOT, env=ENV,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    n = _kill_when(proc, db, "puzzles", 500)
+    assert proc.returncode == -signal.SIGKILL
+    at_kill = _rows(db, "puzzles")
+    assert n <= at_kill < len(ps), "the kill came too late to test anything"
+    done = subprocess.run(args, cwd=ROOT, capture_output=True, timeout=300, env=ENV)
+    assert done.returncode == 0, done.stderr.decode()
+    with Corpus.open(db) as c:
+        assert sorted(c.keys()) == sorted(p.key for p in ps)
+        assert count(c, "provenance") == len(ps)
+        with c.engine.connect() as conn:
+            dup = conn.execute(text(
+                "SELECT COUNT(*) FROM (SELECT source, source_id FROM provenance "
+                "GROUP BY source, source_id HAVING COUNT(*) > 1) d")).scalar()
+        assert dup == 0
+
+
+FETCHER = """
+import sys
+import numpy as np
+from nonoforge.db import Corpus
+from nonoforge.puzzle import Puzzle
+
+with Corpus.open(sys.argv[1]) as c:
+    done = c.fetch_items("site", "done") | c.fetch_items("site", "missing")
+    for i in range(int(sys.argv[2])):
+        item = str(i)
+        if item in done:
+            continue
+        if i % 7 == 3:
+            c.add_fetched("site", item, None, "missing", "404")
+            continue
+        rng = np.random.default_rng(i % 500)  # items 500 apart hold the same puzzle
+        p = Puzzle.from_grid((rng.random((6, 6)) < 0.5).astype(int))
+        c.add_fetched("site", item, p, "done", raw=b"page %d" % i)
+"""
+
+
+def test_fetching_killed_half_way_resumes_exactly(tmp_path: Path) -> None:
+    db = tmp_path / "f.db"
+    script = tmp_path / "fetch.py"
+    script.write_text(FETCHER)
+    n = 700
+    args = [sys.executable, str(script), str(db), str(n)]
+    proc = subprocess.Popen(args, cwd=ROOT, env=ENV,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _kill_when(proc, db, "fetch_log", 150)
+    assert _rows(db, "fetch_log") < n
+    done = subprocess.run(args, cwd=ROOT, capture_output=True, timeout=300, env=ENV)
+    assert done.returncode == 0, done.stderr.decode()
+    missing = {str(i) for i in range(n) if i % 7 == 3}
+    with Corpus.open(db) as c:
+        assert c.fetch_items("site") == {str(i) for i in range(n)}
+        assert c.fetch_items("site", "missing") == missing
+        assert count(c, "fetch_log") == n
+        assert count(c, "provenance") == n - len(missing)
+        assert all(r["attempts"] == 1 for r in c.fetch_log())
+        pictures = {i % 500 for i in range(n) if str(i) not in missing}
+        assert len(c) <= len(pictures)  # items 500 apart: one puzzle, two provenance rows
+        assert count(c, "puzzles") == len(set(c.keys()))
+
+
+def test_concurrent_writers_wait_for_each_other(tmp_path: Path) -> None:
+    ps = puzzles(600, 23, size=(5, 5))
+    paths = _write_json_files(tmp_path, [ps[:400], ps[200:]])
+    db = tmp_path / "c.db"
+    Corpus.open(db).close()
+    procs = [
+        subprocess.Popen([*CLI, "-q", "db", "import", "--db", str(db), p], cwd=ROOT, env=ENV,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for p in paths
+    ]
+    for p in procs:
+        _, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err.decode()
+    with Corpus.open(db) as c:
+        assert len(c) == 600
+        assert count(c, "provenance") == 600  # the same (source, id) from both files: once
+
+
+# -- the command line ---------------------------------------------------------------------
+
+
+def test_cli_init_import_stats_query_export(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runner = CliRunner()
+    db = str(tmp_path / "cli.db")
+    ps = puzzles(8, 24, size=(9, 9), source="cli") + puzzles(3, 25, ncolors=2, source="cli2")
+    paths = _write_json_files(tmp_path, [ps])
+    bad = tmp_path / "bad.txt"
+    bad.write_text("nothing to see\n")
+
+    r = runner.invoke(app, ["db", "init", "--db", db])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["-q", "db", "import", "--db", db, *paths, str(bad)])
+    assert r.exit_code == 2
+    assert "bad.txt" in r.output
+    monkeypatch.setenv("NONOFORGE_DB", db)
+    r = runner.invoke(app, ["db", "stats", "--json"])
+    assert r.exit_code == 0, r.output
+    import json
+
+    s = json.loads(r.stdout)
+    assert s["puzzles"] == 11 and s["by_colors"] == {"1": 8, "2": 3}
+    r = runner.invoke(app, ["db", "stats"])
+    assert "11 puzzle(s)" in r.stdout and "cli 8" in r.stdout
+    r = runner.invoke(app, ["-q", "db", "query", "--colors", "2", "--json"])
+    rows = json.loads(r.stdout)
+    assert [x["key"] for x in rows] == [p.key for p in ps[8:]]
+    r = runner.invoke(app, ["-q", "db", "query", "--size", "9x9", "--limit", "2"])
+    assert r.stdout.splitlines()[0].startswith(f"{ps[0].key}  9x9  1 colour(s)  cli  p0")
+    assert len(r.stdout.splitlines()) == 2
+    out = tmp_path / "sel.rofl"
+    r = runner.invoke(app, ["-q", "db", "export", str(out), "--source", "cli2"])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["-q", "db", "import", "--db", str(tmp_path / "b.db"), str(out)])
+    assert r.exit_code == 0, r.output
+    with Corpus.open(tmp_path / "b.db") as b:
+        assert sorted(b.keys()) == sorted(p.key for p in ps[8:])
+    r = runner.invoke(app, ["db", "query", "--grade", "3..1"])
+    assert r.exit_code == 2
+    r = runner.invoke(app, ["db", "stats", "--db", str(bad)])
+    assert r.exit_code == 4 and "not a nonoforge database" in r.output
