@@ -21,7 +21,7 @@ from nonoforge.images.render import (
     solution_png,
     solve_gif,
 )
-from nonoforge.puzzle import Puzzle
+from nonoforge.puzzle import Grid, Puzzle
 
 
 def _write(path: Path, data: bytes | str) -> str:
@@ -102,9 +102,8 @@ def render_puzzle(
         )
         paths["status"] = res.status
         if goal is None and res.status == "unique" and res.solutions:
-            from nonoforge.puzzle import Grid
-
-            goal = Grid(res.solutions[0])
+            sol = res.solutions[0]
+            goal = sol if isinstance(sol, Grid) else Grid(sol)
     if goal is not None and png:
         picture = solution_png(goal, puzzle.palette, _scale(puzzle))
         paths["solution"] = _write(d / f"{stem}-solution.png", png_bytes(picture))

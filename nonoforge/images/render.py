@@ -26,6 +26,7 @@ PAPER: RGB = (255, 255, 255)
 THIN: RGB = (170, 170, 170)
 UNDECIDED: RGB = (190, 190, 190)
 MARK: RGB = (255, 0, 200)
+PROGRESS: RGB = (90, 90, 90)
 
 FontT = ImageFont.FreeTypeFont | ImageFont.ImageFont
 
@@ -241,13 +242,27 @@ def solve_gif(
 ) -> bytes:
     """An animated GIF of a solve, one frame per sweep (``SolveResult.steps``).
 
-    Decided cells show their colour, undecided ones grey; the last frame lingers.
+    Decided cells show their colour, undecided ones grey; a strip under the grid fills up
+    sweep by sweep; the last frame lingers.
     """
     if not steps:
         raise ValueError("no solver steps to animate (solve with record_steps=True)")
-    colors = [c.rgb for c in puzzle.palette] + [UNDECIDED]
-    grey = len(colors) - 1
-    frames = [_palette_image(state_cells(s, grey), colors, scale) for s in steps]
+    colors = [c.rgb for c in puzzle.palette] + [UNDECIDED, PROGRESS]
+    grey, bar = len(colors) - 2, len(colors) - 1
+    strip = max(2, scale // 2)
+    frames = []
+    for i, st in enumerate(steps):
+        cells = state_cells(st, grey)
+        # a progress strip under the grid: shows the sweep, and keeps every frame distinct
+        # (GIF writers merge identical frames, which would lose sweeps that change nothing)
+        below = np.zeros((1, cells.shape[1]), dtype=np.int64)
+        im = _palette_image(np.vstack([cells, below]), colors, scale)
+        im = im.crop((0, 0, im.width, cells.shape[0] * scale + strip))
+        filled = round(im.width * (i + 1) / len(steps))
+        ImageDraw.Draw(im).rectangle(
+            (0, cells.shape[0] * scale, filled - 1, im.height - 1), fill=bar
+        )
+        frames.append(im)
     buf = io.BytesIO()
     durations = [frame_ms] * (len(frames) - 1) + [max(frame_ms, 1500)]
     frames[0].save(

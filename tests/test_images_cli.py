@@ -1,0 +1,158 @@
+"""``nonoforge generate`` and ``nonoforge render`` through typer's CliRunner."""
+
+from __future__ import annotations
+
+import json
+import struct
+import zlib
+from pathlib import Path
+
+import click
+import defusedxml.ElementTree as ET
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw
+from typer.testing import CliRunner
+
+from nonoforge.cli import app
+from nonoforge.formats import read_file, write_file
+from nonoforge.puzzle import Grid, Puzzle
+
+runner = CliRunner()
+
+
+def run(*args: str) -> click.testing.Result:
+    return runner.invoke(app, list(args))
+
+
+def assert_clean_error(result: click.testing.Result, code: int = 2) -> None:
+    assert result.exit_code == code, result.output
+    assert "Traceback" not in result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+
+
+@pytest.fixture
+def picture(tmp_path: Path) -> Path:
+    """A small transparent sticker: a red heart-ish blob with a dark eye."""
+    im = Image.new("RGBA", (80, 60), (0, 0, 0, 0))
+    d = ImageDraw.Draw(im)
+    d.ellipse((5, 5, 45, 55), fill=(210, 30, 40, 255))
+    d.ellipse((35, 5, 75, 55), fill=(210, 30, 40, 255))
+    d.rectangle((30, 20, 40, 30), fill=(20, 20, 20, 255))
+    p = tmp_path / "heart.png"
+    im.save(p)
+    return p
+
+
+def test_generate_json_writes_puzzle_sheets_and_pictures(tmp_path: Path, picture: Path) -> None:
+    out = tmp_path / "out"
+    r = run("generate", str(picture), "--width", "16", "--colors", "2", "--out", str(out),
+            "--format", "json", "--json", "--seed", "3")
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.stdout)
+    assert len(rows) == 1
+    row = rows[0]
+    for key in ("image", "accepted", "edits", "edit_fraction", "puzzle", "time_s", "width",
+                "height", "colors", "technique"):
+        assert key in row
+    assert row["image"] == str(picture) and row["accepted"] is True
+    assert (row["width"], row["height"]) == (16, 12)
+    [p] = read_file(row["puzzle"])
+    assert p.key == row["key"] and p.goal is not None and p.goal.matches(p)
+    for role in ("sheet_png", "solution", "edits"):
+        Image.open(row["files"][role]).verify()
+    ET.parse(row["files"]["sheet_svg"])
+
+
+def test_generate_default_non_file(tmp_path: Path, picture: Path) -> None:
+    r = run("generate", str(picture), "--size", "12x10", "--out", str(tmp_path))
+    assert r.exit_code == 0, r.output
+    assert "accepted" in r.stdout
+    [p] = read_file(tmp_path / "heart.non")
+    assert (p.width, p.height) == (12, 10) and p.is_bw
+
+
+def test_generate_colour_non_file(tmp_path: Path, picture: Path) -> None:
+    r = run("generate", str(picture), "--size", "14x10", "--colors", "3", "--out",
+            str(tmp_path), "--json")
+    assert r.exit_code == 0, r.output
+    row = json.loads(r.stdout)[0]
+    [p] = read_file(row["puzzle"])
+    assert row["puzzle"].endswith(".non") and p.ncolors == row["colors"] >= 2
+
+
+def test_generate_two_images_with_one_name(tmp_path: Path, picture: Path) -> None:
+    other = tmp_path / "b"
+    other.mkdir()
+    twin = other / "heart.png"
+    twin.write_bytes(picture.read_bytes())
+    r = run("generate", str(picture), str(twin), "--size", "10x10", "--out", str(tmp_path),
+            "--json", "--format", "json")
+    assert r.exit_code == 0, r.output
+    names = sorted(Path(row["puzzle"]).name for row in json.loads(r.stdout))
+    assert names == ["heart-2.json", "heart.json"]
+
+
+def bomb(path: Path) -> Path:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+        return struct.pack(">I", len(data)) + kind + data + crc
+
+    ihdr = struct.pack(">IIBBBBB", 20000, 20000, 8, 2, 0, 0, 0)
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IEND", b""))
+    return path
+
+
+@pytest.mark.parametrize("kind", ["bomb", "dot", "text", "missing", "flat"])
+def test_generate_bad_images_fail_in_one_line(tmp_path: Path, kind: str) -> None:
+    p = tmp_path / f"{kind}.png"
+    if kind == "bomb":
+        bomb(p)
+    elif kind == "dot":
+        Image.new("RGB", (1, 1)).save(p)
+    elif kind == "text":
+        p.write_text("hello\n")
+    elif kind == "flat":
+        Image.new("RGB", (8, 8), (9, 9, 9)).save(p)
+    r = run("generate", str(p), "--size", "10x10", "--out", str(tmp_path / "o"))
+    assert_clean_error(r)
+    assert str(p) in r.stderr or kind == "flat"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [[], ["--size", "10"], ["--size", "10x10", "--max-technique", "search"],
+     ["--size", "10x10", "--colors", "0"], ["--size", "10x10", "--edit-budget", "3"]],
+)
+def test_generate_bad_arguments(tmp_path: Path, picture: Path, args: list[str]) -> None:
+    assert_clean_error(run("generate", str(picture), "--out", str(tmp_path), *args))
+
+
+def test_render_any_puzzle_file(tmp_path: Path) -> None:
+    g = Grid.from_rows([".##.", "####", "####", ".##."])
+    src = tmp_path / "blob.non"
+    write_file(Puzzle.from_grid(g).replace(goal=None), src)
+    out = tmp_path / "r"
+    r = run("render", str(src), "--out", str(out), "--gif", "--json")
+    assert r.exit_code == 0, r.output
+    [row] = json.loads(r.stdout)
+    assert row["status"] == "unique"
+    sol = Image.open(row["solution"]).convert("RGB")
+    assert np.asarray(sol)[:, :, 0].min() == 0  # the solver's picture, drawn in black
+    gif = Image.open(row["gif"])
+    assert gif.format == "GIF" and gif.n_frames >= 1
+    ET.parse(row["sheet_svg"])
+    Image.open(row["sheet_png"]).verify()
+
+
+def test_render_svg_only(tmp_path: Path) -> None:
+    src = tmp_path / "p.json"
+    write_file(Puzzle.from_grid(Grid.from_rows(["#.", "##"])), src)
+    r = run("render", str(src), "--out", str(tmp_path), "--no-png")
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "p-sheet.svg").exists() and not (tmp_path / "p-sheet.png").exists()
+
+
+def test_render_missing_file(tmp_path: Path) -> None:
+    assert_clean_error(run("render", str(tmp_path / "none.non"), "--out", str(tmp_path)))
