@@ -73,6 +73,7 @@ class SiteServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # no 40 ms delayed-ACK stalls on keep-alive
 
             def log_message(self, *args: object) -> None:  # keep test output quiet
                 pass

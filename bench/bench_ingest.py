@@ -1,0 +1,89 @@
+"""Ingestion figures, against the test suite's local server (nothing leaves the machine).
+
+Prints: the cost of decoding and parsing one nonograms.ru page (by size), end-to-end ingest
+throughput into a fresh corpus (network, then from the response cache), and how closely
+the pacing holds a requested rate.
+
+    .venv/bin/python bench/bench_ingest.py [--pages 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from sitefixtures import SiteServer, nonograms_page, random_picture  # noqa: E402
+
+from nonoforge.db import Corpus  # noqa: E402
+from nonoforge.scraper.http import Http  # noqa: E402
+from nonoforge.scraper.ingest import ingest_nonograms  # noqa: E402
+from nonoforge.scraper.nonograms import puzzle_from_page  # noqa: E402
+
+
+def page_cost(rng: np.random.Generator) -> None:
+    print("page parse + var d decode + clues (median of 30):")
+    for side, ncolors in ((15, 1), (30, 1), (50, 4), (100, 6)):
+        colors = [(0, 0, 0)] if ncolors == 1 else [(40 * i, 80, 200 - 30 * i)
+                                                  for i in range(ncolors)]
+        html = nonograms_page(random_picture(rng, side, side, ncolors), colors).encode()
+        times = []
+        for _ in range(30):
+            t = time.perf_counter()
+            puzzle_from_page(html, site="nonograms.ru", item="1")
+            times.append(time.perf_counter() - t)
+        print(f"  {side:>3}x{side:<3} {ncolors} colour(s), {len(html) / 1024:6.1f} KiB page: "
+              f"{statistics.median(times) * 1000:7.2f} ms")
+
+
+def throughput(rng: np.random.Generator, n: int) -> None:
+    with SiteServer() as site, tempfile.TemporaryDirectory() as tmp:
+        for i in range(1, n + 1):
+            site.page(f"/nonograms/i/{i}", nonograms_page(random_picture(rng, 20, 20, 1),
+                                                          [(0, 0, 0)], seed=i))
+        cache = Path(tmp) / "cache"
+        for label, db in (("network", "a.db"), ("cache", "b.db")):
+            with Corpus.open(Path(tmp) / db) as c, Http(rate=10_000, cache_dir=cache) as http:
+                if label == "network":  # pay the one-off costs (imports, JIT) outside the clock
+                    ingest_nonograms(c, [1], http=http, base_url=site.url)
+                t = time.perf_counter()
+                s = ingest_nonograms(c, range(2, n + 1), http=http, base_url=site.url)
+                dt = time.perf_counter() - t
+            print(f"ingest {n - 1} 20x20 pages from {label:<7}: {dt:6.2f} s, "
+                  f"{(n - 1) / dt:7.1f} pages/s ({s.counts}; {http.stats.requests} requests)")
+
+
+def pacing(rate: float, n: int = 11) -> None:
+    with SiteServer() as site:
+        for i in range(n):
+            site.page(f"/p{i}", "x")
+        with Http(rate=rate) as http:
+            for i in range(n):
+                http.get(f"{site.url}/p{i}")
+        at = [h.at for h in site.hits() if h.path.startswith("/p")]
+    gaps = np.diff(at)
+    print(f"pacing at {rate:g} req/s: gap min {gaps.min() * 1000:.1f} ms, mean "
+          f"{gaps.mean() * 1000:.1f} ms, max {gaps.max() * 1000:.1f} ms "
+          f"(target {1000 / rate:.1f} ms)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pages", type=int, default=200)
+    args = ap.parse_args()
+    rng = np.random.default_rng(0)
+    page_cost(rng)
+    throughput(rng, args.pages)
+    pacing(5.0)
+    pacing(1.0, n=4)
+
+
+if __name__ == "__main__":
+    main()
