@@ -265,3 +265,11 @@ def test_shared_dancer_is_the_bundled_one() -> None:
     assert shared == ours
     assert survey.key == ours.key and survey.meta.title == "Demo Puzzle from Front Page"
     assert survey.meta.copyright == "© Copyright 2004 by Jan Wolter"
+
+
+def test_goal_pictures_are_decoded_compactly_and_capped() -> None:
+    g = non.decode_cells(["0ab", "ba0"], {"0": 0, "a": 1, "b": 2}, 7)
+    assert g.cells.tolist() == [[0, 1, 2], [2, 1, 0]]
+    with pytest.raises(FormatError, match="more than 4000000 cells") as e:
+        non.decode_cells(["0" * 3000] * 1400, {"0": 0}, 7)
+    assert e.value.line == 7

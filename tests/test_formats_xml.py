@@ -193,7 +193,7 @@ def test_unknown_colours_and_chars() -> None:
     e = error_of(DANCER.replace("<count>7</count>", '<count color="mauve">7</count>'))
     assert "unknown colour 'mauve'" in e.reason and e.line == 21
     e = error_of(COLOUR.replace("|rX|", "|rQ|"))
-    assert "unknown colour character 'Q'" in e.reason
+    assert "unknown cell character 'Q'" in e.reason and e.line == 17
     e = error_of(COLOUR.replace("|gg|", "|rg|"))
     assert "goal picture does not match" in e.reason
 

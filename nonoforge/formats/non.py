@@ -46,6 +46,8 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 
+import numpy as np
+
 from nonoforge.errors import FormatError
 from nonoforge.formats.base import Format, parse_int, puzzle_or_error, register
 from nonoforge.puzzle import (
@@ -148,6 +150,28 @@ def build_puzzle(
 def with_goal(p: Puzzle, goal: Grid, lineno: int | None) -> Puzzle:
     """``p`` with its goal picture, or a FormatError at ``lineno`` if they disagree."""
     return puzzle_or_error(lambda: p.replace(goal=goal), lineno)
+
+
+#: Goal pictures larger than this (cells) are refused: no real puzzle is near it.
+MAX_GOAL_CELLS = 4_000_000
+
+
+def decode_cells(rows: Sequence[str], table: dict[str, int], lineno: int) -> Grid:
+    """A goal picture drawn as equal-length strings, ``table`` giving each character's
+    colour index; decoded through numpy so large pictures stay small in memory."""
+    width = len(rows[0]) if rows else 0
+    if not rows or not width or any(len(r) != width for r in rows):
+        raise FormatError("goal rows must be non-empty and of equal length", line=lineno)
+    if width * len(rows) > MAX_GOAL_CELLS:
+        raise FormatError(f"goal has more than {MAX_GOAL_CELLS} cells", line=lineno)
+    text = "".join(rows)
+    known = {ord(ch): v for ch, v in table.items() if len(ch) == 1 and 0 <= v <= 255}
+    rest = text.translate(dict.fromkeys(known))
+    if rest:
+        raise FormatError(f"goal has an unknown cell character {rest[0]!r}", line=lineno)
+    coded = text.translate({k: chr(v) for k, v in known.items()}).encode("latin-1")
+    cells = np.frombuffer(coded, dtype=np.uint8)
+    return Grid(cells.reshape(len(rows), width))
 
 
 def clean_text(text: str | None, keep: Callable[[str], bool] | None = None) -> str | None:
@@ -364,18 +388,10 @@ def _parse_goal(text: str, p: Puzzle, index: dict[str, int], lineno: int) -> Gri
         raise FormatError(
             f"goal has {len(cells)} cells, the puzzle has {p.width}x{p.height}", line=lineno
         )
-    values = []
-    for ch in cells:
-        if ch in ("0", "."):
-            values.append(0)
-        elif ch == "1":
-            values.append(1)
-        elif ch in index and ch.isalpha():
-            values.append(index[ch])
-        else:
-            raise FormatError(f"goal has an unknown cell character {ch!r}", line=lineno)
-    rows = [values[r * p.width : (r + 1) * p.width] for r in range(p.height)]
-    return Grid(rows)
+    table = {"0": 0, ".": 0, "1": 1}
+    table.update({ch: i for ch, i in index.items() if len(ch) == 1 and ch.isalpha()})
+    w = p.width
+    return decode_cells([cells[r * w : (r + 1) * w] for r in range(p.height)], table, lineno)
 
 
 def read(text: str | bytes) -> Iterator[Puzzle]:

@@ -45,7 +45,7 @@ from defusedxml.ElementTree import DefusedXMLParser
 
 from nonoforge.errors import FormatError, PuzzleError
 from nonoforge.formats.base import Format, parse_int, puzzle_or_error, register
-from nonoforge.formats.non import build_puzzle, clean_text, with_goal
+from nonoforge.formats.non import build_puzzle, clean_text, decode_cells, with_goal
 from nonoforge.puzzle import (
     BLACK,
     WHITE,
@@ -285,22 +285,11 @@ def _goal(goal: tuple[str, int], chars: dict[str, int]) -> Grid | None:
     text, line = goal
     if "?" in text or "[" in text:
         return None
-    rows: list[list[int]] = []
-    for part in text.split("|")[1::2]:
-        row = []
-        for ch in part:
-            if ch.isspace():
-                continue
-            if ch not in chars:
-                raise FormatError(f"goal has an unknown colour character {ch!r}", line=line)
-            row.append(chars[ch])
-        rows.append(row)
-    if not rows or any(len(r) != len(rows[0]) for r in rows) or not rows[0]:
-        raise FormatError("goal image rows must be non-empty and of equal length", line=line)
-    outside = "".join(text.split("|")[0::2])
-    if outside.strip():
-        raise FormatError("goal image has characters outside |...| rows", line=line)
-    return Grid(rows)
+    parts = text.split("|")
+    if "".join(parts[0::2]).strip() or len(parts) % 2 == 0:
+        raise FormatError("goal image must be rows of |...|, and nothing between", line=line)
+    rows = ["".join(part.split()) for part in parts[1::2]]
+    return decode_cells(rows, chars, line)
 
 
 def read(text: str | bytes) -> Iterator[Puzzle]:
