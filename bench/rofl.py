@@ -1,0 +1,168 @@
+"""ROFL v1 sizes and speed: bytes per puzzle against .non text, gzip -9 and xz -9, and throughput.
+
+Run from the project root: ``.venv/bin/python bench/rofl.py`` (needs ../shared/corpora).
+Prints one table per corpus, a comparison of integer coders on the clue numbers, and
+encode/decode throughput (CPU time of this process, best of several rounds, kernels compiled
+and warm). Figures go into docs/rofl.md.
+"""
+
+from __future__ import annotations
+
+import gc
+import gzip
+import io
+import lzma
+import math
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from nonoforge.formats import dumps as fmt_dumps  # noqa: E402
+from nonoforge.formats import read_file, rofl  # noqa: E402
+from nonoforge.formats.base import strip_meta  # noqa: E402
+from nonoforge.puzzle import Puzzle  # noqa: E402
+
+CORPORA = ROOT.parent / "shared" / "corpora"
+
+
+def load_tournament(path: Path) -> list[Puzzle]:
+    """The tournament reader when it is there, else an inline parser of the same format."""
+    try:
+        return [strip_meta(p) for p in read_file(path, "tournament")]
+    except Exception:  # the reader is written concurrently: fall back to parsing here
+        out, cur = [], None
+        for line in path.read_text().splitlines():
+            if line.startswith("$"):
+                cur = []
+                out.append(cur)
+            elif cur is not None:
+                cur.append([int(x) for x in line.split("\t") if x.strip()])
+        return [Puzzle.from_clues(rows=c[25:], columns=c[:25]) for c in out]
+
+
+def entropy_bytes(values: list[int], n: int) -> float:
+    """Order-0 entropy of ``values``, in bytes per puzzle over ``n`` puzzles."""
+    c = Counter(values)
+    total = len(values)
+    return -sum(v * math.log2(v / total) for v in c.values()) / 8 / n
+
+
+def sizes(name: str, puzzles: list[Puzzle], non_texts: list[bytes]) -> dict[str, float]:
+    n = len(puzzles)
+    whole = b"".join(non_texts)
+    payloads = [rofl.encode(p) for p in puzzles]
+    records = [rofl._frame(b) for b in payloads]
+    numbers = [b.length for p in puzzles for _, _, c in p.lines() for b in c]
+    counts = [len(c) for p in puzzles for _, _, c in p.lines()]
+    row = {
+        ".non text": len(whole) / n,
+        "gzip -9 (whole corpus)": len(gzip.compress(whole, 9)) / n,
+        "xz -9e (whole corpus)": len(lzma.compress(whole, preset=9 | lzma.PRESET_EXTREME)) / n,
+        "order-0 entropy: clue numbers": entropy_bytes(numbers, n),
+        "order-0 entropy: numbers + blocks a line": entropy_bytes(numbers, n)
+        + entropy_bytes(counts, n),
+        "ROFL payload (encode)": sum(map(len, payloads)) / n,
+        "ROFL record (framed)": sum(map(len, records)) / n,
+        "ROFL container, no index": len(rofl.dumps(puzzles, index=False)) / n,
+        "ROFL container, indexed": len(rofl.dumps(puzzles)) / n,
+    }
+    print(f"\n{name}: {n} puzzles, bytes per puzzle")
+    for k, v in row.items():
+        print(f"  {k:<42} {v:8.1f}")
+    return row
+
+
+def coder_costs(name: str, puzzles: list[Puzzle]) -> None:
+    """Bits the clue numbers would take under other integer coders (lengths and counts)."""
+    n = len(puzzles)
+
+    def gamma(x: int) -> int:
+        return 2 * x.bit_length() - 1
+
+    def rice_best(vals: list[int]) -> int:
+        return min(sum((v >> k) + 1 + k for v in vals) for k in range(16))
+
+    tot = Counter()
+    for p in puzzles:
+        lines = [c for _, _, c in p.lines()]
+        lens = [b.length - 1 for c in lines for b in c]
+        cnts = [len(c) for c in lines]
+        width = max(lens, default=0).bit_length()
+        tot["lengths: Elias-gamma"] += sum(gamma(v + 1) for v in lens)
+        tot["lengths: adaptive fixed width"] += 5 + width * len(lens)
+        tot["lengths: Rice, best k a puzzle (ROFL)"] += 4 + rice_best(lens)
+        tot["counts: Elias-gamma(count+1)"] += sum(gamma(c + 1) for c in cnts)
+        tot["counts: Rice, best k"] += 4 + rice_best(cnts)
+        med = sorted(cnts)[(len(cnts) - 1) // 2]
+        zz = [2 * (c - med) if c >= med else 2 * (med - c) - 1 for c in cnts]
+        tot["counts: Rice of zigzag(count - median) (ROFL)"] += (
+            4 + gamma(med + 1) + rice_best(zz)
+        )
+    print(f"\n{name}: integer coders, bytes per puzzle")
+    for k, v in tot.items():
+        print(f"  {k:<46} {v / 8 / n:8.1f}")
+
+
+def best_rate(fn: Callable[[], object], n: int, rounds: int = 5) -> float:
+    best = math.inf
+    for _ in range(rounds):
+        t = time.process_time()
+        fn()
+        best = min(best, time.process_time() - t)
+    return n / best
+
+
+def throughput(name: str, puzzles: list[Puzzle]) -> None:
+    rofl._kernels(jit=True)
+    rofl.decode(rofl.encode(puzzles[0]))
+    n = len(puzzles)
+    payloads = [rofl.encode(p) for p in puzzles]
+    data = rofl.dumps(puzzles)
+    enc = best_rate(lambda: [rofl.encode(p) for p in puzzles], n)
+    dec = best_rate(lambda: [None for b in payloads if rofl.decode(b) is None], n)
+    dec_list = best_rate(lambda: [rofl.decode(b) for b in payloads], n)
+    dump = best_rate(lambda: rofl.dump(puzzles, io.BytesIO()), n)
+    load = best_rate(lambda: [None for p in rofl.iter_load(data) if p is None], n)
+    gc.collect()
+    print(f"\n{name}: throughput, puzzles per second (CPU time, best of 5)")
+    print(f"  encode                          {enc:10.0f}")
+    print(f"  decode (each puzzle dropped)    {dec:10.0f}")
+    print(f"  decode into a list              {dec_list:10.0f}")
+    print(f"  dump (container)                {dump:10.0f}")
+    print(f"  iter_load (container, checked)  {load:10.0f}")
+
+
+def main() -> None:
+    if not CORPORA.exists():
+        sys.exit(f"{CORPORA} is absent")
+    tsets = {}
+    for stem in ("taai2011", "tcga2016"):
+        ps = load_tournament(CORPORA / "tournament" / "question" / f"{stem}.txt")
+        tsets[stem] = ps
+        texts = [str(fmt_dumps(p, "non")).encode() for p in ps]
+        sizes(f"tournament {stem}", ps, texts)
+        coder_costs(f"tournament {stem}", ps)
+    files = sorted((CORPORA / "survey-free").glob("*.non"))
+    survey = [p for f in files for p in read_file(f)]
+    texts = [f.read_bytes() for f in files]
+    sizes("survey-free (metadata and goal kept)", survey, texts)
+    bare = [strip_meta(p) for p in survey]
+    sizes(
+        "survey-free (clues only)", bare, [str(fmt_dumps(p, "non")).encode() for p in bare]
+    )
+    coder_costs("survey-free", bare)
+    throughput("tournament taai2011", tsets["taai2011"])
+    throughput("survey-free (goal mode)", survey)
+    big = Puzzle.from_grid(np.random.default_rng(1).integers(0, 2, (200, 200)))
+    throughput("one random 200x200 (clues only)", [big.replace(goal=None)] * 200)
+
+
+if __name__ == "__main__":
+    main()
