@@ -48,8 +48,8 @@ from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
-from nonoforge.errors import FormatError
-from nonoforge.formats.base import Format, parse_int, puzzle_or_error, register
+from nonoforge.errors import FormatError, PuzzleError
+from nonoforge.formats.base import Format, parse_int, register
 from nonoforge.puzzle import (
     BLACK,
     RGB,
@@ -125,11 +125,14 @@ def build_puzzle(
     row_lines: Sequence[int],
     column_lines: Sequence[int],
     end_line: int | None,
+    goal: Grid | None = None,
+    goal_line: int | None = None,
 ) -> Puzzle:
     """A puzzle from parsed clues, with every model error pinned to a line.
 
     Each clue is checked against its line first (so the error names the clue's line);
-    what remains (colour totals that differ) is reported at ``end_line``.
+    a goal that disagrees is reported at ``goal_line``, anything else (colour totals that
+    differ) at ``end_line``. The puzzle is built (and validated) once.
     """
     w, h = len(columns), len(rows)
     for i, c in enumerate(rows):
@@ -142,14 +145,11 @@ def build_puzzle(
             for b in c:
                 if not 1 <= b.color <= ncol:
                     raise FormatError(f"{kind} {i + 1}: unknown colour {b.color}", line=lines[i])
-    return puzzle_or_error(
-        lambda: Puzzle(tuple(rows), tuple(columns), palette, meta or Meta()), end_line
-    )
-
-
-def with_goal(p: Puzzle, goal: Grid, lineno: int | None) -> Puzzle:
-    """``p`` with its goal picture, or a FormatError at ``lineno`` if they disagree."""
-    return puzzle_or_error(lambda: p.replace(goal=goal), lineno)
+    try:
+        return Puzzle(tuple(rows), tuple(columns), palette, meta or Meta(), goal)
+    except PuzzleError as e:
+        at_goal = goal is not None and str(e).startswith("goal")
+        raise FormatError(str(e), line=goal_line if at_goal else end_line) from None
 
 
 #: Goal pictures larger than this (cells) are refused: no real puzzle is near it.
@@ -243,9 +243,17 @@ class _Section:
         return item
 
 
+_PLAIN_LINE = re.compile(r"\s*\d{1,6}[A-Za-z]?(?:\s*,\s*\d{1,6}[A-Za-z]?)*[\s,]*")
+_PLAIN_TOKEN = re.compile(r"(\d+)([A-Za-z]?)")
+
+
 def _parse_clue_line(text: str, lineno: int) -> list[tuple[int, str]]:
     """``3a,1b,2`` as ``[(3, "a"), (1, "b"), (2, "")]``; ``0`` or blank is empty."""
     check_line_length(text, lineno)
+    if _PLAIN_LINE.fullmatch(text):  # the usual line, read at once
+        fast = [(int(n), ch) for n, ch in _PLAIN_TOKEN.findall(text)]
+        if all(n for n, _ in fast):
+            return fast
     out: list[tuple[int, str]] = []
     for tok in re.split(r"[,\s]+", text.strip()):
         if not tok:
@@ -376,22 +384,22 @@ def _read_one(sec: _Section) -> Puzzle | None:
     cols = [blocks(c) for c in raw["columns"][0]]
     m = Meta(**{k: (v or None) for k, v in meta.items()})
     end = max(raw["rows"][2], raw["columns"][2])
-    p = build_puzzle(rows, cols, palette, m, raw["rows"][1], raw["columns"][1], end)
+    grid = None
     if goal is not None:
-        p = with_goal(p, _parse_goal(goal[0], p, index, goal[1]), goal[1])
-    return p
+        grid = _parse_goal(goal[0], len(cols), len(rows), index, goal[1])
+    return build_puzzle(
+        rows, cols, palette, m, raw["rows"][1], raw["columns"][1], end,
+        grid, goal[1] if goal else None,
+    )
 
 
-def _parse_goal(text: str, p: Puzzle, index: dict[str, int], lineno: int) -> Grid:
+def _parse_goal(text: str, w: int, h: int, index: dict[str, int], lineno: int) -> Grid:
     cells = re.sub(r"\s", "", text)
-    if len(cells) != p.width * p.height:
-        raise FormatError(
-            f"goal has {len(cells)} cells, the puzzle has {p.width}x{p.height}", line=lineno
-        )
+    if len(cells) != w * h:
+        raise FormatError(f"goal has {len(cells)} cells, the puzzle has {w}x{h}", line=lineno)
     table = {"0": 0, ".": 0, "1": 1}
     table.update({ch: i for ch, i in index.items() if len(ch) == 1 and ch.isalpha()})
-    w = p.width
-    return decode_cells([cells[r * w : (r + 1) * w] for r in range(p.height)], table, lineno)
+    return decode_cells([cells[r * w : (r + 1) * w] for r in range(h)], table, lineno)
 
 
 def read(text: str | bytes) -> Iterator[Puzzle]:

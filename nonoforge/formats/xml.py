@@ -45,7 +45,7 @@ from defusedxml.ElementTree import DefusedXMLParser
 
 from nonoforge.errors import FormatError, PuzzleError
 from nonoforge.formats.base import Format, parse_int, puzzle_or_error, register
-from nonoforge.formats.non import build_puzzle, clean_text, decode_cells, with_goal
+from nonoforge.formats.non import build_puzzle, clean_text, decode_cells
 from nonoforge.puzzle import (
     BLACK,
     WHITE,
@@ -274,10 +274,8 @@ def _build(raw: _Raw, set_meta: dict[str, str]) -> Puzzle:
     rows, row_at = clues("rows")
     cols, col_at = clues("columns")
     end = max(raw.clues["rows"][1], raw.clues["columns"][1])
-    p = build_puzzle(rows, cols, palette, meta, row_at, col_at, end)
-    if goal is not None and raw.goal is not None:
-        p = with_goal(p, goal, raw.goal[1])
-    return p
+    goal_line = raw.goal[1] if raw.goal else None
+    return build_puzzle(rows, cols, palette, meta, row_at, col_at, end, goal, goal_line)
 
 
 def _goal(goal: tuple[str, int], chars: dict[str, int]) -> Grid | None:
