@@ -21,7 +21,7 @@ from nonoforge.puzzle import Color, Grid, Meta, Palette, Puzzle
 WRITABLE = sorted(name for name, f in FORMATS.items() if f.write is not None)
 ALL = sorted(FORMATS)
 FAST = settings(
-    max_examples=40,
+    max_examples=30,
     deadline=None,
     suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
 )
@@ -200,6 +200,9 @@ def test_shared_file_reads_and_converts_everywhere(rel: str, fmt: str) -> None:
     assert puzzles_
     if fmt == "tournament":  # read with their solution files: every one has its goal
         assert len(puzzles_) == 1000 and all(p.goal is not None for p in puzzles_)
+        assert {(p.width, p.height) for p in puzzles_} == {(25, 25)}
+        text = shared_path(*rel.split("/")).read_text()
+        assert dumps(puzzles_, "tournament") == text  # our writer reproduces the file
     detected = detect(shared_path(*rel.split("/")).read_bytes(), rel)
     assert detected.name == fmt, f"{rel} detected as {detected.name}"
     # tournament sets hold 1000 puzzles: convert a sample of them

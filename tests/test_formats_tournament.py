@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import DATA, shared_path
+from conftest import DATA
 
 from nonoforge.errors import FormatError
 from nonoforge.formats import detect, dumps, loads, read_file, tournament
@@ -40,15 +40,6 @@ def test_write_reproduces_the_bundled_files() -> None:
     tabbed = MINI_SOLUTION.read_text().replace("11111", "1\t1\t1\t1\t1")
     tabbed = tabbed.replace("10001", "1\t0\t0\t0\t1").replace("10101", "1\t0\t1\t0\t1")
     assert tournament.write_solutions(ps) == tabbed
-
-
-def test_shared_sets_read_with_their_solutions() -> None:
-    q = shared_path("corpora", "tournament", "question", "tcga2016.txt")
-    ps = tournament.read_with_solutions(q)
-    assert len(ps) == 1000
-    assert {(p.width, p.height) for p in ps} == {(25, 25)}
-    assert [p.meta.source_id for p in ps[:3]] == ["1", "2", "3"]
-    assert dumps(ps, "tournament") == q.read_text()
 
 
 def test_missing_solution_file_is_an_error(tmp_path: Path) -> None:

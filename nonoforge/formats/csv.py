@@ -141,7 +141,11 @@ def holds(p: Puzzle) -> Puzzle:
 
 
 def sniff(text: str | bytes) -> bool:
-    """A strict check of the layout: the two counts must match the number of lines."""
+    """A strict check of the layout: the two counts must match the number of lines.
+
+    Strict enough to run before the looser ``.cwc`` and ``.nin`` sniffers: a file of
+    blank-free lines of numbers whose counts agree with its length.
+    """
     if not isinstance(text, str) or len(text) > 1 << 20:
         return False
     lines = text.splitlines()
@@ -158,7 +162,8 @@ def sniff(text: str | bytes) -> bool:
     if not w or len(lines) != h + w + 2:
         return False
     allowed = set('0123456789 ,"\t')
-    return all(set(ln) <= allowed for ln in lines)
+    # no blank lines: an empty clue is "0" or "" when we sniff (.cwc files have blank lines)
+    return all(ln.strip() and set(ln) <= allowed for ln in lines)
 
 
 FORMAT = register(
@@ -172,6 +177,6 @@ FORMAT = register(
         multi=False,
         color=False,
         holds=holds,
-        priority=70,
+        priority=55,
     )
 )
