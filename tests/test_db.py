@@ -216,7 +216,7 @@ def test_schema_of_migrations_matches_the_models(url: str) -> None:
 def test_old_and_empty_files_are_migrated_on_open(tmp_path: Path) -> None:
     from alembic import command
 
-    from nonoforge.db.store import _alembic_config
+    from nonoforge.db.connect import alembic_config
 
     empty = tmp_path / "empty.db"
     empty.write_bytes(b"")
@@ -227,7 +227,7 @@ def test_old_and_empty_files_are_migrated_on_open(tmp_path: Path) -> None:
     old = tmp_path / "old.db"
     engine = create_engine(f"sqlite:///{old}")
     with engine.begin() as conn:
-        command.upgrade(_alembic_config(conn), "0001")
+        command.upgrade(alembic_config(conn), "0001")
     with engine.connect() as conn:
         assert "difficulty_models" not in inspect(conn).get_table_names()
         assert conn.execute(text(f"SELECT version_num FROM {m.VERSION_TABLE}")).scalar() == "0001"

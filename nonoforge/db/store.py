@@ -16,55 +16,35 @@ every finished batch and a re-run completes it exactly.
 from __future__ import annotations
 
 import contextlib
-import copy
 import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from functools import lru_cache
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import (
-    ColumnElement,
-    Connection,
-    Engine,
-    and_,
-    create_engine,
-    delete,
-    event,
-    exists,
-    func,
-    inspect,
-    select,
-    text,
-    update,
-)
-from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import (
-    ArgumentError,
-    DBAPIError,
-    IntegrityError,
-    NoSuchModuleError,
-    SQLAlchemyError,
-)
+from sqlalchemy import Connection, Engine, delete, func, select, update
+from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
 
 from nonoforge.db import models as m
+from nonoforge.db.connect import DEFAULT_PATH, one_line, open_engine
+from nonoforge.db.filters import SIZE_BANDS, Range, Size, conditions, size_band
+from nonoforge.db.records import (
+    CHUNK,
+    UNKNOWN_SOURCE,
+    chunks,
+    codec,
+    decode_record,
+    encode_record,
+    first_meta,
+    isoformat,
+    puzzle_row,
+    utcnow,
+    with_meta,
+)
 from nonoforge.errors import CorpusError, FormatError
-from nonoforge.puzzle import Meta, Palette, Puzzle
-
-#: The corpus a command uses when none is named.
-DEFAULT_PATH = "nonoforge.db"
-#: How long a writer waits for another one to finish (SQLite), in seconds.
-BUSY_TIMEOUT_S = 60.0
-#: Rows per ``IN (...)`` list: well under every backend's parameter limit.
-_CHUNK = 500
-#: The source recorded for puzzles whose metadata names none.
-UNKNOWN_SOURCE = "unknown"
-
-Range = int | tuple[int | None, int | None]
-Size = int | tuple[int, int]
+from nonoforge.puzzle import Puzzle
 
 
 @dataclass
@@ -99,109 +79,6 @@ class _Item:
     outcome: str = ""
 
 
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
-def _iso(value: datetime | None) -> str | None:
-    if value is None:
-        return None
-    if value.tzinfo is None:  # SQLite hands timestamps back without their zone
-        value = value.replace(tzinfo=UTC)
-    return value.isoformat()
-
-
-def _chunks(seq: Sequence[Any], n: int = _CHUNK) -> Iterator[Sequence[Any]]:
-    for i in range(0, len(seq), n):
-        yield seq[i : i + n]
-
-
-def _rofl() -> Any:
-    """The ROFL codec module (imported late: the formats package is heavier than we are)."""
-    from nonoforge.formats import rofl
-
-    return rofl
-
-
-@lru_cache(maxsize=1)
-def _script_info() -> tuple[str, frozenset[str]]:
-    """The head revision of the bundled migrations and every revision they know."""
-    from alembic.script import ScriptDirectory
-
-    script = ScriptDirectory.from_config(_alembic_config())
-    head = script.get_current_head()
-    if head is None:  # pragma: no cover - the package ships its migrations
-        raise CorpusError("the corpus migrations are missing from this installation")
-    return head, frozenset(r.revision for r in script.walk_revisions())
-
-
-def _alembic_config(connection: Connection | None = None) -> Any:
-    from alembic.config import Config
-
-    cfg = Config()
-    cfg.set_main_option("script_location", str(Path(__file__).with_name("migrations")))
-    if connection is not None:
-        cfg.attributes["connection"] = connection
-    return cfg
-
-
-def _one_line(e: BaseException) -> str:
-    orig = getattr(e, "orig", None) or e
-    msg = str(orig).strip().splitlines()
-    return msg[0] if msg else type(orig).__name__
-
-
-def _describe(target: str) -> str:
-    """A URL or path fit for a message: never shows a password."""
-    if "://" in target:
-        with contextlib.suppress(Exception):
-            return make_url(target).render_as_string(hide_password=True)
-    return target
-
-
-def _url_for(target: str | os.PathLike[str] | None) -> URL:
-    """The SQLAlchemy URL a path or URL names; paths become SQLite files."""
-    raw = DEFAULT_PATH if target is None else os.fspath(target)
-    if "://" in raw:
-        try:
-            return make_url(raw)
-        except ArgumentError:
-            raise CorpusError(f"not a database URL: {_describe(raw)!r}") from None
-    path = Path(raw).expanduser()
-    if path.is_dir():
-        raise CorpusError(f"{raw}: is a directory, not a corpus file")
-    if not path.parent.is_dir():
-        raise CorpusError(f"{raw}: the directory {str(path.parent)!r} does not exist")
-    return URL.create("sqlite+pysqlite", database=str(path.resolve()))
-
-
-def _sqlite_setup(engine: Engine) -> None:
-    """Pragmas on every new connection, and explicit transactions we control.
-
-    pysqlite's own transaction handling is switched off so that writers can begin with
-    ``BEGIN IMMEDIATE``: a deferred writer that read first could fail with "database is
-    locked" at once instead of waiting its turn.
-    """
-
-    @event.listens_for(engine, "connect")
-    def _connect(dbapi_conn: Any, _record: Any) -> None:
-        dbapi_conn.isolation_level = None
-        cur = dbapi_conn.cursor()
-        try:
-            cur.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-            cur.execute("PRAGMA foreign_keys = ON")
-            cur.execute("PRAGMA journal_mode = WAL")
-            # with WAL, NORMAL loses no committed transaction when a process is killed
-            cur.execute("PRAGMA synchronous = NORMAL")
-        finally:
-            cur.close()
-
-    @event.listens_for(engine, "begin")
-    def _begin(conn: Connection) -> None:
-        write = conn.get_execution_options().get("nonoforge_write", False)
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
-
-
 class Corpus:
     """A corpus of puzzles in a database. Open one with :meth:`Corpus.open`.
 
@@ -213,7 +90,7 @@ class Corpus:
     def __init__(self, engine: Engine) -> None:
         """Wrap an engine whose database is already at the current schema (see :meth:`open`)."""
         self.engine = engine
-        # writers: on SQLite their transactions begin IMMEDIATE (see _sqlite_setup)
+        # writers: on SQLite their transactions begin IMMEDIATE (see sqlite_setup)
         self._writer = engine.execution_options(nonoforge_write=True)
         self._closed = False
         self._sources_seen: set[str] = set()
@@ -228,69 +105,7 @@ class Corpus:
         ``None`` means ``nonoforge.db`` in the current directory; a path is a SQLite file;
         anything with ``://`` is a SQLAlchemy URL (``postgresql+psycopg://...``).
         """
-        url = _url_for(url_or_path)
-        shown = _describe(os.fspath(url_or_path) if url_or_path is not None else DEFAULT_PATH)
-        sqlite = url.get_backend_name() == "sqlite"
-        try:
-            kwargs: dict[str, Any] = {}
-            if sqlite:
-                kwargs["connect_args"] = {"timeout": BUSY_TIMEOUT_S}
-            else:
-                kwargs["pool_pre_ping"] = True
-            engine = create_engine(url, **kwargs)
-        except (ArgumentError, NoSuchModuleError, ImportError, ValueError) as e:
-            raise CorpusError(f"cannot use database {shown}: {_one_line(e)}") from None
-        if sqlite:
-            _sqlite_setup(engine)
-        try:
-            cls._migrate(engine, shown)
-        except CorpusError:
-            engine.dispose()
-            raise
-        except (DBAPIError, SQLAlchemyError, OSError) as e:
-            engine.dispose()
-            msg = _one_line(e)
-            if "not a database" in msg or "file is encrypted" in msg:
-                raise CorpusError(f"{shown}: not a nonoforge database ({msg})") from None
-            raise CorpusError(f"cannot open corpus {shown}: {msg}") from None
-        return cls(engine)
-
-    @staticmethod
-    def _migrate(engine: Engine, shown: str) -> None:
-        """Bring the schema to the bundled head revision, refusing foreign or newer ones."""
-        from alembic import command
-        from alembic.runtime.migration import MigrationContext
-
-        head, known = _script_info()
-
-        def current(conn: Connection) -> str | None:
-            ctx = MigrationContext.configure(conn, opts={"version_table": m.VERSION_TABLE})
-            return ctx.get_current_revision()
-
-        with engine.connect() as conn:
-            rev = current(conn)
-            conn.rollback()
-        if rev == head:
-            return
-        with engine.execution_options(nonoforge_write=True).connect() as conn, conn.begin():
-            if conn.dialect.name == "postgresql":  # one migrator at a time
-                conn.execute(text("SELECT pg_advisory_xact_lock(726165430)"))
-            rev = current(conn)  # another process may have migrated meanwhile
-            if rev is not None and rev not in known:
-                raise CorpusError(
-                    f"{shown}: the corpus schema (revision {rev}) is newer than this "
-                    "nonoforge; upgrade nonoforge to use it"
-                )
-            if rev is None:
-                names = set(inspect(conn).get_table_names())
-                ours = {t.name for t in m.TABLES}
-                if names & ours or (conn.dialect.name == "sqlite" and names):
-                    raise CorpusError(
-                        f"{shown}: not a nonoforge database (it has tables but no "
-                        f"{m.VERSION_TABLE})"
-                    )
-            if rev != head:
-                command.upgrade(_alembic_config(conn), "head")
+        return cls(open_engine(url_or_path))
 
     def close(self) -> None:
         """Release the database connections."""
@@ -339,7 +154,7 @@ class Corpus:
         except IntegrityError:
             raise
         except (DBAPIError, SQLAlchemyError) as e:
-            raise CorpusError(f"corpus database error: {_one_line(e)}") from None
+            raise CorpusError(f"corpus database error: {one_line(e)}") from None
 
     # -- adding puzzles -----------------------------------------------------------------
 
@@ -379,15 +194,15 @@ class Corpus:
                     return self._insert(conn, items)
             except IntegrityError as e:  # a concurrent writer added the same rows: redo
                 if attempt == 2:
-                    raise CorpusError(f"corpus database error: {_one_line(e)}") from None
+                    raise CorpusError(f"corpus database error: {one_line(e)}") from None
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _insert(self, conn: Connection, items: list[_Item]) -> AddStats:
         """Add a batch inside the caller's transaction; sets each item's ``outcome``."""
-        now = _now()
+        now = utcnow()
         keys = [it.puzzle.key for it in items]
         known: dict[str, tuple[int, bool]] = {}
-        for chunk in _chunks(sorted(set(keys))):
+        for chunk in chunks(sorted(set(keys))):
             q = select(m.puzzles.c.key, m.puzzles.c.id, m.puzzles.c.has_goal).where(
                 m.puzzles.c.key.in_(chunk)
             )
@@ -402,13 +217,13 @@ class Corpus:
             if prev is None or (prev.puzzle.goal is None and it.puzzle.goal is not None):
                 fresh[key] = it
         if fresh:
-            rows = [_puzzle_row(k, it.puzzle, now) for k, it in fresh.items()]
+            rows = [puzzle_row(k, it.puzzle, now) for k, it in fresh.items()]
             if conn.dialect.insert_executemany_returning:
                 ins = m.puzzles.insert().returning(m.puzzles.c.key, m.puzzles.c.id)
                 known.update({k: (i, True) for k, i in conn.execute(ins, rows)})
             else:  # pragma: no cover - backends without RETURNING
                 conn.execute(m.puzzles.insert(), rows)
-                for chunk in _chunks(list(fresh)):
+                for chunk in chunks(list(fresh)):
                     q = select(m.puzzles.c.key, m.puzzles.c.id).where(m.puzzles.c.key.in_(chunk))
                     known.update({k: (i, True) for k, i in conn.execute(q)})
 
@@ -421,7 +236,7 @@ class Corpus:
             conn.execute(
                 update(m.puzzles)
                 .where(m.puzzles.c.id == pid)
-                .values(rofl=_record(it.puzzle), has_goal=True)
+                .values(rofl=encode_record(it.puzzle), has_goal=True)
             )
             upgraded.add(key)
 
@@ -433,7 +248,7 @@ class Corpus:
                 by_source.setdefault(pv["source"], set()).add(pv["source_id"])
         claimed: dict[tuple[str, str], int] = {}
         for source, ids in by_source.items():
-            for chunk in _chunks(sorted(ids)):
+            for chunk in chunks(sorted(ids)):
                 q = select(m.provenance.c.source_id, m.provenance.c.puzzle_id).where(
                     m.provenance.c.source == source, m.provenance.c.source_id.in_(chunk)
                 )
@@ -457,7 +272,7 @@ class Corpus:
         anonymous: set[tuple[int, str, str | None]] = set()
         stored = sorted({pv["puzzle_id"] for k, pv in zip(keys, provs, strict=True)
                          if pv["source_id"] is None and k not in fresh})
-        for chunk in _chunks(stored):
+        for chunk in chunks(stored):
             q = select(
                 m.provenance.c.puzzle_id, m.provenance.c.source, m.provenance.c.title
             ).where(m.provenance.c.puzzle_id.in_(chunk), m.provenance.c.source_id.is_(None))
@@ -565,7 +380,7 @@ class Corpus:
                     return outcome
             except IntegrityError as e:
                 if attempt == 2:
-                    raise CorpusError(f"corpus database error: {_one_line(e)}") from None
+                    raise CorpusError(f"corpus database error: {one_line(e)}") from None
         raise AssertionError("unreachable")  # pragma: no cover
 
     @staticmethod
@@ -576,7 +391,7 @@ class Corpus:
         row = conn.execute(
             select(t.c.id, t.c.attempts).where(t.c.site == site, t.c.item == item)
         ).first()
-        values = {"status": status, "reason": reason, "puzzle_key": key, "updated": _now()}
+        values = {"status": status, "reason": reason, "puzzle_key": key, "updated": utcnow()}
         if row is None:
             conn.execute(t.insert().values(site=site, item=item, attempts=1, **values))
         else:
@@ -613,7 +428,7 @@ class Corpus:
             {
                 "site": r["site"], "item": r["item"], "status": r["status"],
                 "reason": r["reason"], "attempts": r["attempts"],
-                "puzzle_key": r["puzzle_key"], "updated": _iso(r["updated"]),
+                "puzzle_key": r["puzzle_key"], "updated": isoformat(r["updated"]),
             }
             for r in rows
         ]
@@ -628,8 +443,8 @@ class Corpus:
             ).first()
             if row is None:
                 raise CorpusError(f"no puzzle with key {key!r} in the corpus")
-            metas = _first_meta(conn, [row.id])
-        return _with_meta(_decode(row.rofl, key), metas.get(row.id))
+            metas = first_meta(conn, [row.id])
+        return with_meta(decode_record(row.rofl, key), metas.get(row.id))
 
     def __contains__(self, key: object) -> bool:
         with self._read() as conn:
@@ -646,7 +461,7 @@ class Corpus:
         with self._read() as conn:
             rows = conn.execute(q).mappings().all()
         return [
-            {k: (_iso(v) if k == "added" else v) for k, v in r.items() if k not in ("id",)}
+            {k: (isoformat(v) if k == "added" else v) for k, v in r.items() if k not in ("id",)}
             for r in rows
         ]
 
@@ -674,7 +489,7 @@ class Corpus:
         ``source`` matches any provenance. Each puzzle carries the metadata of its first
         provenance and its goal when the corpus knows it.
         """
-        where = _filters(
+        where = conditions(
             width=width, height=height, min_size=min_size, max_size=max_size, colors=colors,
             source=source, status=status, technique=technique, grade=grade,
             solver_version=solver_version,
@@ -683,7 +498,7 @@ class Corpus:
         last = 0
         left = limit
         while left is None or left > 0:
-            page = _CHUNK if left is None else min(_CHUNK, left)
+            page = CHUNK if left is None else min(CHUNK, left)
             q = (
                 select(p.c.id, p.c.key, p.c.rofl)
                 .where(p.c.id > last, *where)
@@ -692,11 +507,11 @@ class Corpus:
             )
             with self._read() as conn:
                 rows = conn.execute(q).all()
-                metas = _first_meta(conn, [r.id for r in rows])
+                metas = first_meta(conn, [r.id for r in rows])
             if not rows:
                 return
             for r in rows:
-                yield _with_meta(_decode(r.rofl, r.key), metas.get(r.id))
+                yield with_meta(decode_record(r.rofl, r.key), metas.get(r.id))
             last = rows[-1].id
             if left is not None:
                 left -= len(rows)
@@ -719,7 +534,7 @@ class Corpus:
         limit: int | None = None,
     ) -> list[str]:
         """The keys of the puzzles :meth:`query` would give, in the same order."""
-        where = _filters(
+        where = conditions(
             width=width, height=height, min_size=min_size, max_size=max_size, colors=colors,
             source=source, status=status, technique=technique, grade=grade,
             solver_version=solver_version,
@@ -752,7 +567,7 @@ class Corpus:
             else:
                 want = list(dict.fromkeys(keys))
                 got: dict[str, dict[str, Any]] = {}
-                for chunk in _chunks(want):
+                for chunk in chunks(want):
                     for r in conn.execute(q.where(p.c.key.in_(chunk))).mappings():
                         got[r["key"]] = dict(r)
                 out = [got[k] for k in want if k in got]
@@ -774,7 +589,7 @@ class Corpus:
         """
         items = list(rows)
         saved = 0
-        for batch in _chunks(items):
+        for batch in chunks(items):
             with self._write() as conn:
                 saved += self._save_batch(conn, batch, solver_version)
         return saved
@@ -795,7 +610,7 @@ class Corpus:
                 )
             ).all()
         )
-        now = _now()
+        now = utcnow()
         inserts: dict[int, dict[str, Any]] = {}
         for row in rows:
             pid = ids[str(row["key"])]
@@ -831,7 +646,7 @@ class Corpus:
                 "status": row["status"], "technique": row["technique"],
                 "effort": row["effort"], "time_s": row["time_s"], "times": row["times"],
                 "score": row["score"], "grade": row["grade"],
-                "rated_at": _iso(row["rated_at"]), "width": row["width"],
+                "rated_at": isoformat(row["rated_at"]), "width": row["width"],
                 "height": row["height"], "colors": row["colors"],
             }
             for row in rows
@@ -865,7 +680,7 @@ class Corpus:
         with self._write() as conn:
             conn.execute(delete(t).where(t.c.solver_version == solver_version))
             conn.execute(
-                t.insert().values(solver_version=solver_version, model=model, updated=_now())
+                t.insert().values(solver_version=solver_version, model=model, updated=utcnow())
             )
 
     def get_model(self, solver_version: str) -> dict[str, Any] | None:
@@ -890,14 +705,14 @@ class Corpus:
         c, cm, p = m.collections, m.collection_members, m.puzzles
         with self._write() as conn:
             ids: dict[str, int] = {}
-            for chunk in _chunks(keys):
+            for chunk in chunks(keys):
                 ids.update(conn.execute(select(p.c.key, p.c.id).where(p.c.key.in_(chunk))).all())
             missing = [k for k in keys if k not in ids]
             if missing:
                 raise CorpusError(f"no puzzle with key {missing[0]!r} in the corpus")
             conn.execute(delete(c).where(c.c.name == name))
             cid = conn.execute(
-                c.insert().values(name=name, created=_now(), params=params or {})
+                c.insert().values(name=name, created=utcnow(), params=params or {})
             ).inserted_primary_key[0]
             # members first go away with the collection (ON DELETE CASCADE, or by hand where
             # a backend does not enforce it)
@@ -922,8 +737,8 @@ class Corpus:
                 .where(cm.c.collection_id == cid)
                 .order_by(cm.c.position)
             ).all()
-            metas = _first_meta(conn, [r.id for r in rows])
-        return [_with_meta(_decode(r.rofl, r.key), metas.get(r.id)) for r in rows]
+            metas = first_meta(conn, [r.id for r in rows])
+        return [with_meta(decode_record(r.rofl, r.key), metas.get(r.id)) for r in rows]
 
     def collections(self) -> list[dict[str, Any]]:
         """Every collection: name, created, params and size."""
@@ -941,7 +756,7 @@ class Corpus:
         with self._read() as conn:
             rows = conn.execute(q).all()
         return [
-            {"name": n, "created": _iso(t), "params": pr, "size": s} for n, t, pr, s in rows
+            {"name": n, "created": isoformat(t), "params": pr, "size": s} for n, t, pr, s in rows
         ]
 
     # -- statistics ---------------------------------------------------------------------
@@ -1020,7 +835,7 @@ class Corpus:
         The file is written beside its destination and moved into place when complete.
         Returns how many puzzles it holds.
         """
-        rofl = _rofl()
+        rofl = codec()
         dest = os.fspath(path)
         tmp = dest + ".part"
         count = 0
@@ -1082,7 +897,7 @@ class Corpus:
                 source = f"file:{os.path.basename(name)}"
                 if data[:4] == b"ROFL":
                     # every intact record is imported; what was damaged is reported after
-                    reader = _rofl().iter_load(data, on_error="collect")
+                    reader = codec().iter_load(data, on_error="collect")
                     for p in reader:
                         n += 1
                         yield _Item(p, None, source, str(n))
@@ -1115,27 +930,6 @@ class Corpus:
 
 # -- helpers ------------------------------------------------------------------------------
 
-#: Size bands by the larger dimension: (label, upper bound).
-SIZE_BANDS: tuple[tuple[str, int], ...] = (
-    ("1-10", 10),
-    ("11-15", 15),
-    ("16-20", 20),
-    ("21-30", 30),
-    ("31-50", 50),
-    ("51-100", 100),
-    ("101+", 1 << 30),
-)
-
-
-def size_band(width: int, height: int) -> str:
-    """The band (``"11-15"``) a puzzle's larger dimension falls in."""
-    side = max(width, height)
-    for label, top in SIZE_BANDS:
-        if side <= top:
-            return label
-    return SIZE_BANDS[-1][0]  # pragma: no cover
-
-
 def _read_bytes(path: str, limit: int) -> bytes:
     try:
         if os.path.getsize(path) > limit:
@@ -1149,59 +943,6 @@ def _read_bytes(path: str, limit: int) -> bytes:
         raise FormatError("permission denied", path=path) from None
     except OSError as e:
         raise FormatError(e.strerror or str(e), path=path) from None
-
-
-def _record(p: Puzzle) -> bytes:
-    """The stored form of a puzzle: canonical ROFL of its clues and goal, no metadata."""
-    return bytes(_rofl().encode(_bare(p)))
-
-
-def _bare(p: Puzzle) -> Puzzle:
-    """``p`` in canonical colours without metadata, skipping re-validation where possible.
-
-    Building a Puzzle validates it again (goal against clues included), which costs more
-    than everything else an import does; a puzzle already canonical is copied instead.
-    """
-    used = p.used_colors()
-    if len(used) <= 1:
-        canonical = p.palette == Palette.bw()
-    else:
-        canonical = used == list(range(1, len(used) + 1)) and len(p.palette) == len(used) + 1
-    if not canonical:
-        return p.canonical().replace(meta=Meta())
-    if not p.meta:
-        return p
-    q = copy.copy(p)  # a frozen, already validated puzzle: only the metadata changes
-    object.__setattr__(q, "meta", Meta())
-    return q
-
-
-def _decode(data: bytes, key: str) -> Puzzle:
-    try:
-        return _rofl().decode(bytes(data))
-    except FormatError as e:
-        raise CorpusError(f"puzzle {key}: stored record is corrupt ({e.reason})") from None
-
-
-def _with_meta(p: Puzzle, meta: Meta | None) -> Puzzle:
-    """``p`` (just decoded, so valid) carrying ``meta``, without validating it again."""
-    if not meta:
-        return p
-    q = copy.copy(p)
-    object.__setattr__(q, "meta", meta)
-    return q
-
-
-def _puzzle_row(key: str, p: Puzzle, now: datetime) -> dict[str, Any]:
-    return {
-        "key": key,
-        "width": p.width,
-        "height": p.height,
-        "colors": max(1, len(p.used_colors())),
-        "rofl": _record(p),
-        "has_goal": p.goal is not None,
-        "first_seen": now,
-    }
 
 
 def _provenance(it: _Item, puzzle_id: int) -> dict[str, Any]:
@@ -1222,28 +963,6 @@ def _provenance(it: _Item, puzzle_id: int) -> dict[str, Any]:
     }
 
 
-def _first_meta(conn: Connection, ids: list[int]) -> dict[int, Meta]:
-    """The metadata of each puzzle's first provenance row."""
-    t = m.provenance
-    out: dict[int, Meta] = {}
-    for chunk in _chunks(ids):
-        q = (
-            select(t.c.puzzle_id, t.c.source, t.c.source_id, t.c.title, t.c.author,
-                   t.c.copyright, t.c.licence)
-            .where(t.c.puzzle_id.in_(chunk))
-            .order_by(t.c.id)
-        )
-        for row in conn.execute(q):
-            if row.puzzle_id not in out:
-                out[row.puzzle_id] = Meta(
-                    title=row.title, author=row.author, copyright=row.copyright,
-                    licence=row.licence,
-                    source=None if row.source == UNKNOWN_SOURCE else row.source,
-                    source_id=row.source_id,
-                )
-    return out
-
-
 def _as_datetime(value: Any) -> datetime | None:
     if value is None or isinstance(value, datetime):
         return value
@@ -1251,82 +970,6 @@ def _as_datetime(value: Any) -> datetime | None:
         return datetime.fromisoformat(str(value))
     except ValueError:
         raise CorpusError(f"rated_at is not an ISO timestamp: {value!r}") from None
-
-
-def _bounds(value: Range | None, what: str) -> tuple[int | None, int | None]:
-    if value is None:
-        return None, None
-    if isinstance(value, int):
-        return value, value
-    try:
-        lo, hi = value
-    except (TypeError, ValueError):
-        raise CorpusError(f"{what} must be a number or a (low, high) pair") from None
-    return lo, hi
-
-
-def _size(value: Size | None, what: str) -> tuple[int | None, int | None]:
-    if value is None:
-        return None, None
-    if isinstance(value, int):
-        return value, value
-    try:
-        w, h = value
-    except (TypeError, ValueError):
-        raise CorpusError(f"{what} must be a number or a (width, height) pair") from None
-    return w, h
-
-
-def _filters(
-    *,
-    width: int | None,
-    height: int | None,
-    min_size: Size | None,
-    max_size: Size | None,
-    colors: Range | None,
-    source: str | None,
-    status: str | None,
-    technique: str | None,
-    grade: Range | None,
-    solver_version: str | None,
-) -> list[ColumnElement[bool]]:
-    """SQL conditions on ``puzzles`` for the query filters."""
-    p, t, r = m.puzzles, m.provenance, m.results
-    where: list[ColumnElement[bool]] = []
-    if width is not None:
-        where.append(p.c.width == width)
-    if height is not None:
-        where.append(p.c.height == height)
-    lo_w, lo_h = _size(min_size, "min_size")
-    hi_w, hi_h = _size(max_size, "max_size")
-    for col, bound, cmp in (
-        (p.c.width, lo_w, "ge"), (p.c.height, lo_h, "ge"),
-        (p.c.width, hi_w, "le"), (p.c.height, hi_h, "le"),
-    ):
-        if bound is not None:
-            where.append(col >= bound if cmp == "ge" else col <= bound)
-    c_lo, c_hi = _bounds(colors, "colors")
-    if c_lo is not None:
-        where.append(p.c.colors >= c_lo)
-    if c_hi is not None:
-        where.append(p.c.colors <= c_hi)
-    if source is not None:
-        where.append(exists().where(t.c.puzzle_id == p.c.id, t.c.source == source))
-    cond: list[ColumnElement[bool]] = []
-    if solver_version is not None:
-        cond.append(r.c.solver_version == solver_version)
-    if status is not None:
-        cond.append(r.c.status == status)
-    if technique is not None:
-        cond.append(r.c.technique == technique)
-    g_lo, g_hi = _bounds(grade, "grade")
-    if g_lo is not None:
-        cond.append(r.c.grade >= g_lo)
-    if g_hi is not None:
-        cond.append(r.c.grade <= g_hi)
-    if cond:
-        where.append(exists().where(r.c.puzzle_id == p.c.id, and_(*cond)))
-    return where
 
 
 __all__ = ["DEFAULT_PATH", "SIZE_BANDS", "AddStats", "Corpus", "size_band"]

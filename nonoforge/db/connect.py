@@ -1,0 +1,173 @@
+"""Opening a corpus database: URLs and paths, SQLite settings, and schema migrations.
+
+A path is a SQLite file (WAL journal, foreign keys on, a busy timeout, writers beginning
+``BEGIN IMMEDIATE``); anything with ``://`` is a SQLAlchemy URL. :func:`open_engine` hands
+back an engine whose database is at the head revision of the bundled alembic migrations.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
+
+from nonoforge.db import models as m
+from nonoforge.errors import CorpusError
+
+#: The corpus a command uses when none is named.
+DEFAULT_PATH = "nonoforge.db"
+#: How long a writer waits for another one to finish (SQLite), in seconds.
+BUSY_TIMEOUT_S = 60.0
+
+
+@lru_cache(maxsize=1)
+def script_info() -> tuple[str, frozenset[str]]:
+    """The head revision of the bundled migrations and every revision they know."""
+    from alembic.script import ScriptDirectory
+
+    script = ScriptDirectory.from_config(alembic_config())
+    head = script.get_current_head()
+    if head is None:  # pragma: no cover - the package ships its migrations
+        raise CorpusError("the corpus migrations are missing from this installation")
+    return head, frozenset(r.revision for r in script.walk_revisions())
+
+
+def alembic_config(connection: Connection | None = None) -> Any:
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(Path(__file__).with_name("migrations")))
+    if connection is not None:
+        cfg.attributes["connection"] = connection
+    return cfg
+
+
+def one_line(e: BaseException) -> str:
+    orig = getattr(e, "orig", None) or e
+    msg = str(orig).strip().splitlines()
+    return msg[0] if msg else type(orig).__name__
+
+
+def describe(target: str) -> str:
+    """A URL or path fit for a message: never shows a password."""
+    if "://" in target:
+        with contextlib.suppress(Exception):
+            return make_url(target).render_as_string(hide_password=True)
+    return target
+
+
+def url_for(target: str | os.PathLike[str] | None) -> URL:
+    """The SQLAlchemy URL a path or URL names; paths become SQLite files."""
+    raw = DEFAULT_PATH if target is None else os.fspath(target)
+    if "://" in raw:
+        try:
+            return make_url(raw)
+        except ArgumentError:
+            raise CorpusError(f"not a database URL: {describe(raw)!r}") from None
+    path = Path(raw).expanduser()
+    if path.is_dir():
+        raise CorpusError(f"{raw}: is a directory, not a corpus file")
+    if not path.parent.is_dir():
+        raise CorpusError(f"{raw}: the directory {str(path.parent)!r} does not exist")
+    return URL.create("sqlite+pysqlite", database=str(path.resolve()))
+
+
+def sqlite_setup(engine: Engine) -> None:
+    """Pragmas on every new connection, and explicit transactions we control.
+
+    pysqlite's own transaction handling is switched off so that writers can begin with
+    ``BEGIN IMMEDIATE``: a deferred writer that read first could fail with "database is
+    locked" at once instead of waiting its turn.
+    """
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        try:
+            cur.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            cur.execute("PRAGMA foreign_keys = ON")
+            cur.execute("PRAGMA journal_mode = WAL")
+            # with WAL, NORMAL loses no committed transaction when a process is killed
+            cur.execute("PRAGMA synchronous = NORMAL")
+        finally:
+            cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Connection) -> None:
+        write = conn.get_execution_options().get("nonoforge_write", False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+
+def open_engine(target: str | os.PathLike[str] | None) -> Engine:
+    """An engine for the corpus at ``target`` (a path, a URL, or None for the default),
+    its schema created or upgraded; every failure is a one-line :class:`CorpusError`."""
+    url = url_for(target)
+    shown = describe(os.fspath(target) if target is not None else DEFAULT_PATH)
+    sqlite = url.get_backend_name() == "sqlite"
+    try:
+        kwargs: dict[str, Any] = {}
+        if sqlite:
+            kwargs["connect_args"] = {"timeout": BUSY_TIMEOUT_S}
+        else:
+            kwargs["pool_pre_ping"] = True
+        engine = create_engine(url, **kwargs)
+    except (ArgumentError, NoSuchModuleError, ImportError, ValueError) as e:
+        raise CorpusError(f"cannot use database {shown}: {one_line(e)}") from None
+    if sqlite:
+        sqlite_setup(engine)
+    try:
+        migrate(engine, shown)
+    except CorpusError:
+        engine.dispose()
+        raise
+    except (DBAPIError, SQLAlchemyError, OSError) as e:
+        engine.dispose()
+        msg = one_line(e)
+        if "not a database" in msg or "file is encrypted" in msg:
+            raise CorpusError(f"{shown}: not a nonoforge database ({msg})") from None
+        raise CorpusError(f"cannot open corpus {shown}: {msg}") from None
+    return engine
+
+
+def migrate(engine: Engine, shown: str) -> None:
+    """Bring the schema to the bundled head revision, refusing foreign or newer ones."""
+    from alembic import command
+    from alembic.runtime.migration import MigrationContext
+
+    head, known = script_info()
+
+    def current(conn: Connection) -> str | None:
+        ctx = MigrationContext.configure(conn, opts={"version_table": m.VERSION_TABLE})
+        return ctx.get_current_revision()
+
+    with engine.connect() as conn:
+        rev = current(conn)
+        conn.rollback()
+    if rev == head:
+        return
+    with engine.execution_options(nonoforge_write=True).connect() as conn, conn.begin():
+        if conn.dialect.name == "postgresql":  # one migrator at a time
+            conn.execute(text("SELECT pg_advisory_xact_lock(726165430)"))
+        rev = current(conn)  # another process may have migrated meanwhile
+        if rev is not None and rev not in known:
+            raise CorpusError(
+                f"{shown}: the corpus schema (revision {rev}) is newer than this "
+                "nonoforge; upgrade nonoforge to use it"
+            )
+        if rev is None:
+            names = set(inspect(conn).get_table_names())
+            ours = {t.name for t in m.TABLES}
+            if names & ours or (conn.dialect.name == "sqlite" and names):
+                raise CorpusError(
+                    f"{shown}: not a nonoforge database (it has tables but no "
+                    f"{m.VERSION_TABLE})"
+                )
+        if rev != head:
+            command.upgrade(alembic_config(conn), "head")

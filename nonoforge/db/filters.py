@@ -1,0 +1,110 @@
+"""Query filters: size, colours, source and rating conditions as SQL on ``puzzles``."""
+
+from __future__ import annotations
+
+from sqlalchemy import ColumnElement, and_, exists
+
+from nonoforge.db import models as m
+from nonoforge.errors import CorpusError
+
+#: A count or an inclusive (low, high) range, either end None for open.
+Range = int | tuple[int | None, int | None]
+#: A side for both dimensions, or (width, height).
+Size = int | tuple[int, int]
+
+
+#: Size bands by the larger dimension: (label, upper bound).
+SIZE_BANDS: tuple[tuple[str, int], ...] = (
+    ("1-10", 10),
+    ("11-15", 15),
+    ("16-20", 20),
+    ("21-30", 30),
+    ("31-50", 50),
+    ("51-100", 100),
+    ("101+", 1 << 30),
+)
+
+
+def size_band(width: int, height: int) -> str:
+    """The band (``"11-15"``) a puzzle's larger dimension falls in."""
+    side = max(width, height)
+    for label, top in SIZE_BANDS:
+        if side <= top:
+            return label
+    return SIZE_BANDS[-1][0]  # pragma: no cover
+
+
+def bounds(value: Range | None, what: str) -> tuple[int | None, int | None]:
+    if value is None:
+        return None, None
+    if isinstance(value, int):
+        return value, value
+    try:
+        lo, hi = value
+    except (TypeError, ValueError):
+        raise CorpusError(f"{what} must be a number or a (low, high) pair") from None
+    return lo, hi
+
+
+def size_bounds(value: Size | None, what: str) -> tuple[int | None, int | None]:
+    if value is None:
+        return None, None
+    if isinstance(value, int):
+        return value, value
+    try:
+        w, h = value
+    except (TypeError, ValueError):
+        raise CorpusError(f"{what} must be a number or a (width, height) pair") from None
+    return w, h
+
+
+def conditions(
+    *,
+    width: int | None,
+    height: int | None,
+    min_size: Size | None,
+    max_size: Size | None,
+    colors: Range | None,
+    source: str | None,
+    status: str | None,
+    technique: str | None,
+    grade: Range | None,
+    solver_version: str | None,
+) -> list[ColumnElement[bool]]:
+    """SQL conditions on ``puzzles`` for the query filters."""
+    p, t, r = m.puzzles, m.provenance, m.results
+    where: list[ColumnElement[bool]] = []
+    if width is not None:
+        where.append(p.c.width == width)
+    if height is not None:
+        where.append(p.c.height == height)
+    lo_w, lo_h = size_bounds(min_size, "min_size")
+    hi_w, hi_h = size_bounds(max_size, "max_size")
+    for col, bound, cmp in (
+        (p.c.width, lo_w, "ge"), (p.c.height, lo_h, "ge"),
+        (p.c.width, hi_w, "le"), (p.c.height, hi_h, "le"),
+    ):
+        if bound is not None:
+            where.append(col >= bound if cmp == "ge" else col <= bound)
+    c_lo, c_hi = bounds(colors, "colors")
+    if c_lo is not None:
+        where.append(p.c.colors >= c_lo)
+    if c_hi is not None:
+        where.append(p.c.colors <= c_hi)
+    if source is not None:
+        where.append(exists().where(t.c.puzzle_id == p.c.id, t.c.source == source))
+    cond: list[ColumnElement[bool]] = []
+    if solver_version is not None:
+        cond.append(r.c.solver_version == solver_version)
+    if status is not None:
+        cond.append(r.c.status == status)
+    if technique is not None:
+        cond.append(r.c.technique == technique)
+    g_lo, g_hi = bounds(grade, "grade")
+    if g_lo is not None:
+        cond.append(r.c.grade >= g_lo)
+    if g_hi is not None:
+        cond.append(r.c.grade <= g_hi)
+    if cond:
+        where.append(exists().where(r.c.puzzle_id == p.c.id, and_(*cond)))
+    return where
