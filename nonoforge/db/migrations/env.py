@@ -1,10 +1,9 @@
 """Alembic environment of the corpus: runs migrations on the connection the store hands over.
 
-At run time :mod:`nonoforge.db.store` builds a programmatic ``Config`` and passes its open
+At run time :mod:`nonoforge.db.connect` builds a programmatic ``Config`` and passes its open
 connection in ``config.attributes["connection"]``; no ``alembic.ini`` is needed. A developer
-writing a new revision may instead set ``sqlalchemy.url`` (``alembic -x`` is not needed)::
-
-    alembic -c /dev/null -x url=sqlite:///dev.db ...   # or set script_location/url in an ini
+drafting a new revision with the ``alembic`` command instead gives a database URL, as
+``sqlalchemy.url`` in a config file or as ``-x url=sqlite:///dev.db``.
 """
 
 from __future__ import annotations
