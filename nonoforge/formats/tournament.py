@@ -36,6 +36,7 @@ from nonoforge.formats.base import Format, parse_int, puzzle_or_error, register
 from nonoforge.puzzle import Grid, Meta, Palette, Puzzle
 
 _HEADER = re.compile(r"\$\s*(\d{1,9})")
+_PLAIN = re.compile(r"\d{1,6}(?:[ \t]+\d{1,6})*")
 MAX_SIDE = 10_000
 
 
@@ -65,7 +66,10 @@ def _blocks(text: str) -> Iterator[tuple[int, int, list[tuple[int, str]]]]:
 
 
 def _clue(line: str, lineno: int, what: str) -> tuple[int, ...]:
-    nums = [parse_int(t, lineno, f"{what} block length") for t in line.split()]
+    if _PLAIN.fullmatch(line):  # the common case, fast; parse_int explains the rest
+        nums = [int(t) for t in line.split()]
+    else:
+        nums = [parse_int(t, lineno, f"{what} block length") for t in line.split()]
     if nums == [0]:
         return ()
     if 0 in nums:
@@ -73,7 +77,9 @@ def _clue(line: str, lineno: int, what: str) -> tuple[int, ...]:
     return tuple(nums)
 
 
-def _puzzle(n: int, header: int, body: list[tuple[int, str]]) -> Puzzle:
+def _puzzle(
+    n: int, header: int, body: list[tuple[int, str]], goal: Grid | None = None
+) -> Puzzle:
     if not body or len(body) % 2:
         raise FormatError(
             f"puzzle ${n} has {len(body)} clue lines; a square puzzle needs an even number",
@@ -92,7 +98,7 @@ def _puzzle(n: int, header: int, body: list[tuple[int, str]]) -> Puzzle:
                     line=lines[i][0],
                 )
     meta = Meta(source_id=str(n))
-    return puzzle_or_error(lambda: Puzzle.from_clues(rows, cols, meta=meta), header)
+    return puzzle_or_error(lambda: Puzzle.from_clues(rows, cols, meta=meta, goal=goal), header)
 
 
 def _looks_like_solution(body: list[tuple[int, str]]) -> bool:
@@ -104,6 +110,11 @@ def read(text: str | bytes) -> Iterator[Puzzle]:
     """The puzzles of a question file, each with Meta.source_id = its number."""
     if isinstance(text, bytes):
         raise FormatError("a tournament file is text")
+    yield from _read(text, None)
+
+
+def _read(text: str, goals: dict[int, Grid] | None) -> Iterator[Puzzle]:
+    """The puzzles of a question file; with ``goals``, each takes (and uses up) its own."""
     for n, header, body in _blocks(text):
         if len(body) > 2 and _looks_like_solution(body):
             raise FormatError(
@@ -111,7 +122,12 @@ def read(text: str | bytes) -> Iterator[Puzzle]:
                 "read it with tournament.read_with_solutions",
                 line=header,
             )
-        yield _puzzle(n, header, body)
+        goal = None
+        if goals is not None:
+            goal = goals.pop(n, None)
+            if goal is None:
+                raise FormatError(f"puzzle ${n} has no solution", line=header)
+        yield _puzzle(n, header, body, goal)
 
 
 def read_solutions(text: str) -> dict[int, Grid]:
@@ -163,14 +179,8 @@ def read_with_solutions(
         goals = read_solutions(stext)
     except FormatError as e:
         raise e.located(spath) from None
-    out = []
     try:
-        for p in read(qtext):
-            n = int(p.meta.source_id or 0)
-            goal = goals.pop(n, None)
-            if goal is None:
-                raise FormatError(f"puzzle ${n} has no solution in {spath}")
-            out.append(puzzle_or_error(lambda p=p, goal=goal: p.replace(goal=goal)))
+        out = list(_read(qtext, goals))
     except FormatError as e:
         raise e.located(qpath) from None
     if goals:
