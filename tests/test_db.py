@@ -590,6 +590,32 @@ def test_export_then_import_round_trip(tmp_path: Path) -> None:
     assert (tmp_path / "again.rofl").read_bytes() == (tmp_path / "all.rofl").read_bytes()
 
 
+def test_a_damaged_rofl_file_gives_its_intact_records(tmp_path: Path) -> None:
+    ps = puzzles(10, 26, size=(6, 6), source="s")
+    with Corpus.open(tmp_path / "a.db") as c:
+        c.add(ps)
+        c.export_rofl(tmp_path / "all.rofl")
+    data = (tmp_path / "all.rofl").read_bytes()
+    cut = tmp_path / "cut.rofl"
+    cut.write_bytes(data[: len(data) * 2 // 3])
+    errors: list[tuple[str, Exception]] = []
+    with Corpus.open(tmp_path / "b.db") as b:
+        stats = b.import_files([cut], on_error=lambda p, e: errors.append((p, e)))
+        assert 0 < stats.new < 10
+        assert set(b.keys()) <= {p.key for p in ps}
+        assert errors and all(p == str(cut) and str(cut) in str(e) for p, e in errors)
+        with pytest.raises(Exception, match="cut.rofl"):
+            b.import_files([cut])  # without on_error: raised, after the intact records
+        assert len(b) == stats.new
+
+
+def test_a_closed_corpus_refuses_work(tmp_path: Path) -> None:
+    c = Corpus.open(tmp_path / "c.db")
+    c.close()
+    with pytest.raises(CorpusError, match="closed"):
+        c.add(puzzles(1, 27))
+
+
 # -- interruptions ------------------------------------------------------------------------
 
 

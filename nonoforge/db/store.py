@@ -946,10 +946,15 @@ def _read_bytes(path: str, limit: int) -> bytes:
 
 
 def _provenance(it: _Item, puzzle_id: int) -> dict[str, Any]:
+    """The provenance row an item brings: its metadata, the defaults filling the gaps.
+
+    The default source id (a fetched item, a position in a file) only applies under the
+    default source: an id means nothing under another source's name.
+    """
     meta = it.puzzle.meta
     source = meta.source or it.default_source or UNKNOWN_SOURCE
     source_id = meta.source_id
-    if source_id is None and not meta.source:
+    if source_id is None and source == it.default_source:
         source_id = it.default_source_id
     return {
         "puzzle_id": puzzle_id,
