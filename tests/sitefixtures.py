@@ -12,6 +12,7 @@ whose ``var d`` comes from our own encoder. Nothing here reaches the internet.
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -22,6 +23,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from xml.sax.saxutils import escape as xml_escape
 
 import numpy as np
+import pytest
 
 from nonoforge.puzzle import Grid, Palette, Puzzle
 from nonoforge.scraper.nonograms import encode, format_d
@@ -178,6 +180,22 @@ class SiteServer:
 def http_date(offset: float) -> str:
     """An HTTP date ``offset`` seconds from now."""
     return formatdate(time.time() + offset, usegmt=True)
+
+
+LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+@pytest.fixture
+def offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make any name lookup other than the loopback fail: a test cannot reach the internet."""
+    real = socket.getaddrinfo
+
+    def local_only(host: object, *args: object, **kwargs: object) -> object:
+        if host not in LOCAL_HOSTS and host != b"127.0.0.1":
+            raise OSError(f"a test tried to reach {host!r}: the scraper tests stay offline")
+        return real(host, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket, "getaddrinfo", local_only)
 
 
 # -- webpbn -----------------------------------------------------------------------------

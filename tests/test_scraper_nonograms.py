@@ -9,7 +9,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sitefixtures import Reply, SiteServer, nonograms_page
+from sitefixtures import (
+    Reply,
+    SiteServer,
+    nonograms_page,
+    offline,  # noqa: F401 - a fixture, used by pytestmark
+)
 
 from nonoforge.errors import FormatError
 from nonoforge.puzzle import Palette
@@ -38,6 +43,8 @@ HEART = np.array(
     ]
 )
 FLAG = np.array([[1, 1, 2, 2, 3], [1, 0, 2, 0, 3], [1, 1, 2, 2, 3], [0, 3, 3, 3, 0]])
+
+pytestmark = pytest.mark.usefixtures("offline")
 
 
 @pytest.fixture

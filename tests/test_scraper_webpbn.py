@@ -8,7 +8,12 @@ from urllib.parse import parse_qs
 import numpy as np
 import pytest
 from conftest import shared_path
-from sitefixtures import Reply, SiteServer, webpbn_xml
+from sitefixtures import (
+    Reply,
+    SiteServer,
+    offline,  # noqa: F401 - a fixture, used by pytestmark
+    webpbn_xml,
+)
 
 from nonoforge.puzzle import Grid, Meta, Palette, Puzzle
 from nonoforge.scraper.http import Http
@@ -24,6 +29,8 @@ COLOUR = Puzzle.from_grid(
                ("blue", "#0000ff")),
     Meta(title="Tricolour", author="Someone"),
 )
+
+pytestmark = pytest.mark.usefixtures("offline")
 
 
 @pytest.fixture

@@ -335,7 +335,10 @@ class Http:
             self._next_at[host] = at + self._interval(host)
         if at > now:
             self._sleep(at - now)
-        self.sent.append((host, self._clock()))
+        with self._lock:  # a late wake-up must not shorten the gap to the next request
+            sent = self._clock()
+            self._next_at[host] = max(self._next_at[host], sent + self._interval(host))
+            self.sent.append((host, sent))
 
     # -- one request, retried -------------------------------------------------------------
 
