@@ -109,6 +109,24 @@ def test_nonograms_ingest_counts_logs_and_resumes(site: SiteServer, corpus: Corp
     assert [after[i] - before[i] for i in range(1, 7)] == [0, 0, 0, 1, 1, 0]
 
 
+def test_network_failures_are_recorded_in_the_fetch_log(site: SiteServer, corpus: Corpus) -> None:
+    page = nonograms_page(HEART, BLACK)
+    site.page("/robots.txt", "User-agent: *\nDisallow: /nonograms/i/4\n")
+    site.add("/nonograms/i/1", Reply(200, page, delay=0.5))  # past the read timeout
+    site.add("/nonograms/i/2", Reply(200, page, truncate=100))
+    site.add("/nonograms/i/3", Reply(200, stream_bytes=50 * 2**20))
+    site.page("/nonograms/i/4", page)
+    site.add("/nonograms/i/5", Reply(429, "", {"Retry-After": "1"}), Reply(200, page))
+    with client(read_timeout=0.2, max_bytes=2**20) as http:
+        s = ingest_nonograms(corpus, range(1, 6), http=http, base_url=site.url)
+    assert counts(s) == (1, 0, 0, 4, 0)
+    log = {r["item"]: r for r in corpus.fetch_log("nonograms.ru")}
+    assert "timed out" in log["1"]["reason"] and "truncated" in log["2"]["reason"]
+    assert "exceeds the cap" in log["3"]["reason"] and "robots.txt" in log["4"]["reason"]
+    assert log["5"]["status"] == "done"
+    assert site.hits("/nonograms/i/4") == []
+
+
 def test_webpbn_ingest(site: SiteServer, corpus: Corpus) -> None:
     bw = Puzzle.from_grid(Grid(HEART), meta=Meta(title="Heart", author="Jo"))
     colour = Puzzle.from_grid(
