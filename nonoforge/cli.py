@@ -827,7 +827,8 @@ def generate(
         out.print(f"{image}: {g.puzzle.width}x{g.puzzle.height}, {g.puzzle.ncolors} colour(s), "
                   f"{verdict}, {g.edits} edit(s) ({100 * g.edit_fraction:.1f} %), "
                   f"{g.time_s:.2f} s -> {row['puzzle']}")
-        out.print(Text.from_ansi(preview(g.puzzle.goal, g.puzzle.palette)))
+        picture = preview(g.puzzle.goal, g.puzzle.palette, color=out.is_terminal)
+        out.print(Text.from_ansi(picture) if out.is_terminal else picture)
     if as_json:
         print_json(rows)
     elif not all(r["accepted"] for r in rows):

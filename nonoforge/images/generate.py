@@ -448,6 +448,10 @@ def generate(
     (True, 7)
     """
     _strategy(max_technique)
+    if solver is None:
+        from nonoforge.solver import warmup
+
+        warmup()  # one-time compilation is not part of any image's time
     t0 = time.perf_counter()
     q = quantise(
         image, size=size, width=width, colors=colors, seed=seed, fill=fill,
