@@ -1,0 +1,284 @@
+"""Tests of the SAT fallback (nonoforge.solver.sat): verdicts, solutions, state masks, deadline."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from conftest import shared_path
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pysat.solvers import Solver
+
+from nonoforge.errors import SolverError
+from nonoforge.puzzle import Grid, Palette, Puzzle
+from nonoforge.solver.sat import SOLVER_NAME, SatOutcome, encode, solve_sat
+
+DANCER_ROWS = [[2], [2, 1], [1, 1], [3], [1, 1], [1, 1], [2], [1, 1], [1, 2], [2]]
+DANCER_COLS = [[2, 1], [2, 1, 3], [7], [1, 3], [2, 1]]
+DANCER_GOAL = "01100011010010101110101001010000110010100101111000"
+
+
+def dancer() -> Puzzle:
+    """webpbn #1, Jan Wolter's 5x10 'Dancer'."""
+    return Puzzle.from_clues(DANCER_ROWS, DANCER_COLS)
+
+
+def goal_grid(bits: str, width: int) -> Grid:
+    return Grid([[int(ch) for ch in bits[i : i + width]] for i in range(0, len(bits), width)])
+
+
+def random_puzzle(seed: int, h: int, w: int, density: float) -> Puzzle:
+    rng = np.random.default_rng(seed)
+    return Puzzle.from_grid(Grid((rng.random((h, w)) < density).astype(int)))
+
+
+def all_solutions(
+    puzzle: Puzzle, lines: str = "order", state: np.ndarray | None = None
+) -> set[Grid]:
+    """Every solution, by enumerating the encoding with blocking clauses (small puzzles)."""
+    enc = encode(puzzle, state, lines=lines)
+    found: set[Grid] = set()
+    if enc.unsat:
+        return found
+    with Solver(name=SOLVER_NAME, bootstrap_with=enc.clauses) as s:
+        while s.solve():
+            model = s.get_model()
+            found.add(enc.decode(model))
+            block = enc.blocking_clause(model)
+            if not block:
+                break
+            s.add_clause(block)
+    return found
+
+
+# -- known answers ---------------------------------------------------------------------
+
+
+def test_dancer_is_unique_and_is_the_goal() -> None:
+    out = solve_sat(dancer())
+    assert isinstance(out, SatOutcome)
+    assert out.status == "unique"
+    assert out.solutions == [goal_grid(DANCER_GOAL, 5)]
+    assert out.variables > 0 and out.clauses > 0
+
+
+def test_checkerboard_has_two_solutions() -> None:
+    p = Puzzle.from_clues([[1], [1]], [[1], [1]])
+    out = solve_sat(p)
+    assert out.status == "multiple"
+    a, b = out.solutions
+    assert a != b and a.matches(p) and b.matches(p)
+
+
+def test_inconsistent_clues_have_no_solution() -> None:
+    p = Puzzle.from_clues([[1], [], [2]], [[1], [], [1, 1]])
+    out = solve_sat(p)
+    assert out.status == "none" and out.solutions == []
+
+
+def test_inconsistent_colour_clues_have_no_solution() -> None:
+    pal = Palette.of(("white", "#fff"), ("red", "#f00"), ("blue", "#00f"))
+    p = Puzzle.from_clues([[(1, 1), (1, 2)]], [[(1, 2)], [(1, 1)]], palette=pal)
+    assert solve_sat(p).status == "none"
+
+
+def test_colour_blocks_touch_only_when_colours_differ() -> None:
+    pal = Palette.of(("white", "#fff"), ("red", "#f00"), ("blue", "#00f"))
+    # 1x2 with two touching blocks of different colours: the only solution is "ab".
+    p = Puzzle.from_clues([[(1, 1), (1, 2)]], [[(1, 1)], [(1, 2)]], palette=pal)
+    out = solve_sat(p)
+    assert out.status == "unique"
+    assert out.solutions[0].cells.tolist() == [[1, 2]]
+    # same colour twice needs a gap: 1x3 "a.a"
+    q = Puzzle.from_clues([[1, 1]], [[1], [], [1]])
+    assert solve_sat(q).solutions[0].cells.tolist() == [[1, 0, 1]]
+
+
+def test_max_solutions_one_stops_at_the_first() -> None:
+    out = solve_sat(Puzzle.from_clues([[1], [1]], [[1], [1]]), max_solutions=1)
+    assert len(out.solutions) == 1 and out.status == "unique"
+
+
+def test_bad_arguments_raise_solver_errors() -> None:
+    with pytest.raises(SolverError):
+        solve_sat(dancer(), max_solutions=0)
+    with pytest.raises(SolverError):
+        solve_sat(dancer(), state=np.zeros((2, 2), dtype=np.uint64))
+
+
+def test_black_and_white_needs_at_most_one_variable_per_cell() -> None:
+    enc = encode(dancer())
+    assert enc.free_cells <= 50
+    assert not enc.unsat
+
+
+def test_counts_are_deterministic() -> None:
+    p = random_puzzle(7, 30, 30, 0.5)
+    a, b = solve_sat(p), solve_sat(p)
+    assert (a.status, a.conflicts, a.decisions, a.variables, a.clauses) == (
+        b.status,
+        b.conflicts,
+        b.decisions,
+        b.variables,
+        b.clauses,
+    )
+    assert a.solutions == b.solutions
+    assert a.conflicts > 0
+
+
+# -- state masks -----------------------------------------------------------------------
+
+
+def test_state_restricts_the_solutions() -> None:
+    p = Puzzle.from_clues([[1], [1]], [[1], [1]])
+    state = np.full((2, 2), 0b11, dtype=np.uint64)
+    state[0, 0] = 0b10  # black only
+    out = solve_sat(p, state=state)
+    assert out.status == "unique"
+    assert out.solutions[0].cells.tolist() == [[1, 0], [0, 1]]
+
+
+def test_a_fully_decided_state_needs_no_variables() -> None:
+    p = dancer()
+    goal = goal_grid(DANCER_GOAL, 5)
+    state = (np.uint64(1) << goal.cells.astype(np.uint64)).astype(np.uint64)
+    out = solve_sat(p, state=state)
+    assert out.status == "unique" and out.solutions == [goal]
+    assert out.variables == 0
+
+
+def test_a_contradictory_state_says_none() -> None:
+    p = dancer()
+    goal = goal_grid(DANCER_GOAL, 5)
+    state = np.full((10, 5), 0b11, dtype=np.uint64)
+    state[0, 1] = 1 if goal.cells[0, 1] else 2  # forbid the goal's (only) colour there
+    assert solve_sat(p, state=state).status == "none"
+    state[0, 1] = 0  # no colour at all
+    assert solve_sat(p, state=state).status == "none"
+
+
+# -- deadline --------------------------------------------------------------------------
+
+
+def test_deadline_is_honoured_on_a_hard_puzzle() -> None:
+    p = random_puzzle(0, 40, 40, 0.4)  # takes the SAT solver many seconds
+    t0 = time.monotonic()
+    out = solve_sat(p, deadline=t0 + 0.2)
+    elapsed = time.monotonic() - t0
+    assert out.status == "timeout"
+    assert elapsed < 0.5
+    assert out.conflicts > 0 and out.variables > 0
+
+
+def test_a_passed_deadline_returns_timeout_at_once() -> None:
+    out = solve_sat(dancer(), deadline=time.monotonic() - 1)
+    assert out.status == "timeout" and out.solutions == []
+
+
+# -- random grids ----------------------------------------------------------------------
+
+
+@st.composite
+def grids(draw: st.DrawFn, max_side: int = 10) -> tuple[Grid, int]:
+    h = draw(st.integers(1, max_side))
+    w = draw(st.integers(1, max_side))
+    ncolors = draw(st.integers(1, 4))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    cells = rng.integers(0, ncolors + 1, size=(h, w))
+    cells[rng.integers(h), rng.integers(w)] = ncolors  # every colour index is in range
+    return Grid(cells), seed
+
+
+@settings(max_examples=80, deadline=None)
+@given(grids())
+def test_random_grids_solve_to_valid_pictures(case: tuple[Grid, int]) -> None:
+    grid, _ = case
+    p = Puzzle.from_grid(grid)
+    out = solve_sat(p)
+    assert out.status in ("unique", "multiple")
+    assert all(s.matches(p) for s in out.solutions)
+    if out.status == "unique":
+        assert out.solutions == [grid]
+    else:
+        assert len(out.solutions) == 2 and out.solutions[0] != out.solutions[1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(grids(), st.integers(0, 2**32 - 1))
+def test_random_states_are_respected(case: tuple[Grid, int], seed: int) -> None:
+    grid, _ = case
+    p = Puzzle.from_grid(grid)
+    rng = np.random.default_rng(seed)
+    full = (1 << (p.ncolors + 1)) - 1
+    # a random mask that keeps the generating grid's colour in every cell
+    masks = rng.integers(0, full + 1, size=grid.shape).astype(np.uint64)
+    masks |= np.uint64(1) << grid.cells.astype(np.uint64)
+    out = solve_sat(p, state=masks)
+    assert out.status in ("unique", "multiple")
+    for s in out.solutions:
+        assert s.matches(p)
+        assert np.all((masks >> s.cells.astype(np.uint64)) & np.uint64(1))
+
+
+@settings(max_examples=40, deadline=None)
+@given(grids(max_side=6))
+def test_order_and_regular_encodings_have_the_same_solutions(case: tuple[Grid, int]) -> None:
+    grid, _ = case
+    p = Puzzle.from_grid(grid)
+    order = all_solutions(p, "order")
+    assert grid in order
+    assert all(s.matches(p) for s in order)
+    assert order == all_solutions(p, "regular")
+
+
+@settings(max_examples=60, deadline=None)
+@given(grids(max_side=6), st.integers(0, 2**32 - 1))
+def test_a_state_keeps_exactly_the_solutions_it_allows(case: tuple[Grid, int], seed: int) -> None:
+    grid, _ = case
+    p = Puzzle.from_grid(grid)
+    rng = np.random.default_rng(seed)
+    full = (1 << (p.ncolors + 1)) - 1
+    # random masks, most cells open, some narrowed (possibly ruling out every solution)
+    masks = np.where(
+        rng.random(grid.shape) < 0.7, full, rng.integers(0, full + 1, size=grid.shape)
+    ).astype(np.uint64)
+
+    def allowed(g: Grid) -> bool:
+        return bool(np.all((masks >> g.cells.astype(np.uint64)) & np.uint64(1)))
+
+    expected = {g for g in all_solutions(p) if allowed(g)}
+    assert all_solutions(p, state=masks) == expected
+    status = solve_sat(p, state=masks).status
+    assert status == ("none", "unique", "multiple")[min(len(expected), 2)]
+
+
+# -- the survey's puzzles (when ../shared is present) ----------------------------------
+
+
+def _read_non(path) -> Puzzle:  # noqa: ANN001 - a pathlib.Path
+    from nonoforge.formats import FORMATS, read_file
+
+    if "non" not in FORMATS:
+        pytest.skip("the .non reader is not available")
+    return next(iter(read_file(str(path))))
+
+
+def test_webpbn_1_from_the_survey_set() -> None:
+    p = _read_non(shared_path("corpora", "survey-free", "webpbn-00001.non"))
+    out = solve_sat(p)
+    assert out.status == "unique"
+    assert p.goal is not None and out.solutions == [p.goal]
+
+
+def test_the_survey_set_is_proven_unique() -> None:
+    folder = shared_path("corpora", "survey-free")
+    files = sorted(f for f in folder.glob("webpbn-*.non"))
+    assert files
+    for f in files:
+        p = _read_non(f)
+        out = solve_sat(p, deadline=time.monotonic() + 20)
+        assert out.status == "unique", f.name
+        assert out.solutions == [p.goal], f.name
