@@ -5,10 +5,15 @@ For each ``.non`` file of ``../shared/corpora/survey-free`` (or the folder given
 60 s deadline each, and print the verdict, whether the solution is the goal picture, the CNF
 size, conflicts, decisions, encode and solve time. These are the benchmark's moonshots.
 
-    .venv/bin/python bench/sat.py [FOLDER] [--timeout S] [--solver NAME] [--files a.non,...]
+    .venv/bin/python bench/sat.py [FOLDER] [--timeout S] [--solver NAME] [--lines order|regular]
+                                  [--files a.non,...] [--random N]
 
 ``--solver`` swaps the python-sat back end (``cadical153``, ``cadical195``, ``glucose4``, ...)
-for comparison; the library uses :data:`nonoforge.solver.sat.SOLVER_NAME`.
+and ``--lines`` the line encoding, for comparison; the library uses
+:data:`nonoforge.solver.sat.SOLVER_NAME` and the order encoding. After the survey it prints
+the encode time of big seeded random puzzles (99x59 black-and-white like Gettys, 50x50 with
+5 colours) and, with ``--random N``, the CPU time of N seeded random 45x45 puzzles (half
+black), which are harder for SAT than the survey's easy set and separate the back ends.
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ import argparse
 import sys
 import time
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -71,16 +78,21 @@ def main() -> None:
     ap.add_argument("folder", nargs="?", type=Path, default=SURVEY)
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--solver", default=sat.SOLVER_NAME)
+    ap.add_argument("--lines", default="order", choices=["order", "regular"])
     ap.add_argument("--files", default="", help="comma-separated file names to run only")
+    ap.add_argument("--random", type=int, default=0, help="also solve N random 45x45 puzzles")
     args = ap.parse_args()
     if not args.folder.is_dir():
         sys.exit(f"{args.folder} is absent")
     sat.SOLVER_NAME = args.solver
+    if args.lines != "order":
+        plain = sat.encode
+        sat.encode = lambda p, state=None, lines=args.lines: plain(p, state, lines)  # type: ignore[assignment]
     files = sorted(args.folder.glob("*.non"))
     if args.files:
         wanted = set(args.files.split(","))
         files = [f for f in files if f.name in wanted]
-    print(f"solver {args.solver}, deadline {args.timeout:g} s, max_solutions 2")
+    print(f"solver {args.solver}, {args.lines} encoding, deadline {args.timeout:g} s, 2 solutions")
     head = (
         f"{'puzzle':<18} {'size':>6} {'verdict':>8} {'goal':>4} {'vars':>7} {'clauses':>8} "
         f"{'conflicts':>10} {'decisions':>10} {'encode_s':>8} {'solve_s':>8}"
@@ -105,6 +117,46 @@ def main() -> None:
             flush=True,
         )
     print(f"total wall time {total:.2f} s for {len(files)} puzzles")
+    encode_speed()
+    if args.random:
+        random_set(args.random, args.timeout)
+
+
+def random_grid(seed: int, h: int, w: int, ncolors: int, density: float = 0.5) -> Grid:
+    """A seeded random picture: ``density`` of the cells painted, colours uniform."""
+    rng = np.random.default_rng(seed)
+    paint = rng.random((h, w)) < density
+    return Grid(np.where(paint, rng.integers(1, ncolors + 1, size=(h, w)), 0))
+
+
+def encode_speed() -> None:
+    """Encode time of puzzles as big as the survey's biggest (best of 3, no state)."""
+    print()
+    print(f"{'encode':<24} {'vars':>7} {'clauses':>8} {'best_s':>7}")
+    for name, h, w, nc in (("99x59 black-and-white", 59, 99, 1), ("50x50 5 colours", 50, 50, 5)):
+        p = Puzzle.from_grid(random_grid(1, h, w, nc))
+        best = float("inf")
+        for _ in range(3):
+            t0 = time.perf_counter()
+            enc = sat.encode(p)
+            best = min(best, time.perf_counter() - t0)
+        print(f"{name:<24} {enc.nvars:>7} {len(enc.clauses):>8} {best:>7.3f}")
+
+
+def random_set(n: int, timeout: float) -> None:
+    """CPU seconds and conflicts over ``n`` seeded random 45x45 puzzles (two solutions each)."""
+    cpu = 0.0
+    conflicts = 0
+    verdicts: dict[str, int] = {}
+    for seed in range(n):
+        p = Puzzle.from_grid(random_grid(seed, 45, 45, 1))
+        t0 = time.process_time()
+        out = sat.solve_sat(p, deadline=time.monotonic() + timeout)
+        cpu += time.process_time() - t0
+        conflicts += out.conflicts
+        verdicts[out.status] = verdicts.get(out.status, 0) + 1
+    print()
+    print(f"{n} random 45x45: {cpu:.2f} CPU s, {conflicts} conflicts, verdicts {verdicts}")
 
 
 if __name__ == "__main__":

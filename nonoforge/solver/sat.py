@@ -3,27 +3,31 @@
 Backtracking with line logic and probing settles nearly every puzzle, but the hardest ones of
 Wolter's survey were only ever finished by clause learning (Tamura's Copris). This module
 encodes a puzzle -- black-and-white or colour, optionally restricted by the cell masks that
-propagation has already narrowed -- into CNF, hands it to CaDiCaL through python-sat, and
+propagation has already narrowed -- into CNF, hands it to Glucose through python-sat, and
 counts solutions up to ``max_solutions`` with blocking clauses over the cell variables.
 
 The encoding (see :func:`encode`):
 
 * **cells** -- each cell keeps only the colours it can still take (its row and its column can
-  place a block of that colour there, and the propagation mask allows it). One possible colour
-  makes the cell a constant, two share one variable, more get one-hot variables with
-  exactly-one clauses. A black-and-white puzzle therefore has at most one variable per cell.
+  place a block of that colour there, and the state allows it). One possible colour makes
+  the cell a constant, two share one variable, more get one-hot variables with exactly-one
+  clauses. A black-and-white puzzle therefore has at most one variable per cell.
 * **lines** -- every block ``j`` of a line gets an order-encoded start position: variables
-  ``start_j >= p`` for ``p`` in its feasible range (leftmost to rightmost packing, so every
-  block of a line has the same ``slack`` variables). Clauses say the order variables are
-  monotone, each block starts after the previous one ends (plus a gap when the colours are
-  equal), a covered cell has the block's colour, and a cell between two blocks, before the
-  first or after the last is background. All clauses have two or three literals and there
-  are no other auxiliary variables; unit propagation on them is as strong as on the
-  regular-language (automaton) encoding, with far fewer variables (measured in
-  ``bench/sat.py``).
+  ``start_j >= p`` for ``p`` in its feasible range (leftmost to rightmost packing; with a
+  state, the starts one forward and one backward pass over the line's cell masks allow).
+  Clauses say the order variables are monotone, each block starts after the previous one
+  ends (plus a gap when the colours are equal), a covered cell has the block's colour, and a
+  cell between two blocks, before the first or after the last is background. Every clause
+  has two or three literals and there are no other auxiliary variables.
 
-The same puzzle and state always give the same CNF, and CaDiCaL is deterministic, so the
-conflict and decision counts repeat from run to run (except when a deadline cuts a run).
+The alternative, each line as an unrolled automaton (``encode(..., lines="regular")``: one
+variable per reachable state and cell), finds the same solutions (a test checks it) but was
+two to six times slower on the tournament sets and on random 45x45 puzzles, so it is kept
+for comparison only (``bench/sat.py --lines regular``).
+
+The same puzzle and state always give the same CNF, and Glucose runs with fixed options and
+no random decisions, so the conflict and decision counts repeat from run to run (except when
+a deadline cuts a run short).
 """
 
 from __future__ import annotations
@@ -557,12 +561,14 @@ def solve_sat(
     max_solutions: int = 2,
     deadline: float | None = None,
 ) -> SatOutcome:
-    """Solve ``puzzle`` with CaDiCaL, counting solutions up to ``max_solutions``.
+    """Solve ``puzzle`` with a CDCL solver, counting solutions up to ``max_solutions``.
 
     ``state`` restricts the cells (see :func:`encode`); ``deadline`` is a
     :func:`time.monotonic` value after which the solver is interrupted and the outcome is
     ``"timeout"`` with the counts so far. Each further solution is sought after a clause
-    blocking the previous ones, so ``"unique"`` carries the proof that no second one exists.
+    blocking the previous ones, so ``"unique"`` carries the proof that no second one exists
+    -- except with ``max_solutions=1``, which asks for one solution and no proof: the first
+    one found is returned as ``"unique"`` (proven only if every cell was already decided).
     """
     if max_solutions < 1:
         raise SolverError(f"max_solutions must be at least 1, got {max_solutions}")
