@@ -96,10 +96,13 @@ def run_set(name: str, limit: int | None, timeout: float) -> dict[str, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("sets", nargs="*", default=list(SETS), choices=[*SETS, []])
+    ap.add_argument("sets", nargs="*", help=f"which sets (default: {' '.join(SETS)})")
     ap.add_argument("--limit", type=int, default=None, help="first N puzzles of each set")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per puzzle")
     args = ap.parse_args()
+    for name in args.sets:
+        if name not in SETS:
+            ap.error(f"unknown set {name!r} (choose from {', '.join(SETS)})")
     t0 = time.perf_counter()
     compiled = warmup()
     print(f"nonoforge solver {SOLVER_VERSION}; compile/load of the kernels: "

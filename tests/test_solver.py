@@ -177,24 +177,25 @@ def test_effort_is_deterministic() -> None:
         assert a.technique == b.technique
 
 
-def _hard_puzzle() -> Puzzle:
-    """A 30x30 random picture: proving it unique takes a long search."""
-    return _random_puzzle(7, 30, 30, 1)
+def _endless_puzzle(n: int = 14) -> Puzzle:
+    """One cell in every row and column: n! solutions, so counting them never ends."""
+    return clues([[1]] * n, [[1]] * n)
 
 
-def test_timeout_is_honoured() -> None:
-    p = _hard_puzzle()
+@pytest.mark.parametrize("timeout", [0.3, 1.0])
+def test_timeout_is_honoured(timeout: float) -> None:
+    p = _endless_puzzle()
     t0 = time.monotonic()
-    res = solve(p, timeout=0.5, strategy="search")
+    res = solve(p, timeout=timeout, strategy="search", max_solutions=10**9)
     elapsed = time.monotonic() - t0
     assert res.status == "timeout"
-    assert elapsed < 0.6
-    assert res.effort["line_solves"] > 0
-    assert all(g.matches(p) for g in res.solutions)
+    assert timeout <= elapsed < timeout * 1.1 + 0.05  # + scheduling jitter on a busy box
+    assert res.effort["nodes"] > 0 and len(res.solutions) > 2
+    assert all(g.matches(p) for g in res.solutions[:50])
 
 
 def test_node_budget() -> None:
-    res = solve(_hard_puzzle(), strategy="search", node_budget=3)
+    res = solve(_endless_puzzle(), strategy="search", node_budget=3, max_solutions=10**9)
     assert res.status == "timeout"
     assert res.effort["nodes"] <= 3
 

@@ -28,8 +28,20 @@ SOLVER_VERSION = "1.0"
 STRATEGIES = ("auto", "line", "probe", "search", "sat")
 _STRAT_LEVEL = {"line": 0, "probe": 1, "search": 2, "auto": 2}
 
-#: Search nodes the ``auto`` strategy spends before it asks the SAT back-end.
-AUTO_NODE_BUDGET = 20_000
+#: Search nodes the ``auto`` strategy spends before it asks the SAT back-end: this many
+#: cell-nodes (divided by the puzzle's cells, at least AUTO_MIN_NODES). Past a few hundred
+#: nodes clause learning wins by far (e.g. 0.03-0.3 s against tens of seconds).
+AUTO_NODE_WORK = 100_000
+AUTO_MIN_NODES = 50
+#: How a probed cell is scored as a branching candidate (engine knob): 0 the fewest cells
+#: a branch settles, 1 their sum, 2 their product, 3 fewest then most. The fewest measured
+#: best over uniqueness proofs and tournament puzzles together (see docs/solver.md).
+BRANCH_SCORE = 0
+#: Which colour of the branching cell is tried first: 0 lowest index, 1 the branch that
+#: settles the fewest cells (least constrained: most likely to hold a solution), 2 the most.
+BRANCH_ORDER = 1
+#: Line-cache slots per line of the puzzle (rounded to a power of two, 64 .. 65536).
+CACHE_SLOTS_PER_LINE = 256
 #: Work per slice (line solves) when no deadline needs watching.
 _FREE_SLICE = 500_000
 
@@ -88,14 +100,17 @@ class Work:
         self.stack = np.zeros((cap, ncell), dtype=np.uint64)
         self.bcell = np.zeros(cap, dtype=np.int64)
         self.brem = np.zeros(cap, dtype=np.uint64)
-        self.sched = np.zeros((nl, 2), dtype=np.int64)
-        self.sched[:, 0] = -1
+        self.sched = np.zeros((nl + 1, 4), dtype=np.int64)
+        self.sched[:nl, 0] = -1
         self.v = np.zeros(E.NV, dtype=np.int64)
         size = (t.max_blocks + 1) * (maxn + 2)
         self.F = np.zeros(size, dtype=np.uint8)
         self.B = np.zeros(size, dtype=np.uint8)
         self.run_ = np.zeros(maxn + 1, dtype=np.int64)
         self.sc = np.zeros(3 * (t.max_blocks + 1) + 128, dtype=np.uint64)
+        # line cache (black and white): 5 words a slot, a power of two of slots
+        slots = 1 << int(np.clip(np.ceil(np.log2(nl * CACHE_SLOTS_PER_LINE)), 6, 16))
+        self.cache = np.zeros(slots * 5 if t.ncolors == 1 else 5, dtype=np.uint64)
         self.lm = np.zeros(maxn, dtype=np.uint64)
         self.out = np.zeros(maxn, dtype=np.uint64)
         self.trail = np.zeros(ncell + 1, dtype=np.int64)
@@ -105,13 +120,15 @@ class Work:
         self.hacc = np.zeros(ncell, dtype=np.uint64)
         self.hstamp = np.zeros(ncell, dtype=np.int64)
         self.touched = np.zeros(ncell, dtype=np.int64)
-        self.sols = np.zeros((max_solutions, ncell), dtype=np.uint64)
+        self.sols = np.zeros((min(max_solutions, 16), ncell + 1), dtype=np.uint64)
         nsteps = max(16, min(2048, 32_000_000 // (8 * ncell))) if record_steps else 1
         self.steps = np.zeros((nsteps, ncell), dtype=np.uint64)
         self.v[E.V_MAXSOL] = max_solutions
         self.v[E.V_NCOL] = t.ncolors
         self.v[E.V_RECORD] = 1 if record_steps else 0
         self.v[E.V_BEST] = -1
+        self.v[E.V_HEUR] = BRANCH_SCORE
+        self.v[E.V_ORDER] = BRANCH_ORDER
 
     def grow_stack(self) -> None:
         """Double the search stack (the engine asks when a branch would overflow it)."""
@@ -124,13 +141,26 @@ class Work:
         brem[:cap] = self.brem
         self.stack, self.bcell, self.brem = stack, bcell, brem
 
+    def work(self) -> int:
+        """Work done so far, in the units of the engine's slices."""
+        v = self.v
+        return int(v[E.V_LINES] + v[E.V_CACHEHIT] + v[E.V_WORK])
+
+    def grow_sols(self) -> None:
+        """More room for solutions (up to max_solutions; the engine asks before it fills)."""
+        cap = self.sols.shape[0]
+        new = min(int(self.v[E.V_MAXSOL]), cap * 2 + 64)
+        sols = np.zeros((new, self.sols.shape[1]), dtype=np.uint64)
+        sols[:cap] = self.sols
+        self.sols = sols
+
     def run(self, work_limit: int) -> int:
         t = self.t
         return int(E.run(
             self.cur, self.stack, self.bcell, self.brem, t.height, t.width, t.lines, t.blen,
-            t.bcol, BITS, t.full, self.sched, self.v, self.F, self.B, self.run_, self.sc, self.lm,
-            self.out, self.trail, self.trold, self.stamp, self.steps, self.hcnt, self.hacc,
-            self.hstamp, self.touched, self.sols, work_limit,
+            t.bcol, BITS, t.full, self.sched, self.v, self.F, self.B, self.run_, self.sc,
+            self.cache, self.lm, self.out, self.trail, self.trold, self.stamp, self.steps,
+            self.hcnt, self.hacc, self.hstamp, self.touched, self.sols, work_limit,
         ))
 
     def drain_steps(self, into: list[np.ndarray]) -> None:
@@ -148,6 +178,7 @@ class Work:
         v = self.v
         return {
             "line_solves": int(v[E.V_LINES]),
+            "cache_hits": int(v[E.V_CACHEHIT]),
             "trivial_lines": int(v[E.V_TRIVIAL]),
             "overlap_lines": int(v[E.V_OVERLAP]),
             "sweeps": int(v[E.V_SWEEPS]),
@@ -173,10 +204,12 @@ def state_to_grid(state: np.ndarray, ncolors: int) -> Grid:
 def _checked(puzzle: Puzzle, grids: list[Grid]) -> list[Grid]:
     """The grids, each verified against the clues (a failure here is a solver bug)."""
     out: list[Grid] = []
+    seen: set[Grid] = set()
     for g in grids:
         if not g.matches(puzzle):
             raise SolverError("internal error: the solver produced a grid that breaks a clue")
-        if g not in out:
+        if g not in seen:
+            seen.add(g)
             out.append(g)
     return out
 
@@ -227,7 +260,8 @@ def solve(
     ``strategy`` picks how far up the technique ladder to go: ``line`` (overlap and
     complete line logic), ``probe`` (adds probing), ``search`` (backtracking with probing at
     every node), ``sat`` (the SAT back-end alone) or ``auto`` (search, handing over to SAT
-    after ``node_budget`` nodes, 20,000 by default, when SAT is available). ``timeout``
+    after ``node_budget`` nodes, by default :func:`auto_node_budget`, when SAT is
+    available). ``timeout``
     (seconds) is honoured within about 10 %; ``node_budget`` bounds the search (``timeout``
     status when it runs out, except in ``auto``). The same puzzle gives the same effort
     counts on every run.
@@ -252,6 +286,11 @@ def solve(
     return _solve(puzzle, max_solutions, timeout, strategy, node_budget, record_steps)
 
 
+def auto_node_budget(puzzle: Puzzle) -> int:
+    """The search nodes ``auto`` allows before handing over to SAT (by puzzle size)."""
+    return max(AUTO_MIN_NODES, AUTO_NODE_WORK // (puzzle.width * puzzle.height))
+
+
 def _solve(
     puzzle: Puzzle,
     max_solutions: int,
@@ -271,21 +310,21 @@ def _solve(
     if node_budget is not None:
         w.v[E.V_NODELIM] = node_budget
     elif sat is not None:
-        w.v[E.V_NODELIM] = AUTO_NODE_BUDGET
+        w.v[E.V_NODELIM] = auto_node_budget(puzzle)
     else:
         w.v[E.V_NODELIM] = -1
     steps: list[np.ndarray] = []
-    rc, timed_out = _drive(w, deadline, steps)
+    grids: list[Grid] = []
+    rc, timed_out = _drive(w, deadline, steps, puzzle, grids)
     if record_steps:
         w.drain_steps(steps)
-    n = min(int(w.v[E.V_NSOL]), max_solutions)
-    grids = [state_to_grid(w.sols[i].reshape(t.height, t.width), t.ncolors) for i in range(n)]
     effort = w.effort()
     technique = TECHNIQUES[int(w.v[E.V_TECH])]
     proven_by_logic = int(w.v[E.V_MAXDEPTH]) == 0 and int(w.v[E.V_UNDEC]) == 0
     if timed_out:
         status = "timeout"
     elif rc == E.RC_DONE:
+        n = len(grids)
         status = ("none", "unique")[n] if n < 2 else "multiple"
     elif rc == E.RC_SOLS:
         # one solution asked for: unique only when logic alone forced it
@@ -303,7 +342,7 @@ def _solve(
         raise SolverError(f"internal error: engine returned {rc}")
     return SolveResult(
         status=status,
-        solutions=_checked(puzzle, grids),
+        solutions=grids,
         technique=technique,
         effort=effort,
         time_s=time.monotonic() - t0,
@@ -312,19 +351,27 @@ def _solve(
     )
 
 
-def _drive(w: Work, deadline: float | None, steps: list[np.ndarray]) -> tuple[int, bool]:
-    """Run the engine in slices until it stops; ``(return code, timed out)``."""
+def _drive(
+    w: Work, deadline: float | None, steps: list[np.ndarray], puzzle: Puzzle, grids: list[Grid]
+) -> tuple[int, bool]:
+    """Run the engine in slices until it stops; ``(return code, timed out)``.
+
+    Solutions are turned into grids and verified between slices, so that their cost counts
+    against the deadline too; ``grids`` receives them.
+    """
     slice_ = 2_000 if deadline is not None else _FREE_SLICE
     while True:
         t_slice = time.monotonic()
-        rc = w.run(int(w.v[E.V_LINES]) + slice_)
-        if rc == -1:
+        done0 = w.work()
+        rc = w.run(done0 + slice_)
+        _collect(w, puzzle, grids)
+        if rc == E.RC_GROW_STACK:
             w.grow_stack()
-            continue
-        if rc == E.RC_STEPS:
+        elif rc == E.RC_GROW_SOLS:
+            w.grow_sols()
+        elif rc == E.RC_STEPS:
             w.drain_steps(steps)
-            continue
-        if rc != E.RC_PAUSED:
+        elif rc != E.RC_PAUSED:
             return rc, False
         if deadline is not None:
             now = time.monotonic()
@@ -332,9 +379,20 @@ def _drive(w: Work, deadline: float | None, steps: list[np.ndarray]) -> tuple[in
             if left <= 0:
                 return rc, True
             # aim each slice at a small fraction of the time left (at most 50 ms)
-            spent = max(now - t_slice, 1e-6)
-            rate = slice_ / spent
+            done = max(w.work() - done0, 1)
+            rate = done / max(now - t_slice, 1e-6)
             slice_ = int(max(50, min(rate * min(0.05, left * 0.25), 10 * slice_)))
+
+
+def _collect(w: Work, puzzle: Puzzle, grids: list[Grid]) -> None:
+    """Verify and keep the solutions the engine found since the last call."""
+    n = min(int(w.v[E.V_NSOL]), w.sols.shape[0], int(w.v[E.V_MAXSOL]))
+    t = w.t
+    for i in range(len(grids), n):
+        g = state_to_grid(w.sols[i, :-1].reshape(t.height, t.width), t.ncolors)
+        if not g.matches(puzzle):
+            raise SolverError("internal error: the solver produced a grid that breaks a clue")
+        grids.append(g)
 
 
 def _sat_fallback(
@@ -350,18 +408,19 @@ def _sat_fallback(
     out = sat(puzzle, state=w.root_state(), max_solutions=max_solutions, deadline=deadline)
     effort["sat_conflicts"] = int(out.conflicts)
     effort["sat_decisions"] = int(out.decisions)
-    found = list(grids)
-    for g in out.solutions:
-        if g not in found:
-            found.append(g)
-    found = found[:max_solutions]
+    found = _checked(puzzle, [*grids, *out.solutions])[:max_solutions]
+    return _sat_status(out.status, found, max_solutions), found
+
+
+def _sat_status(status: str, found: list[Grid], max_solutions: int) -> str:
+    """Our verdict from the SAT back-end's: "unique" only with a proof of it."""
     if len(found) >= 2:
-        return "multiple", found
-    if out.status in ("unique", "none", "timeout"):
-        if out.status == "none" and found:  # cannot happen with a sound back-end
-            raise SolverError("internal error: SAT found no solution where search found one")
-        return out.status, found
-    return out.status, found
+        return "multiple"
+    if status == "none" and found:
+        raise SolverError("internal error: SAT found no solution where search found one")
+    if status == "unique" and max_solutions < 2:
+        return "unsolved"  # asked for one solution: found, but no second one was sought
+    return status
 
 
 def _solve_sat_only(
@@ -378,7 +437,7 @@ def _solve_sat_only(
     else:
         state = np.full((puzzle.height, puzzle.width), full, dtype=np.uint64)
     return SolveResult(
-        status=out.status,
+        status=_sat_status(out.status, grids, max_solutions),
         solutions=grids,
         technique="search",
         effort={"sat_conflicts": int(out.conflicts), "sat_decisions": int(out.decisions)},

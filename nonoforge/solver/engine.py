@@ -18,9 +18,16 @@ Layout (all flat, ``int64`` unless said):
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
-from nonoforge.solver.line import U0, U1, line_solve, overlap_line
+from nonoforge.solver.line import MAX_BITS_LINE, U0, U1, bw_bits, line_solve, overlap_line
+
+U2 = np.uint64(2)
+#: Multipliers of the line-cache hash (odd 64-bit constants).
+H1 = np.uint64(0x9E3779B97F4A7C15)
+H2 = np.uint64(0xC2B2AE3D27D4EB4F)
+H3 = np.uint64(0x165667B19E3779F9)
 
 # ---- indices into v ------------------------------------------------------------------
 V_PHASE = 0  # what the loop does next (PH_*)
@@ -57,6 +64,10 @@ V_OVERLAP = 29  # lines given to simple overlap
 V_LINECHG = 30  # cells narrowed by line logic
 V_PROBECHG = 31  # cells narrowed by probing
 V_STEPLOST = 32  # sweeps not recorded (buffer full)
+V_CACHEHIT = 33  # line solves answered by the cache
+V_HEUR = 34  # branching score (experiments)
+V_ORDER = 35  # branch order (experiments)
+V_WORK = 36  # other work (solution bookkeeping), in line-solve units
 NV = 40
 
 PH_INIT = 0
@@ -73,6 +84,8 @@ RC_LIMIT = 2  # the strategy's rung is exhausted with cells undecided
 RC_NODES = 3  # node budget used up
 RC_SOLS = 4  # max_solutions reached
 RC_STEPS = 5  # steps buffer full: drain it and call again
+RC_GROW_STACK = -1  # the search stack is full: grow it and call again
+RC_GROW_SOLS = -2  # the solution store may overflow: grow it and call again
 
 T_TRIVIAL = 0
 T_OVERLAP = 1
@@ -86,12 +99,33 @@ def _is_single(m):
     return m != U0 and (m & (m - U1)) == U0
 
 
+# The schedule: ``sched[l] = (generation the line waits in or -1, score, -, -)``; column 2
+# lists the lines of the current generation, column 3 those of the next, and the extra
+# last row holds the two list lengths.
+
+
 @njit(cache=True, nogil=True)
 def _schedule(sched, line, g):
-    """Mark ``line`` dirty: in the current generation if still pending there, else next."""
+    """Mark ``line`` dirty: it stays in the current generation if pending there, else next."""
     if sched[line, 0] == -1:
+        nl = sched.shape[0] - 1
         sched[line, 0] = g + 1
         sched[line, 1] = 1
+        sched[sched[nl, 1], 3] = line
+        sched[nl, 1] += 1
+    else:
+        sched[line, 1] += 1
+
+
+@njit(cache=True, nogil=True)
+def _schedule_now(sched, line, g):
+    """Mark ``line`` dirty in the current generation (unless it already waits)."""
+    if sched[line, 0] == -1:
+        nl = sched.shape[0] - 1
+        sched[line, 0] = g
+        sched[line, 1] = 1
+        sched[sched[nl, 0], 2] = line
+        sched[nl, 0] += 1
     else:
         sched[line, 1] += 1
 
@@ -100,24 +134,27 @@ def _schedule(sched, line, g):
 def _mark_cell(sched, H, W, cell, g):  # noqa: N803
     """Schedule the row and the column through ``cell`` for the current generation."""
     r = cell // W
-    c = cell - r * W
-    for line in (r, H + c):
-        if sched[line, 0] == -1:
-            sched[line, 0] = g
-            sched[line, 1] = 1
-        else:
-            sched[line, 1] += 1
+    _schedule_now(sched, r, g)
+    _schedule_now(sched, H + cell - r * W, g)
 
 
 @njit(cache=True, nogil=True)
 def _clear_schedule(sched):
-    for line in range(sched.shape[0]):
+    nl = sched.shape[0] - 1
+    for i in range(sched[nl, 0]):
+        line = sched[i, 2]
         sched[line, 0] = -1
         sched[line, 1] = 0
+    for i in range(sched[nl, 1]):
+        line = sched[i, 3]
+        sched[line, 0] = -1
+        sched[line, 1] = 0
+    sched[nl, 0] = 0
+    sched[nl, 1] = 0
 
 
 @njit(cache=True, nogil=True)
-def propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, lm, out,  # noqa: N803
+def propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache, lm, out,  # noqa: N803
               trail, trold, stamp, steps, root):
     """Line logic to a fixpoint over the scheduled lines, most-changed line first.
 
@@ -128,20 +165,12 @@ def propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, lm, ou
     """
     nl = H + W
     sid = v[V_SID]
+    mono = v[V_NCOL] == 1
+    cmask = np.uint64(cache.shape[0] // 5 - 1)
     while True:
         g = v[V_GEN]
-        best = -1
-        bs = -1
-        for line in range(nl):
-            if sched[line, 0] == g and sched[line, 1] > bs:
-                best = line
-                bs = sched[line, 1]
-        if best < 0:
-            more = False
-            for line in range(nl):
-                if sched[line, 0] == g + 1:
-                    more = True
-                    break
+        ncur = sched[nl, 0]
+        if ncur == 0:
             v[V_SWEEPS] += 1
             if root and v[V_RECORD] == 1:
                 if v[V_NSTEPS] < steps.shape[0]:
@@ -150,23 +179,74 @@ def propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, lm, ou
                 else:
                     v[V_STEPLOST] += 1
             v[V_GEN] = g + 1
-            if not more:
+            nnext = sched[nl, 1]
+            if nnext == 0:
                 return True
+            for i in range(nnext):
+                sched[i, 2] = sched[i, 3]
+            sched[nl, 0] = nnext
+            sched[nl, 1] = 0
             continue
-        line = best
+        # the most-changed waiting line (first listed on ties)
+        bi = 0
+        bs = sched[sched[0, 2], 1]
+        for i in range(1, ncur):
+            sc_i = sched[sched[i, 2], 1]
+            if sc_i > bs:
+                bs = sc_i
+                bi = i
+        line = sched[bi, 2]
+        sched[bi, 2] = sched[ncur - 1, 2]
+        sched[nl, 0] = ncur - 1
         sched[line, 0] = -1
         sched[line, 1] = 0
         start = lines[line, 0]
         stride = lines[line, 1]
         n = lines[line, 2]
-        for j in range(n):
-            lm[j] = st[start + j * stride]
-        v[V_LINES] += 1
-        ok = line_solve(lm, n, blen, bcol, lines[line, 3], lines[line, 4], F, B, run, sc, out,
-                        bits)
-        if not ok:
-            _clear_schedule(sched)
-            return False
+        if mono and n <= MAX_BITS_LINE:
+            # black and white: the line as two bitsets, through the cache
+            wb = U0
+            kb = U0
+            for j in range(n):
+                m = st[start + j * stride]
+                lm[j] = m
+                if (m & U1) != U0:
+                    wb |= U1 << np.uint64(j)
+                if (m & U2) != U0:
+                    kb |= U1 << np.uint64(j)
+            h = (wb * H1) ^ (kb * H2) ^ (np.uint64(line + 1) * H3)
+            slot = np.int64((h >> np.uint64(32)) & cmask) * 5
+            if cache[slot] == np.uint64(line + 1) and cache[slot + 1] == wb \
+                    and cache[slot + 2] == kb:
+                v[V_CACHEHIT] += 1
+                ow = cache[slot + 3]
+                ob = cache[slot + 4]
+                ok = (ow | ob) != U0
+            else:
+                v[V_LINES] += 1
+                ok, ow, ob = bw_bits(wb, kb, n, blen, lines[line, 3], lines[line, 4], sc)
+                cache[slot] = np.uint64(line + 1)
+                cache[slot + 1] = wb
+                cache[slot + 2] = kb
+                cache[slot + 3] = ow
+                cache[slot + 4] = ob
+            if not ok:
+                _clear_schedule(sched)
+                return False
+            if ow == wb and ob == kb:
+                continue
+            for j in range(n):
+                sj = np.uint64(j)
+                out[j] = ((ow >> sj) & U1) | (((ob >> sj) & U1) << U1)
+        else:
+            for j in range(n):
+                lm[j] = st[start + j * stride]
+            v[V_LINES] += 1
+            ok = line_solve(lm, n, blen, bcol, lines[line, 3], lines[line, 4], F, B, run, sc,
+                            out, bits)
+            if not ok:
+                _clear_schedule(sched)
+                return False
         for j in range(n):
             o = out[j]
             if o != lm[j]:
@@ -196,19 +276,32 @@ def _new_trail(v, stamp):
 
 @njit(cache=True, nogil=True)
 def _store_solution(st, sols, v):
-    """Keep ``st`` (fully decided) among the solutions unless it is already there."""
+    """Keep ``st`` (fully decided) among the solutions unless it is already there.
+
+    The last column of ``sols`` holds each solution's hash, compared first; the compare
+    work is charged to the work counter so that many solutions cannot starve the clock.
+    """
     ns = v[V_NSOL]
+    nc = st.shape[0]
+    h = np.uint64(0x84222325CBF29CE4)
+    for c in range(nc):
+        h = (h ^ st[c]) * H1
+    v[V_WORK] += ns // 64 + 1
     for i in range(min(ns, sols.shape[0])):
+        if sols[i, nc] != h:
+            continue
         same = True
-        for c in range(st.shape[0]):
+        for c in range(nc):
             if sols[i, c] != st[c]:
                 same = False
                 break
         if same:
             return
     if ns < sols.shape[0]:
-        sols[ns, :] = st
+        sols[ns, :nc] = st
+        sols[ns, nc] = h
     v[V_NSOL] = ns + 1
+    v[V_WORK] += 4 * nc  # the caller turns it into a picture and checks it: charge that
 
 
 @njit(cache=True, nogil=True)
@@ -259,13 +352,12 @@ def init_state(st, H, W, lines, blen, bcol, bits, full, out, v, sched):  # noqa:
             und += 1
     v[V_UNDEC] = und
     for line in range(nl):
-        sched[line, 0] = v[V_GEN]
-        sched[line, 1] = 1
+        _schedule_now(sched, line, v[V_GEN])
     return ok
 
 
 @njit(cache=True, nogil=True)
-def _probe_cell(p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, lm, out,  # noqa: N803
+def _probe_cell(p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache, lm, out,  # noqa: N803
                 trail, trold, stamp, steps, hcnt, hacc, hstamp, touched, sols):
     """Assume each colour of cell ``p`` in turn and keep what every survivor agrees on.
 
@@ -281,7 +373,12 @@ def _probe_cell(p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, l
     ncol = v[V_NCOL]
     m = st[p]
     und0 = v[V_UNDEC]
-    score = 1 << 40
+    mn = 1 << 40
+    mx = -1
+    tot = 0
+    prod = 1
+    cmin = U0
+    cmax = U0
     for c in range(ncol + 1):
         cb = bits[c]
         if (m & cb) == U0:
@@ -296,15 +393,21 @@ def _probe_cell(p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, l
         st[p] = cb
         v[V_UNDEC] -= 1
         _mark_cell(sched, H, W, p, v[V_GEN])
-        ok = propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, lm, out,
+        ok = propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache, lm, out,
                        trail, trold, stamp, steps, False)
         nt = v[V_TRAIL]
         if ok:
             nsurv += 1
             if v[V_UNDEC] == 0:
                 _store_solution(st, sols, v)
-            if nt < score:
-                score = nt
+            tot += nt
+            prod *= nt
+            if nt < mn:
+                mn = nt
+                cmin = cb
+            if nt > mx:
+                mx = nt
+                cmax = cb
             for t in range(nt):
                 q = trail[t]
                 if hstamp[q] != hs:
@@ -322,9 +425,9 @@ def _probe_cell(p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, l
             st[trail[t]] = trold[t]
         v[V_UNDEC] = und0
         if v[V_NSOL] >= v[V_MAXSOL]:
-            return 0, 0
+            return 0, 0, U0
     if nsurv == 0:
-        return -1, 0
+        return -1, 0, U0
     learnt = 0
     for i in range(ntouch):
         q = touched[i]
@@ -338,27 +441,41 @@ def _probe_cell(p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, l
                 _mark_cell(sched, H, W, q, v[V_GEN])
     if learnt > 0:
         v[V_PROBECHG] += learnt
-        return 1, 0
+        return 1, 0, U0
     if nsurv == 1:
-        return 0, 0
-    return 0, score
+        return 0, 0, U0
+    hm = v[V_HEUR]
+    if hm == 0:
+        score = mn
+    elif hm == 1:
+        score = tot
+    elif hm == 2:
+        score = prod
+    else:
+        score = mn * 4096 + mx
+    om = v[V_ORDER]
+    first = U0 if om == 0 else (cmin if om == 1 else cmax)
+    return 0, score, first
 
 
 @njit(cache=True, nogil=True)
 def run(cur, stack, bcell, brem, H, W, lines, blen, bcol, bits, full, sched, v,  # noqa: N803
-        F, B, run_, sc, lm, out, trail, trold, stamp, steps, hcnt, hacc, hstamp, touched,
+        F, B, run_, sc, cache, lm, out, trail, trold, stamp, steps, hcnt, hacc, hstamp, touched,
         sols, work_limit):
-    """Advance the solve until it ends or ``v[V_LINES]`` passes ``work_limit``.
+    """Advance the solve until it ends or the work done (line requests, solved or cached,
+    plus bookkeeping) passes ``work_limit``.
 
     ``bcell[d]`` is the branching cell and ``brem[d]`` the colours still to try at depth
     ``d``; ``stack[d]`` the state at depth ``d`` before branching. Returns an ``RC_*`` code.
     """
     ncell = H * W
     while True:
-        if v[V_LINES] >= work_limit:
+        if v[V_LINES] + v[V_CACHEHIT] + v[V_WORK] >= work_limit:
             return RC_PAUSED
         if v[V_RECORD] == 1 and v[V_NSTEPS] >= steps.shape[0]:
             return RC_STEPS
+        if sols.shape[0] < v[V_MAXSOL] and sols.shape[0] - v[V_NSOL] <= v[V_NCOL] + 1:
+            return RC_GROW_SOLS  # one probe may find a solution per colour
         ph = v[V_PHASE]
         depth = v[V_DEPTH]
         if ph == PH_INIT:
@@ -371,7 +488,7 @@ def run(cur, stack, bcell, brem, H, W, lines, blen, bcol, bits, full, sched, v, 
                 _clear_schedule(sched)
         elif ph == PH_PROP:
             _new_trail(v, stamp)
-            ok = propagate(cur, H, W, lines, blen, bcol, bits, sched, v, F, B, run_, sc, lm,
+            ok = propagate(cur, H, W, lines, blen, bcol, bits, sched, v, F, B, run_, sc, cache, lm,
                            out, trail, trold, stamp, steps, depth == 0)
             if depth == 0 and v[V_TRAIL] > 0:
                 v[V_TECH] = max(v[V_TECH], T_LINE)
@@ -399,9 +516,9 @@ def run(cur, stack, bcell, brem, H, W, lines, blen, bcol, bits, full, sched, v, 
             if _is_single(cur[p]):
                 v[V_PSINCE] += 1
                 continue
-            status, score = _probe_cell(p, cur, H, W, lines, blen, bcol, bits, sched, v, F, B,
-                                        run_, sc, lm, out, trail, trold, stamp, steps, hcnt, hacc,
-                                        hstamp, touched, sols)
+            status, score, first = _probe_cell(
+                p, cur, H, W, lines, blen, bcol, bits, sched, v, F, B, run_, sc, cache, lm, out,
+                trail, trold, stamp, steps, hcnt, hacc, hstamp, touched, sols)
             if v[V_NSOL] >= v[V_MAXSOL]:
                 v[V_PHASE] = PH_DONE
                 return RC_SOLS
@@ -415,7 +532,7 @@ def run(cur, stack, bcell, brem, H, W, lines, blen, bcol, bits, full, sched, v, 
                     v[V_TECH] = max(v[V_TECH], T_PROBE)
                 _new_trail(v, stamp)
                 ok = propagate(cur, H, W, lines, blen, bcol, bits, sched, v, F, B, run_, sc,
-                               lm, out, trail, trold, stamp, steps, depth == 0)
+                               cache, lm, out, trail, trold, stamp, steps, depth == 0)
                 if not ok:
                     v[V_PHASE] = PH_BACK
                 elif v[V_UNDEC] == 0:
@@ -433,6 +550,7 @@ def run(cur, stack, bcell, brem, H, W, lines, blen, bcol, bits, full, sched, v, 
                 if score > v[V_BSCORE]:
                     v[V_BSCORE] = score
                     v[V_BEST] = p
+                    v[V_BRANCHC] = np.int64(first)
         elif ph == PH_DECIDE:
             if v[V_STRAT] < 2:
                 return RC_LIMIT
@@ -448,14 +566,15 @@ def run(cur, stack, bcell, brem, H, W, lines, blen, bcol, bits, full, sched, v, 
             if depth == 0:
                 v[V_TECH] = max(v[V_TECH], T_SEARCH)
             if depth >= stack.shape[0]:
-                return -1  # the caller grows the stack and calls again
+                return RC_GROW_STACK
             stack[depth, :] = cur
             m = cur[p]
-            first = U0
-            for c in range(v[V_NCOL] + 1):
-                if (m & bits[c]) != U0:
-                    first = bits[c]
-                    break
+            first = np.uint64(v[V_BRANCHC]) if v[V_BEST] >= 0 else U0
+            if (first & m) == U0 or not _is_single(first):
+                for c in range(v[V_NCOL] + 1):
+                    if (m & bits[c]) != U0:
+                        first = bits[c]
+                        break
             bcell[depth] = p
             brem[depth] = m & ~first
             cur[p] = first

@@ -299,6 +299,38 @@ def bits_line(lm, n, blen, bcol, b0, k, sc, out, bits):
 
 
 @njit(cache=True, nogil=True)
+def bw_bits(w, kb, n, blen, b0, k, sc):
+    """Black-and-white line logic on bitsets: ``w``/``kb`` the cells that may be white/black.
+
+    Returns ``(ok, white, black)``: the cells that may still be white and black. The
+    special case of :func:`bits_line` for one colour (every neighbour needs a gap), with
+    no per-cell masks at all. ``sc`` needs ``k + 1`` words.
+    """
+    pm = (U1 << np.uint64(n + 1)) - U1
+    f = _fill_right(U1, w) & pm
+    for b in range(k):
+        s = f if b == 0 else (f & w) << U1
+        s &= _runs(kb, blen[b0 + b])
+        sc[b] = s
+        f = _fill_right(s << np.uint64(blen[b0 + b]), w) & pm
+        sc[k + 1 + b] = f
+    if ((f >> np.uint64(n)) & U1) == U0:
+        return False, U0, U0
+    bb = _fill_left(U1 << np.uint64(n), w)
+    white = f & (bb >> U1) & w
+    black = U0
+    for b in range(k - 1, -1, -1):
+        ln = blen[b0 + b]
+        e = bb if b == k - 1 else (bb >> U1) & w
+        s = (e >> np.uint64(ln)) & _runs(kb, ln)
+        black |= _smear(s & sc[b], ln)
+        bb = _fill_left(s, w)
+        fb = _fill_right(U1, w) & pm if b == 0 else sc[k + b]
+        white |= fb & (bb >> U1) & w
+    return True, white, black
+
+
+@njit(cache=True, nogil=True)
 def line_solve(lm, n, blen, bcol, b0, k, F, B, run, sc, out, bits):  # noqa: N803
     """Complete line logic with the fastest kernel that takes the line (see above)."""
     if n <= MAX_BITS_LINE:
