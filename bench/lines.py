@@ -4,7 +4,10 @@ For lines of 25, 50 and 100 cells, black-and-white and 5 colours, a seeded set o
 lines (a random picture line, its clue, and a partial state the picture satisfies: each
 cell known with probability 0.3) is solved over and over:
 
-* in a compiled loop (the kernel alone, as the propagation loop calls it);
+* in a compiled loop, with the kernel the propagation uses for such a line: ``bw_bits``
+  for black-and-white lines up to 62 cells (masks turned into two bitsets and back
+  included), ``bits_line`` for colour lines up to 62, ``dp_line`` beyond; and the array
+  ``dp_line`` on every line for reference;
 * one call at a time from Python through :func:`nonoforge.solver.solve_line` (the per-call
   cost a Python caller pays: argument conversion and scratch allocation included).
 
@@ -27,7 +30,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from nonoforge.puzzle import Block, clue_of  # noqa: E402
 from nonoforge.solver import solve_line  # noqa: E402
-from nonoforge.solver.line import BITS, dp_line  # noqa: E402
+from nonoforge.solver.line import (  # noqa: E402
+    BITS,
+    MAX_BITS_LINE,
+    U0,
+    U1,
+    bw_bits,
+    dp_line,
+    line_solve,
+)
 
 
 def make_lines(n: int, ncol: int, count: int, seed: int = 1) -> tuple[np.ndarray, ...]:
@@ -57,42 +68,69 @@ def make_lines(n: int, ncol: int, count: int, seed: int = 1) -> tuple[np.ndarray
 
 
 @njit(cache=True)
-def _loop(states, blen, bcol, offs, ks, reps, F, B, run, out, bits):  # noqa: N803
+def _loop(states, blen, bcol, offs, ks, reps, F, B, run, sc, out, bits, kind):  # noqa: N803
+    """Solve every line ``reps`` times: kind 0 as propagation does, 1 the array DP."""
     n = states.shape[1]
     ok = 0
+    mono = True
+    for b in range(blen.shape[0] - 1):
+        if bcol[b] != 1:
+            mono = False
     for _ in range(reps):
         for i in range(states.shape[0]):
-            if dp_line(states[i], n, blen, bcol, offs[i], ks[i], F, B, run, out, bits):
+            lm = states[i]
+            if kind == 1:
+                good = dp_line(lm, n, blen, bcol, offs[i], ks[i], F, B, run, out, bits)
+            elif mono and n <= MAX_BITS_LINE:
+                w = U0
+                k = U0
+                for j in range(n):
+                    if (lm[j] & U1) != U0:
+                        w |= U1 << np.uint64(j)
+                    if (lm[j] & np.uint64(2)) != U0:
+                        k |= U1 << np.uint64(j)
+                good, ow, ob = bw_bits(w, k, n, blen, offs[i], ks[i], sc)
+                for j in range(n):
+                    sj = np.uint64(j)
+                    out[j] = ((ow >> sj) & U1) | (((ob >> sj) & U1) << U1)
+            else:
+                good = line_solve(lm, n, blen, bcol, offs[i], ks[i], F, B, run, sc, out, bits)
+            if good:
                 ok += 1
     return ok
 
 
-def bench(n: int, ncol: int, seconds: float) -> tuple[float, float]:
+def _rate(states, args, kind, seconds) -> float:  # noqa: ANN001
+    reps = 1
+    while True:
+        t0 = time.perf_counter()
+        _loop(states, *args, reps, *kind)
+        dt = time.perf_counter() - t0
+        if dt > seconds / 6 or reps > 1 << 20:
+            return reps * states.shape[0] / dt
+        reps *= 2
+
+
+def bench(n: int, ncol: int, seconds: float) -> tuple[float, float, float]:
     states, blen, bcol, offs, ks, clues = make_lines(n, ncol, 2000)
     kmax = int(ks.max())
     F = np.zeros((kmax + 1) * (n + 2), dtype=np.uint8)  # noqa: N806
     B = np.zeros_like(F)  # noqa: N806
     run = np.zeros(n + 1, dtype=np.int64)
+    sc = np.zeros(3 * (kmax + 1) + 128, dtype=np.uint64)
     out = np.zeros(n, dtype=np.uint64)
     args = (blen, bcol, offs, ks)
-    _loop(states[:1], *args, 1, F, B, run, out, BITS)
-    reps = 1
-    while True:
-        t0 = time.perf_counter()
-        _loop(states, *args, reps, F, B, run, out, BITS)
-        dt = time.perf_counter() - t0
-        if dt > seconds / 4 or reps > 1 << 20:
-            break
-        reps *= 2
-    compiled_rate = reps * states.shape[0] / dt
+    scratch = (F, B, run, sc, out, BITS)
+    used = _rate(states, args, (*scratch, 0), seconds)
+    dp = _rate(states, args, (*scratch, 1), seconds)
     t0 = time.perf_counter()
     calls = 0
-    while time.perf_counter() - t0 < seconds / 2:
+    while time.perf_counter() - t0 < seconds / 3:
         for i in range(200):
             solve_line(clues[i], states[i])
         calls += 200
     python_rate = calls / (time.perf_counter() - t0)
-    return compiled_rate, python_rate
+    return used, dp, python_rate
 
 
 def main() -> None:
@@ -101,14 +139,17 @@ def main() -> None:
     args = ap.parse_args()
     t0 = time.perf_counter()
     solve_line((Block(1, 1),), [3])
-    _loop(*make_lines(5, 1, 1)[:5], 1, np.zeros(64, np.uint8), np.zeros(64, np.uint8),
-          np.zeros(8, np.int64), np.zeros(8, np.uint64), BITS)
+    tiny = make_lines(5, 1, 1)
+    for kind in (0, 1):
+        _loop(*tiny[:5], 1, np.zeros(64, np.uint8), np.zeros(64, np.uint8),
+              np.zeros(8, np.int64), np.zeros(256, np.uint64), np.zeros(8, np.uint64), BITS, kind)
     print(f"compile/load: {time.perf_counter() - t0:.2f} s (not counted)")
-    print(f"{'cells':>5} {'colours':>7} {'compiled loop /s':>17} {'from Python /s':>15}")
+    print(f"{'cells':>5} {'colours':>7} {'propagation kernel /s':>22} {'array DP /s':>12} "
+          f"{'from Python /s':>15}")
     for ncol in (1, 5):
         for n in (25, 50, 100):
-            c, p = bench(n, ncol, args.seconds)
-            print(f"{n:>5} {ncol:>7} {c:>17,.0f} {p:>15,.0f}")
+            used, dp, py = bench(n, ncol, args.seconds)
+            print(f"{n:>5} {ncol:>7} {used:>22,.0f} {dp:>12,.0f} {py:>15,.0f}")
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ _STRAT_LEVEL = {"line": 0, "probe": 1, "search": 2, "auto": 2}
 #: Search nodes the ``auto`` strategy spends before it asks the SAT back-end: this many
 #: cell-nodes (divided by the puzzle's cells, at least AUTO_MIN_NODES). Past a few hundred
 #: nodes clause learning wins by far (e.g. 0.03-0.3 s against tens of seconds).
-AUTO_NODE_WORK = 100_000
+AUTO_NODE_WORK = 30_000
 AUTO_MIN_NODES = 50
 #: How a probed cell is scored as a branching candidate (engine knob): 0 the fewest cells
 #: a branch settles, 1 their sum, 2 their product, 3 fewest then most. The fewest measured
