@@ -400,6 +400,8 @@ def _probe_cell(p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, c
             nsurv += 1
             if v[V_UNDEC] == 0:
                 _store_solution(st, sols, v)
+                if v[V_DEPTH] == 0:
+                    v[V_TECH] = max(v[V_TECH], T_PROBE)  # a probe completed the grid
             tot += nt
             prod *= nt
             if nt < mn:
