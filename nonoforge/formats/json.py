@@ -79,6 +79,8 @@ def read(text: str | bytes) -> Iterator[Puzzle]:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise FormatError(f"invalid JSON: {e.msg}", line=e.lineno) from None
+    except (ValueError, RecursionError) as e:  # e.g. a number of millions of digits
+        raise FormatError(f"invalid JSON: {str(e).splitlines()[0][:80]}") from None
     items = data if isinstance(data, list) else [data]
     for item in items:
         yield from_dict(item)
