@@ -1071,3 +1071,31 @@ def examples(
         return
     for e in found:
         out.print(f"example:{e.name:<10} {e.kind:<7} {e.path.name}")
+
+
+@app.command()
+def demo(
+    out_dir: Annotated[
+        str, typer.Option("--out", help="Where everything goes.")
+    ] = "nonoforge-demo",
+    workers: Annotated[
+        int | None, typer.Option("--workers", "-w", help="Worker processes [default: all cores].")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Where everything went, as JSON.")
+    ] = False,
+) -> None:
+    """The main job on bundled inputs: generate, ingest, rate, grade, export a PDF book.
+
+    Makes a fresh SQLite corpus in OUT, generates puzzles from the bundled images, ingests the
+    bundled archive of redistributable puzzles, rates and grades everything, builds the graded
+    collection 'demo' and exports it as a PDF, a folder of .non files and a ROFL file.
+
+    Example: nonoforge demo --out nonoforge-demo
+    """
+    from nonoforge.pipeline.demo import run_demo
+
+    say = (lambda _msg: None) if is_quiet() or as_json else (lambda msg: err.print(msg))
+    report = run_demo(out_dir, say, workers)
+    if as_json:
+        print_json(report)

@@ -23,7 +23,7 @@ from nonoforge.pipeline.difficulty import Model, Sample, features
 from nonoforge.puzzle import Puzzle
 
 #: Fewer rated puzzles than this and no stored model: scores wait for a later fit.
-MIN_FIT = 20
+MIN_FIT = 10
 
 
 @dataclass(frozen=True)
