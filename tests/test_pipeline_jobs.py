@@ -1,0 +1,186 @@
+"""Rating, grading, collections and the demo, on a real SQLite corpus and the real solver."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pypdfium2 as pdfium
+import pytest
+from typer.testing import CliRunner
+
+from nonoforge.cli import app
+from nonoforge.db import Corpus
+from nonoforge.examples import PUZZLES
+from nonoforge.formats import read_file
+from nonoforge.pipeline import jobs
+from nonoforge.pipeline.collection import Filters
+from nonoforge.pipeline.difficulty import Model
+from nonoforge.pipeline.rate import LocalExecutor, RateOptions
+from nonoforge.puzzle import Grid, Meta, Puzzle
+
+FAST = RateOptions(timeout=10.0, runs=1)
+
+
+def small_corpus() -> list[Puzzle]:
+    """Bundled examples plus seeded random pictures: quick, and of varied difficulty."""
+    out = [read_file(PUZZLES / f"{n}.non")[0] for n in ("dancer", "cat", "skid", "edge")]
+    rng = np.random.default_rng(11)
+    for i in range(10):
+        size = 6 + i
+        g = (rng.random((size, size)) < 0.55).astype(int) * rng.integers(1, 2 + i % 3, (size, size))
+        g[0, 0] = 1
+        out.append(Puzzle.from_grid(Grid(g), meta=Meta(title=f"random {i}", source="test")))
+    return out
+
+
+def a_model() -> dict:
+    """A fixed model, so that scores and grades are comparable across separate runs."""
+    return Model(
+        jobs.solver_version(), ["cells", "effort.line_solves"], [1e-6, 2e-6], 1e-4,
+        [(2, 2e-4), (2, 4e-4), (3, 0.0), (4, 0.0)],
+    ).to_dict()
+
+
+def rate_into(path: str, executor, puzzles: list[Puzzle]) -> dict[str, dict]:
+    with Corpus.open(path) as c:
+        c.add(puzzles)
+        c.set_model(jobs.solver_version(), a_model())
+        jobs.rate_corpus(c, executor=executor, opts=FAST)
+        return {r["key"]: r for r in c.results(jobs.solver_version())}
+
+
+def deterministic_part(rows: dict[str, dict]) -> dict[str, tuple]:
+    return {
+        k: (r["status"], r["technique"], json.dumps(r["effort"], sort_keys=True), r["score"],
+            r["grade"])
+        for k, r in rows.items()
+    }
+
+
+def test_rating_is_deterministic_across_runs_and_worker_counts(tmp_path) -> None:
+    puzzles = small_corpus()
+    one = rate_into(str(tmp_path / "a.db"), LocalExecutor(1), puzzles)
+    again = rate_into(str(tmp_path / "b.db"), LocalExecutor(1), puzzles)
+    two = rate_into(str(tmp_path / "c.db"), LocalExecutor(2), puzzles)
+    assert len(one) == len(puzzles)
+    assert deterministic_part(one) == deterministic_part(again) == deterministic_part(two)
+    assert all(r["grade"] is not None for r in one.values() if r["status"] == "unique")
+
+
+def test_rating_resumes_and_skips_what_is_rated(tmp_path) -> None:
+    puzzles = small_corpus()
+    with Corpus.open(str(tmp_path / "r.db")) as c:
+        c.add(puzzles)
+        first = jobs.rate_corpus(
+            c, executor=LocalExecutor(1), opts=FAST, keys=[p.key for p in puzzles[:5]]
+        )
+        assert first.rated == 5
+        second = jobs.rate_corpus(c, executor=LocalExecutor(1), opts=FAST)
+        assert (second.rated, second.skipped) == (len(puzzles) - 5, 5)
+        third = jobs.rate_corpus(c, executor=LocalExecutor(1), opts=FAST)
+        assert third.rated == 0
+        assert len(c.results(jobs.solver_version())) == len(puzzles)
+
+
+def test_a_puzzle_past_its_timeout_is_recorded_and_the_batch_goes_on(tmp_path) -> None:
+    rng = np.random.default_rng(0)  # a random 60x60: far beyond 50 ms of logic and search
+    hard = Puzzle.from_grid(Grid((rng.random((60, 60)) < 0.5).astype(int)))
+    easy = small_corpus()[:3]
+    with Corpus.open(str(tmp_path / "t.db")) as c:
+        c.add([hard, *easy])
+        s = jobs.rate_corpus(c, executor=LocalExecutor(1), opts=RateOptions(timeout=0.05, runs=1))
+        rows = {r["key"]: r for r in c.results(jobs.solver_version())}
+    assert rows[hard.key]["status"] == "timeout"
+    assert rows[hard.key]["grade"] is None
+    assert all(rows[p.key]["status"] == "unique" for p in easy)
+    assert s.rated == 4
+
+
+def test_dask_executor_gives_the_local_results(tmp_path) -> None:
+    distributed = pytest.importorskip("dask.distributed")
+    puzzles = small_corpus()[:8]
+    local = rate_into(str(tmp_path / "l.db"), LocalExecutor(1), puzzles)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        ex = jobs.make_executor("dask", None, cluster.scheduler_address)
+        try:
+            remote = rate_into(str(tmp_path / "d.db"), ex, puzzles)
+        finally:
+            ex.close()
+    assert deterministic_part(remote) == deterministic_part(local)
+
+
+def test_collection_honours_filters_order_and_exports(tmp_path) -> None:
+    db = str(tmp_path / "c.db")
+    rate_into(db, LocalExecutor(1), small_corpus())
+    with Corpus.open(db) as c:
+        chosen = jobs.build_collection(
+            c, "mid", Filters(count=6, min_size=(6, 6), max_size=(12, 12), colors=(1, 2))
+        )
+        assert chosen
+        for x in chosen:
+            assert 6 <= x.puzzle.width <= 12 and x.puzzle.ncolors <= 2
+        order = [(x.grade, x.score) for x in chosen]
+        assert order == sorted(order)
+        stored = c.collection("mid")
+        assert [p.key for p in stored] == [x.puzzle.key for x in chosen]
+        pdf = jobs.export_collection(c, "mid", str(tmp_path / "mid.pdf"))
+        folder = jobs.export_collection(c, "mid", str(tmp_path / "mid"), "non")
+        rofl = jobs.export_collection(c, "mid", str(tmp_path / "mid.rofl"))
+    assert len(list((tmp_path / "mid").glob("*.non"))) == folder.count == len(chosen)
+    assert [p.key for p in read_file(rofl.path)] == [x.puzzle.key for x in chosen]
+    doc = pdfium.PdfDocument(pdf.path)
+    assert len(doc) >= 2
+    assert doc[0].render(scale=0.5).to_pil().size[0] > 0
+
+
+def test_cli_rate_files_json_and_collection_commands(tmp_path) -> None:
+    runner = CliRunner()
+    dancer = str(PUZZLES / "dancer.non")
+    res = runner.invoke(app, ["--quiet", "rate", "--workers", "1", "--runs", "1", "--json", dancer])
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.stdout)
+    assert rows[0]["status"] == "unique" and set(rows[0]) >= {
+        "key", "status", "technique", "score", "grade", "time_s"}
+    db = str(tmp_path / "cli.db")
+    files = [str(PUZZLES / f"{n}.non") for n in ("dancer", "cat", "skid", "edge", "bucks",
+                                                   "mum", "knot", "swing", "petro", "light")]
+    res = runner.invoke(app, ["--quiet", "rate", "--db", db, "--workers", "1", "--runs", "1",
+                              *files])
+    assert res.exit_code == 0, res.output
+    assert "rated 10" in res.stdout
+    res = runner.invoke(app, ["collection", "build", "best", "--db", db, "--count", "5",
+                              "--json"])
+    assert res.exit_code == 0, res.output
+    assert len(json.loads(res.stdout)) == 5
+    res = runner.invoke(app, ["collection", "export", "best", "--db", db, "--to",
+                              str(tmp_path / "best.pdf")])
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "best.pdf").read_bytes()[:5] == b"%PDF-"
+    res = runner.invoke(app, ["collection", "build", "x", "--db", db, "--grades", "5-1"])
+    assert res.exit_code == 2 and "error:" in res.output
+
+
+def test_examples_command_and_example_paths() -> None:
+    runner = CliRunner()
+    res = runner.invoke(app, ["examples", "--json"])
+    names = {e["name"] for e in json.loads(res.stdout)}
+    assert {"dancer", "koala"} <= names
+    res = runner.invoke(app, ["info", "--json", "example:dancer"])
+    assert res.exit_code == 0 and json.loads(res.stdout)[0]["width"] == 5
+    res = runner.invoke(app, ["info", "example:nope"])
+    assert res.exit_code == 2 and "no bundled example" in res.output
+
+
+def test_demo_runs_end_to_end(tmp_path) -> None:
+    res = CliRunner().invoke(app, ["demo", "--out", str(tmp_path / "d"), "--workers", "1",
+                                   "--json"])
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.stdout)
+    assert report["generated_count"] >= 6
+    assert report["rating"]["rated"] >= 18
+    doc = pdfium.PdfDocument(report["pdf"])
+    assert len(doc) > 5
+    assert len(read_file(report["rofl"])) == len(report["collection"])
