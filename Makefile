@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench postgres clean
 
 $(BIN)/nonoforge: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,7 +14,17 @@ $(BIN)/nonoforge: pyproject.toml
 demo: $(BIN)/nonoforge
 	$(BIN)/nonoforge demo
 
-test: $(BIN)/nonoforge
+# The corpus tests also run against a throw-away PostgreSQL server when its binaries are
+# installed; as root with apt we install them, elsewhere those tests skip and say why.
+postgres:
+	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing PostgreSQL for the corpus tests"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			postgresql >/dev/null) || echo "PostgreSQL unavailable: its tests will skip"; \
+	else echo "no PostgreSQL server: its tests will skip"; fi
+
+test: $(BIN)/nonoforge postgres
 	$(BIN)/ruff check nonoforge tests bench
 	$(BIN)/python -m pytest -n 2 -q
 
