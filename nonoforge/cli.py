@@ -865,13 +865,6 @@ def render(
         print_json(rows)
 # --- pipeline ---
 
-DbOption = Annotated[
-    str | None,
-    typer.Option("--db", envvar="NONOFORGE_DB", help="Corpus: a path or SQLAlchemy URL "
-                 "[default: nonoforge.db]."),
-]
-
-
 def _progress_bar(total_label: str):  # noqa: ANN202 - a rich Progress or a null context
     from contextlib import nullcontext
 
@@ -913,7 +906,7 @@ def rate(
     files: Annotated[
         list[str] | None, typer.Argument(help="Puzzle files; without them, the whole corpus.")
     ] = None,
-    db: DbOption = None,
+    db: CorpusOption = None,
     workers: Annotated[
         int | None, typer.Option("--workers", "-w", help="Worker processes [default: all cores].")
     ] = None,
@@ -1001,7 +994,7 @@ def collection_build(
     ] = None,
     colors: Annotated[str, typer.Option(help="Colour-count range, e.g. 1..4.")] = "1..1000",
     source: Annotated[str | None, typer.Option(help="Only puzzles from this source.")] = None,
-    db: DbOption = None,
+    db: CorpusOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="The selection as JSON.")] = False,
 ) -> None:
     """Pick a balanced, deduplicated selection of rated puzzles, ordered easy to hard.
@@ -1040,7 +1033,7 @@ def collection_export(
     name: Annotated[str, typer.Argument(help="The collection's name.")],
     to: Annotated[str, typer.Option("--to", help="A folder, FILE.rofl or FILE.pdf.")],
     fmt: Annotated[str, typer.Option("--format", "-f", help="File format in a folder.")] = "non",
-    db: DbOption = None,
+    db: CorpusOption = None,
 ) -> None:
     """Export a collection: files in a folder, one ROFL file, or a printable PDF book.
 
