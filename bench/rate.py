@@ -36,7 +36,7 @@ def corpus(limit: int) -> list:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--limit", type=int, default=150, help="puzzles per tournament set")
+    ap.add_argument("--limit", type=int, default=400, help="puzzles per tournament set")
     ap.add_argument("--timeout", type=float, default=10.0)
     args = ap.parse_args()
     if not SHARED.exists():
