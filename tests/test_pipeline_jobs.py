@@ -184,3 +184,24 @@ def test_demo_runs_end_to_end(tmp_path) -> None:
     doc = pdfium.PdfDocument(report["pdf"])
     assert len(doc) > 5
     assert len(read_file(report["rofl"])) == len(report["collection"])
+
+
+def rate_or_die(p: Puzzle, opts: RateOptions) -> dict:
+    """The real rating, except that the worker process dies outright on one puzzle."""
+    import os
+
+    from nonoforge.pipeline.rate import rate_puzzle
+
+    if p.meta.title == "boom":
+        os._exit(9)
+    return rate_puzzle(p, opts)
+
+
+def test_a_worker_that_dies_costs_one_puzzle_not_the_batch() -> None:
+    puzzles = small_corpus()[:6]
+    puzzles[2] = puzzles[2].replace(meta=Meta(title="boom"))
+    rows = list(LocalExecutor(2).map_unordered(rate_or_die, puzzles, FAST))
+    by_key = {r["key"]: r for r in rows}
+    assert len(rows) == len(puzzles) == len(by_key)
+    assert by_key[puzzles[2].key]["status"] == "error"
+    assert all(by_key[p.key]["status"] == "unique" for i, p in enumerate(puzzles) if i != 2)

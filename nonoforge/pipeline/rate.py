@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 import statistics
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from importlib import resources
 from multiprocessing import get_context
@@ -85,18 +86,68 @@ class LocalExecutor:
             for p in items:
                 yield fn(p, opts)
             return
+        todo = list(items)
+        while todo:
+            todo = yield from self._pool_run(fn, todo, opts)
+
+    def _pool_run(
+        self, fn: Callable[[Puzzle, RateOptions], dict[str, Any]], todo: list[Puzzle],
+        opts: RateOptions,
+    ) -> Generator[dict[str, Any], None, list[Puzzle]]:
+        """Run until done or a worker dies; then isolate the puzzles it was working on.
+
+        A worker killed mid-puzzle (out of memory, a crash in compiled code) breaks the whole
+        pool. The puzzles in flight are re-run one at a time in a fresh process: the one that
+        kills it again is recorded as ``error`` and the batch goes on with the rest.
+        """
         ctx = get_context("spawn")  # no forked copies of threads or open database handles
+        inflight: dict[Future[dict[str, Any]], Puzzle] = {}
+        it = iter(todo)
         with ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_warm) as pool:
-            pending: set[Future[dict[str, Any]]] = set()
-            it = iter(items)
-            for p in it:
-                pending.add(pool.submit(fn, p, opts))
-                if len(pending) >= 4 * self.workers:
-                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    yield from (f.result() for f in done)
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                yield from (f.result() for f in done)
+            try:
+                for p in it:
+                    inflight[pool.submit(fn, p, opts)] = p
+                    if len(inflight) >= 4 * self.workers:
+                        yield from self._collect(inflight)
+                while inflight:
+                    yield from self._collect(inflight)
+                return []
+            except BrokenProcessPool:
+                suspects = list(inflight.values())
+                rest = list(it)
+        for p in suspects:
+            yield self._isolated(fn, p, opts, ctx)
+        return rest
+
+    @staticmethod
+    def _collect(
+        inflight: dict[Future[dict[str, Any]], Puzzle],
+    ) -> Iterator[dict[str, Any]]:
+        done, _ = wait(inflight, return_when=FIRST_COMPLETED)
+        for f in done:
+            row = f.result()  # BrokenProcessPool propagates to _pool_run
+            del inflight[f]
+            yield row
+
+    @staticmethod
+    def _isolated(
+        fn: Callable[[Puzzle, RateOptions], dict[str, Any]], p: Puzzle, opts: RateOptions,
+        ctx: Any,
+    ) -> dict[str, Any]:
+        with ProcessPoolExecutor(1, mp_context=ctx, initializer=_warm) as pool:
+            try:
+                return pool.submit(fn, p, opts).result()
+            except BrokenProcessPool:
+                return error_row(p, "the solver process died on this puzzle")
+
+
+def error_row(p: Puzzle, reason: str) -> dict[str, Any]:
+    """The result recorded for a puzzle that could not be rated at all."""
+    return {
+        "key": p.key, "title": p.meta.title, "width": p.width, "height": p.height,
+        "colors": p.ncolors, "status": "error", "technique": None, "effort": {"error": reason},
+        "time_s": 0.0, "times": [],
+    }
 
 
 class DaskExecutor:
