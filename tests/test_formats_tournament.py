@@ -22,7 +22,8 @@ def test_bundled_batch_reads_columns_then_rows_with_numbers() -> None:
     heart = ps[0]
     assert [[b.length for b in c] for c in heart.columns] == [[2], [4], [4], [4], [2]]
     assert [[b.length for b in r] for r in heart.rows] == [[1, 1], [5], [5], [3], [1]]
-    assert all(p.goal is None for p in ps)
+    # read by path, the solution file beside it supplies each goal
+    assert all(p.goal is not None and p.goal.matches(p) for p in ps)
     assert detect(MINI.read_bytes()).name == "tournament"
 
 
@@ -118,3 +119,10 @@ def test_malformed_batches_are_format_errors(text: str, message: str, line: int)
     with pytest.raises(FormatError, match=message) as e:
         list(loads(text, "tournament"))
     assert e.value.line == line
+
+
+def test_reading_a_question_file_by_path_attaches_its_solutions() -> None:
+    from nonoforge.formats import iter_file
+
+    puzzles = list(iter_file(DATA / "tournament" / "question" / "mini.txt"))
+    assert puzzles and all(p.goal is not None and p.goal.matches(p) for p in puzzles)

@@ -136,7 +136,13 @@ def iter_file(path: str | os.PathLike[str], fmt: str | None = None) -> Iterator[
         raise FormatError("permission denied", path=p) from None
     except OSError as e:
         raise FormatError(e.strerror or str(e), path=p) from None
-    yield from loads(data, fmt, p)
+    f = get_format(fmt) if fmt else detect(data, p)
+    if f.with_companions is not None:
+        found = f.with_companions(p)
+        if found is not None:
+            yield from found
+            return
+    yield from loads(data, f, p)
 
 
 def read_file(path: str | os.PathLike[str], fmt: str | None = None) -> list[Puzzle]:

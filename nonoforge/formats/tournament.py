@@ -243,5 +243,8 @@ FORMAT = register(
         holds=holds,
         can_hold=can_hold,
         priority=30,
+        with_companions=lambda path: (
+            read_with_solutions(path) if solution_path_for(path) is not None else None
+        ),
     )
 )
