@@ -164,11 +164,13 @@ def test_a_contradictory_state_says_none() -> None:
 
 def test_deadline_is_honoured_on_a_hard_puzzle() -> None:
     p = random_puzzle(0, 40, 40, 0.4)  # takes the SAT solver many seconds
+    # The deadline covers encoding too (0.05-0.35 s here, depending on load): leave the
+    # solver time to search before it, so that its interruption is what is tested.
     t0 = time.monotonic()
-    out = solve_sat(p, deadline=t0 + 0.2)
+    out = solve_sat(p, deadline=t0 + 1.0)
     elapsed = time.monotonic() - t0
     assert out.status == "timeout"
-    assert elapsed < 0.5
+    assert elapsed < 1.3
     assert out.conflicts > 0 and out.variables > 0
 
 
