@@ -123,9 +123,7 @@ def grade_corpus(corpus: Any, version: str, summary: Summary, refit: bool = Fals
     score_rows(rows, model)
     corpus.save_results(rows, version)
     summary.model_fit = dict(model.fit)
-    summary.grades.clear()
-    for r in rows:
-        summary.grades[str(r["grade"]) if r["grade"] is not None else "none"] += 1
+    summary.count_grades(rows)
 
 
 def rate_puzzles(
@@ -145,8 +143,7 @@ def rate_puzzles(
     if model is not None:
         score_rows(rows, model)
         summary.model_fit = dict(model.fit)
-        for r in rows:
-            summary.grades[str(r["grade"]) if r["grade"] is not None else "none"] += 1
+        summary.count_grades(rows)
     else:
         for r in rows:
             r["score"] = r["grade"] = None
@@ -184,14 +181,15 @@ class Exported:
 
 def export_collection(corpus: Any, name: str, to: str, fmt: str = "non") -> Exported:
     """Write a stored collection as files in a folder, one ROFL file, or a PDF book."""
-    from nonoforge.formats import get_format, rofl, write_file
+    from nonoforge.formats import get_format, write_file
     from nonoforge.pipeline.pdf import BookEntry, book
 
     puzzles = corpus.collection(name)
     grades = {r["key"]: r.get("grade") for r in corpus.results(solver_version())}
     target = Path(to)
     if to.lower().endswith(".rofl"):
-        _atomic_write(target, rofl.dumps(puzzles))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_file(puzzles, target, "rofl")
         return Exported(to, "rofl", len(puzzles))
     if to.lower().endswith(".pdf"):
         entries = [

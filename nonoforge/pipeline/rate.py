@@ -239,6 +239,12 @@ class Summary:
         self.verdicts[row["status"]] += 1
         self.techniques[row["technique"]] += 1
 
+    def count_grades(self, rows: Iterable[dict[str, Any]]) -> None:
+        """The grade histogram of ``rows`` (``"none"`` for ungraded), replacing any before."""
+        self.grades.clear()
+        for r in rows:
+            self.grades[str(r["grade"]) if r["grade"] is not None else "none"] += 1
+
     def to_dict(self) -> dict[str, Any]:
         t = self.times
         return {
