@@ -243,6 +243,8 @@ def warmup() -> float:
             _solve(p, 2, None, strategy, None, record)
     q = Puzzle.from_grid(Grid([[1, 2], [2, 0]]))
     _solve(q, 2, None, "search", None, False)
+    if _sat_backend() is not None:  # the SAT encoder's kernels
+        _solve(p, 2, None, "sat", None, False)
     return time.perf_counter() - t0
 
 

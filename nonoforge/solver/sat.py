@@ -27,14 +27,17 @@ for comparison only (``bench/sat.py --lines regular``).
 
 The same puzzle and state always give the same CNF, and Glucose runs with fixed options and
 no random decisions, so the conflict and decision counts repeat from run to run (except when
-a deadline cuts a run short).
+a deadline cuts a run short). Building the CNF is compiled (:mod:`nonoforge.solver.cnf`):
+in Python it took as long as a typical puzzle's CDCL search.
 """
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -43,6 +46,8 @@ from pysat.solvers import Solver
 
 from nonoforge.errors import SolverError
 from nonoforge.puzzle import Clue, Grid, Puzzle
+from nonoforge.solver import cnf
+from nonoforge.solver.cnf import FALSE, TRUE
 
 #: The CDCL solver python-sat runs. Glucose 4 beat CaDiCaL 1.5.3 and 1.9.5 on the hard
 #: random 45x45 puzzles of ``bench/sat.py`` (about half the CPU time) and, unlike CaDiCaL
@@ -50,11 +55,6 @@ from nonoforge.puzzle import Clue, Grid, Puzzle
 SOLVER_NAME = "glucose4"
 
 Status = Literal["unique", "multiple", "none", "timeout"]
-
-# Constant literals: a cell with one possible colour, or an order variable outside its range.
-# Kept as ints far above any variable number so that negation works on them as on literals.
-_TRUE = 1 << 60
-_FALSE = -_TRUE
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,172 +84,47 @@ class Encoding:
 
     ``clauses`` are lists of non-zero ints (DIMACS literals) over variables ``1..nvars``.
     ``unsat`` is set when the encoder already saw a contradiction (a cell with no possible
-    colour, a line with an impossible cell); the clauses are then incomplete and must not
-    be solved.
+    colour, a line that cannot be placed); the clauses are then incomplete and must not be
+    solved.
     """
 
-    __slots__ = ("height", "width", "nvars", "clauses", "unsat", "_fixed", "_binary", "_onehot")
+    __slots__ = ("height", "width", "nvars", "clauses", "unsat", "_lits", "_free")
 
-    def __init__(self, height: int, width: int) -> None:
+    def __init__(self, height: int, width: int, lits: np.ndarray) -> None:
         self.height = height
         self.width = width
         self.nvars = 0
         self.clauses: list[list[int]] = []
         self.unsat = False
-        #: colour of every cell whose colour is already known, -1 for the others.
-        self._fixed = np.full(height * width, -1, dtype=np.int64)
-        #: cells with two possible colours: (cell, variable, colour if false, colour if true).
-        self._binary: list[tuple[int, int, int, int]] = []
-        #: cells with three or more: (cell, ((variable, colour), ...)).
-        self._onehot: list[tuple[int, tuple[tuple[int, int], ...]]] = []
+        #: literal "cell has colour" per (cell, colour), TRUE/FALSE where already decided.
+        self._lits = lits
+        #: cells with two or more possible colours (the others are constants).
+        self._free = (lits != FALSE).sum(axis=1) >= 2
+
+    def _colours(self, model: Sequence[int]) -> np.ndarray:
+        """The colour of every cell under ``model``."""
+        lits = self._lits
+        truth = lits == TRUE
+        var = (lits != TRUE) & (lits != FALSE)
+        if var.any():
+            values = np.asarray(model, dtype=np.int64) > 0
+            idx = np.where(var, np.abs(lits) - 1, 0)
+            truth |= var & (values[idx] == (lits > 0))
+        return truth.argmax(axis=1)
 
     def decode(self, model: Sequence[int]) -> Grid:
         """The grid a satisfying assignment (python-sat's model list) describes."""
-        cells = self._fixed.copy()
-        for cell, var, off, on in self._binary:
-            cells[cell] = on if model[var - 1] > 0 else off
-        for cell, options in self._onehot:
-            for var, colour in options:
-                if model[var - 1] > 0:
-                    cells[cell] = colour
-                    break
-        return Grid(cells.reshape(self.height, self.width))
+        return Grid(self._colours(model).reshape(self.height, self.width))
 
     def blocking_clause(self, model: Sequence[int]) -> list[int]:
         """A clause that every assignment of the cells except this model's satisfies."""
-        out = [-model[var - 1] for _, var, _, _ in self._binary]
-        for _, options in self._onehot:
-            out.extend(-var for var, _ in options if model[var - 1] > 0)
-        return out
+        free = np.flatnonzero(self._free)
+        return (-self._lits[free, self._colours(model)[free]]).tolist()
 
     @property
     def free_cells(self) -> int:
         """How many cells the encoding leaves open (the rest are fixed constants)."""
-        return len(self._binary) + len(self._onehot)
-
-
-def _clue_ranges(clue: Clue, n: int) -> tuple[list[int], list[int], list[int], int]:
-    """Leftmost starts, block lengths, required distance to the next start, and the slack.
-
-    Every block can start anywhere from its leftmost-packing start to that plus the slack.
-    """
-    lo: list[int] = []
-    dist: list[int] = []
-    pos = 0
-    for j, b in enumerate(clue):
-        lo.append(pos)
-        gap = 1 if j + 1 < len(clue) and clue[j + 1].color == b.color else 0
-        dist.append(b.length + gap)
-        pos += b.length + gap
-    used = lo[-1] + clue[-1].length if clue else 0
-    return lo, [b.length for b in clue], dist, n - used
-
-
-def _line_options(clue: Clue, n: int, out: list[int]) -> None:
-    """AND into ``out`` (bitmasks, one per cell) the colours the line can place there.
-
-    Uses the packing ranges alone (every block anywhere from its leftmost to its rightmost
-    start): exact when no cell is restricted yet, and cheap.
-    """
-    if not clue:
-        for c in range(n):
-            out[c] &= 1
-        return
-    lo, _, _, slack = _clue_ranges(clue, n)
-    _options_from_starts(clue, [range(a, a + slack + 1) for a in lo], out)
-
-
-def _options_from_starts(clue: Clue, starts: Sequence[Sequence[int]], out: list[int]) -> None:
-    """AND into ``out`` the colours blocks starting at ``starts[j]`` can give each cell.
-
-    A cell that some block covers wherever it starts cannot be background.
-    """
-    n = len(out)
-    can = [0] * n
-    forced = [False] * n
-    for b, st in zip(clue, starts, strict=True):
-        bit = 1 << b.color
-        for p in st:
-            for c in range(p, p + b.length):
-                can[c] |= bit
-        for c in range(st[-1], st[0] + b.length):
-            forced[c] = True
-    for c in range(n):
-        out[c] &= can[c] | (0 if forced[c] else 1)
-
-
-def _feasible_starts(clue: Clue, allow: Sequence[int]) -> list[list[int]] | None:
-    """Every start of every block that some placement of the whole clue allows.
-
-    ``allow[c]`` is the bitmask of colours cell ``c`` may take. A start is feasible when the
-    block fits on cells that allow its colour and the blocks before and after it can be
-    placed too, with only background-allowed cells between them: a forward and a backward
-    pass over the line, O(k*n). ``None`` when the clue cannot be placed at all.
-    """
-    n, k = len(allow), len(clue)
-    # lastbad[p]: the last cell before p that cannot be background (-1 if none);
-    # nextbad[p]: the first cell at or after p that cannot be background (n if none).
-    lastbad = [-1] * (n + 1)
-    for p in range(1, n + 1):
-        lastbad[p] = p - 1 if not allow[p - 1] & 1 else lastbad[p - 1]
-    nextbad = [n] * (n + 1)
-    for p in range(n - 1, -1, -1):
-        nextbad[p] = p if not allow[p] & 1 else nextbad[p + 1]
-    fits: list[list[bool]] = []
-    for b in clue:
-        bit = 1 << b.color
-        run = 0
-        ok = [False] * n
-        for c in range(n - 1, -1, -1):
-            run = run + 1 if allow[c] & bit else 0
-            ok[c] = run >= b.length
-        fits.append(ok)
-    gaps = [1 if clue[j + 1].color == clue[j].color else 0 for j in range(k - 1)]
-    fwd: list[list[bool]] = []
-    for j in range(k):
-        ok = fits[j]
-        if j == 0:
-            f = [ok[p] and lastbad[p] == -1 for p in range(n)]
-        else:
-            # ends of block j-1 (prefix counts): some end e in [lastbad[p]+1, p-gap]
-            ln, g = clue[j - 1].length, gaps[j - 1]
-            cnt = [0] * (n + 2)
-            prev = fwd[j - 1]
-            for e in range(n + 1):
-                cnt[e + 1] = cnt[e] + (1 if e - ln >= 0 and prev[e - ln] else 0)
-            f = [
-                ok[p] and p - g >= lastbad[p] + 1 and cnt[p - g + 1] > cnt[lastbad[p] + 1]
-                for p in range(n)
-            ]
-        if not any(f):
-            return None
-        fwd.append(f)
-    out: list[list[int]] = [[] for _ in range(k)]
-    nxt: list[bool] = []
-    for j in range(k - 1, -1, -1):
-        ln = clue[j].length
-        f = fwd[j]
-        if j == k - 1:
-            bk = [f[p] and p + ln <= n and nextbad[p + ln] == n for p in range(n)]
-        else:
-            # some start q of block j+1 in [p+len+gap, nextbad[p+len]] (suffix counts)
-            g = gaps[j]
-            suf = [0] * (n + 2)
-            for q in range(n - 1, -1, -1):
-                suf[q] = suf[q + 1] + (1 if nxt[q] else 0)
-            bk = []
-            for p in range(n):
-                e = p + ln
-                ok = f[p] and e + g <= n
-                if ok:
-                    hi = min(nextbad[e], n - 1)
-                    ok = hi >= e + g and suf[e + g] > suf[hi + 1]
-                bk.append(ok)
-        out[j] = [p for p in range(n) if bk[p]]
-        if not out[j]:
-            return None
-        nxt = bk
-    return out
+        return int(self._free.sum())
 
 
 def encode(puzzle: Puzzle, state: np.ndarray | None = None, lines: str = "order") -> Encoding:
@@ -258,204 +133,87 @@ def encode(puzzle: Puzzle, state: np.ndarray | None = None, lines: str = "order"
     ``state`` is an ``(height, width)`` array of colour bitmasks (bit ``c`` set: colour ``c``
     still possible, bit 0 is the background), such as propagation leaves behind. Colours it
     rules out are never given a variable, so a mostly solved state makes a small CNF.
+    ``lines`` is the line encoding: ``"order"`` (the default) or ``"regular"``.
     """
+    from nonoforge.solver.core import Tables
+
+    if lines not in _LINE_ENCODERS:
+        raise SolverError(f"unknown line encoding {lines!r} (order or regular)")
     h, w = puzzle.height, puzzle.width
-    enc = Encoding(h, w)
-    full = (1 << (puzzle.ncolors + 1)) - 1
+    t = Tables.of(puzzle)
+    ncol = puzzle.ncolors + 1
+    masks = np.full(h * w, t.full, dtype=np.uint64)
     if state is not None:
         st = np.asarray(state)
         if st.shape != (h, w):
             raise SolverError(f"state has shape {st.shape}, the puzzle is {h}x{w}")
-        masks = [int(v) & full for v in st.astype(np.uint64).ravel().tolist()]
-    else:
-        masks = [full] * (h * w)
-
-    # Which colours every cell can take, from its row, its column and the state.
-    for r, clue in enumerate(puzzle.rows):
-        line = masks[r * w : (r + 1) * w]
-        _line_options(clue, w, line)
-        masks[r * w : (r + 1) * w] = line
-    for c, clue in enumerate(puzzle.columns):
-        line = masks[c::w]
-        _line_options(clue, h, line)
-        masks[c::w] = line
-    # With a state, the blocks' feasible starts shrink too: one pass of each line over the
-    # cells' colours (not a fixpoint: propagation is the caller's job) prunes variables.
-    starts: list[list[list[int]] | None] | None = None
-    if state is not None:
-        starts = []
-        for kind in ("row", "column"):
-            for i, clue in enumerate(puzzle.rows if kind == "row" else puzzle.columns):
-                sl = slice(i * w, (i + 1) * w) if kind == "row" else slice(i, None, w)
-                line = masks[sl]
-                if not clue:
-                    starts.append([])
-                    continue
-                st_ = _feasible_starts(clue, line)
-                if st_ is None:
-                    enc.unsat = True
-                    return enc
-                _options_from_starts(clue, st_, line)
-                masks[sl] = line
-                starts.append(st_)
-
-    # Cell literals: lits[cell][colour] for every colour 0..ncolors (constants where decided).
-    ncol = puzzle.ncolors + 1
-    lits: list[list[int]] = []
-    clauses = enc.clauses
-    nv = 0
-    for cell, m in enumerate(masks):
-        opts = [k for k in range(ncol) if m >> k & 1]
-        row = [_FALSE] * ncol
-        if not opts:
-            enc.unsat = True
-            return enc
-        if len(opts) == 1:
-            row[opts[0]] = _TRUE
-            enc._fixed[cell] = opts[0]
-        elif len(opts) == 2:
-            nv += 1
-            row[opts[0]], row[opts[1]] = -nv, nv
-            enc._binary.append((cell, nv, opts[0], opts[1]))
-        else:
-            vs = list(range(nv + 1, nv + 1 + len(opts)))
-            nv += len(opts)
-            for v, k in zip(vs, opts, strict=True):
-                row[k] = v
-            clauses.append(vs)
-            clauses.extend([-a, -b] for i, a in enumerate(vs) for b in vs[i + 1 :])
-            enc._onehot.append((cell, tuple(zip(vs, opts, strict=True))))
-        lits.append(row)
-
-    line_encoder = _LINE_ENCODERS[lines]
-    cells_of = [lits[r * w : (r + 1) * w] for r in range(h)] + [lits[c::w] for c in range(w)]
-    for i, clue in enumerate(puzzle.rows + puzzle.columns):
-        if starts is not None and lines == "order" and clue:
-            nv = _encode_line_starts(clue, cells_of[i], starts[i], nv, clauses)
-        else:
-            nv = line_encoder(clue, cells_of[i], nv, clauses)
-    enc.nvars = nv
-    if lines != "order" or starts is not None:
-        # Drop satisfied clauses and false literals (the plain order encoder never emits them).
+        masks &= st.astype(np.uint64).ravel()
+    lits = np.full((h * w, ncol), FALSE, dtype=np.int64)
+    # Which colours every cell can take (row, column, state) and every block's starts.
+    feas = np.zeros((max(len(t.blen), 1), max(h, w)), dtype=np.bool_)
+    if not cnf.narrow(masks, t.lines, t.blen, t.bcol, feas):
+        enc = Encoding(h, w, lits)
+        enc.unsat = True
+        return enc
+    order = lines == "order"
+    # room for every clause the order encoding can emit, about (4 k + 1) n per line
+    size = 64 + int(((4 * t.lines[:, 4] + 1) * t.lines[:, 2]).sum()) + h * w * ncol * ncol
+    while True:
+        out = np.zeros(3 * size, dtype=np.int64)
+        cstart = np.zeros(size + 1, dtype=np.int64)
+        top = np.zeros(4, dtype=np.int64)
+        rc = cnf.emit(masks, ncol, t.lines, t.blen, t.bcol, feas, order, lits, out, cstart, top)
+        if rc != cnf.EMIT_FULL:
+            break
+        size *= 4
+    enc = Encoding(h, w, lits)
+    if rc == cnf.EMIT_UNSAT:
+        enc.unsat = True
+        return enc
+    nv = int(top[3])
+    clauses = _clause_lists(out[: top[1]], cstart[: top[0] + 1])
+    if not order:
+        cells = lits.tolist()
+        cells_of = [cells[r * w : (r + 1) * w] for r in range(h)] + [cells[c::w] for c in range(w)]
+        for i, clue in enumerate(puzzle.rows + puzzle.columns):
+            nv = _encode_line_regular(clue, cells_of[i], nv, clauses)
         clauses = [
-            [x for x in cl if x != _FALSE] if _FALSE in cl else cl
-            for cl in clauses
-            if _TRUE not in cl
+            [x for x in cl if x != FALSE] if FALSE in cl else cl for cl in clauses if TRUE not in cl
         ]
-    # An empty clause: some line cannot be completed from the cells' possible colours.
-    enc.unsat = not all(clauses)
+        enc.unsat = not all(clauses)
+    enc.nvars = nv
     enc.clauses = clauses
     return enc
 
 
-def _encode_line(clue: Clue, cells: list[list[int]], nv: int, out: list[list[int]]) -> int:
-    """Append the clauses of one line to ``out``; return the new highest variable number.
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while tens of thousands of clause lists are made.
 
-    ``cells[i][k]`` is the literal "cell ``i`` has colour ``k``" (or a constant). Block ``j``
-    owns variables ``b_j + t - 1`` meaning ``start_j >= lo_j + t`` (``t`` in ``1..slack``);
-    ``start_j >= p`` is constant true for ``p <= lo_j`` and false beyond ``lo_j + slack``,
-    and the ranges below leave those constant literals out.
+    Every few hundred new lists trigger a collection that walks the young objects (and,
+    in a process holding many objects, the old ones too): that doubled the time to build
+    and load a CNF. Clause lists hold only ints, so they can form no cycles.
     """
-    n = len(cells)
-    if not clue:
-        out.extend([x] if x != _FALSE else [] for x in (c[0] for c in cells) if x != _TRUE)
-        return nv
-    lo, lengths, _, s = _clue_ranges(clue, n)
-    k = len(clue)
-    base = nv + 1
-    if s:
-        idx = np.arange(base, base + k * s, dtype=np.int64).reshape(k, s)
-        # monotone: start_j >= p+1  ->  start_j >= p
-        out.extend(np.stack([idx[:, :-1], -idx[:, 1:]], axis=-1).reshape(-1, 2).tolist())
-        # order: start_j >= lo_j + t  ->  start_{j+1} >= lo_{j+1} + t
-        out.extend(np.stack([-idx[:-1], idx[1:]], axis=-1).reshape(-1, 2).tolist())
-    # Offsets u = c - lo_j: "start_j >= c + 1" is variable b0 + u while u < s (else false);
-    # "start_j >= c - len + 1" is variable b0 + u - len while u >= len (else true).
-    for j in range(k):
-        ln, col, l0 = lengths[j], clue[j].color, lo[j]
-        b0 = base + j * s
-        # covered: c - len < start_j <= c  ->  cell c has the block's colour
-        for u in range(s + ln):
-            x = cells[l0 + u][col]
-            if x == _TRUE:
-                continue
-            cl = [-(b0 + u - ln)] if u >= ln else []
-            if u < s:
-                cl.append(b0 + u)
-            if x != _FALSE:
-                cl.append(x)
-            out.append(cl)
-        # after block j (and before block j+1, if any): background
-        nxt = base + (j + 1) * s - (lo[j + 1] if j + 1 < k else 0)
-        end = lo[j + 1] + s if j + 1 < k else n
-        for c in range(l0 + ln, end):
-            x = cells[c][0]
-            if x == _TRUE:
-                continue
-            u = c - l0
-            cl = [b0 + u - ln] if u - ln < s else []
-            # start_{j+1} >= c + 1 (a variable while c + 1 <= lo_{j+1} + s; end keeps it so)
-            if j + 1 < k and c + 1 > lo[j + 1]:
-                cl.append(-(nxt + c))
-            if x != _FALSE:
-                cl.append(x)
-            out.append(cl)
-    # before the first block: background
-    for c in range(s):
-        x = cells[c][0]
-        if x != _TRUE:
-            out.append([-(base + c), x] if x != _FALSE else [-(base + c)])
-    return nv + k * s
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
-def _encode_line_starts(
-    clue: Clue, cells: list[list[int]], starts: list[list[int]], nv: int, out: list[list[int]]
-) -> int:
-    """The order encoding of one line with each block's own feasible starts.
-
-    As :func:`_encode_line`, but block ``j`` ranges over ``starts[j]`` (from
-    :func:`_feasible_starts`): ``lo_j``/``hi_j`` are its first and last feasible start, and
-    each infeasible start between them is excluded by a binary clause. Constant literals
-    are left in the clauses for :func:`encode` to simplify.
-    """
-    n, k = len(cells), len(clue)
-    lo = [st[0] for st in starts]
-    hi = [st[-1] for st in starts]
-    base = []
-    for j in range(k):
-        base.append(nv + 1)
-        nv += hi[j] - lo[j]
-
-    def ge(j: int, p: int) -> int:
-        if p <= lo[j]:
-            return _TRUE
-        if p > hi[j]:
-            return _FALSE
-        return base[j] + p - lo[j] - 1
-
-    for j, b in enumerate(clue):
-        ln, col = b.length, b.color
-        for p in range(lo[j] + 2, hi[j] + 1):
-            out.append([-ge(j, p), ge(j, p - 1)])
-        feasible = set(starts[j])
-        for p in range(lo[j] + 1, hi[j]):
-            if p not in feasible:
-                out.append([-ge(j, p), ge(j, p + 1)])
-        if j + 1 < k:
-            d = ln + (1 if clue[j + 1].color == col else 0)
-            for p in range(lo[j] + 1, hi[j] + 1):
-                out.append([-ge(j, p), ge(j + 1, p + d)])
-        for c in range(lo[j], hi[j] + ln):
-            out.append([-ge(j, c - ln + 1), ge(j, c + 1), cells[c][col]])
-        if j + 1 < k:
-            for c in range(lo[j] + ln, hi[j + 1]):
-                out.append([ge(j, c - ln + 1), -ge(j + 1, c + 1), cells[c][0]])
-        else:
-            for c in range(lo[j] + ln, n):
-                out.append([ge(j, c - ln + 1), cells[c][0]])
-    for c in range(hi[0]):
-        out.append([-ge(0, c + 1), cells[c][0]])
-    return nv
+def _clause_lists(lits: np.ndarray, cstart: np.ndarray) -> list[list[int]]:
+    """CSR clauses as python-sat wants them (lists of ints), in their order."""
+    sizes = np.diff(cstart)
+    clauses: list[list[int]] = [[]] * len(sizes)
+    with _gc_paused():
+        for size in np.unique(sizes).tolist():
+            which = np.flatnonzero(sizes == size)
+            rows = lits[cstart[which][:, None] + np.arange(size)].tolist()
+            for i, row in zip(which.tolist(), rows, strict=True):
+                clauses[i] = row
+    return clauses
 
 
 def _encode_line_regular(clue: Clue, cells: list[list[int]], nv: int, out: list[list[int]]) -> int:
@@ -492,7 +250,7 @@ def _encode_line_regular(clue: Clue, cells: list[list[int]], nv: int, out: list[
         if j > 0 and clue[j - 1].color != b.color:
             succ[first[j - 1] + clue[j - 1].length - 1][b.color] = first[j]
     accept = {gap_of[k], first[k - 1] + clue[k - 1].length - 1} if k else {0}
-    allowed = [[a for a in range(len(cells[i])) if cells[i][a] != _FALSE] for i in range(n)]
+    allowed = [[a for a in range(len(cells[i])) if cells[i][a] != FALSE] for i in range(n)]
     # forward reachable, then backward co-reachable
     fwd = [set() for _ in range(n + 1)]
     fwd[0].add(0)
@@ -510,13 +268,13 @@ def _encode_line_regular(clue: Clue, cells: list[list[int]], nv: int, out: list[
             if any(succ[q].get(a) in live[i + 1] for a in allowed[i]):
                 live[i].add(q)
     if not live[0]:
-        out.append([_FALSE])
+        out.append([FALSE])
         return nv
     var: list[dict[int, int]] = [dict() for _ in range(n + 1)]
-    var[0][0] = _TRUE
+    var[0][0] = TRUE
     for i in range(1, n + 1):
         if len(live[i]) == 1:
-            var[i][next(iter(live[i]))] = _TRUE
+            var[i][next(iter(live[i]))] = TRUE
             continue
         for q in sorted(live[i]):
             nv += 1
@@ -530,7 +288,7 @@ def _encode_line_regular(clue: Clue, cells: list[list[int]], nv: int, out: list[
             succs = []
             for a in range(len(cells[i])):
                 x = cells[i][a]
-                if x == _FALSE:
+                if x == FALSE:
                     continue
                 q2 = succ[q].get(a)
                 if q2 is None or q2 not in there:
@@ -547,12 +305,12 @@ def _encode_line_regular(clue: Clue, cells: list[list[int]], nv: int, out: list[
             by_label.setdefault(label[q2], []).append(v2)
         for a in range(len(cells[i])):
             x = cells[i][a]
-            if x != _FALSE:
+            if x != FALSE:
                 out.append([-x, *by_label.get(a, [])])
     return nv
 
 
-_LINE_ENCODERS = {"order": _encode_line, "regular": _encode_line_regular}
+_LINE_ENCODERS = ("order", "regular")
 
 
 def solve_sat(
@@ -580,7 +338,9 @@ def solve_sat(
         return SatOutcome("none", **base)
     solutions: list[Grid] = []
     status: Status | None = None
-    with Solver(name=SOLVER_NAME, bootstrap_with=enc.clauses) as solver:
+    with _gc_paused():
+        solver = Solver(name=SOLVER_NAME, bootstrap_with=enc.clauses)
+    with solver:
         while status is None:
             result = _solve_until(solver, deadline)
             if result is None:
