@@ -23,7 +23,7 @@ from nonoforge.solver.line import BITS, MAX_COLORS
 from nonoforge.solver.result import TECHNIQUES, SolveResult
 
 #: Bump whenever a solve of the same puzzle could give a different result or effort.
-SOLVER_VERSION = "1.0"
+SOLVER_VERSION = "1.1"  # 1.1: MiniSat back-end (SAT conflict counts differ)
 
 STRATEGIES = ("auto", "line", "probe", "search", "sat")
 _STRAT_LEVEL = {"line": 0, "probe": 1, "search": 2, "auto": 2}
