@@ -8,13 +8,14 @@ stopped and a puzzle already rated by this solver version is never rated again.
 
 from __future__ import annotations
 
+import itertools
 import json
 import statistics
 from collections import Counter
 from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from multiprocessing import get_context
 from typing import Any
@@ -29,11 +30,22 @@ MIN_FIT = 10
 
 @dataclass(frozen=True)
 class RateOptions:
-    """How each puzzle is rated."""
+    """How each puzzle is rated.
+
+    ``defer_after`` is for process pools, which set it (to :data:`DEFER_S` unless given):
+    a puzzle whose first run takes at least that many seconds comes back after that run
+    with its repeats left to the pool (see :class:`LocalExecutor`), so that one heavy
+    puzzle cannot keep a worker busy alone while the others have finished.
+    """
 
     timeout: float = 10.0
     runs: int = 3
     max_solutions: int = 2
+    defer_after: float | None = None
+
+
+#: A first run at least this long has its repeats spread over a process pool.
+DEFER_S = 0.05
 
 
 def _warm() -> None:
@@ -46,15 +58,18 @@ def rate_puzzle(p: Puzzle, opts: RateOptions) -> dict[str, Any]:
     """Solve one puzzle ``opts.runs`` times; the median time, the (deterministic) effort.
 
     Runs after the first are skipped when the first hit the timeout: its time is the limit.
+    With ``opts.defer_after`` a slow puzzle's row comes back after its first run, with
+    ``"repeats"`` saying how many :func:`time_once` runs remain to be added by the caller.
     """
     from nonoforge.solver import solve
 
     res = solve(p, max_solutions=opts.max_solutions, timeout=opts.timeout)
     times = [res.time_s]
-    if res.status != "timeout":
-        for _ in range(opts.runs - 1):
-            times.append(solve(p, max_solutions=opts.max_solutions, timeout=opts.timeout).time_s)
-    return {
+    repeats = opts.runs - 1 if res.status != "timeout" else 0
+    deferred = opts.defer_after is not None and repeats > 0 and res.time_s >= opts.defer_after
+    if not deferred:
+        times += [time_once(p, opts) for _ in range(repeats)]
+    row = {
         "key": p.key,
         "title": p.meta.title,
         "width": p.width,
@@ -66,16 +81,51 @@ def rate_puzzle(p: Puzzle, opts: RateOptions) -> dict[str, Any]:
         "time_s": statistics.median(times),
         "times": times,
     }
+    if deferred:
+        row["repeats"] = repeats
+    return row
+
+
+def time_once(p: Puzzle, opts: RateOptions) -> float:
+    """The time of one more solve of ``p`` (a repeat run of :func:`rate_puzzle`)."""
+    from nonoforge.solver import solve
+
+    return solve(p, max_solutions=opts.max_solutions, timeout=opts.timeout).time_s
 
 
 # -- executors ------------------------------------------------------------------------------
 
 
 class LocalExecutor:
-    """A pool of worker processes on this machine (one worker: this process)."""
+    """A pool of worker processes on this machine (one worker: this process).
+
+    The pool lives from :meth:`start` (or the first map) to the end of the map: starting
+    it before the caller reads its corpus lets the workers' start-up (imports, loading
+    the compiled solver: about a second) overlap that read, and the map returns without
+    waiting for the workers to exit.
+    """
 
     def __init__(self, workers: int) -> None:
         self.workers = max(1, workers)
+        self._pool: ProcessPoolExecutor | None = None
+
+    def start(self) -> None:
+        """Start the worker processes now (they warm up while the caller goes on)."""
+        if self.workers > 1 and self._pool is None:
+            self._pool = self._new_pool(self.workers)
+            for _ in range(self.workers):
+                self._pool.submit(_warm)  # the pool spawns its processes on a submit
+
+    def close(self) -> None:
+        """Stop the pool, not waiting for its processes to exit."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    @staticmethod
+    def _new_pool(workers: int) -> ProcessPoolExecutor:
+        # spawn: no forked copies of threads or open database handles
+        return ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_warm)
 
     def map_unordered(
         self, fn: Callable[[Puzzle, RateOptions], dict[str, Any]], items: Iterable[Puzzle],
@@ -83,12 +133,16 @@ class LocalExecutor:
     ) -> Iterator[dict[str, Any]]:
         if self.workers == 1:
             _warm()
+            opts = replace(opts, defer_after=None)
             for p in items:
                 yield fn(p, opts)
             return
         todo = list(items)
-        while todo:
-            todo = yield from self._pool_run(fn, todo, opts)
+        try:
+            while todo:
+                todo = yield from self._pool_run(fn, todo, opts)
+        finally:
+            self.close()
 
     def _pool_run(
         self, fn: Callable[[Puzzle, RateOptions], dict[str, Any]], todo: list[Puzzle],
@@ -96,49 +150,89 @@ class LocalExecutor:
     ) -> Generator[dict[str, Any], None, list[Puzzle]]:
         """Run until done or a worker dies; then isolate the puzzles it was working on.
 
+        Slow puzzles come back after their first run (``defer_after``); their repeat runs
+        go to whichever worker is free, and the row is complete when they are all in.
         A worker killed mid-puzzle (out of memory, a crash in compiled code) breaks the whole
         pool. The puzzles in flight are re-run one at a time in a fresh process: the one that
         kills it again is recorded as ``error`` and the batch goes on with the rest.
         """
-        ctx = get_context("spawn")  # no forked copies of threads or open database handles
-        inflight: dict[Future[dict[str, Any]], Puzzle] = {}
+        self.start()
+        pool = self._pool
+        assert pool is not None
+        deferring = opts if opts.defer_after is not None else replace(opts, defer_after=DEFER_S)
+        run = _PoolRun(pool, deferring)
         it = iter(todo)
-        with ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_warm) as pool:
-            try:
-                for p in it:
-                    inflight[pool.submit(fn, p, opts)] = p
-                    if len(inflight) >= 4 * self.workers:
-                        yield from self._collect(inflight)
-                while inflight:
-                    yield from self._collect(inflight)
-                return []
-            except BrokenProcessPool:
-                suspects = list(inflight.values())
-                rest = list(it)
+        try:
+            for p in it:
+                run.submit(fn, p)
+                while len(run.inflight) >= 4 * self.workers:
+                    yield from run.collect()
+            while run.inflight:
+                yield from run.collect()
+            return []
+        except BrokenProcessPool:
+            suspects = run.unfinished()
+            rest = list(it)
+        self.close()
+        whole = replace(opts, defer_after=None)  # alone, a puzzle does all its runs
         for p in suspects:
-            yield self._isolated(fn, p, opts, ctx)
+            yield self._isolated(fn, p, whole)
         return rest
 
-    @staticmethod
-    def _collect(
-        inflight: dict[Future[dict[str, Any]], Puzzle],
-    ) -> Iterator[dict[str, Any]]:
-        done, _ = wait(inflight, return_when=FIRST_COMPLETED)
-        for f in done:
-            row = f.result()  # BrokenProcessPool propagates to _pool_run
-            del inflight[f]
-            yield row
-
-    @staticmethod
+    @classmethod
     def _isolated(
-        fn: Callable[[Puzzle, RateOptions], dict[str, Any]], p: Puzzle, opts: RateOptions,
-        ctx: Any,
+        cls, fn: Callable[[Puzzle, RateOptions], dict[str, Any]], p: Puzzle, opts: RateOptions,
     ) -> dict[str, Any]:
-        with ProcessPoolExecutor(1, mp_context=ctx, initializer=_warm) as pool:
+        with cls._new_pool(1) as pool:
             try:
                 return pool.submit(fn, p, opts).result()
             except BrokenProcessPool:
                 return error_row(p, "the solver process died on this puzzle")
+
+
+class _PoolRun:
+    """The puzzles one pool has in hand: first runs, and the repeats of slow puzzles."""
+
+    def __init__(self, pool: ProcessPoolExecutor, opts: RateOptions) -> None:
+        self.pool = pool
+        self.opts = opts
+        #: future -> (puzzle, None for a first run or the token of the row it repeats)
+        self.inflight: dict[Future[Any], tuple[Puzzle, int | None]] = {}
+        #: token -> [row waiting for its repeats, repeats still running]
+        self.partial: dict[int, list[Any]] = {}
+        self.tokens = itertools.count()
+
+    def submit(self, fn: Callable[[Puzzle, RateOptions], dict[str, Any]], p: Puzzle) -> None:
+        self.inflight[self.pool.submit(fn, p, self.opts)] = (p, None)
+
+    def collect(self) -> Iterator[dict[str, Any]]:
+        """Wait for some results; yield the rows they complete."""
+        done, _ = wait(self.inflight, return_when=FIRST_COMPLETED)
+        for f in done:
+            result = f.result()  # BrokenProcessPool propagates to _pool_run
+            p, token = self.inflight.pop(f)
+            if token is not None:
+                entry = self.partial[token]
+                entry[0]["times"].append(result)
+                entry[1] -= 1
+                if entry[1] == 0:
+                    row = self.partial.pop(token)[0]
+                    row["time_s"] = statistics.median(row["times"])
+                    yield row
+            elif result.get("repeats"):
+                token = next(self.tokens)
+                self.partial[token] = [result, result.pop("repeats")]
+                for _ in range(self.partial[token][1]):
+                    self.inflight[self.pool.submit(time_once, p, self.opts)] = (p, token)
+            else:
+                yield result
+
+    def unfinished(self) -> list[Puzzle]:
+        """Every puzzle in hand, once (their partial rows are dropped: they are re-rated)."""
+        seen: dict[int, Puzzle] = {}
+        for p, _ in self.inflight.values():
+            seen.setdefault(id(p), p)
+        return list(seen.values())
 
 
 def error_row(p: Puzzle, reason: str) -> dict[str, Any]:
@@ -170,6 +264,7 @@ class DaskExecutor:
         from dask.distributed import as_completed
 
         self.client.run(_warm)
+        opts = replace(opts, defer_after=None)
         futures = [self.client.submit(fn, p, opts, pure=False) for p in items]
         for fut in as_completed(futures):
             yield fut.result()

@@ -1,0 +1,47 @@
+"""The rating executors: a real process pool, repeats of slow puzzles spread over it."""
+
+from __future__ import annotations
+
+import statistics
+
+from nonoforge.examples import PUZZLES
+from nonoforge.formats import read_file
+from nonoforge.pipeline.rate import LocalExecutor, RateOptions, rate_puzzle
+from nonoforge.puzzle import Puzzle
+
+
+def examples() -> list[Puzzle]:
+    return [read_file(PUZZLES / f"{n}.non")[0] for n in ("dancer", "cat", "skid", "edge")]
+
+
+def test_a_deferred_puzzle_comes_back_after_its_first_run() -> None:
+    p = examples()[0]
+    row = rate_puzzle(p, RateOptions(runs=3, defer_after=0.0))
+    assert row["repeats"] == 2 and len(row["times"]) == 1
+    whole = rate_puzzle(p, RateOptions(runs=3))
+    assert "repeats" not in whole and len(whole["times"]) == 3
+    assert whole["effort"] == row["effort"]
+
+
+def test_the_pool_completes_deferred_rows_with_every_run() -> None:
+    puzzles = examples()
+    # every first run counts as slow: all repeats go through the pool as separate tasks
+    opts = RateOptions(runs=3, defer_after=0.0)
+    ex = LocalExecutor(2)
+    rows = {r["key"]: r for r in ex.map_unordered(rate_puzzle, puzzles, opts)}
+    alone = {r["key"]: r for r in LocalExecutor(1).map_unordered(rate_puzzle, puzzles, opts)}
+    assert set(rows) == {p.key for p in puzzles} == set(alone)
+    for key, r in rows.items():
+        assert "repeats" not in r and "repeats" not in alone[key]
+        assert len(r["times"]) == len(alone[key]["times"]) == 3
+        assert r["time_s"] == statistics.median(r["times"])
+        assert r["effort"] == alone[key]["effort"]
+
+
+def test_a_started_pool_is_closed_by_the_map_and_can_start_again() -> None:
+    ex = LocalExecutor(2)
+    ex.start()
+    assert len(list(ex.map_unordered(rate_puzzle, examples()[:2], RateOptions(runs=1)))) == 2
+    assert ex._pool is None
+    assert len(list(ex.map_unordered(rate_puzzle, examples()[2:], RateOptions(runs=1)))) == 2
+    ex.close()  # closing a closed executor is harmless
