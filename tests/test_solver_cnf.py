@@ -5,14 +5,14 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+from conftest import all_solutions
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pysat.solvers import Solver
 
 from nonoforge.puzzle import Grid, Puzzle
 from nonoforge.solver import cnf
 from nonoforge.solver.core import Tables
-from nonoforge.solver.sat import SOLVER_NAME, encode
+from nonoforge.solver.sat import encode
 
 
 def placements(lengths: list[int], colours: list[int], n: int) -> list[list[int]]:
@@ -101,18 +101,7 @@ def test_the_cnf_has_exactly_the_solutions_of_brute_force(
         g = Grid(np.array(cells).reshape(h, w))
         if g.matches(p) and np.all((state >> g.cells.astype(np.uint64)) & np.uint64(1)):
             expected.add(g)
-    enc = encode(p, state)
-    found = set()
-    if not enc.unsat:
-        with Solver(name=SOLVER_NAME, bootstrap_with=enc.clauses) as s:
-            while s.solve():
-                model = s.get_model()
-                found.add(enc.decode(model))
-                block = enc.blocking_clause(model)
-                if not block:
-                    break
-                s.add_clause(block)
-    assert found == expected
+    assert all_solutions(p, state=state) == expected
 
 
 def test_a_small_buffer_asks_for_more_room() -> None:
@@ -120,13 +109,14 @@ def test_a_small_buffer_asks_for_more_room() -> None:
     t = Tables.of(p)
     masks = np.full(9, t.full, dtype=np.uint64)
     feas = np.zeros((len(t.blen), 3), dtype=np.bool_)
-    assert cnf.narrow(masks, t.lines, t.blen, t.bcol, feas)
+    slo, shi = np.zeros(len(t.blen), dtype=np.int64), np.zeros(len(t.blen), dtype=np.int64)
+    assert cnf.narrow(masks, t.lines, t.blen, t.bcol, feas, slo, shi)
     lits = np.zeros((9, 2), dtype=np.int64)
     top = np.zeros(4, dtype=np.int64)
-    small = cnf.emit(masks, 2, t.lines, t.blen, t.bcol, feas, True, lits,
+    small = cnf.emit(masks, 2, t.lines, t.blen, t.bcol, feas, slo, shi, True, lits,
                      np.zeros(6, dtype=np.int64), np.zeros(3, dtype=np.int64), top)
     assert small == cnf.EMIT_FULL
-    rc = cnf.emit(masks, 2, t.lines, t.blen, t.bcol, feas, True, lits,
+    rc = cnf.emit(masks, 2, t.lines, t.blen, t.bcol, feas, slo, shi, True, lits,
                   np.zeros(3000, dtype=np.int64), np.zeros(1001, dtype=np.int64), top)
     assert rc == 0 and top[0] > 0 and top[3] > 0
 
@@ -138,5 +128,6 @@ def test_a_line_that_cannot_be_placed_is_unsat() -> None:
     masks = np.full(4, t.full, dtype=np.uint64)
     masks[0] = np.uint64(1)
     feas = np.zeros((len(t.blen), 2), dtype=np.bool_)
-    assert not cnf.narrow(masks, t.lines, t.blen, t.bcol, feas)
+    slo, shi = np.zeros(len(t.blen), dtype=np.int64), np.zeros(len(t.blen), dtype=np.int64)
+    assert not cnf.narrow(masks, t.lines, t.blen, t.bcol, feas, slo, shi)
     assert encode(p, masks.reshape(2, 2)).unsat

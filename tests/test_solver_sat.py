@@ -6,14 +6,13 @@ import time
 
 import numpy as np
 import pytest
-from conftest import shared_path
+from conftest import all_solutions, shared_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pysat.solvers import Solver
 
 from nonoforge.errors import SolverError
 from nonoforge.puzzle import Grid, Palette, Puzzle
-from nonoforge.solver.sat import SOLVER_NAME, SatOutcome, encode, solve_sat
+from nonoforge.solver.sat import SatOutcome, encode, solve_sat
 
 DANCER_ROWS = [[2], [2, 1], [1, 1], [3], [1, 1], [1, 1], [2], [1, 1], [1, 2], [2]]
 DANCER_COLS = [[2, 1], [2, 1, 3], [7], [1, 3], [2, 1]]
@@ -32,25 +31,6 @@ def goal_grid(bits: str, width: int) -> Grid:
 def random_puzzle(seed: int, h: int, w: int, density: float) -> Puzzle:
     rng = np.random.default_rng(seed)
     return Puzzle.from_grid(Grid((rng.random((h, w)) < density).astype(int)))
-
-
-def all_solutions(
-    puzzle: Puzzle, lines: str = "order", state: np.ndarray | None = None
-) -> set[Grid]:
-    """Every solution, by enumerating the encoding with blocking clauses (small puzzles)."""
-    enc = encode(puzzle, state, lines=lines)
-    found: set[Grid] = set()
-    if enc.unsat:
-        return found
-    with Solver(name=SOLVER_NAME, bootstrap_with=enc.clauses) as s:
-        while s.solve():
-            model = s.get_model()
-            found.add(enc.decode(model))
-            block = enc.blocking_clause(model)
-            if not block:
-                break
-            s.add_clause(block)
-    return found
 
 
 # -- known answers ---------------------------------------------------------------------

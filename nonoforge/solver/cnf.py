@@ -103,12 +103,7 @@ def _feasible(masks, first, stride, n, off, k, blen, bcol, feas, lastbad, nextba
                 fwd[j, p] = (
                     fwd[j, p] and p - g >= lb + 1 and cnt[p - g + 1] > cnt[lb + 1]
                 )
-        anyf = False
-        for p in range(n):
-            if fwd[j, p]:
-                anyf = True
-                break
-        if not anyf:
+        if not fwd[j, :n].any():
             return False
     for j in range(k - 1, -1, -1):
         ln = blen[off + j]
@@ -130,24 +125,20 @@ def _feasible(masks, first, stride, n, off, k, blen, bcol, feas, lastbad, nextba
                     hi = min(nextbad[e], n - 1)
                     ok = hi >= e + g and cnt[e + g] > cnt[hi + 1]
                 feas[row, p] = ok
-        anyb = False
-        for p in range(n):
-            if feas[row, p]:
-                anyb = True
-                break
-        if not anyb:
+        if not feas[row, :n].any():
             return False
     return True
 
 
 @njit(cache=True, nogil=True)
-def narrow(masks, lines, blen, bcol, feas):
+def narrow(masks, lines, blen, bcol, feas, slo, shi):
     """Narrow the cells' colours and find every block's feasible starts; False if unsat.
 
     First each line's packing ranges (exact on a blank line, cheap), then, line by line
     (rows, then columns, each seeing what the lines before it narrowed), the feasible
     starts on the cells' masks and the colours those starts can give. One pass, not a
-    fixpoint: propagation is the caller's job; this only prunes variables.
+    fixpoint: propagation is the caller's job; this only prunes variables. Block ``b``'s
+    feasible starts go to ``feas[b]``, the first and last of them to ``slo[b]``, ``shi[b]``.
     """
     nl = lines.shape[0]
     maxn = feas.shape[1]
@@ -191,6 +182,8 @@ def narrow(masks, lines, blen, bcol, feas):
                         can[c] |= bit
             for c in range(hi, lo + ln):
                 forced[c] = True
+            slo[off + j] = lo
+            shi[off + j] = hi
         for i in range(n):
             keep = can[i] if forced[i] else can[i] | one
             masks[first + i * stride] &= keep
@@ -222,7 +215,8 @@ def _put(out, cstart, top, a, b, c):
 
 
 @njit(cache=True, nogil=True)
-def emit(masks, ncol, lines, blen, bcol, feas, with_lines, lits, out, cstart, top):
+def emit(masks, ncol, lines, blen, bcol, feas, slo, shi, with_lines, lits, out, cstart,
+         top):
     """Number the cell variables and emit the clauses; returns 0, EMIT_FULL or EMIT_UNSAT.
 
     ``lits[cell, colour]`` receives the literal "cell has colour" (a constant where the
@@ -279,8 +273,6 @@ def emit(masks, ncol, lines, blen, bcol, feas, with_lines, lits, out, cstart, to
                     _put(out, cstart, top, -a, -b, 0)
     if with_lines:
         maxk = max(1, lines[:, 4].max()) if lines.shape[0] else 1
-        lo = np.zeros(maxk, dtype=np.int64)
-        hi = np.zeros(maxk, dtype=np.int64)
         base = np.zeros(maxk, dtype=np.int64)
         for li in range(lines.shape[0]):
             first, stride, n, off, k = (
@@ -290,13 +282,9 @@ def emit(masks, ncol, lines, blen, bcol, feas, with_lines, lits, out, cstart, to
                 for c in range(n):
                     _put(out, cstart, top, lits[first + c * stride, 0], 0, 0)
                 continue
+            lo = slo[off : off + k]
+            hi = shi[off : off + k]
             for j in range(k):
-                lo[j] = -1
-                for p in range(n):
-                    if feas[off + j, p]:
-                        if lo[j] < 0:
-                            lo[j] = p
-                        hi[j] = p
                 base[j] = nv + 1
                 nv += hi[j] - lo[j]
             nv = _emit_line(out, cstart, top, lits, first, stride, n, off, k, blen, bcol,

@@ -48,6 +48,7 @@ from nonoforge.errors import SolverError
 from nonoforge.puzzle import Clue, Grid, Puzzle
 from nonoforge.solver import cnf
 from nonoforge.solver.cnf import FALSE, TRUE
+from nonoforge.solver.core import Tables
 
 #: The CDCL solver python-sat runs. On the CNFs the ``auto`` strategy hands over from the
 #: tournament sets (root logic states), MiniSat 2.2 needed 25-45 % less time than Glucose 4
@@ -138,8 +139,6 @@ def encode(puzzle: Puzzle, state: np.ndarray | None = None, lines: str = "order"
     rules out are never given a variable, so a mostly solved state makes a small CNF.
     ``lines`` is the line encoding: ``"order"`` (the default) or ``"regular"``.
     """
-    from nonoforge.solver.core import Tables
-
     if lines not in _LINE_ENCODERS:
         raise SolverError(f"unknown line encoding {lines!r} (order or regular)")
     h, w = puzzle.height, puzzle.width
@@ -153,8 +152,10 @@ def encode(puzzle: Puzzle, state: np.ndarray | None = None, lines: str = "order"
         masks &= st.astype(np.uint64).ravel()
     lits = np.full((h * w, ncol), FALSE, dtype=np.int64)
     # Which colours every cell can take (row, column, state) and every block's starts.
-    feas = np.zeros((max(len(t.blen), 1), max(h, w)), dtype=np.bool_)
-    if not cnf.narrow(masks, t.lines, t.blen, t.bcol, feas):
+    feas = np.zeros((len(t.blen), max(h, w)), dtype=np.bool_)
+    slo = np.zeros(len(t.blen), dtype=np.int64)
+    shi = np.zeros(len(t.blen), dtype=np.int64)
+    if not cnf.narrow(masks, t.lines, t.blen, t.bcol, feas, slo, shi):
         enc = Encoding(h, w, lits)
         enc.unsat = True
         return enc
@@ -165,7 +166,9 @@ def encode(puzzle: Puzzle, state: np.ndarray | None = None, lines: str = "order"
         out = np.zeros(3 * size, dtype=np.int64)
         cstart = np.zeros(size + 1, dtype=np.int64)
         top = np.zeros(4, dtype=np.int64)
-        rc = cnf.emit(masks, ncol, t.lines, t.blen, t.bcol, feas, order, lits, out, cstart, top)
+        rc = cnf.emit(
+            masks, ncol, t.lines, t.blen, t.bcol, feas, slo, shi, order, lits, out, cstart, top
+        )
         if rc != cnf.EMIT_FULL:
             break
         size *= 4
