@@ -198,8 +198,8 @@ class _PoolRun:
         self.opts = opts
         #: future -> (puzzle, None for a first run or the token of the row it repeats)
         self.inflight: dict[Future[Any], tuple[Puzzle, int | None]] = {}
-        #: token -> [row waiting for its repeats, repeats still running]
-        self.partial: dict[int, list[Any]] = {}
+        #: token -> a row waiting for its repeats (complete with ``opts.runs`` times)
+        self.partial: dict[int, dict[str, Any]] = {}
         self.tokens = itertools.count()
 
     def submit(self, fn: Callable[[Puzzle, RateOptions], dict[str, Any]], p: Puzzle) -> None:
@@ -212,17 +212,16 @@ class _PoolRun:
             result = f.result()  # BrokenProcessPool propagates to _pool_run
             p, token = self.inflight.pop(f)
             if token is not None:
-                entry = self.partial[token]
-                entry[0]["times"].append(result)
-                entry[1] -= 1
-                if entry[1] == 0:
-                    row = self.partial.pop(token)[0]
+                row = self.partial[token]
+                row["times"].append(result)
+                if len(row["times"]) == self.opts.runs:
+                    del self.partial[token]
                     row["time_s"] = statistics.median(row["times"])
                     yield row
             elif result.get("repeats"):
                 token = next(self.tokens)
-                self.partial[token] = [result, result.pop("repeats")]
-                for _ in range(self.partial[token][1]):
+                self.partial[token] = result
+                for _ in range(result.pop("repeats")):
                     self.inflight[self.pool.submit(time_once, p, self.opts)] = (p, token)
             else:
                 yield result
