@@ -88,8 +88,7 @@ def rate_corpus(
 
     Resumable: results are committed every :data:`BATCH` puzzles and rated puzzles skipped.
     """
-    if hasattr(executor, "start"):
-        executor.start()  # workers warm up while the corpus is read
+    executor.start()  # local workers warm up while the corpus is read
     version = solver_version()
     done = corpus.rated_keys(version)
     wanted = set(keys) if keys is not None else None

@@ -256,6 +256,9 @@ class DaskExecutor:
         except OSError as e:
             raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
 
+    def start(self) -> None:
+        """Nothing to start: the cluster's workers are running (the map warms them)."""
+
     def map_unordered(
         self, fn: Callable[[Puzzle, RateOptions], dict[str, Any]], items: Iterable[Puzzle],
         opts: RateOptions,
