@@ -202,7 +202,10 @@ def test_shared_file_reads_and_converts_everywhere(rel: str, fmt: str) -> None:
         assert len(puzzles_) == 1000 and all(p.goal is not None for p in puzzles_)
         assert {(p.width, p.height) for p in puzzles_} == {(25, 25)}
         text = shared_path(*rel.split("/")).read_text()
-        assert dumps(puzzles_, "tournament") == text  # our writer reproduces the file
+        # our writer reproduces the file; four later sets (icga2020, taai2017, taai2019,
+        # tcga2019) write a line with no blocks as an empty line where we write "0"
+        canonical = "\n".join(line or "0" for line in text.split("\n")[:-1]) + "\n"
+        assert dumps(puzzles_, "tournament") == canonical
     detected = detect(shared_path(*rel.split("/")).read_bytes(), rel)
     assert detected.name == fmt, f"{rel} detected as {detected.name}"
     # tournament sets hold 1000 puzzles: convert a sample of them
