@@ -23,6 +23,7 @@ from typer.exceptions import TyperException
 
 from nonoforge.errors import FormatError, NonoforgeError, UsageError
 from nonoforge.puzzle import Puzzle, cell_chars
+from nonoforge.util import first_line
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -35,8 +36,7 @@ def _report(e: BaseException) -> int:
     if _state["debug"]:
         traceback.print_exception(e, file=sys.stderr)
     if isinstance(e, NonoforgeError):
-        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-        err.print(Text(f"error: {msg}", style="red"))
+        err.print(Text(f"error: {first_line(e)}", style="red"))
         return e.exit_code
     if isinstance(e, KeyboardInterrupt):
         err.print("interrupted")
@@ -522,7 +522,7 @@ def db_import(
 
     def on_error(path: str, e: Exception) -> None:
         failed.setdefault(path, str(e))
-        err.print(Text(f"error: {str(e).splitlines()[0]}", style="red"))
+        err.print(Text(f"error: {first_line(e)}", style="red"))
 
     with Corpus.open(db) as c:
         if is_quiet():

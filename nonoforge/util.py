@@ -1,4 +1,4 @@
-"""Small helpers with one home: text made safe, files written whole, bit counts.
+"""Small helpers with one home: text made safe, files written whole, error lines.
 
 This module imports nothing of ours (it sits at the bottom of the layering, beside
 ``puzzle``), so every layer may use it.
@@ -16,14 +16,21 @@ through one of three functions depending on where it goes:
 
 from __future__ import annotations
 
+import os
 import re
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import BinaryIO
 
 __all__ = [
     "REPLACEMENT",
     "first_line",
-    "popcount",
+    "open_atomic",
     "safe_text",
     "terminal_text",
+    "write_atomic",
     "xml_text",
 ]
 
@@ -136,10 +143,42 @@ def first_line(error: BaseException | str) -> str:
     return "" if isinstance(error, str) else type(error).__name__
 
 
-def popcount(x: int) -> int:
-    """Number of set bits of a non-negative integer (a cell's mask of possible colours).
+@contextmanager
+def open_atomic(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
+    """A binary file to write that appears at ``path`` only when the block ends cleanly.
 
-    >>> popcount(0b1011)
-    3
+    It is a temporary file beside ``path`` (same directory, so the final rename is
+    atomic; named ``<name>.<random>.part``, unique per writer, so threads and processes
+    writing the same path do not clobber each other's half-written copies). On a clean
+    exit it is flushed and renamed over ``path``; on any exception (a full disk, a
+    Ctrl-C) it is removed and ``path`` keeps its old content. A reader, or a run killed
+    half-way, sees the old file or the new one, never half of one.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> with open_atomic(d / "out.bin") as f:
+    ...     _ = f.write(b"whole")
+    >>> (d / "out.bin").read_bytes(), sorted(p.name for p in d.iterdir())
+    (b'whole', ['out.bin'])
     """
-    return x.bit_count()
+    target = Path(path)
+    # Not mkstemp: its files are private (0600); this one gets the usual umask-based mode.
+    tmp = target.with_name(f"{target.name}.{uuid.uuid4().hex[:12]}.part")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            yield f
+        os.replace(tmp, target)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_atomic(path: str | os.PathLike[str], data: bytes | str) -> None:
+    """Write ``data`` (``str`` as UTF-8) to ``path`` whole or not at all (see
+    :func:`open_atomic`). ``OSError`` propagates for the caller to word; no temporary file
+    is left behind."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    with open_atomic(path) as f:
+        f.write(raw)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nonoforge.util import REPLACEMENT, first_line, popcount, safe_text, terminal_text, xml_text
+from nonoforge.util import REPLACEMENT, first_line, safe_text, terminal_text, xml_text
 
 # Any code point, lone surrogates included (what surrogateescape decoding can produce).
 anything = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x10FFFF), max_size=60)
@@ -108,8 +108,3 @@ def test_first_line() -> None:
     assert first_line(ValueError("\n\n  second  \n")) == "second"
     assert first_line(RuntimeError()) == "RuntimeError"
     assert first_line("") == ""
-
-
-@given(st.integers(min_value=0, max_value=2**70))
-def test_popcount(x: int) -> None:
-    assert popcount(x) == bin(x).count("1")

@@ -28,6 +28,7 @@ from nonoforge.pipeline.rate import (
     score_rows,
 )
 from nonoforge.puzzle import Puzzle
+from nonoforge.util import write_atomic
 
 Progress = Callable[[dict[str, Any]], None]
 
@@ -215,6 +216,4 @@ def _slug(text: str) -> str:
 
 def _atomic_write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    write_atomic(path, data)
