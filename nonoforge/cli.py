@@ -13,7 +13,7 @@ import sys
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -23,6 +23,10 @@ from typer.exceptions import TyperException
 
 from nonoforge.errors import FormatError, NonoforgeError, UsageError
 from nonoforge.puzzle import Puzzle, cell_chars
+from nonoforge.util import first_line
+
+if TYPE_CHECKING:
+    from nonoforge.db.filters import Filters
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -35,8 +39,7 @@ def _report(e: BaseException) -> int:
     if _state["debug"]:
         traceback.print_exception(e, file=sys.stderr)
     if isinstance(e, NonoforgeError):
-        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-        err.print(Text(f"error: {msg}", style="red"))
+        err.print(Text(f"error: {first_line(e)}", style="red"))
         return e.exit_code
     if isinstance(e, KeyboardInterrupt):
         err.print("interrupted")
@@ -397,56 +400,22 @@ LimitOpt = Annotated[int | None, typer.Option(help="At most this many puzzles.",
                                                rich_help_panel=_F)]
 
 
-def _span(text: str | None, what: str) -> tuple[int | None, int | None] | None:
-    """``3``, ``1-3``, ``1..3``, ``2..`` or ``..5`` as an inclusive (low, high) range."""
-    if text is None:
-        return None
-    t = text.strip()
-    sep = ".." if ".." in t else "-" if "-" in t.strip("-") else None
-    parts = t.split(sep, 1) if sep else [t, t]
-    try:
-        lo, hi = (int(x) if x.strip() else None for x in parts)
-    except ValueError:
-        raise UsageError(f"{what}: expected a number or a range like 1..3, got {text!r}") from None
-    if lo is not None and hi is not None and lo > hi:
-        raise UsageError(f"{what}: the range {text!r} is empty")
-    return lo, hi
+def _filters(width: int | None = None, height: int | None = None, size: str | None = None,
+             colors: str | None = None, source: str | None = None, status: str | None = None,
+             technique: str | None = None, grade: str | None = None,
+             solver_version: str | None = None, limit: int | None = None) -> Filters:
+    """The filter options, parsed with the one grammar of :mod:`nonoforge.ranges`."""
+    from nonoforge.db.filters import Filters
+    from nonoforge.ranges import SizeSpan, Span
 
-
-def _size_span(text: str | None) -> tuple[Any, Any]:
-    """``10x10..30x30``, ``15..25``, ``20x20`` or ``..30`` as (min_size, max_size)."""
-    if text is None:
-        return None, None
-
-    def one(s: str) -> Any:
-        s = s.strip().lower()
-        if not s:
-            return None
-        try:
-            if "x" in s:
-                w, h = s.split("x", 1)
-                return int(w), int(h)
-            return int(s)
-        except ValueError:
-            raise UsageError(f"--size: expected WxH or N, got {s!r}") from None
-
-    if ".." in text:
-        lo, hi = text.split("..", 1)
-        return one(lo), one(hi)
-    exact = one(text)
-    return exact, exact
-
-
-def _filters(width: int | None, height: int | None, size: str | None, colors: str | None,
-             source: str | None, status: str | None, technique: str | None, grade: str | None,
-             solver_version: str | None, limit: int | None) -> dict[str, Any]:
-    lo, hi = _size_span(size)
-    return {
-        "width": width, "height": height, "min_size": lo, "max_size": hi,
-        "colors": _span(colors, "--colors"), "source": source, "status": status,
-        "technique": technique, "grade": _span(grade, "--grade"),
-        "solver_version": solver_version, "limit": limit,
-    }
+    return Filters(
+        width=width, height=height,
+        size=None if size is None else SizeSpan.parse(size, "--size"),
+        colors=None if colors is None else Span.parse(colors, "--colors"),
+        source=source, status=status, technique=technique,
+        grade=None if grade is None else Span.parse(grade, "--grade"),
+        solver_version=solver_version, limit=limit,
+    )
 
 
 @db_app.command("init")
@@ -522,7 +491,7 @@ def db_import(
 
     def on_error(path: str, e: Exception) -> None:
         failed.setdefault(path, str(e))
-        err.print(Text(f"error: {str(e).splitlines()[0]}", style="red"))
+        err.print(Text(f"error: {first_line(e)}", style="red"))
 
     with Corpus.open(db) as c:
         if is_quiet():
@@ -562,7 +531,7 @@ def db_export(
     filters = _filters(width, height, size, colors, source, status, technique, grade,
                        solver_version, limit)
     with Corpus.open(db) as c:
-        n = c.export_rofl(dest, **filters)
+        n = c.export_rofl(dest, **filters.query_kwargs())
     if not is_quiet():
         err.print(f"wrote {n} puzzle(s) to {dest}")
 
@@ -585,7 +554,7 @@ def db_query(
     filters = _filters(width, height, size, colors, source, status, technique, grade,
                        solver_version, limit)
     with Corpus.open(db) as c:
-        rows = c.info(c.keys(**filters))
+        rows = c.info(c.keys(**filters.query_kwargs()))
     if as_json:
         print_json(rows)
         return
@@ -810,7 +779,7 @@ def generate(
 
     if size is None and width is None:
         raise UsageError("give the grid size with --size WxH or --width W")
-    grid_size = parse_size(size) if size is not None else None
+    grid_size = parse_size(size, "--size") if size is not None else None
     taken: set[str] = set()
     rows = []
     for image in images:
@@ -988,32 +957,28 @@ app.add_typer(collection_app, name="collection")
 def collection_build(
     name: Annotated[str, typer.Argument(help="Name of the collection (replaced if it exists).")],
     count: Annotated[int, typer.Option(help="How many puzzles.")] = 100,
-    grades: Annotated[str, typer.Option(help="Grade range, e.g. 1-3.")] = "1-5",
-    size: Annotated[
-        str | None, typer.Option(help="Size range WxH..WxH, e.g. 10x10..30x30.")
-    ] = None,
-    colors: Annotated[str, typer.Option(help="Colour-count range, e.g. 1..4.")] = "1..1000",
-    source: Annotated[str | None, typer.Option(help="Only puzzles from this source.")] = None,
+    grade: GradeOpt = None,
+    size: SizeOpt = None,
+    colors: ColorsOpt = None,
+    source: SourceOpt = None,
+    grades: Annotated[str | None, typer.Option("--grades", hidden=True)] = None,
     db: CorpusOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="The selection as JSON.")] = False,
 ) -> None:
     """Pick a balanced, deduplicated selection of rated puzzles, ordered easy to hard.
 
-    Example: nonoforge collection build starter --count 20 --grades 1-3 --size 5x5..30x30
+    Example: nonoforge collection build starter --count 20 --grade 1-3 --size 5x5..30x30
     """
     from nonoforge.db import Corpus
     from nonoforge.pipeline import jobs
-    from nonoforge.pipeline.collection import Filters, parse_range, parse_size_range
 
     if count < 1:
         raise UsageError("--count must be at least 1")
-    lo, hi = parse_size_range(size) if size else ((1, 1), (10_000, 10_000))
-    filters = Filters(
-        count=count, grades=parse_range(grades, "--grades", 1, 5), min_size=lo, max_size=hi,
-        colors=parse_range(colors, "--colors"), source=source,
-    )
+    if grades is not None and grade is not None:
+        raise UsageError("give --grade once (--grades is its old name)")
+    filters = _filters(size=size, colors=colors, source=source, grade=grade or grades)
     with Corpus.open(db) as corpus:
-        chosen = jobs.build_collection(corpus, name, filters)
+        chosen = jobs.build_collection(corpus, name, filters, count)
     if as_json:
         print_json([{"position": i, "key": c.puzzle.key, "title": c.puzzle.meta.title,
                      "grade": c.grade, "score": c.score, "width": c.puzzle.width,

@@ -404,6 +404,25 @@ def test_query_filters(mixed: tuple[Corpus, dict[str, list[Puzzle]]]) -> None:
     assert [(r["width"], r["height"], r["source"]) for r in info] == [(20, 25, "c")] * 2
 
 
+def test_typed_filters_select_what_the_keywords_select(
+    mixed: tuple[Corpus, dict[str, list[Puzzle]]],
+) -> None:
+    from nonoforge.db.filters import Filters
+    from nonoforge.ranges import SizeSpan, Span
+
+    c, _ = mixed
+    for f, kw in (
+        (Filters(size=SizeSpan.parse("8..")), {"min_size": 8}),
+        (Filters(size=SizeSpan.parse("..12x6")), {"max_size": (12, 6)}),
+        (Filters(size=SizeSpan.parse("7x7..20x25")), {"min_size": (7, 7), "max_size": (20, 25)}),
+        (Filters(colors=Span.parse("2..")), {"colors": (2, None)}),
+        (Filters(grade=Span.parse("1-2")), {"grade": (1, 2)}),
+        (Filters(grade=Span.parse("3.."), source="c"), {"grade": (3, None), "source": "c"}),
+        (Filters(source="a", limit=3), {"source": "a", "limit": 3}),
+    ):
+        assert c.keys(**f.query_kwargs()) == c.keys(**kw), f
+
+
 def test_query_streams_page_after_page(tmp_path: Path) -> None:
     with Corpus.open(tmp_path / "c.db") as c:
         ps = puzzles(1100, 14, size=(4, 4), source="x")

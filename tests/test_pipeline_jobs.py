@@ -18,6 +18,7 @@ from nonoforge.pipeline.collection import Filters
 from nonoforge.pipeline.difficulty import Model
 from nonoforge.pipeline.rate import LocalExecutor, RateOptions
 from nonoforge.puzzle import Grid, Meta, Puzzle
+from nonoforge.ranges import SizeSpan, Span
 
 FAST = RateOptions(timeout=10.0, runs=1)
 
@@ -117,7 +118,7 @@ def test_collection_honours_filters_order_and_exports(tmp_path) -> None:
     rate_into(db, LocalExecutor(1), small_corpus())
     with Corpus.open(db) as c:
         chosen = jobs.build_collection(
-            c, "mid", Filters(count=6, min_size=(6, 6), max_size=(12, 12), colors=(1, 2))
+            c, "mid", Filters(size=SizeSpan.parse("6..12"), colors=Span(1, 2)), count=6
         )
         assert chosen
         for x in chosen:

@@ -19,6 +19,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlch
 
 from nonoforge.db import models as m
 from nonoforge.errors import CorpusError
+from nonoforge.util import first_line
 
 #: The corpus a command uses when none is named.
 DEFAULT_PATH = "nonoforge.db"
@@ -49,9 +50,7 @@ def alembic_config(connection: Connection | None = None) -> Any:
 
 
 def one_line(e: BaseException) -> str:
-    orig = getattr(e, "orig", None) or e
-    msg = str(orig).strip().splitlines()
-    return msg[0] if msg else type(orig).__name__
+    return first_line(getattr(e, "orig", None) or e)
 
 
 def describe(target: str) -> str:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from sqlalchemy import ColumnElement, and_, exists
 
 from nonoforge.db import models as m
 from nonoforge.errors import CorpusError
+from nonoforge.ranges import SizeSpan, Span
 
 #: A count or an inclusive (low, high) range, either end None for open.
 Range = int | tuple[int | None, int | None]
@@ -32,6 +36,66 @@ def size_band(width: int, height: int) -> str:
         if side <= top:
             return label
     return SIZE_BANDS[-1][0]  # pragma: no cover
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which puzzles a command means, as typed values (``None``: no condition).
+
+    One selection for every command that picks puzzles (``db query``, ``db export``,
+    ``collection build``); the command line parses its options into one of these with
+    :mod:`nonoforge.ranges`, and the library takes it as it is.
+
+    >>> from nonoforge.ranges import SizeSpan, Span
+    >>> f = Filters(size=SizeSpan.parse("10x10..30x30"), grade=Span.parse("2.."))
+    >>> f.admits(width=20, height=15, colors=1, grade=3), f.to_dict()
+    (True, {'size': '10x10..30x30', 'grade': '2..'})
+    """
+
+    width: int | None = None
+    height: int | None = None
+    size: SizeSpan | None = None
+    colors: Span | None = None
+    source: str | None = None
+    status: str | None = None
+    technique: str | None = None
+    grade: Span | None = None
+    solver_version: str | None = None
+    limit: int | None = None
+
+    def query_kwargs(self) -> dict[str, Any]:
+        """The keywords :meth:`Corpus.query <nonoforge.db.Corpus.query>` and ``keys`` take."""
+        size = self.size or SizeSpan()
+        return {
+            "width": self.width, "height": self.height,
+            "min_size": size.lo, "max_size": size.hi, "colors": self.colors,
+            "source": self.source, "status": self.status, "technique": self.technique,
+            "grade": self.grade, "solver_version": self.solver_version, "limit": self.limit,
+        }
+
+    def admits(
+        self, *, width: int, height: int, colors: int, grade: int | None = None,
+        source: str | None = None,
+    ) -> bool:
+        """Whether a puzzle with these properties passes the size, colour, grade and source
+        filters (the ones known without the corpus; ``status``, ``technique``,
+        ``solver_version`` and ``limit`` are the query's)."""
+        return (
+            (self.width is None or width == self.width)
+            and (self.height is None or height == self.height)
+            and (self.size is None or self.size.admits(width, height))
+            and (self.colors is None or colors in self.colors)
+            and (self.grade is None or (grade is not None and grade in self.grade))
+            and (self.source is None or source == self.source)
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The filters that are set, ranges written in the option grammar (JSON-ready)."""
+        out: dict[str, Any] = {}
+        for k, v in self.__dict__.items():
+            if v is not None:
+                out[k] = str(v) if isinstance(v, tuple) else v
+        return out
 
 
 def bounds(value: Range | None, what: str) -> tuple[int | None, int | None]:

@@ -37,6 +37,7 @@ from nonoforge.formats import (  # noqa: F401
 )
 from nonoforge.formats.base import FORMATS, MAX_FILE_BYTES, Format, register
 from nonoforge.puzzle import Puzzle
+from nonoforge.util import write_atomic
 
 __all__ = [
     "FORMATS",
@@ -182,11 +183,8 @@ def write_file(
         out = dumps(puzzles, f)
     except FormatError as e:
         raise e.located(p) from None
-    data = out.encode() if isinstance(out, str) else out
-    tmp = p + ".part"
     try:
-        Path(tmp).write_bytes(data)
-        os.replace(tmp, p)
+        write_atomic(p, out)
     except OSError as e:
         raise FormatError(e.strerror or str(e), path=p) from None
     return f

@@ -18,6 +18,11 @@ from nonoforge.puzzle import Meta, Puzzle
 #: Files larger than this are refused before they are read: no puzzle file is near it.
 MAX_FILE_BYTES = 64 * 1024 * 1024
 
+#: The longest side a text reader accepts: formats allow any size, so absurd ones are
+#: refused before anything is allocated. (Image grids and site pages have their own,
+#: smaller limits; ROFL's binary field its own larger one.)
+MAX_SIDE = 10_000
+
 Reader = Callable[[str | bytes], Iterator[Puzzle]]
 Writer = Callable[[list[Puzzle]], str | bytes]
 

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 
 from nonoforge.errors import FormatError
 from nonoforge.formats.base import (
+    MAX_SIDE,
     Format,
     numbered_lines,
     parse_int,
@@ -34,7 +35,6 @@ from nonoforge.formats.base import (
 )
 from nonoforge.puzzle import Meta, Palette, Puzzle
 
-MAX_SIDE = 10_000
 _SEP = re.compile(r"[\s,]+")
 
 

@@ -21,6 +21,7 @@ from typing import Any
 from nonoforge.errors import FormatError
 from nonoforge.formats.base import Format, puzzle_or_error, register
 from nonoforge.puzzle import Color, Grid, Meta, Palette, Puzzle, cell_chars, parse_rgb
+from nonoforge.util import first_line
 
 MARK = "nonoforge"
 
@@ -80,7 +81,7 @@ def read(text: str | bytes) -> Iterator[Puzzle]:
     except json.JSONDecodeError as e:
         raise FormatError(f"invalid JSON: {e.msg}", line=e.lineno) from None
     except (ValueError, RecursionError) as e:  # e.g. a number of millions of digits
-        raise FormatError(f"invalid JSON: {str(e).splitlines()[0][:80]}") from None
+        raise FormatError(f"invalid JSON: {first_line(e)[:80]}") from None
     items = data if isinstance(data, list) else [data]
     for item in items:
         yield from_dict(item)

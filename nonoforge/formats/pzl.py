@@ -34,13 +34,12 @@ import re
 from collections.abc import Iterator
 
 from nonoforge.errors import FormatError
-from nonoforge.formats.base import Format, parse_int, puzzle_or_error, register
+from nonoforge.formats.base import MAX_SIDE, Format, parse_int, puzzle_or_error, register
 from nonoforge.puzzle import WHITE, Color, Meta, Palette, Puzzle, parse_rgb
 
 _HEX = re.compile(r"#[0-9A-Fa-f]{6}")
-#: Limits against absurd files: colours in the list, cells on a side.
+#: Limit against absurd files: colours in the list (cells on a side: ``base.MAX_SIDE``).
 MAX_COLORS = 4096
-MAX_SIDE = 10_000
 
 
 class _Tokens:

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 
 from nonoforge.errors import FormatError
 from nonoforge.formats.base import (
+    MAX_SIDE,
     Format,
     numbered_lines,
     parse_int,
@@ -32,9 +33,6 @@ from nonoforge.formats.base import (
     register,
 )
 from nonoforge.puzzle import Clue, Meta, Palette, Puzzle
-
-#: Pattern accepts puzzles of any size; we refuse absurd ones before allocating anything.
-MAX_SIDE = 10_000
 
 _SIZE = re.compile(r"(\d{1,7})(?:x(\d{1,7}))?")
 _SAVE_FIELD = re.compile(r"([A-Z]+) *:(\d{1,9}):")

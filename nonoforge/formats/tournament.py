@@ -32,12 +32,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from nonoforge.errors import FormatError
-from nonoforge.formats.base import Format, parse_int, puzzle_or_error, register
+from nonoforge.formats.base import MAX_SIDE, Format, parse_int, puzzle_or_error, register
 from nonoforge.puzzle import Grid, Meta, Palette, Puzzle
 
 _HEADER = re.compile(r"\$\s*(\d{1,9})")
 _PLAIN = re.compile(r"\d{1,6}(?:[ \t]+\d{1,6})*")
-MAX_SIDE = 10_000
 
 
 def _blocks(text: str) -> Iterator[tuple[int, int, list[tuple[int, str]]]]:

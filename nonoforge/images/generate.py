@@ -36,9 +36,8 @@ from nonoforge.images.quantise import (
     quantise,
 )
 from nonoforge.puzzle import Clue, Grid, Meta, Palette, Puzzle, clue_of, min_length
+from nonoforge.solving import TECHNIQUES, mask_counts
 
-#: The technique ladder, easiest first (as the solver reports it).
-TECHNIQUES = ("trivial", "overlap", "line", "probe", "search")
 #: Rungs a generated puzzle may be required to stay within.
 MAX_TECHNIQUES = ("line", "probe")
 #: Default edit budget: at most this fraction of the cells may change.
@@ -91,13 +90,9 @@ def _strategy(max_technique: str) -> str:
     return max_technique
 
 
-def popcount(state: np.ndarray) -> np.ndarray:
-    return np.bitwise_count(np.asarray(state, dtype=np.uint64))
-
-
 def decided(res: Any) -> int:
     """Cells the solver settled (one colour left)."""
-    return int((popcount(res.state) == 1).sum())
+    return int((mask_counts(res.state) == 1).sum())
 
 
 # -- incremental clues ----------------------------------------------------------------------
@@ -236,7 +231,7 @@ def _candidates(
     a neighbour's colour, or (for an undecided cell) a colour the solver still allows there.
     """
     ncol = fid.shape[2]
-    undecided = popcount(state) > 1
+    undecided = mask_counts(state) > 1
     near = undecided.copy()
     near[1:] |= undecided[:-1]
     near[:-1] |= undecided[1:]

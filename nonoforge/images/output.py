@@ -22,14 +22,12 @@ from nonoforge.images.render import (
     solve_gif,
 )
 from nonoforge.puzzle import Grid, Puzzle
+from nonoforge.util import write_atomic
 
 
 def _write(path: Path, data: bytes | str) -> str:
-    raw = data.encode() if isinstance(data, str) else data
-    tmp = path.with_name(path.name + ".part")
     try:
-        tmp.write_bytes(raw)
-        os.replace(tmp, path)
+        write_atomic(path, data)
     except OSError as e:
         raise ImageError(f"{path}: {e.strerror or e}") from None
     return str(path)

@@ -27,6 +27,7 @@ from PIL import Image
 from skimage.color import deltaE_ciede2000, lab2rgb, rgb2lab
 from skimage.filters import threshold_otsu
 
+from nonoforge import ranges
 from nonoforge.errors import ImageError, UsageError
 from nonoforge.images.load import as_rgba
 from nonoforge.puzzle import Color, Grid, Palette
@@ -62,12 +63,9 @@ class Quantised:
 # -- sizes and averaging --------------------------------------------------------------------
 
 
-def parse_size(text: str) -> tuple[int, int]:
-    """``"30x20"`` as ``(width, height)``."""
-    parts = text.lower().replace("*", "x").split("x")
-    if len(parts) != 2 or not all(s.strip().isdigit() for s in parts):
-        raise UsageError(f"size must be WIDTHxHEIGHT, like 30x30, got {text!r}")
-    w, h = (int(s) for s in parts)
+def parse_size(text: str, what: str = "size") -> tuple[int, int]:
+    """``"30x20"`` as ``(width, height)`` (the grammar of :mod:`nonoforge.ranges`)."""
+    w, h = ranges.parse_size(text, what)
     check_grid_size(w, h)
     return w, h
 

@@ -18,6 +18,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from nonoforge.puzzle import Clue, Grid, Palette, Puzzle, cell_chars
+from nonoforge.solving import mask_colours as state_cells
 
 RGB = tuple[int, int, int]
 
@@ -219,22 +220,6 @@ def edits_png(before: Grid, after: Grid, palette: Palette, scale: int = 10) -> I
         d.rectangle((x, y, x + s - 1, y + s - 1), outline=MARK, width=max(1, s // 6))
         d.line((x, y, x + s - 1, y + s - 1), fill=MARK, width=1)
     return im
-
-
-def popcount(state: np.ndarray) -> np.ndarray:
-    """How many colours each cell of a solver state can still take."""
-    return np.bitwise_count(np.asarray(state, dtype=np.uint64)).astype(np.int64)
-
-
-def state_cells(state: np.ndarray, undecided: int) -> np.ndarray:
-    """Colour indices of a solver state: a decided cell its colour, others ``undecided``."""
-    st = np.asarray(state, dtype=np.uint64)
-    decided = popcount(st) == 1
-    idx = np.full(st.shape, undecided, dtype=np.int64)
-    # log2 of a single set bit
-    one = st[decided]
-    idx[decided] = np.log2(one.astype(np.float64)).round().astype(np.int64)
-    return idx
 
 
 def solve_gif(

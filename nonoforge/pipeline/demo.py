@@ -75,7 +75,7 @@ def run_demo(
         say(f"  rated {s['rated']}: verdicts {dict(s['verdicts'])}, grades {dict(s['grades'])}")
 
         say("building the graded collection 'demo' and exporting it ...")
-        chosen = jobs.build_collection(corpus, "demo", Filters(count=30))
+        chosen = jobs.build_collection(corpus, "demo", Filters(), count=30)
         pdf = jobs.export_collection(corpus, "demo", str(root / "demo.pdf"))
         folder = jobs.export_collection(corpus, "demo", str(root / "demo"), "non")
         rofl = jobs.export_collection(corpus, "demo", str(root / "demo.rofl"))

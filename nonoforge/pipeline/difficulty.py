@@ -21,9 +21,10 @@ from typing import Any
 import numpy as np
 
 from nonoforge.errors import UsageError
+from nonoforge.solving import TECHNIQUES
 
 #: The technique ladder, easiest first (the solver's ``TECHNIQUES``).
-LADDER = ("trivial", "overlap", "line", "probe", "search")
+LADDER = TECHNIQUES
 GRADES = 5
 HELD_OUT_SHARE = 0.2
 

@@ -28,6 +28,7 @@ from nonoforge.pipeline.rate import (
     score_rows,
 )
 from nonoforge.puzzle import Puzzle
+from nonoforge.util import write_atomic
 
 Progress = Callable[[dict[str, Any]], None]
 
@@ -154,22 +155,26 @@ def rate_puzzles(
 # -- collections ----------------------------------------------------------------------------
 
 
-def build_collection(corpus: Any, name: str, filters: Filters) -> list[Candidate]:
-    """Select a collection from the rated corpus and store it under ``name``."""
+def build_collection(
+    corpus: Any, name: str, filters: Filters, count: int = 100
+) -> list[Candidate]:
+    """Select ``count`` puzzles from the rated corpus and store them under ``name``."""
     version = solver_version()
     results = {r["key"]: r for r in corpus.results(version)}
     if not results:
         raise UsageError("the corpus has no rated puzzles: run `nonoforge rate` first")
     candidates = []
-    for p in corpus.query(source=filters.source):
+    for p in corpus.query(**{**filters.query_kwargs(), "limit": None}):
         r = results.get(p.key)
         if r is None or r.get("score") is None:
             continue
         candidates.append(Candidate(p, r.get("grade"), float(r["score"]), p.meta.source))
-    chosen = select(candidates, filters)
+    chosen = select(candidates, filters, count)
     if not chosen:
         raise UsageError("no rated puzzle matches those filters")
-    corpus.create_collection(name, [c.puzzle.key for c in chosen], filters.to_dict())
+    corpus.create_collection(
+        name, [c.puzzle.key for c in chosen], {"count": count, **filters.to_dict()}
+    )
     return chosen
 
 
@@ -215,6 +220,4 @@ def _slug(text: str) -> str:
 
 def _atomic_write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    write_atomic(path, data)

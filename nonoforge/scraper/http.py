@@ -43,6 +43,7 @@ import requests
 
 from nonoforge import __version__
 from nonoforge.errors import FetchError
+from nonoforge.util import first_line, open_atomic
 
 #: Where people who see our requests in their logs can read what we are.
 PROJECT_URL = "https://github.com/nonoforge/nonoforge"
@@ -484,16 +485,14 @@ class Http:
         }
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.part")
-            with tmp.open("wb") as f:
+            with open_atomic(path) as f:
                 f.write(json.dumps(head).encode() + b"\n")
                 f.write(resp.body)
-            os.replace(tmp, path)
         except OSError:
             pass  # the cache is an optimisation: a read-only disk must not stop an ingest
 
 
 def _short(e: BaseException) -> str:
     """The first line of an exception's message, shortened."""
-    s = str(e).splitlines()[0] if str(e) else type(e).__name__
+    s = first_line(e)
     return s if len(s) <= 160 else s[:157] + "..."

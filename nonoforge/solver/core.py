@@ -21,6 +21,7 @@ from nonoforge.puzzle import Grid, Puzzle
 from nonoforge.solver import engine as E  # noqa: N812
 from nonoforge.solver.line import BITS, MAX_COLORS
 from nonoforge.solver.result import TECHNIQUES, SolveResult
+from nonoforge.solving import mask_colours
 
 #: Bump whenever a solve of the same puzzle could give a different result or effort.
 SOLVER_VERSION = "1.1"  # 1.1: MiniSat back-end (SAT conflict counts differ)
@@ -195,10 +196,7 @@ class Work:
 
 def state_to_grid(state: np.ndarray, ncolors: int) -> Grid:
     """A fully decided state (one bit a cell) as a picture of colour indices."""
-    cells = np.zeros(state.shape, dtype=np.uint8)
-    for c in range(1, ncolors + 1):
-        cells[state == BITS[c]] = c
-    return Grid(cells)
+    return Grid(mask_colours(state, 0).astype(np.uint8))
 
 
 def _checked(puzzle: Puzzle, grids: list[Grid]) -> list[Grid]:

@@ -7,9 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from nonoforge.puzzle import Grid
-
-#: The technique ladder, easiest first; :attr:`SolveResult.technique` is one of these.
-TECHNIQUES = ("trivial", "overlap", "line", "probe", "search")
+from nonoforge.solving import TECHNIQUES as TECHNIQUES  # its home; re-exported
+from nonoforge.solving import mask_colours
 
 #: Every verdict :attr:`SolveResult.status` can take.
 STATUSES = ("unique", "multiple", "none", "timeout", "unsolved")
@@ -65,11 +64,5 @@ def state_rows(state: np.ndarray, ncolors: int) -> list[str]:
     from nonoforge.puzzle import cell_chars
 
     chars = cell_chars(ncolors)
-    out = []
-    for row in state.tolist():
-        line = []
-        for m in row:
-            single = m != 0 and m & (m - 1) == 0
-            line.append(chars[m.bit_length() - 1] if single else "?")
-        out.append("".join(line))
-    return out
+    return ["".join(chars[c] if c >= 0 else "?" for c in row)
+            for row in mask_colours(state).tolist()]

@@ -1,0 +1,45 @@
+"""The solver's vocabulary, importable without loading the solver (and so numba).
+
+Readers of a solve's outcome — image generation, rendering, rating — need the technique
+ladder and must decode the solver's cell masks, but should not pay for compiling the
+solver just to name a technique or draw a state. Both live here, once; the solver itself
+uses them too.
+
+A solver *state* is an ``(H, W)`` ``uint64`` array: bit ``c`` of a cell is set while colour
+``c`` (0 is the background) may still stand there. A cell is *decided* when exactly one
+bit is left.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["TECHNIQUES", "mask_colours", "mask_counts"]
+
+#: The technique ladder, easiest first: ``trivial`` lines, simple ``overlap``, complete
+#: ``line`` logic, ``probe`` (try each colour of a cell) and ``search`` (guessing).
+#: :attr:`nonoforge.solver.SolveResult.technique` is one of these.
+TECHNIQUES = ("trivial", "overlap", "line", "probe", "search")
+
+
+def mask_counts(state: np.ndarray) -> np.ndarray:
+    """How many colours each cell of a state may still take (``int64``, same shape).
+
+    >>> mask_counts(np.array([[1, 2], [3, 0]], dtype=np.uint64)).tolist()
+    [[1, 1], [2, 0]]
+    """
+    return np.bitwise_count(np.asarray(state, dtype=np.uint64)).astype(np.int64)
+
+
+def mask_colours(state: np.ndarray, undecided: int = -1) -> np.ndarray:
+    """Each cell's colour index where it is decided, ``undecided`` elsewhere (``int64``).
+
+    >>> mask_colours(np.array([[1, 2], [3, 4]], dtype=np.uint64)).tolist()
+    [[0, 1], [-1, 2]]
+    """
+    st = np.asarray(state, dtype=np.uint64)
+    decided = np.bitwise_count(st) == 1
+    out = np.full(st.shape, undecided, dtype=np.int64)
+    # a single set bit is a power of two: log2 is exact in float64 for every bit of a uint64
+    out[decided] = np.log2(st[decided].astype(np.float64)).astype(np.int64)
+    return out
