@@ -110,7 +110,7 @@ def first_meta(conn: Connection, ids: list[int]) -> dict[int, Meta]:
     for chunk in chunks(ids):
         q = (
             select(t.c.puzzle_id, t.c.source, t.c.source_id, t.c.title, t.c.author,
-                   t.c.copyright, t.c.licence)
+                   t.c.copyright, t.c.licence, t.c.note)
             .where(t.c.puzzle_id.in_(chunk))
             .order_by(t.c.id)
         )
@@ -120,6 +120,6 @@ def first_meta(conn: Connection, ids: list[int]) -> dict[int, Meta]:
                     title=row.title, author=row.author, copyright=row.copyright,
                     licence=row.licence,
                     source=None if row.source == UNKNOWN_SOURCE else row.source,
-                    source_id=row.source_id,
+                    source_id=row.source_id, note=row.note,
                 )
     return out

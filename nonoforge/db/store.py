@@ -77,6 +77,10 @@ class _Item:
     default_source: str | None = None
     default_source_id: str | None = None
     outcome: str = ""
+    #: Whether the default source names one file (``file:NAME``), so that an id the
+    #: puzzle's metadata carries without a source (a tournament ``$N``, an XML ``<id>``) is
+    #: unique under it; under a site's name (a fetched item) the item is the id.
+    per_file: bool = False
 
 
 class Corpus:
@@ -900,7 +904,7 @@ class Corpus:
                     reader = codec().iter_load(data, on_error="collect")
                     for p in reader:
                         n += 1
-                        yield _Item(p, None, source, str(n))
+                        yield _Item(p, None, source, str(n), per_file=True)
                     problems = [e.located(name) for e in reader.errors]
                     if problems and on_error is None:
                         raise problems[0]
@@ -908,18 +912,20 @@ class Corpus:
                         on_error(name, e)  # type: ignore[misc]
                 else:
                     # streamed: the puzzles before a malformed one are still imported
-                    it = loads(data, path=name)
+                    # path-aware: companion files (tournament solutions) bring goals
+                    it = loads(data, path=name, companions=True)
                     first = next(it, None)
                     if first is None:
                         raise FormatError("no puzzle in file", path=name)
                     second = next(it, None)
                     n = 1
                     # the raw file is kept for re-parsing when it holds this one puzzle
-                    yield _Item(first, data if second is None else None, source, "1")
+                    keep = data if second is None else None
+                    yield _Item(first, keep, source, "1", per_file=True)
                     if second is not None:
                         for p in itertools.chain([second], it):
                             n += 1
-                            yield _Item(p, None, source, str(n))
+                            yield _Item(p, None, source, str(n), per_file=True)
             except (FormatError, CorpusError, ValueError) as e:
                 if on_error is None:
                     raise
@@ -949,12 +955,14 @@ def _provenance(it: _Item, puzzle_id: int) -> dict[str, Any]:
     """The provenance row an item brings: its metadata, the defaults filling the gaps.
 
     The default source id (a fetched item, a position in a file) only applies under the
-    default source: an id means nothing under another source's name.
+    default source: an id means nothing under another source's name. Under a file's own
+    source the puzzle's id wins (it is the file's number for it); under a site's name the
+    item does (ids of different files would collide there).
     """
     meta = it.puzzle.meta
     source = meta.source or it.default_source or UNKNOWN_SOURCE
     source_id = meta.source_id
-    if source_id is None and source == it.default_source:
+    if source == it.default_source and (source_id is None or not it.per_file):
         source_id = it.default_source_id
     return {
         "puzzle_id": puzzle_id,
@@ -964,6 +972,7 @@ def _provenance(it: _Item, puzzle_id: int) -> dict[str, Any]:
         "author": meta.author,
         "copyright": meta.copyright,
         "licence": meta.licence,
+        "note": meta.note,
         "raw": it.raw,
     }
 
