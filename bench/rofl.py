@@ -27,6 +27,8 @@ sys.path.insert(0, str(ROOT))
 from nonoforge.formats import dumps as fmt_dumps  # noqa: E402
 from nonoforge.formats import read_file, rofl  # noqa: E402
 from nonoforge.formats.base import strip_meta  # noqa: E402
+from nonoforge.formats.rofl.container import _frame  # noqa: E402
+from nonoforge.formats.rofl.kernels import _kernels  # noqa: E402
 from nonoforge.puzzle import Puzzle  # noqa: E402
 
 CORPORA = ROOT.parent / "shared" / "corpora"
@@ -58,7 +60,7 @@ def sizes(name: str, puzzles: list[Puzzle], non_texts: list[bytes]) -> dict[str,
     n = len(puzzles)
     whole = b"".join(non_texts)
     payloads = [rofl.encode(p) for p in puzzles]
-    records = [rofl._frame(b) for b in payloads]
+    records = [_frame(b) for b in payloads]
     numbers = [b.length for p in puzzles for _, _, c in p.lines() for b in c]
     counts = [len(c) for p in puzzles for _, _, c in p.lines()]
     row = {
@@ -120,7 +122,7 @@ def best_rate(fn: Callable[[], object], n: int, rounds: int = 5) -> float:
 
 
 def throughput(name: str, puzzles: list[Puzzle]) -> None:
-    rofl._kernels(jit=True)
+    _kernels(jit=True)
     rofl.decode(rofl.encode(puzzles[0]))
     n = len(puzzles)
     payloads = [rofl.encode(p) for p in puzzles]

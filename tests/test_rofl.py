@@ -7,6 +7,7 @@ import io
 import random
 import re
 import string
+import zlib
 
 import numpy as np
 import pytest
@@ -17,6 +18,8 @@ from hypothesis import strategies as st
 from nonoforge.errors import RoflError
 from nonoforge.formats import read_file, rofl, write_file
 from nonoforge.formats.base import strip_meta
+from nonoforge.formats.rofl.kernels import _kernels
+from nonoforge.formats.rofl.record import _varint
 from nonoforge.puzzle import Color, Meta, Palette, Puzzle
 
 FAST = settings(max_examples=60, deadline=None)
@@ -146,7 +149,7 @@ def test_streaming_reader_small_chunks() -> None:
 
 def test_kernels_match_plain_python() -> None:
     """The compiled kernels and their Python source give the same bits."""
-    k = rofl._kernels(jit=True)
+    k = _kernels(jit=True)
     p = Puzzle.from_grid(np.random.default_rng(3).integers(0, 4, (7, 9)))
     lines = p.rows + p.columns
     counts = np.array([len(c) for c in lines], np.int64)
@@ -294,14 +297,14 @@ def test_registered_format(tmp_path) -> None:
 
 
 def test_huge_claims_are_errors_not_allocations() -> None:
-    side = rofl._varint(31623)  # 31623^2 is about 10^9 cells
+    side = _varint(31623)  # 31623^2 is about 10^9 cells
     for flags in (0, rofl.FLAG_GOAL):
         with pytest.raises(RoflError, match="too large|cannot fit"):
             rofl.decode(side + side + bytes([flags]) + b"\x00" * 64)
     with pytest.raises(RoflError):
-        rofl.decode(rofl._varint(1000) * 2 + b"\x01" + b"\xff" * 100)
-    frame = rofl.REC_SYNC + rofl._varint(10**9)
-    head = frame + bytes([rofl.zlib.crc32(frame) & 0xFF])
+        rofl.decode(_varint(1000) * 2 + b"\x01" + b"\xff" * 100)
+    frame = rofl.REC_SYNC + _varint(10**9)
+    head = frame + bytes([zlib.crc32(frame) & 0xFF])
     with pytest.raises(RoflError, match="too large"):
         list(rofl.iter_load(rofl.HEADER + head + b"\x00" * 100))
 
@@ -310,3 +313,36 @@ def test_unknown_version_is_named() -> None:
     _, data = small_container()
     with pytest.raises(RoflError, match="unsupported ROFL version 2"):
         list(rofl.iter_load(data[:4] + b"\x02" + data[5:]))
+
+
+# -- start-up -----------------------------------------------------------------------------
+
+
+def test_numba_is_imported_only_for_bulk_rofl_work() -> None:
+    """``info x.non`` and a few ROFL conversions never import numba (start-up counts)."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    env = {k: v for k, v in os.environ.items() if k != "NONOFORGE_ROFL_JIT"}
+    env["PYTHONPATH"] = str(ROOT)
+    info = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "nonoforge", "info", str(DATA / "dancer.non")],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert info.returncode == 0, info.stderr[-2000:]
+    imported = [ln.rsplit("|", 1)[-1].strip() for ln in info.stderr.splitlines() if "|" in ln]
+    assert not [m for m in imported if m.split(".")[0] in ("numba", "llvmlite")]
+    code = (
+        "import sys\n"
+        "from nonoforge.formats import read_file, rofl\n"
+        f"ps = read_file({str(DATA / 'dancer.non')!r}) * 10\n"
+        "assert rofl.load_salvage(rofl.dumps(ps))[0] == ps\n"
+        "print('numba' in sys.modules)\n"
+    )
+    few = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert few.returncode == 0, few.stderr[-2000:]
+    assert few.stdout.strip() == "False"

@@ -1,0 +1,273 @@
+"""ROFL records: one puzzle as a payload of sizes, flags, palette, bit section and metadata."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from nonoforge.errors import RoflError
+from nonoforge.formats.rofl.kernels import _ERRORS, _kernels
+from nonoforge.puzzle import COLOR_CHARS, Block, Color, Grid, Meta, Palette, Puzzle
+
+#: Largest width or height a record may declare (real puzzles stay under a few hundred).
+MAX_SIDE = 1 << 24
+#: Largest goal picture (cells) a record may declare: bounds what a decoder allocates.
+MAX_GOAL_CELLS = 1 << 24
+
+FLAG_GOAL = 1
+FLAG_META = 2
+FLAG_PALETTE = 4
+
+META_FIELDS = tuple(f.name for f in dataclasses.fields(Meta))
+
+
+# ---------------------------------------------------------------------------------------
+# byte-level helpers
+
+
+def _varint(n: int) -> bytes:
+    """Unsigned LEB128: 7 bits a byte, least significant first, high bit = more follows."""
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _read_varint(data: bytes, pos: int, what: str, limit: int = 1 << 63) -> tuple[int, int]:
+    """A minimal-length varint at ``pos``: ``(value, next_pos)``; RoflError otherwise."""
+    value = 0
+    shift = 0
+    while True:
+        if pos >= len(data):
+            raise RoflError(f"{what}: truncated")
+        b = data[pos]
+        pos += 1
+        value |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            if b == 0 and shift > 7:
+                raise RoflError(f"{what}: non-minimal varint")
+            break
+        if shift >= 63:
+            raise RoflError(f"{what}: varint too long")
+    if value > limit:
+        raise RoflError(f"{what}: {value} is too large")
+    return value, pos
+
+
+def _utf8(s: str) -> bytes:
+    return s.encode("utf-8", "surrogatepass")
+
+
+def _read_str(data: bytes, pos: int, what: str) -> tuple[str, int]:
+    n, pos = _read_varint(data, pos, what, limit=len(data) - pos)
+    try:
+        return data[pos : pos + n].decode("utf-8", "surrogatepass"), pos + n
+    except UnicodeDecodeError:
+        raise RoflError(f"{what}: not UTF-8") from None
+
+
+def _default_name(i: int, ncolors: int) -> str | None:
+    """The colour name a palette need not store: white, black, then ``a``, ``b``, ..."""
+    if i == 0:
+        return "white"
+    if ncolors == 1:
+        return "black"
+    return COLOR_CHARS[i] if i < len(COLOR_CHARS) else None
+
+
+_BW = Palette.bw()
+_BW_BLOCKS = np.empty(0, dtype=object)
+
+
+def _bw_blocks(n: int) -> Any:
+    """An object array whose item ``i`` is ``Block(i, 1)``, for ``i`` up to at least ``n``.
+
+    Decoded clues share these immutable blocks, which makes building them a C-level gather.
+    """
+    global _BW_BLOCKS
+    if len(_BW_BLOCKS) <= n:
+        table = np.empty(max(n + 1, 2 * len(_BW_BLOCKS), 64), dtype=object)
+        for i in range(len(table)):
+            table[i] = Block(i, 1)
+        _BW_BLOCKS = table
+    return _BW_BLOCKS
+
+
+# ---------------------------------------------------------------------------------------
+# records
+
+
+def encode(p: Puzzle) -> bytes:
+    """One puzzle as a ROFL v1 record payload (canonical: equal puzzles give equal bytes).
+
+    Everything the model holds survives: clues, palette (order and names), metadata and goal.
+    """
+    k = _kernels()
+    out = bytearray(_varint(p.width))
+    out += _varint(p.height)
+    pal = p.palette
+    ncol = len(pal) - 1
+    has_meta = any(getattr(p.meta, f) is not None for f in META_FIELDS)
+    flags = (FLAG_GOAL if p.goal is not None else 0) | (FLAG_META if has_meta else 0)
+    if pal != _BW:
+        flags |= FLAG_PALETTE
+    out.append(flags)
+    if flags & FLAG_PALETTE:
+        out += _varint(ncol)
+        for c in pal:
+            out += bytes(c.rgb)
+        if all(c.name == _default_name(i, ncol) for i, c in enumerate(pal)):
+            out.append(0)
+        else:
+            out.append(1)
+            for c in pal:
+                b = _utf8(c.name)
+                out += _varint(len(b)) + b
+    if p.goal is not None:
+        out += k["_enc_goal"](p.goal.cells.reshape(-1), ncol).tobytes()
+    else:
+        lines = p.rows + p.columns
+        counts = np.array([len(c) for c in lines], np.int64)
+        lengths = np.array([b[0] for c in lines for b in c], np.int64)
+        colors = np.array([b[1] for c in lines for b in c], np.int64) if ncol > 1 else lengths
+        out += k["_enc_clues"](counts, lengths, colors, (ncol - 1).bit_length()).tobytes()
+    if has_meta:
+        present = 0
+        body = bytearray()
+        for i, f in enumerate(META_FIELDS):
+            v = getattr(p.meta, f)
+            if v is not None:
+                present |= 1 << i
+                b = _utf8(v)
+                body += _varint(len(b)) + b
+        out.append(present)
+        out += body
+    return bytes(out)
+
+
+def _split_clues(
+    counts: Any, lengths: Any, colors: Any, nblocks: int, ncolors: int
+) -> list[tuple[Block, ...]]:
+    """Per-line tuples of blocks from the kernels' flat arrays."""
+    lens = lengths[:nblocks]
+    if ncolors == 1:
+        blocks = tuple(_bw_blocks(int(lens.max()) if nblocks else 0)[lens].tolist())
+    else:
+        blocks = tuple(map(Block, lens.tolist(), colors[:nblocks].tolist()))
+    out = []
+    i = 0
+    for c in counts.tolist():
+        out.append(blocks[i : i + c])
+        i += c
+    return out
+
+
+def decode(data: bytes | bytearray | memoryview) -> Puzzle:
+    """The puzzle a record payload holds (the inverse of :func:`encode`).
+
+    Raises :class:`RoflError` (without a record number; the container adds it) for any
+    payload that is truncated, inconsistent or carries trailing bytes.
+    """
+    data = bytes(data)
+    k = _kernels()
+    width, pos = _read_varint(data, 0, "width", MAX_SIDE)
+    height, pos = _read_varint(data, pos, "height", MAX_SIDE)
+    if width < 1 or height < 1:
+        raise RoflError(f"puzzle size {width}x{height} is empty")
+    if pos >= len(data):
+        raise RoflError("flags: truncated")
+    flags = data[pos]
+    pos += 1
+    if flags & ~(FLAG_GOAL | FLAG_META | FLAG_PALETTE):
+        raise RoflError(f"unknown flags 0x{flags:02x}")
+    if flags & FLAG_PALETTE:
+        ncol, pos = _read_varint(data, pos, "colour count", (len(data) - pos) // 3)
+        if ncol < 1:
+            raise RoflError("palette has no painted colour")
+        rgb = data[pos : pos + 3 * (ncol + 1)]
+        if len(rgb) < 3 * (ncol + 1):
+            raise RoflError("palette: truncated")
+        pos += 3 * (ncol + 1)
+        if pos >= len(data):
+            raise RoflError("palette names: truncated")
+        mode = data[pos]
+        pos += 1
+        names: list[str] = []
+        if mode == 0:
+            for i in range(ncol + 1):
+                name = _default_name(i, ncol)
+                if name is None:
+                    raise RoflError("palette: too many colours for default names")
+                names.append(name)
+        elif mode == 1:
+            for i in range(ncol + 1):
+                name, pos = _read_str(data, pos, f"colour {i} name")
+                names.append(name)
+        else:
+            raise RoflError(f"palette: unknown name mode {mode}")
+        try:
+            palette = Palette(
+                tuple(Color(n, tuple(rgb[3 * i : 3 * i + 3])) for i, n in enumerate(names))
+            )
+        except ValueError as e:
+            raise RoflError(f"palette: {e}") from None
+        if palette == _BW:
+            raise RoflError("palette: the standard palette must not be stored")
+    else:
+        palette = _BW
+        ncol = 1
+    arr = np.frombuffer(data, np.uint8)
+    end_bits = 8 * len(data)
+    bitpos = 8 * pos
+    goal = None
+    if flags & FLAG_GOAL:
+        ncells = width * height
+        if ncells > MAX_GOAL_CELLS or ncells > (end_bits - bitpos) << 16:
+            raise RoflError(f"goal of {width}x{height} cells is too large for its record")
+        err, bitpos, cells = k["_dec_goal"](arr, bitpos, end_bits, ncells, ncol)
+        if err:
+            raise RoflError(f"goal: {_ERRORS[err]}")
+        grid = cells.reshape(height, width)
+        counts, lengths, colors = k["_clues_of_grid"](grid)
+        nblocks = lengths.shape[0]
+        goal = Grid(grid)
+    else:
+        if width + height > end_bits - bitpos:
+            raise RoflError(f"{width}x{height} clues cannot fit in {len(data)} bytes")
+        err, where, bitpos, counts, lengths, colors, nblocks = k["_dec_clues"](
+            arr, bitpos, end_bits, height, width, ncol, (ncol - 1).bit_length()
+        )
+        if err:
+            if err == 4:
+                raise RoflError(f"colour {where}: {_ERRORS[err]}")
+            if where >= 0:
+                line = f"row {where + 1}" if where < height else f"column {where - height + 1}"
+                raise RoflError(f"{line}: {_ERRORS[err]}")
+            raise RoflError(_ERRORS[err])
+    pos = (bitpos + 7) >> 3
+    if bitpos & 7 and data[pos - 1] & (0xFF >> (bitpos & 7)):
+        raise RoflError("bit section: padding bits are not zero")
+    meta = Meta()
+    if flags & FLAG_META:
+        if pos >= len(data):
+            raise RoflError("metadata: truncated")
+        present = data[pos]
+        pos += 1
+        if present == 0 or present >> len(META_FIELDS):
+            raise RoflError(f"metadata: bad presence byte 0x{present:02x}")
+        values: dict[str, str] = {}
+        for i, f in enumerate(META_FIELDS):
+            if present >> i & 1:
+                values[f], pos = _read_str(data, pos, f"metadata {f}")
+        meta = Meta(**values)
+    if pos != len(data):
+        raise RoflError(f"{len(data) - pos} trailing byte(s) after the record")
+    lines = _split_clues(counts, lengths, colors, nblocks, ncol)
+    # every rule the model checks was checked above, by the kernels: no second validation
+    return Puzzle.trusted(tuple(lines[:height]), tuple(lines[height:]), palette, meta, goal)
+
