@@ -1,4 +1,4 @@
-"""ROFL v1: a compact, checksummed, streamable binary container of puzzles.
+"""ROFL v2: a compact, checksummed, streamable binary container of puzzles.
 
 The name comes from the "ROFL Omitting Format Language" sketched in izaron's article on
 colour nonograms; version 1 is ours and ``docs/rofl.md`` is its full specification. In short:
@@ -35,7 +35,9 @@ from nonoforge.formats.rofl.container import (
     HEADER,
     MAGIC,
     REC_SYNC,
+    TABLE_SYNC,
     VERSION,
+    VERSIONS,
     RoflReader,
     dump,
     dumps,
@@ -44,7 +46,16 @@ from nonoforge.formats.rofl.container import (
     offsets,
     read_at,
 )
-from nonoforge.formats.rofl.record import FLAG_GOAL, FLAG_META, FLAG_PALETTE, decode, encode
+from nonoforge.formats.rofl.record import (
+    FLAG_GOAL,
+    FLAG_META,
+    FLAG_PALETTE,
+    FLAG_PALETTE_REF,
+    FLAG_RAW_GOAL,
+    FLAG_TAGGED,
+    decode,
+    encode,
+)
 from nonoforge.puzzle import Puzzle
 
 __all__ = [
@@ -52,10 +63,15 @@ __all__ = [
     "FLAG_GOAL",
     "FLAG_META",
     "FLAG_PALETTE",
+    "FLAG_PALETTE_REF",
+    "FLAG_RAW_GOAL",
+    "FLAG_TAGGED",
     "HEADER",
     "MAGIC",
     "REC_SYNC",
+    "TABLE_SYNC",
     "VERSION",
+    "VERSIONS",
     "RoflReader",
     "decode",
     "dump",
@@ -85,7 +101,7 @@ FORMAT = register(
     Format(
         name="rofl",
         extensions=(".rofl",),
-        description="ROFL v1: compact checksummed binary container (docs/rofl.md)",
+        description="ROFL v2: compact checksummed binary container (docs/rofl.md)",
         read=_read,
         write=_write,
         sniff=lambda b: isinstance(b, bytes) and b[:4] == MAGIC,

@@ -7,6 +7,7 @@ record and reads every intact one.
 from __future__ import annotations
 
 import io
+import itertools
 import os
 import zlib
 from collections.abc import Iterable, Iterator
@@ -14,14 +15,36 @@ from typing import Any, BinaryIO, Literal
 
 from nonoforge.errors import RoflError
 from nonoforge.formats.base import MAX_FILE_BYTES
-from nonoforge.formats.rofl.record import _read_varint, _varint, decode, encode
-from nonoforge.puzzle import Puzzle
+from nonoforge.formats.rofl.record import (
+    Refs,
+    Table,
+    _is_number,
+    _read_str,
+    _read_varint,
+    _utf8,
+    _varint,
+    decode,
+    encode,
+    palette_bytes,
+    read_palette,
+)
+from nonoforge.puzzle import Palette, Puzzle
 
 MAGIC = b"ROFL"
-VERSION = 1
+#: The container version written; 1 (no table blocks) is read too.
+VERSION = 2
+VERSIONS = (1, 2)
 HEADER = MAGIC + bytes([VERSION])
 REC_SYNC = b"\xc5R"  # starts every record
 END_SYNC = b"\xc5E"  # starts the end block
+TABLE_SYNC = b"\xc5T"  # starts a table block (v2)
+_SYNCS = (REC_SYNC, END_SYNC, TABLE_SYNC)
+#: Metadata fields whose repeated values go to the table (titles and ids rarely repeat).
+TABLE_FIELDS = ("author", "copyright", "licence", "source")
+#: Records a writer looks ahead to find repeated values: bounds what it holds in memory.
+GROUP = 1024
+TABLE_ENTRY_STRING = 0
+TABLE_ENTRY_PALETTE = 1
 TRAILER_MAGIC = b"LFOR"
 TRAILER_SIZE = 12
 #: No record may claim more bytes than this (also the largest file we read at all).
@@ -34,9 +57,9 @@ OnError = Literal["raise", "skip", "collect"]
 # container
 
 
-def _frame(payload: bytes) -> bytes:
-    """A record: sync, length, header check byte, payload, CRC-32 of the payload."""
-    head = REC_SYNC + _varint(len(payload))
+def _frame(payload: bytes, sync: bytes = REC_SYNC) -> bytes:
+    """A record (or table block): sync, length, header check byte, payload, its CRC-32."""
+    head = sync + _varint(len(payload))
     return (
         head
         + bytes([zlib.crc32(head) & 0xFF])
@@ -45,34 +68,87 @@ def _frame(payload: bytes) -> bytes:
     )
 
 
-def _end_block(offsets: list[int], index: bool) -> bytes:
+def _deltas(offsets: list[int]) -> bytes:
+    out = bytearray()
+    prev = len(HEADER)
+    for o in offsets:
+        out += _varint(o - prev)
+        prev = o
+    return bytes(out)
+
+
+def _end_block(offsets: list[int], index: bool, tables: list[int]) -> bytes:
     body = bytearray(END_SYNC)
     body += _varint(len(offsets))
     body.append(1 if index else 0)
     if index:
-        prev = len(HEADER)
-        for o in offsets:
-            body += _varint(o - prev)
-            prev = o
+        body += _deltas(offsets)
+    body += _varint(len(tables)) + _deltas(tables)
     body += zlib.crc32(body).to_bytes(4, "little")
     return bytes(body)
 
 
-def dump(puzzles: Iterable[Puzzle], fp: BinaryIO, *, index: bool = True) -> int:
-    """Write puzzles to ``fp`` as a ROFL container, one record at a time; returns the count.
+def _table_block(first: int, entries: list[str | Palette]) -> bytes:
+    """A table block: the index of its first entry, then the entries (strings, palettes)."""
+    body = bytearray(_varint(first))
+    body += _varint(len(entries))
+    for e in entries:
+        if isinstance(e, Palette):
+            body.append(TABLE_ENTRY_PALETTE)
+            body += palette_bytes(e)
+        else:
+            b = _utf8(e)
+            body.append(TABLE_ENTRY_STRING)
+            body += _varint(len(b)) + b
+    return _frame(bytes(body), TABLE_SYNC)
 
-    With ``index`` the end block lists every record's offset, for :func:`read_at`.
-    Offsets count from where the container starts (``fp``'s position on entry).
+
+def _repeated(group: list[Puzzle], refs: Refs) -> list[str | Palette]:
+    """Values that occur twice or more in ``group`` and are not yet in the table."""
+    seen: dict[str | Palette, int] = {}
+    for p in group:
+        for f in TABLE_FIELDS:
+            v = getattr(p.meta, f)
+            if v is not None and v not in refs and not _is_number(v):
+                seen[v] = seen.get(v, 0) + 1
+        if p.palette != Palette.bw() and p.palette not in refs:
+            seen[p.palette] = seen.get(p.palette, 0) + 1
+    return [v for v, n in seen.items() if n > 1]
+
+
+def dump(puzzles: Iterable[Puzzle], fp: BinaryIO, *, index: bool = True) -> int:
+    """Write puzzles to ``fp`` as a ROFL container, record by record; returns the count.
+
+    Values that repeat (sources, authors, copyrights, licences, palettes) go once into the
+    file's table, in a table block written before the first record that refers to them
+    (the writer looks :data:`GROUP` records ahead). With ``index`` the end block lists
+    every record's offset, for :func:`read_at`. Offsets count from where the container
+    starts (``fp``'s position on entry).
     """
     fp.write(HEADER)
     pos = len(HEADER)
     offs: list[int] = []
-    for p in puzzles:
-        rec = _frame(encode(p))
-        offs.append(pos)
-        fp.write(rec)
-        pos += len(rec)
-    fp.write(_end_block(offs, index))
+    tables: list[int] = []
+    refs: Refs = {}
+    it = iter(puzzles)
+    while True:
+        group = list(itertools.islice(it, GROUP))
+        if not group:
+            break
+        new = _repeated(group, refs)
+        if new:
+            block = _table_block(len(refs), new)
+            for v in new:
+                refs[v] = len(refs)
+            tables.append(pos)
+            fp.write(block)
+            pos += len(block)
+        for p in group:
+            rec = _frame(encode(p, refs))
+            offs.append(pos)
+            fp.write(rec)
+            pos += len(rec)
+    fp.write(_end_block(offs, index, tables))
     fp.write(pos.to_bytes(8, "little") + TRAILER_MAGIC)
     return len(offs)
 
@@ -102,6 +178,8 @@ class _Source:
             self.fp = src
         self.base = 0  # absolute offset of buf[0]
         self.eof = self.fp is None
+        self.work = 0  # bytes checksummed or parsed by the block parsers
+        self.resync_work = 0  # bytes examined while resynchronising
 
     def need(self, pos: int, n: int) -> bool:
         """Whether bytes ``[pos, pos + n)`` exist (reading more of the file as needed)."""
@@ -136,72 +214,144 @@ class _Source:
             self.base = pos
 
 
-def _parse_record(src: _Source, pos: int) -> tuple[Puzzle, int]:
-    """The record at ``pos`` (its sync already seen): ``(puzzle, next_pos)``, or _Bad."""
+def _src_varint(src: _Source, p: int, what: str, limit: int) -> tuple[int, int]:
+    """A varint read from ``src`` at ``p`` (at most 5 bytes, at most ``limit``), or _Bad."""
     n = 0
-    p = pos + 2
     shift = 0
     while True:
         if not src.need(p, 1):
-            raise _Bad("truncated record header")
+            raise _Bad(f"truncated {what}")
         b = src.get(p, 1)[0]
         p += 1
         n |= (b & 0x7F) << shift
         shift += 7
         if not b & 0x80:
+            if b == 0 and shift > 7:
+                raise _Bad(f"bad {what} (non-minimal varint)")
             break
         if shift > 35:
-            raise _Bad("bad record length")
+            raise _Bad(f"bad {what}")
+    if n > limit:
+        raise _Bad(f"{what} {n} is too large")
+    return n, p
+
+
+def _framed(src: _Source, pos: int, what: str, resync: bool = False) -> tuple[bytes, int]:
+    """The checked payload of the record or table block at ``pos``: ``(payload, next)``.
+
+    Adds the bytes it examines to ``src.work`` (the salvage work cap counts them). While
+    resynchronising (``resync``), a candidate must be followed by another block's marker
+    before its checksum is computed: a false header is then refused in constant time
+    unless its claimed end happens to land on a marker.
+    """
+    n, p = _src_varint(src, pos + 2, f"{what} length", 1 << 35)
     if not src.need(p, 1):
-        raise _Bad("truncated record header")
+        raise _Bad(f"truncated {what} header")
     if zlib.crc32(src.get(pos, p - pos)) & 0xFF != src.get(p, 1)[0]:
-        raise _Bad("record header check failed")
+        raise _Bad(f"{what} header check failed")
     p += 1
     if n > MAX_RECORD:
-        raise _Bad(f"record length {n} is too large")
+        raise _Bad(f"{what} length {n} is too large")
     if not src.need(p, n + 4):
-        raise _Bad(f"truncated (record claims {n} bytes)")
+        raise _Bad(f"truncated ({what} claims {n} bytes)")
+    if resync and not (src.need(p + n + 4, 2) and src.get(p + n + 4, 2) in _SYNCS):
+        raise _Bad(f"{what} not followed by a block")
+    src.work += n + 4
     payload = src.get(p, n)
     if zlib.crc32(payload) != int.from_bytes(src.get(p + n, 4), "little"):
         raise _Bad("checksum mismatch")
-    try:
-        puzzle = decode(payload)
-    except RoflError as e:
-        raise _Bad(e.reason) from None
-    return puzzle, p + n + 4
+    return payload, p + n + 4
 
 
-def _parse_end(src: _Source, pos: int) -> tuple[int, list[int] | None, int]:
-    """The end block at ``pos``: ``(count, offsets or None, next_pos)``, or _Bad."""
-    if not src.need(pos, 2):
-        raise _Bad("truncated end block")
-    # The end block is small next to the records it lists: read what the file has left.
-    src.need(pos, MAX_RECORD)
-    avail = src.base + len(src.buf) - pos
-    data = src.get(pos, avail)
+def _parse_record(
+    src: _Source, pos: int, table: Table | None = None, resync: bool = False
+) -> tuple[Puzzle, int]:
+    """The record at ``pos`` (its sync already seen): ``(puzzle, next_pos)``, or _Bad."""
+    payload, nxt = _framed(src, pos, "record", resync)
     try:
-        count, p = _read_varint(data, 2, "record count")
-        if p >= len(data):
-            raise _Bad("truncated end block")
-        has_index = data[p]
-        p += 1
-        if has_index > 1:
-            raise _Bad(f"bad index flag {has_index}")
-        offs = None
-        if has_index:
-            offs = []
-            o = len(HEADER)
-            for _ in range(count):
-                d, p = _read_varint(data, p, "index")
-                o += d
-                offs.append(o)
+        puzzle = decode(payload, table)
     except RoflError as e:
         raise _Bad(e.reason) from None
-    if p + 4 > len(data):
+    return puzzle, nxt
+
+
+def _parse_table(
+    src: _Source, pos: int, resync: bool = False
+) -> tuple[int, list[str | Palette], int]:
+    """The table block at ``pos``: ``(first index, entries, next_pos)``, or _Bad."""
+    body, nxt = _framed(src, pos, "table block", resync)
+    try:
+        first, p = _read_varint(body, 0, "first entry", 1 << 32)
+        count, p = _read_varint(body, p, "entry count", len(body))
+        entries: list[str | Palette] = []
+        for i in range(count):
+            if p >= len(body):
+                raise RoflError(f"entry {first + i}: truncated")
+            kind = body[p]
+            if kind == TABLE_ENTRY_STRING:
+                text, p = _read_str(body, p + 1, f"entry {first + i}")
+                entries.append(text)
+            elif kind == TABLE_ENTRY_PALETTE:
+                pal, p = read_palette(body, p + 1)
+                entries.append(pal)
+            else:
+                raise RoflError(f"entry {first + i}: unknown kind {kind}")
+        if p != len(body):
+            raise RoflError("trailing bytes")
+    except RoflError as e:
+        raise _Bad(e.reason) from None
+    return first, entries, nxt
+
+
+def _parse_end(
+    src: _Source, pos: int, version: int = VERSION, at: int | None = None
+) -> tuple[int, list[int] | None, list[int], int]:
+    """The end block at ``pos``: ``(count, offsets or None, table offsets, next_pos)``.
+
+    Read varint by varint (never more than the block itself), so that a false end marker
+    met while resynchronising costs what its bytes can claim: every record takes at least
+    9 bytes, so a block at ``pos`` lists at most ``pos // 9`` of them. ``at`` is the
+    block's offset in its file when ``src`` holds the block alone.
+    """
+    where = pos if at is None else at
+
+    def deltas(p: int, n: int) -> tuple[list[int], int]:
+        out = []
+        o = len(HEADER)
+        for _ in range(n):
+            d, p = _src_varint(src, p, "index", where)
+            o += d
+            out.append(o)
+        return out, p
+
+    start_work = src.work
+    count, p = _src_varint(src, pos + 2, "record count", where // 9)
+    if not src.need(p, 1):
         raise _Bad("truncated end block")
-    if zlib.crc32(data[:p]) != int.from_bytes(data[p : p + 4], "little"):
+    has_index = src.get(p, 1)[0]
+    p += 1
+    if has_index > 1:
+        raise _Bad(f"bad index flag {has_index}")
+    offs = None
+    if has_index:
+        offs, p = deltas(p, count)
+    tables: list[int] = []
+    if version >= 2:
+        ntables, p = _src_varint(src, p, "table count", where // 9)
+        tables, p = deltas(p, ntables)
+    if not src.need(p, 4):
+        raise _Bad("truncated end block")
+    src.work = start_work + (p - pos) + 4
+    if zlib.crc32(src.get(pos, p - pos)) != int.from_bytes(src.get(p, 4), "little"):
         raise _Bad("checksum mismatch")
-    return count, offs, pos + p + 4
+    return count, offs, tables, p + 4
+
+
+#: Salvage examines at most this many bytes a byte of input (plus WORK_FLOOR) while it
+#: resynchronises: crafted files of false record headers cost linear time, not quadratic.
+WORK_PER_BYTE = 32
+WORK_FLOOR = 1 << 20
+_SYNC_SECOND = {m[1] for m in _SYNCS}
 
 
 class RoflReader(Iterator[Puzzle]):
@@ -209,7 +359,9 @@ class RoflReader(Iterator[Puzzle]):
 
     ``on_error="raise"`` stops at the first problem with a :class:`RoflError`; ``"skip"`` and
     ``"collect"`` resynchronise on the next valid record and go on (``"collect"`` keeps the
-    errors in :attr:`errors`, ``"skip"`` forgets them).
+    errors in :attr:`errors`, ``"skip"`` forgets them). :attr:`work` counts the bytes that
+    resynchronisation has examined (scanned for markers, checksummed, decoded): at most
+    :data:`WORK_PER_BYTE` times the input read, plus :data:`WORK_FLOOR`, whatever the input.
     """
 
     def __init__(self, src: Any, on_error: OnError = "raise") -> None:
@@ -217,7 +369,15 @@ class RoflReader(Iterator[Puzzle]):
             raise ValueError(f"on_error must be raise, skip or collect, not {on_error!r}")
         self.on_error = on_error
         self.errors: list[RoflError] = []
-        self._it = self._run(_Source(src))
+        self.table: Table = {}
+        self.version = VERSION
+        self._src = _Source(src)
+        self._it = self._run(self._src)
+
+    @property
+    def work(self) -> int:
+        """Bytes examined while resynchronising (see the class docstring)."""
+        return self._src.resync_work
 
     def __iter__(self) -> RoflReader:
         return self
@@ -233,22 +393,50 @@ class RoflReader(Iterator[Puzzle]):
             self.errors.append(err)
 
     def _resync(self, src: _Source, pos: int) -> int:
-        """The next offset >= pos where a valid record or end block starts, or -1."""
+        """The next offset >= pos where a valid record or block starts; -1 when none is
+        left, -2 when the work cap stopped the search.
+
+        Markers are scanned for once, left to right (a false candidate moves the scan on by
+        one byte, never back), and each candidate's checks count against the work cap.
+        """
         while True:
-            a = src.find(REC_SYNC, pos)
-            b = src.find(END_SYNC, pos)
-            cands = [x for x in (a, b) if x >= 0]
-            if not cands:
+            start = pos
+            c = src.find(b"\xc5", pos)
+            while c >= 0 and not (src.need(c, 2) and src.get(c + 1, 1)[0] in _SYNC_SECOND):
+                c = src.find(b"\xc5", c + 1)
+            src.resync_work += (c if c >= 0 else src.base + len(src.buf)) - start + 1
+            if c < 0:
                 return -1
-            c = min(cands)
+            before = src.work
             try:
-                if c == a:
-                    _parse_record(src, c)
+                mark = src.get(c, 2)
+                if mark == REC_SYNC:
+                    _parse_record(src, c, self.table, resync=True)
+                elif mark == TABLE_SYNC and self.version >= 2:
+                    _parse_table(src, c, resync=True)
+                elif mark == END_SYNC:
+                    _parse_end(src, c, self.version)
                 else:
-                    _parse_end(src, c)
+                    raise _Bad("no block")
                 return c
             except _Bad:
                 pos = c + 1
+            finally:
+                src.resync_work += src.work - before + 8
+            read = src.base + len(src.buf)
+            if src.resync_work > WORK_PER_BYTE * read + WORK_FLOOR:
+                return -2
+
+    def _lost(self, src: _Source, pos: int, what: str) -> int:
+        """Resynchronise after a problem at ``pos``: the next offset, or -1 to stop."""
+        nxt = self._resync(src, pos + 1)
+        if nxt == -2:
+            self._fail(f"salvage stopped at offset {pos}: too much damage to resynchronise "
+                       f"(work cap of {WORK_PER_BYTE} bytes examined a byte read)")
+            return -1
+        if nxt < 0 and what:
+            self._fail(what)
+        return nxt
 
     def _run(self, src: _Source) -> Iterator[Puzzle]:
         pos = len(HEADER)
@@ -257,11 +445,15 @@ class RoflReader(Iterator[Puzzle]):
             pos = 0
         elif src.get(0, 4) != MAGIC:
             self._fail("header: not a ROFL file (bad magic)")
-        elif src.get(4, 1)[0] != VERSION:
+        elif src.get(4, 1)[0] not in VERSIONS:
             self._fail(f"header: unsupported ROFL version {src.get(4, 1)[0]}")
+        else:
+            self.version = src.get(4, 1)[0]
         seen: list[int] = []
+        tables: list[int] = []
         lost = False
         i = 0
+        missing = "end block missing (file truncated?)"
         while True:
             if not src.need(pos, 2):
                 self._fail(f"record {i} (offset {pos}): truncated (no end block)")
@@ -269,46 +461,57 @@ class RoflReader(Iterator[Puzzle]):
             mark = src.get(pos, 2)
             if mark == REC_SYNC:
                 try:
-                    puzzle, nxt = _parse_record(src, pos)
+                    puzzle, nxt = _parse_record(src, pos, self.table)
                 except _Bad as e:
                     self._fail(f"record {i} (offset {pos}): {e}")
                     lost = True
                     i += 1
-                    nxt = self._resync(src, pos + 1)
-                    if nxt < 0:
-                        self._fail("end block missing (file truncated?)")
+                    pos = self._lost(src, pos, missing)
+                    if pos < 0:
                         return
-                    pos = nxt
                     continue
                 seen.append(pos)
                 i += 1
                 pos = nxt
                 src.drop_before(pos)
                 yield puzzle
+            elif mark == TABLE_SYNC and self.version >= 2:
+                try:
+                    first, entries, nxt = _parse_table(src, pos)
+                except _Bad as e:
+                    self._fail(f"table block (offset {pos}): {e}")
+                    lost = True
+                    pos = self._lost(src, pos, missing)
+                    if pos < 0:
+                        return
+                    continue
+                for j, entry in enumerate(entries):
+                    self.table[first + j] = entry
+                tables.append(pos)
+                pos = nxt
             elif mark == END_SYNC:
                 try:
-                    count, offs, nxt = _parse_end(src, pos)
+                    count, offs, toffs, nxt = _parse_end(src, pos, self.version)
                 except _Bad as e:
                     self._fail(f"end block (offset {pos}): {e}")
-                    nxt = self._resync(src, pos + 1)
-                    if nxt < 0:
+                    pos = self._lost(src, pos, "")
+                    if pos < 0:
                         return
-                    pos = nxt
                     continue
                 if not lost and count != len(seen):
                     self._fail(f"end block (offset {pos}): lists {count} records, read {len(seen)}")
-                elif not lost and offs is not None and offs != seen:
+                elif not lost and (
+                    (offs is not None and offs != seen) or toffs != tables
+                ):
                     self._fail(f"end block (offset {pos}): index does not match the records")
                 self._check_trailer(src, pos, nxt)
                 return
             else:
                 self._fail(f"record {i} (offset {pos}): bad sync marker")
                 lost = True
-                nxt = self._resync(src, pos + 1)
-                if nxt < 0:
-                    self._fail("end block missing (file truncated?)")
+                pos = self._lost(src, pos, missing)
+                if pos < 0:
                     return
-                pos = nxt
 
     def _check_trailer(self, src: _Source, end_pos: int, pos: int) -> None:
         if not src.need(pos, TRAILER_SIZE):
@@ -335,19 +538,23 @@ def load_salvage(data: bytes | bytearray | memoryview) -> tuple[list[Puzzle], li
     return puzzles, r.errors
 
 
-def offsets(fp: BinaryIO | bytes) -> list[int] | None:
-    """The record offsets the container's index lists (``None`` when it has no index).
-
-    Reads only the trailer and the end block (``fp`` must be seekable).
-    """
+def _directory(fp: BinaryIO | bytes) -> tuple[list[int] | None, list[int]]:
+    """The record offsets (``None`` without an index) and table-block offsets of a file,
+    from its header, trailer and end block alone (``fp`` must be seekable)."""
     if isinstance(fp, bytes | bytearray | memoryview):
         data = bytes(fp)
         size = len(data)
-        tail = data[-TRAILER_SIZE:]
+        head, tail = data[: len(HEADER)], data[-TRAILER_SIZE:]
     else:
+        fp.seek(0)
+        head = fp.read(len(HEADER))
         size = fp.seek(0, os.SEEK_END)
         fp.seek(max(size - TRAILER_SIZE, 0))
         tail = fp.read(TRAILER_SIZE)
+    if head[:4] != MAGIC or len(head) < len(HEADER):
+        raise RoflError("header: not a ROFL file (bad magic)")
+    if head[4] not in VERSIONS:
+        raise RoflError(f"header: unsupported ROFL version {head[4]}")
     if size < len(HEADER) + TRAILER_SIZE or tail[8:] != TRAILER_MAGIC:
         raise RoflError("trailer: missing (not a complete ROFL file)")
     end = int.from_bytes(tail[:8], "little")
@@ -361,20 +568,40 @@ def offsets(fp: BinaryIO | bytes) -> list[int] | None:
     if block[:2] != END_SYNC:
         raise RoflError(f"end block (offset {end}): bad marker")
     try:
-        _count, offs, nxt = _parse_end(_Source(block), 0)
+        _count, offs, tables, nxt = _parse_end(_Source(block), 0, head[4], at=end)
     except _Bad as e:
         raise RoflError(f"end block (offset {end}): {e}") from None
     if nxt != len(block):
         raise RoflError(f"end block (offset {end}): trailing bytes")
-    return offs
+    return offs, tables
+
+
+def offsets(fp: BinaryIO | bytes) -> list[int] | None:
+    """The record offsets the container's index lists (``None`` when it has no index).
+
+    Reads only the header, the trailer and the end block (``fp`` must be seekable).
+    """
+    return _directory(fp)[0]
+
+
+def _at(fp: BinaryIO | bytes, offset: int, sync: bytes, what: str) -> _Source:
+    if isinstance(fp, bytes | bytearray | memoryview):
+        src = _Source(bytes(fp)[offset:])
+    else:
+        fp.seek(offset)
+        src = _Source(fp)
+    if not src.need(0, 2) or src.get(0, 2) != sync:
+        raise RoflError(f"{what} (offset {offset}): bad sync marker")
+    return src
 
 
 def read_at(fp: BinaryIO | bytes, i: int) -> Puzzle:
     """Record ``i`` (from 0) of a container, found through its index.
 
+    The table blocks the end block lists are read first (the record may refer to them).
     Without an index the records are scanned from the start.
     """
-    offs = offsets(fp)
+    offs, tables = _directory(fp)
     if offs is None:
         if not isinstance(fp, bytes | bytearray | memoryview):
             fp.seek(0)
@@ -384,15 +611,15 @@ def read_at(fp: BinaryIO | bytes, i: int) -> Puzzle:
         raise RoflError(f"record {i}: no such record")
     if not 0 <= i < len(offs):
         raise RoflError(f"record {i}: no such record (the file has {len(offs)})")
-    if isinstance(fp, bytes | bytearray | memoryview):
-        src = _Source(bytes(fp)[offs[i] :])
-    else:
-        fp.seek(offs[i])
-        src = _Source(fp)
-    if not src.need(0, 2) or src.get(0, 2) != REC_SYNC:
-        raise RoflError(f"record {i} (offset {offs[i]}): bad sync marker")
+    table: Table = {}
+    for t in tables:
+        try:
+            first, entries, _ = _parse_table(_at(fp, t, TABLE_SYNC, "table block"), 0)
+        except _Bad as e:
+            raise RoflError(f"table block (offset {t}): {e}") from None
+        table.update((first + j, e) for j, e in enumerate(entries))
+    src = _at(fp, offs[i], REC_SYNC, f"record {i}")
     try:
-        return _parse_record(src, 0)[0]
+        return _parse_record(src, 0, table)[0]
     except _Bad as e:
         raise RoflError(f"record {i} (offset {offs[i]}): {e}") from None
-

@@ -19,6 +19,24 @@ MAX_GOAL_CELLS = 1 << 24
 FLAG_GOAL = 1
 FLAG_META = 2
 FLAG_PALETTE = 4
+#: v2: with GOAL, the picture is stored cell by cell (bits(C) bits a cell), not as runs.
+FLAG_RAW_GOAL = 8
+#: v2: the metadata values are tagged (inline text, a number, or a table reference).
+FLAG_TAGGED = 16
+#: v2: the palette is an entry of the container's table (a varint index follows).
+FLAG_PALETTE_REF = 32
+FLAGS_V1 = FLAG_GOAL | FLAG_META | FLAG_PALETTE
+FLAGS = FLAGS_V1 | FLAG_RAW_GOAL | FLAG_TAGGED | FLAG_PALETTE_REF
+
+#: Kinds of a tagged metadata value (the low 2 bits of its varint tag).
+TAG_TEXT, TAG_REF, TAG_NUMBER = 0, 1, 2
+#: Numbers a tag may carry: decimal strings up to 18 digits, without leading zeros.
+MAX_NUMBER_DIGITS = 18
+
+#: What a container's table holds: strings and palettes, by index (reader side)...
+Table = dict[int, "str | Palette"]
+#: ...and the index of each (writer side).
+Refs = dict["str | Palette", int]
 
 META_FIELDS = tuple(f.name for f in dataclasses.fields(Meta))
 
@@ -102,10 +120,137 @@ def _bw_blocks(n: int) -> Any:
 # records
 
 
-def encode(p: Puzzle) -> bytes:
-    """One puzzle as a ROFL v1 record payload (canonical: equal puzzles give equal bytes).
+def palette_bytes(pal: Palette) -> bytes:
+    """A stored palette: ``varint C``, RGB of colours 0..C, then names unless default."""
+    ncol = len(pal) - 1
+    out = bytearray(_varint(ncol))
+    for c in pal:
+        out += bytes(c.rgb)
+    if all(c.name == _default_name(i, ncol) for i, c in enumerate(pal)):
+        out.append(0)
+    else:
+        out.append(1)
+        for c in pal:
+            b = _utf8(c.name)
+            out += _varint(len(b)) + b
+    return bytes(out)
+
+
+def read_palette(data: bytes, pos: int) -> tuple[Palette, int]:
+    """The palette stored at ``pos`` (see :func:`palette_bytes`): ``(palette, next_pos)``."""
+    ncol, pos = _read_varint(data, pos, "colour count", (len(data) - pos) // 3)
+    if ncol < 1:
+        raise RoflError("palette has no painted colour")
+    rgb = data[pos : pos + 3 * (ncol + 1)]
+    if len(rgb) < 3 * (ncol + 1):
+        raise RoflError("palette: truncated")
+    pos += 3 * (ncol + 1)
+    if pos >= len(data):
+        raise RoflError("palette names: truncated")
+    mode = data[pos]
+    pos += 1
+    names: list[str] = []
+    if mode == 0:
+        for i in range(ncol + 1):
+            name = _default_name(i, ncol)
+            if name is None:
+                raise RoflError("palette: too many colours for default names")
+            names.append(name)
+    elif mode == 1:
+        for i in range(ncol + 1):
+            name, pos = _read_str(data, pos, f"colour {i} name")
+            names.append(name)
+    else:
+        raise RoflError(f"palette: unknown name mode {mode}")
+    try:
+        palette = Palette(
+            tuple(Color(n, tuple(rgb[3 * i : 3 * i + 3])) for i, n in enumerate(names))
+        )
+    except ValueError as e:
+        raise RoflError(f"palette: {e}") from None
+    if palette == _BW:
+        raise RoflError("palette: the standard palette must not be stored")
+    return palette, pos
+
+
+def _is_number(s: str) -> bool:
+    """Whether ``s`` is stored as a number: ASCII decimal, no leading zero, <= 18 digits."""
+    return (
+        0 < len(s) <= MAX_NUMBER_DIGITS and s.isascii() and s.isdigit()
+        and (s[0] != "0" or s == "0")
+    )
+
+
+def _tagged(value: str, refs: Refs | None) -> bytes:
+    if _is_number(value):
+        return _varint(int(value) << 2 | TAG_NUMBER)
+    if refs is not None:
+        i = refs.get(value)
+        if i is not None:
+            return _varint(i << 2 | TAG_REF)
+    b = _utf8(value)
+    return _varint(len(b) << 2 | TAG_TEXT) + b
+
+
+def _read_tagged(data: bytes, pos: int, what: str, table: Table | None) -> tuple[str, int]:
+    tag, pos = _read_varint(data, pos, what)
+    kind, value = tag & 3, tag >> 2
+    if kind == TAG_TEXT:
+        if value > len(data) - pos:
+            raise RoflError(f"{what}: truncated")
+        try:
+            return data[pos : pos + value].decode("utf-8", "surrogatepass"), pos + value
+        except UnicodeDecodeError:
+            raise RoflError(f"{what}: not UTF-8") from None
+    if kind == TAG_NUMBER:
+        text = str(value)
+        if len(text) > MAX_NUMBER_DIGITS:
+            raise RoflError(f"{what}: number {value} is too large")
+        return text, pos
+    if kind == TAG_REF:
+        entry = None if table is None else table.get(value)
+        if not isinstance(entry, str):
+            raise RoflError(f"{what}: no string {value} in the file's table")
+        return entry, pos
+    raise RoflError(f"{what}: unknown value kind {kind}")
+
+
+def _raw_goal(cells: Any, ncolors: int) -> bytes:
+    """The picture cell by cell, ``bits(C)`` bits a cell, most significant bit first."""
+    nbits = ncolors.bit_length()
+    if nbits == 1:
+        return np.packbits(cells.astype(np.uint8)).tobytes()
+    shifts = np.arange(nbits - 1, -1, -1, dtype=np.uint8)
+    bits = (cells.astype(np.uint8)[:, None] >> shifts) & 1
+    return np.packbits(bits.reshape(-1)).tobytes()
+
+
+def _read_raw_goal(arr: Any, pos: int, ncells: int, ncolors: int) -> tuple[Any, int]:
+    """``(cells, next_byte)`` of a raw picture at byte ``pos``; RoflError when bad."""
+    nbits = ncolors.bit_length()
+    total = ncells * nbits
+    end = pos + (total + 7) // 8
+    if end > arr.shape[0]:
+        raise RoflError("goal: bit section is truncated")
+    bits = np.unpackbits(arr[pos:end])
+    if bits[total:].any():
+        raise RoflError("bit section: padding bits are not zero")
+    if nbits == 1:
+        cells = bits[:total]
+    else:
+        weights = (1 << np.arange(nbits - 1, -1, -1)).astype(np.uint8)
+        cells = (bits[:total].reshape(ncells, nbits) * weights).sum(axis=1).astype(np.uint8)
+        if int(cells.max()) > ncolors:
+            raise RoflError(f"goal: {_ERRORS[2]}")
+    return cells, end
+
+
+def encode(p: Puzzle, refs: Refs | None = None) -> bytes:
+    """One puzzle as a ROFL v2 record payload (canonical: equal puzzles give equal bytes).
 
     Everything the model holds survives: clues, palette (order and names), metadata and goal.
+    ``refs`` is a container's table (strings and palettes by index): values it holds are
+    stored as references. Without it the payload stands alone.
     """
     k = _kernels()
     out = bytearray(_varint(p.width))
@@ -113,29 +258,34 @@ def encode(p: Puzzle) -> bytes:
     pal = p.palette
     ncol = len(pal) - 1
     has_meta = any(getattr(p.meta, f) is not None for f in META_FIELDS)
-    flags = (FLAG_GOAL if p.goal is not None else 0) | (FLAG_META if has_meta else 0)
+    flags = (FLAG_GOAL if p.goal is not None else 0) | (
+        FLAG_META | FLAG_TAGGED if has_meta else 0
+    )
+    pal_ref = None
     if pal != _BW:
-        flags |= FLAG_PALETTE
-    out.append(flags)
-    if flags & FLAG_PALETTE:
-        out += _varint(ncol)
-        for c in pal:
-            out += bytes(c.rgb)
-        if all(c.name == _default_name(i, ncol) for i, c in enumerate(pal)):
-            out.append(0)
-        else:
-            out.append(1)
-            for c in pal:
-                b = _utf8(c.name)
-                out += _varint(len(b)) + b
+        pal_ref = None if refs is None else refs.get(pal)
+        flags |= FLAG_PALETTE if pal_ref is None else FLAG_PALETTE_REF
     if p.goal is not None:
-        out += k["_enc_goal"](p.goal.cells.reshape(-1), ncol).tobytes()
+        cells = p.goal.cells.reshape(-1)
+        runs = k["_enc_goal"](cells, ncol).tobytes()
+        raw = _raw_goal(cells, ncol) if len(cells) * ncol.bit_length() < 8 * len(runs) else None
+        if raw is not None and len(raw) < len(runs):
+            flags |= FLAG_RAW_GOAL
+            bits = raw
+        else:
+            bits = runs
     else:
         lines = p.rows + p.columns
         counts = np.array([len(c) for c in lines], np.int64)
         lengths = np.array([b[0] for c in lines for b in c], np.int64)
         colors = np.array([b[1] for c in lines for b in c], np.int64) if ncol > 1 else lengths
-        out += k["_enc_clues"](counts, lengths, colors, (ncol - 1).bit_length()).tobytes()
+        bits = k["_enc_clues"](counts, lengths, colors, (ncol - 1).bit_length()).tobytes()
+    out.append(flags)
+    if flags & FLAG_PALETTE:
+        out += palette_bytes(pal)
+    elif pal_ref is not None:
+        out += _varint(pal_ref)
+    out += bits
     if has_meta:
         present = 0
         body = bytearray()
@@ -143,8 +293,7 @@ def encode(p: Puzzle) -> bytes:
             v = getattr(p.meta, f)
             if v is not None:
                 present |= 1 << i
-                b = _utf8(v)
-                body += _varint(len(b)) + b
+                body += _tagged(v, refs)
         out.append(present)
         out += body
     return bytes(out)
@@ -167,11 +316,12 @@ def _split_clues(
     return out
 
 
-def decode(data: bytes | bytearray | memoryview) -> Puzzle:
-    """The puzzle a record payload holds (the inverse of :func:`encode`).
+def decode(data: bytes | bytearray | memoryview, table: Table | None = None) -> Puzzle:
+    """The puzzle a record payload holds (the inverse of :func:`encode`), v1 or v2.
 
-    Raises :class:`RoflError` (without a record number; the container adds it) for any
-    payload that is truncated, inconsistent or carries trailing bytes.
+    ``table`` is the container's table, for payloads that refer to it. Raises
+    :class:`RoflError` (without a record number; the container adds it) for any payload
+    that is truncated, inconsistent or carries trailing bytes.
     """
     data = bytes(data)
     k = _kernels()
@@ -183,44 +333,24 @@ def decode(data: bytes | bytearray | memoryview) -> Puzzle:
         raise RoflError("flags: truncated")
     flags = data[pos]
     pos += 1
-    if flags & ~(FLAG_GOAL | FLAG_META | FLAG_PALETTE):
+    if (
+        flags & ~FLAGS
+        or (flags & FLAG_PALETTE and flags & FLAG_PALETTE_REF)
+        or (flags & FLAG_RAW_GOAL and not flags & FLAG_GOAL)
+        or (flags & FLAG_TAGGED and not flags & FLAG_META)
+    ):
         raise RoflError(f"unknown flags 0x{flags:02x}")
     if flags & FLAG_PALETTE:
-        ncol, pos = _read_varint(data, pos, "colour count", (len(data) - pos) // 3)
-        if ncol < 1:
-            raise RoflError("palette has no painted colour")
-        rgb = data[pos : pos + 3 * (ncol + 1)]
-        if len(rgb) < 3 * (ncol + 1):
-            raise RoflError("palette: truncated")
-        pos += 3 * (ncol + 1)
-        if pos >= len(data):
-            raise RoflError("palette names: truncated")
-        mode = data[pos]
-        pos += 1
-        names: list[str] = []
-        if mode == 0:
-            for i in range(ncol + 1):
-                name = _default_name(i, ncol)
-                if name is None:
-                    raise RoflError("palette: too many colours for default names")
-                names.append(name)
-        elif mode == 1:
-            for i in range(ncol + 1):
-                name, pos = _read_str(data, pos, f"colour {i} name")
-                names.append(name)
-        else:
-            raise RoflError(f"palette: unknown name mode {mode}")
-        try:
-            palette = Palette(
-                tuple(Color(n, tuple(rgb[3 * i : 3 * i + 3])) for i, n in enumerate(names))
-            )
-        except ValueError as e:
-            raise RoflError(f"palette: {e}") from None
-        if palette == _BW:
-            raise RoflError("palette: the standard palette must not be stored")
+        palette, pos = read_palette(data, pos)
+    elif flags & FLAG_PALETTE_REF:
+        i, pos = _read_varint(data, pos, "palette")
+        entry = None if table is None else table.get(i)
+        if not isinstance(entry, Palette):
+            raise RoflError(f"palette: no palette {i} in the file's table")
+        palette = entry
     else:
         palette = _BW
-        ncol = 1
+    ncol = len(palette) - 1
     arr = np.frombuffer(data, np.uint8)
     end_bits = 8 * len(data)
     bitpos = 8 * pos
@@ -229,10 +359,14 @@ def decode(data: bytes | bytearray | memoryview) -> Puzzle:
         ncells = width * height
         if ncells > MAX_GOAL_CELLS or ncells > (end_bits - bitpos) << 16:
             raise RoflError(f"goal of {width}x{height} cells is too large for its record")
-        err, bitpos, cells = k["_dec_goal"](arr, bitpos, end_bits, ncells, ncol)
-        if err:
-            raise RoflError(f"goal: {_ERRORS[err]}")
-        grid = cells.reshape(height, width)
+        if flags & FLAG_RAW_GOAL:
+            cells, pos = _read_raw_goal(arr, pos, ncells, ncol)
+            bitpos = 8 * pos
+        else:
+            err, bitpos, cells = k["_dec_goal"](arr, bitpos, end_bits, ncells, ncol)
+            if err:
+                raise RoflError(f"goal: {_ERRORS[err]}")
+        grid = np.ascontiguousarray(cells.reshape(height, width))
         counts, lengths, colors = k["_clues_of_grid"](grid)
         nblocks = lengths.shape[0]
         goal = Grid(grid)
@@ -263,11 +397,13 @@ def decode(data: bytes | bytearray | memoryview) -> Puzzle:
         values: dict[str, str] = {}
         for i, f in enumerate(META_FIELDS):
             if present >> i & 1:
-                values[f], pos = _read_str(data, pos, f"metadata {f}")
+                if flags & FLAG_TAGGED:
+                    values[f], pos = _read_tagged(data, pos, f"metadata {f}", table)
+                else:
+                    values[f], pos = _read_str(data, pos, f"metadata {f}")
         meta = Meta(**values)
     if pos != len(data):
         raise RoflError(f"{len(data) - pos} trailing byte(s) after the record")
     lines = _split_clues(counts, lengths, colors, nblocks, ncol)
     # every rule the model checks was checked above, by the kernels: no second validation
     return Puzzle.trusted(tuple(lines[:height]), tuple(lines[height:]), palette, meta, goal)
-
