@@ -316,6 +316,46 @@ def _split_clues(
     return out
 
 
+def _decode_palette(
+    data: bytes, pos: int, flags: int, table: Table | None
+) -> tuple[Palette, int]:
+    if flags & FLAG_PALETTE:
+        return read_palette(data, pos)
+    if flags & FLAG_PALETTE_REF:
+        i, pos = _read_varint(data, pos, "palette")
+        entry = None if table is None else table.get(i)
+        if not isinstance(entry, Palette):
+            raise RoflError(f"palette: no palette {i} in the file's table")
+        return entry, pos
+    return _BW, pos
+
+
+def _decode_meta(data: bytes, pos: int, flags: int, table: Table | None) -> tuple[Meta, int]:
+    if pos >= len(data):
+        raise RoflError("metadata: truncated")
+    present = data[pos]
+    pos += 1
+    if present == 0 or present >> len(META_FIELDS):
+        raise RoflError(f"metadata: bad presence byte 0x{present:02x}")
+    values: dict[str, str] = {}
+    for i, f in enumerate(META_FIELDS):
+        if present >> i & 1:
+            if flags & FLAG_TAGGED:
+                values[f], pos = _read_tagged(data, pos, f"metadata {f}", table)
+            else:
+                values[f], pos = _read_str(data, pos, f"metadata {f}")
+    return Meta(**values), pos
+
+
+def _clue_error(err: int, where: int, height: int) -> RoflError:
+    if err == 4:
+        return RoflError(f"colour {where}: {_ERRORS[err]}")
+    if where >= 0:
+        line = f"row {where + 1}" if where < height else f"column {where - height + 1}"
+        return RoflError(f"{line}: {_ERRORS[err]}")
+    return RoflError(_ERRORS[err])
+
+
 def decode(data: bytes | bytearray | memoryview, table: Table | None = None) -> Puzzle:
     """The puzzle a record payload holds (the inverse of :func:`encode`), v1 or v2.
 
@@ -340,16 +380,7 @@ def decode(data: bytes | bytearray | memoryview, table: Table | None = None) -> 
         or (flags & FLAG_TAGGED and not flags & FLAG_META)
     ):
         raise RoflError(f"unknown flags 0x{flags:02x}")
-    if flags & FLAG_PALETTE:
-        palette, pos = read_palette(data, pos)
-    elif flags & FLAG_PALETTE_REF:
-        i, pos = _read_varint(data, pos, "palette")
-        entry = None if table is None else table.get(i)
-        if not isinstance(entry, Palette):
-            raise RoflError(f"palette: no palette {i} in the file's table")
-        palette = entry
-    else:
-        palette = _BW
+    palette, pos = _decode_palette(data, pos, flags, table)
     ncol = len(palette) - 1
     arr = np.frombuffer(data, np.uint8)
     end_bits = 8 * len(data)
@@ -377,31 +408,13 @@ def decode(data: bytes | bytearray | memoryview, table: Table | None = None) -> 
             arr, bitpos, end_bits, height, width, ncol, (ncol - 1).bit_length()
         )
         if err:
-            if err == 4:
-                raise RoflError(f"colour {where}: {_ERRORS[err]}")
-            if where >= 0:
-                line = f"row {where + 1}" if where < height else f"column {where - height + 1}"
-                raise RoflError(f"{line}: {_ERRORS[err]}")
-            raise RoflError(_ERRORS[err])
+            raise _clue_error(err, where, height)
     pos = (bitpos + 7) >> 3
     if bitpos & 7 and data[pos - 1] & (0xFF >> (bitpos & 7)):
         raise RoflError("bit section: padding bits are not zero")
     meta = Meta()
     if flags & FLAG_META:
-        if pos >= len(data):
-            raise RoflError("metadata: truncated")
-        present = data[pos]
-        pos += 1
-        if present == 0 or present >> len(META_FIELDS):
-            raise RoflError(f"metadata: bad presence byte 0x{present:02x}")
-        values: dict[str, str] = {}
-        for i, f in enumerate(META_FIELDS):
-            if present >> i & 1:
-                if flags & FLAG_TAGGED:
-                    values[f], pos = _read_tagged(data, pos, f"metadata {f}", table)
-                else:
-                    values[f], pos = _read_str(data, pos, f"metadata {f}")
-        meta = Meta(**values)
+        meta, pos = _decode_meta(data, pos, flags, table)
     if pos != len(data):
         raise RoflError(f"{len(data) - pos} trailing byte(s) after the record")
     lines = _split_clues(counts, lengths, colors, nblocks, ncol)
