@@ -164,7 +164,10 @@ def read_palette(data: bytes, pos: int) -> tuple[Palette, int]:
         raise RoflError(f"palette: unknown name mode {mode}")
     try:
         palette = Palette(
-            tuple(Color(n, tuple(rgb[3 * i : 3 * i + 3])) for i, n in enumerate(names))
+            tuple(
+                Color(n, (rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]))
+                for i, n in enumerate(names)
+            )
         )
     except ValueError as e:
         raise RoflError(f"palette: {e}") from None
