@@ -1,4 +1,5 @@
-"""ROFL v1: round trips, canonical bytes, corruption and salvage, random access, limits."""
+"""ROFL v2 (and v1 read): round trips, canonical bytes, the table, corruption and salvage, random
+access, limits, start-up."""
 
 from __future__ import annotations
 
