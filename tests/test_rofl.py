@@ -393,6 +393,8 @@ def test_repeated_values_are_stored_once_in_the_table() -> None:
     got, errors = rofl.load_salvage(bytes(bad))
     assert any("table block" in str(e) for e in errors)
     assert all(p in ps for p in got)
+    # every record that referred to it is reported, by number
+    assert len(got) + sum("no string" in str(e) or "no palette" in str(e) for e in errors) == 300
 
 
 def test_ids_that_are_numbers_are_stored_as_numbers() -> None:

@@ -411,7 +411,9 @@ class RoflReader(Iterator[Puzzle]):
             try:
                 mark = src.get(c, 2)
                 if mark == REC_SYNC:
-                    _parse_record(src, c, self.table, resync=True)
+                    # intact framing is enough: a record that then fails to decode (say it
+                    # refers to a lost table block) is reported by name, not skipped
+                    _framed(src, c, "record", resync=True)
                 elif mark == TABLE_SYNC and self.version >= 2:
                     _parse_table(src, c, resync=True)
                 elif mark == END_SYNC:
