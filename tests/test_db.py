@@ -651,6 +651,7 @@ ENV = {
 }
 
 
+@pytest.mark.slow  # subprocesses killed and re-run
 def test_import_killed_half_way_resumes_exactly(tmp_path: Path) -> None:
     ps = puzzles(1500, 22, size=(8, 8), source=None, goal=False)
     paths = _write_json_files(tmp_path, [ps[i : i + 100] for i in range(0, len(ps), 100)])
@@ -695,6 +696,7 @@ with Corpus.open(sys.argv[1]) as c:
 """
 
 
+@pytest.mark.slow  # subprocesses killed and re-run
 def test_fetching_killed_half_way_resumes_exactly(tmp_path: Path) -> None:
     db = tmp_path / "f.db"
     script = tmp_path / "fetch.py"
@@ -719,6 +721,7 @@ def test_fetching_killed_half_way_resumes_exactly(tmp_path: Path) -> None:
         assert count(c, "puzzles") == len(set(c.keys()))
 
 
+@pytest.mark.slow  # subprocesses killed and re-run
 def test_concurrent_writers_wait_for_each_other(tmp_path: Path) -> None:
     ps = puzzles(600, 23, size=(5, 5))
     paths = _write_json_files(tmp_path, [ps[:400], ps[200:]])
@@ -843,6 +846,7 @@ def _check_kept(
             assert p.goal is None, key
 
 
+@pytest.mark.slow  # about 30 s: 2,200 real puzzles imported twice
 def test_db_import_and_ingest_keep_every_goal_and_metadata_field(tmp_path: Path) -> None:
     """Issue 19: ``db import`` and ``ingest path`` of every shared corpus and sample file
     give back, through ``db export``, every goal and metadata field ``convert`` reads
