@@ -215,25 +215,13 @@ class _Source:
 
 
 def _src_varint(src: _Source, p: int, what: str, limit: int) -> tuple[int, int]:
-    """A varint read from ``src`` at ``p`` (at most 5 bytes, at most ``limit``), or _Bad."""
-    n = 0
-    shift = 0
-    while True:
-        if not src.need(p, 1):
-            raise _Bad(f"truncated {what}")
-        b = src.get(p, 1)[0]
-        p += 1
-        n |= (b & 0x7F) << shift
-        shift += 7
-        if not b & 0x80:
-            if b == 0 and shift > 7:
-                raise _Bad(f"bad {what} (non-minimal varint)")
-            break
-        if shift > 35:
-            raise _Bad(f"bad {what}")
-    if n > limit:
-        raise _Bad(f"{what} {n} is too large")
-    return n, p
+    """A varint read from ``src`` at ``p`` (at most ``limit``), or _Bad."""
+    src.need(p, 10)
+    try:
+        n, used = _read_varint(src.get(p, 10), 0, what, limit)
+    except RoflError as e:
+        raise _Bad(e.reason) from None
+    return n, p + used
 
 
 def _framed(src: _Source, pos: int, what: str, resync: bool = False) -> tuple[bytes, int]:
