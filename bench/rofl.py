@@ -1,9 +1,10 @@
-"""ROFL v1 sizes and speed: bytes per puzzle against .non text, gzip -9 and xz -9, and throughput.
+"""ROFL v2 sizes and speed: bytes per puzzle against .non text, gzip -9 and xz -9, and throughput.
 
 Run from the project root: ``.venv/bin/python bench/rofl.py`` (needs ../shared/corpora).
-Prints one table per corpus, a comparison of integer coders on the clue numbers, and
-encode/decode throughput (CPU time of this process, best of several rounds, kernels compiled
-and warm). Figures go into docs/rofl.md.
+Prints one table per corpus, a comparison of integer coders on the clue numbers, the size of
+a corpus export, encode/decode throughput (CPU time of this process, best of several rounds,
+kernels compiled and warm), and the targets of issue 19 met or not. Figures go into
+docs/rofl.md.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import io
 import lzma
 import math
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -27,6 +29,8 @@ sys.path.insert(0, str(ROOT))
 from nonoforge.formats import dumps as fmt_dumps  # noqa: E402
 from nonoforge.formats import read_file, rofl  # noqa: E402
 from nonoforge.formats.base import strip_meta  # noqa: E402
+from nonoforge.formats.rofl.container import _frame  # noqa: E402
+from nonoforge.formats.rofl.kernels import _kernels  # noqa: E402
 from nonoforge.puzzle import Puzzle  # noqa: E402
 
 CORPORA = ROOT.parent / "shared" / "corpora"
@@ -58,7 +62,7 @@ def sizes(name: str, puzzles: list[Puzzle], non_texts: list[bytes]) -> dict[str,
     n = len(puzzles)
     whole = b"".join(non_texts)
     payloads = [rofl.encode(p) for p in puzzles]
-    records = [rofl._frame(b) for b in payloads]
+    records = [_frame(b) for b in payloads]
     numbers = [b.length for p in puzzles for _, _, c in p.lines() for b in c]
     counts = [len(c) for p in puzzles for _, _, c in p.lines()]
     row = {
@@ -119,8 +123,8 @@ def best_rate(fn: Callable[[], object], n: int, rounds: int = 5) -> float:
     return n / best
 
 
-def throughput(name: str, puzzles: list[Puzzle]) -> None:
-    rofl._kernels(jit=True)
+def throughput(name: str, puzzles: list[Puzzle]) -> tuple[float, float]:
+    _kernels(jit=True)
     rofl.decode(rofl.encode(puzzles[0]))
     n = len(puzzles)
     payloads = [rofl.encode(p) for p in puzzles]
@@ -137,11 +141,31 @@ def throughput(name: str, puzzles: list[Puzzle]) -> None:
     print(f"  decode into a list              {dec_list:10.0f}")
     print(f"  dump (container)                {dump:10.0f}")
     print(f"  iter_load (container, checked)  {load:10.0f}")
+    return enc, dec
+
+
+def corpus_export(question: Path) -> float:
+    """Bytes per puzzle of ``db export`` after ``db import`` of a tournament file (its goals
+    come from ../solution/, its provenance is ``file:NAME`` and the puzzle's number)."""
+    from nonoforge.db import Corpus
+
+    with tempfile.TemporaryDirectory() as tmp, Corpus.open(Path(tmp) / "c.db") as c:
+        c.import_files([question])
+        out = Path(tmp) / "export.rofl"
+        n = c.export_rofl(out)
+        ps = list(rofl.iter_load(out.read_bytes()))
+        goals = sum(p.goal is not None for p in ps)
+        size = out.stat().st_size
+    print(f"\ndb import + db export of {question.name}: {n} puzzles, {goals} goals, "
+          f"{size} bytes = {size / n:.1f} bytes per puzzle (metadata and goals)")
+    return size / n
 
 
 def main() -> None:
     if not CORPORA.exists():
         sys.exit(f"{CORPORA} is absent")
+    taai = CORPORA / "tournament" / "question" / "taai2011.txt"
+    export = corpus_export(taai)
     tsets = {}
     for stem in ("taai2011", "tcga2016"):
         ps = load_tournament(CORPORA / "tournament" / "question" / f"{stem}.txt")
@@ -149,6 +173,9 @@ def main() -> None:
         texts = [str(fmt_dumps(p, "non")).encode() for p in ps]
         sizes(f"tournament {stem}", ps, texts)
         coder_costs(f"tournament {stem}", ps)
+    full = read_file(taai)  # by path: goals from ../solution/, $N as the source id
+    sizes("tournament taai2011 (goals and ids kept)", full,
+          [str(fmt_dumps(p, "non")).encode() for p in full])
     files = sorted((CORPORA / "survey-free").glob("*.non"))
     survey = [p for f in files for p in read_file(f)]
     texts = [f.read_bytes() for f in files]
@@ -158,10 +185,19 @@ def main() -> None:
         "survey-free (clues only)", bare, [str(fmt_dumps(p, "non")).encode() for p in bare]
     )
     coder_costs("survey-free", bare)
-    throughput("tournament taai2011", tsets["taai2011"])
+    clues = sum(len(rofl.encode(p)) for p in tsets["taai2011"]) / len(tsets["taai2011"])
+    enc, dec = throughput("tournament taai2011", tsets["taai2011"])
     throughput("survey-free (goal mode)", survey)
     big = Puzzle.from_grid(np.random.default_rng(1).integers(0, 2, (200, 200)))
     throughput("one random 200x200 (clues only)", [big.replace(goal=None)] * 200)
+    print("\nissue 19 targets (TAAI 2011; CPU time on a shared 2-core machine):")
+    for what, value, ok in (
+        ("clues only, payload bytes per puzzle <= 85", f"{clues:.1f}", clues <= 85),
+        ("db export (metadata, goals), bytes per puzzle <= 100", f"{export:.1f}", export <= 100),
+        ("encode >= 30,000 puzzles/s", f"{enc:,.0f}", enc >= 30_000),
+        ("decode >= 30,000 puzzles/s", f"{dec:,.0f}", dec >= 30_000),
+    ):
+        print(f"  {what:<54} {value:>10}  {'met' if ok else 'NOT met'}")
 
 
 if __name__ == "__main__":

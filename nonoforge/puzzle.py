@@ -375,6 +375,40 @@ class Puzzle:
             palette = Palette.bw() if n <= 1 else _default_palette(n)
         return cls(g.row_clues(), g.column_clues(), palette, meta or Meta(), g)
 
+    @classmethod
+    def trusted(
+        cls,
+        rows: tuple[Clue, ...],
+        columns: tuple[Clue, ...],
+        palette: Palette,
+        meta: Meta | None = None,
+        goal: Grid | None = None,
+    ) -> Puzzle:
+        """A puzzle from parts already checked, built without validating them again.
+
+        Only for data that has been checked against every rule the constructor enforces:
+        clues as tuples of :class:`Block`, lengths positive, colours in the palette, each
+        clue fitting its line, rows and columns painting the same cells of each colour, a
+        goal whose clues are these. The ROFL decoder checks all of that while decoding, and
+        the corpus re-reads what the decoder produced; validating again would cost several
+        times the decoding. Anything else (files, user input) goes through the constructor.
+
+        >>> p = Puzzle.from_clues(rows=[[1]], columns=[[1]])
+        >>> Puzzle.trusted(p.rows, p.columns, p.palette, Meta(title="t")).meta.title
+        't'
+        """
+        p = object.__new__(cls)
+        object.__setattr__(p, "rows", rows)
+        object.__setattr__(p, "columns", columns)
+        object.__setattr__(p, "palette", palette)
+        object.__setattr__(p, "meta", meta if meta is not None else Meta())
+        object.__setattr__(p, "goal", goal)
+        return p
+
+    def with_meta(self, meta: Meta) -> Puzzle:
+        """This (already valid) puzzle with other metadata; the clues are not re-validated."""
+        return Puzzle.trusted(self.rows, self.columns, self.palette, meta, self.goal)
+
     def replace(self, **changes: Any) -> Puzzle:
         """A copy with some fields changed (``meta=...``, ``goal=None``, ...)."""
         return dataclasses.replace(self, **changes)

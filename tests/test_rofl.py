@@ -1,4 +1,5 @@
-"""ROFL v1: round trips, canonical bytes, corruption and salvage, random access, limits."""
+"""ROFL v2 (and v1 read): round trips, canonical bytes, the table, corruption and salvage, random
+access, limits, start-up."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import io
 import random
 import re
 import string
+import zlib
 
 import numpy as np
 import pytest
@@ -17,6 +19,8 @@ from hypothesis import strategies as st
 from nonoforge.errors import RoflError
 from nonoforge.formats import read_file, rofl, write_file
 from nonoforge.formats.base import strip_meta
+from nonoforge.formats.rofl.kernels import _kernels
+from nonoforge.formats.rofl.record import _varint
 from nonoforge.puzzle import Color, Meta, Palette, Puzzle
 
 FAST = settings(max_examples=60, deadline=None)
@@ -146,7 +150,7 @@ def test_streaming_reader_small_chunks() -> None:
 
 def test_kernels_match_plain_python() -> None:
     """The compiled kernels and their Python source give the same bits."""
-    k = rofl._kernels(jit=True)
+    k = _kernels(jit=True)
     p = Puzzle.from_grid(np.random.default_rng(3).integers(0, 4, (7, 9)))
     lines = p.rows + p.columns
     counts = np.array([len(c) for c in lines], np.int64)
@@ -294,19 +298,175 @@ def test_registered_format(tmp_path) -> None:
 
 
 def test_huge_claims_are_errors_not_allocations() -> None:
-    side = rofl._varint(31623)  # 31623^2 is about 10^9 cells
+    side = _varint(31623)  # 31623^2 is about 10^9 cells
     for flags in (0, rofl.FLAG_GOAL):
         with pytest.raises(RoflError, match="too large|cannot fit"):
             rofl.decode(side + side + bytes([flags]) + b"\x00" * 64)
     with pytest.raises(RoflError):
-        rofl.decode(rofl._varint(1000) * 2 + b"\x01" + b"\xff" * 100)
-    frame = rofl.REC_SYNC + rofl._varint(10**9)
-    head = frame + bytes([rofl.zlib.crc32(frame) & 0xFF])
+        rofl.decode(_varint(1000) * 2 + b"\x01" + b"\xff" * 100)
+    frame = rofl.REC_SYNC + _varint(10**9)
+    head = frame + bytes([zlib.crc32(frame) & 0xFF])
     with pytest.raises(RoflError, match="too large"):
         list(rofl.iter_load(rofl.HEADER + head + b"\x00" * 100))
 
 
 def test_unknown_version_is_named() -> None:
     _, data = small_container()
-    with pytest.raises(RoflError, match="unsupported ROFL version 2"):
-        list(rofl.iter_load(data[:4] + b"\x02" + data[5:]))
+    with pytest.raises(RoflError, match="unsupported ROFL version 3"):
+        list(rofl.iter_load(data[:4] + b"\x03" + data[5:]))
+
+
+# -- start-up -----------------------------------------------------------------------------
+
+
+def test_numba_is_imported_only_for_bulk_rofl_work() -> None:
+    """``info x.non`` and a few ROFL conversions never import numba (start-up counts)."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    env = {k: v for k, v in os.environ.items() if k != "NONOFORGE_ROFL_JIT"}
+    env["PYTHONPATH"] = str(ROOT)
+    info = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "nonoforge", "info", str(DATA / "dancer.non")],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert info.returncode == 0, info.stderr[-2000:]
+    imported = [ln.rsplit("|", 1)[-1].strip() for ln in info.stderr.splitlines() if "|" in ln]
+    assert not [m for m in imported if m.split(".")[0] in ("numba", "llvmlite")]
+    code = (
+        "import sys\n"
+        "from nonoforge.formats import read_file, rofl\n"
+        f"ps = read_file({str(DATA / 'dancer.non')!r}) * 10\n"
+        "assert rofl.load_salvage(rofl.dumps(ps))[0] == ps\n"
+        "print('numba' in sys.modules)\n"
+    )
+    few = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert few.returncode == 0, few.stderr[-2000:]
+    assert few.stdout.strip() == "False"
+
+
+# -- version 2: the file's table, raw goals, numbers; version 1 still read ----------------
+
+V1_EXAMPLE = bytes.fromhex(  # docs/rofl.md, the 2x2 example as version 1 wrote it
+    "524f464c01" "c552065a020200005fe02bf0e31b" "c5450101" "00cf63c453"
+    "1300000000000000" "4c464f52"
+)
+
+
+def test_version_1_files_and_payloads_are_still_read() -> None:
+    assert list(rofl.iter_load(V1_EXAMPLE)) == [Puzzle.from_clues([[1], [1]], [[1], [1]])]
+    assert rofl.offsets(V1_EXAMPLE) == [5]
+    assert rofl.read_at(V1_EXAMPLE, 0).width == 2
+    # a v1 payload with metadata: plain length-prefixed strings, no tags
+    v1 = bytes.fromhex("020202005fe0") + bytes([0b10001]) + b"\x02Hi" + b"\x03abc"
+    assert rofl.decode(v1).meta == Meta(title="Hi", source="abc")
+
+
+def test_repeated_values_are_stored_once_in_the_table() -> None:
+    pal = Palette.of(("white", "#fff"), ("red", "#f00"), ("blue", "#00f"))
+    rng = np.random.default_rng(5)
+    ps = [
+        Puzzle.from_grid(rng.integers(0, 3, (6, 7)), pal, Meta(
+            title=f"t{i}", source="file:a-rather-long-source-name.txt", source_id=str(i + 1),
+            author="Some Author", licence="CC BY-SA 4.0"))
+        for i in range(300)
+    ]
+    data = rofl.dumps(ps)
+    assert data.count(b"a-rather-long-source-name") == 1
+    assert data.count(b"CC BY-SA") == 1 and data.count(b"blue") == 1
+    assert data.count(rofl.TABLE_SYNC) >= 1
+    assert list(rofl.iter_load(data)) == ps
+    assert rofl.read_at(data, 299) == ps[299]
+    # a record that refers to the table cannot be read without it
+    with pytest.raises(RoflError, match="table"):
+        rofl.decode(data[rofl.offsets(data)[0] + 4 : rofl.offsets(data)[1] - 4])
+    # standalone payloads refer to nothing
+    assert rofl.decode(rofl.encode(ps[0])) == ps[0]
+    # a damaged table block costs the records that refer to it, and is named
+    t = data.index(rofl.TABLE_SYNC)
+    bad = bytearray(data)
+    bad[t + 8] ^= 0xFF
+    got, errors = rofl.load_salvage(bytes(bad))
+    assert any("table block" in str(e) for e in errors)
+    assert all(p in ps for p in got)
+    # every record that referred to it is reported, by number
+    assert len(got) + sum("no string" in str(e) or "no palette" in str(e) for e in errors) == 300
+
+
+def test_ids_that_are_numbers_are_stored_as_numbers() -> None:
+    p = Puzzle.from_clues([[1]], [[1]])
+    for sid in ("7", "1000", "0", "007", "12a", "1" * 19, "١٢"):
+        q = p.replace(meta=Meta(source_id=sid))
+        assert rofl.decode(rofl.encode(q)) == q
+    assert len(rofl.encode(p.replace(meta=Meta(source_id="1000")))) == len(rofl.encode(p)) + 3
+
+
+def test_a_dense_goal_is_stored_cell_by_cell_when_that_is_smaller() -> None:
+    rng = np.random.default_rng(8)
+    dense = Puzzle.from_grid((rng.random((25, 25)) < 0.5).astype(int))
+    blob = Puzzle.from_grid(np.pad(np.ones((10, 10), int), 7))
+    colour = Puzzle.from_grid(rng.integers(0, 4, (9, 11)))
+    for p in (dense, blob, colour):
+        data = rofl.encode(p)
+        assert rofl.decode(data) == p
+    assert rofl.encode(dense)[2] & rofl.FLAG_RAW_GOAL
+    assert len(rofl.encode(dense)) == 3 + (625 + 7) // 8
+    assert not rofl.encode(blob)[2] & rofl.FLAG_RAW_GOAL
+
+
+# -- salvage in linear time (issue 14) ----------------------------------------------------
+
+
+def _false_headers(size: int, aimed: bool) -> bytes:
+    """A container whose first half is back-to-back record headers that each pass the
+    header check, then zeros, then one intact record and the end: the crafted file of
+    issue 14. Each header claims half the file; ``aimed`` headers claim exactly what ends
+    on the intact record's marker, so that each costs a checksum of half the file."""
+    good = rofl.dumps([Puzzle.from_clues([[1]], [[1]])])
+    target = size - len(good) + 5  # where the intact record starts
+    out = bytearray(good[:5])
+    while len(out) < size // 2:
+        claim = size // 2
+        for _ in range(3):  # the header's own length depends on the claim's varint
+            frame = rofl.REC_SYNC + _varint(claim)
+            if aimed:
+                claim = target - (len(out) + len(frame) + 1) - 4
+        frame = rofl.REC_SYNC + _varint(claim)
+        out += frame + bytes([zlib.crc32(frame) & 0xFF])
+    out += b"\0" * (target - len(out))
+    return bytes(out) + good[5:]
+
+
+@pytest.mark.parametrize("size", [256 * 1024, 4 * 1024 * 1024])
+def test_salvage_of_false_headers_is_linear(size: int) -> None:
+    """Issue 14: resynchronising over crafted headers examines a bounded number of bytes
+    per byte of input (counted, so the bound holds on any machine), not quadratic work."""
+    from nonoforge.formats.rofl.container import WORK_FLOOR, WORK_PER_BYTE
+
+    plain = _false_headers(size, aimed=False)
+    reader = rofl.iter_load(plain, on_error="collect")
+    assert len(list(reader)) == 1  # refused in constant time each: the record is found
+    assert reader.work <= 4 * len(plain)
+    aimed = _false_headers(size, aimed=True)
+    assert len(aimed) == len(plain)
+    reader = rofl.iter_load(aimed, on_error="collect")
+    list(reader)
+    # without the cap: (size / 2) / 5 candidates x size / 2 bytes each (over 10^11 at 4 MiB)
+    assert reader.work <= (WORK_PER_BYTE + 1) * len(aimed) + WORK_FLOOR
+    assert any("salvage stopped" in str(e) for e in reader.errors)
+
+
+def test_salvage_scans_each_byte_once_between_markers() -> None:
+    """Many false end and record markers whose header check fails: found and refused in
+    one pass, every intact record still read."""
+    ps = [Puzzle.from_clues([[1]], [[1]])] * 3
+    good = rofl.dumps(ps)
+    junk = (b"\xc5E\xff" + b"\xc5R\x05\x00") * 50_000
+    data = good[:5] + junk + good[5:]
+    reader = rofl.iter_load(data, on_error="collect")
+    assert list(reader) == ps
+    assert reader.work <= 4 * len(data)

@@ -90,6 +90,7 @@ provenance = Table(
     Column("author", Text),
     Column("copyright", Text),
     Column("licence", Text),
+    Column("note", Text),  # migration 0004
     Column("raw", LargeBinary),
     Column("added", DateTime(timezone=True), nullable=False),
     UniqueConstraint("source", "source_id"),

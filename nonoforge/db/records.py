@@ -6,7 +6,6 @@ metadata; the metadata comes back from the puzzle's first provenance row.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -70,9 +69,7 @@ def bare(p: Puzzle) -> Puzzle:
         return p.canonical().replace(meta=Meta())
     if not p.meta:
         return p
-    q = copy.copy(p)  # a frozen, already validated puzzle: only the metadata changes
-    object.__setattr__(q, "meta", Meta())
-    return q
+    return p.with_meta(Meta())  # already validated: only the metadata changes
 
 
 def decode_record(data: bytes, key: str) -> Puzzle:
@@ -86,9 +83,7 @@ def with_meta(p: Puzzle, meta: Meta | None) -> Puzzle:
     """``p`` (just decoded, so valid) carrying ``meta``, without validating it again."""
     if not meta:
         return p
-    q = copy.copy(p)
-    object.__setattr__(q, "meta", meta)
-    return q
+    return p.with_meta(meta)
 
 
 def puzzle_row(key: str, p: Puzzle, now: datetime) -> dict[str, Any]:
@@ -110,7 +105,7 @@ def first_meta(conn: Connection, ids: list[int]) -> dict[int, Meta]:
     for chunk in chunks(ids):
         q = (
             select(t.c.puzzle_id, t.c.source, t.c.source_id, t.c.title, t.c.author,
-                   t.c.copyright, t.c.licence)
+                   t.c.copyright, t.c.licence, t.c.note)
             .where(t.c.puzzle_id.in_(chunk))
             .order_by(t.c.id)
         )
@@ -120,6 +115,6 @@ def first_meta(conn: Connection, ids: list[int]) -> dict[int, Meta]:
                     title=row.title, author=row.author, copyright=row.copyright,
                     licence=row.licence,
                     source=None if row.source == UNKNOWN_SOURCE else row.source,
-                    source_id=row.source_id,
+                    source_id=row.source_id, note=row.note,
                 )
     return out

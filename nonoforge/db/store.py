@@ -18,17 +18,17 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, delete, func, select, update
-from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
+from sqlalchemy import Connection, func, select, update
 
+from nonoforge.db import insert as ins
 from nonoforge.db import models as m
-from nonoforge.db.connect import DEFAULT_PATH, one_line, open_engine
+from nonoforge.db.collections import Collections
+from nonoforge.db.connect import DEFAULT_PATH
 from nonoforge.db.filters import SIZE_BANDS, Range, Size, conditions, size_band
 from nonoforge.db.records import (
     CHUNK,
@@ -36,13 +36,13 @@ from nonoforge.db.records import (
     chunks,
     codec,
     decode_record,
-    encode_record,
     first_meta,
     isoformat,
-    puzzle_row,
     utcnow,
     with_meta,
 )
+from nonoforge.db.results import Results
+from nonoforge.db.stats import Stats
 from nonoforge.errors import CorpusError, FormatError
 from nonoforge.puzzle import Puzzle
 
@@ -77,84 +77,24 @@ class _Item:
     default_source: str | None = None
     default_source_id: str | None = None
     outcome: str = ""
+    #: Whether the default source names one file (``file:NAME``), so that an id the
+    #: puzzle's metadata carries without a source (a tournament ``$N``, an XML ``<id>``) is
+    #: unique under it; under a site's name (a fetched item) the item is the id.
+    per_file: bool = False
 
 
-class Corpus:
+class Corpus(Results, Collections, Stats):
     """A corpus of puzzles in a database. Open one with :meth:`Corpus.open`.
+
+    Its operations live by concern: the connection and transactions in
+    :mod:`~nonoforge.db.session`, ratings in :mod:`~nonoforge.db.results`, collections in
+    :mod:`~nonoforge.db.collections`, counts in :mod:`~nonoforge.db.stats`; this module adds,
+    fetches, reads, imports and exports puzzles.
 
     >>> with Corpus.open("corpus.db") as c:          # doctest: +SKIP
     ...     c.add(read_file("puzzles.non"))
     ...     c.stats()["puzzles"]
     """
-
-    def __init__(self, engine: Engine) -> None:
-        """Wrap an engine whose database is already at the current schema (see :meth:`open`)."""
-        self.engine = engine
-        # writers: on SQLite their transactions begin IMMEDIATE (see sqlite_setup)
-        self._writer = engine.execution_options(nonoforge_write=True)
-        self._closed = False
-        self._sources_seen: set[str] = set()
-        self._sources_pending: set[str] = set()
-
-    # -- opening ------------------------------------------------------------------------
-
-    @classmethod
-    def open(cls, url_or_path: str | os.PathLike[str] | None = None) -> Corpus:
-        """Open (creating and migrating as needed) the corpus at a path or SQLAlchemy URL.
-
-        ``None`` means ``nonoforge.db`` in the current directory; a path is a SQLite file;
-        anything with ``://`` is a SQLAlchemy URL (``postgresql+psycopg://...``).
-        """
-        return cls(open_engine(url_or_path))
-
-    def close(self) -> None:
-        """Release the database connections."""
-        if not self._closed:
-            self.engine.dispose()
-            self._closed = True
-
-    def __enter__(self) -> Corpus:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    @property
-    def url(self) -> str:
-        """The database URL, password included (to reopen the corpus in another process)."""
-        return self.engine.url.render_as_string(hide_password=False)
-
-    def __repr__(self) -> str:
-        return f"Corpus({self.engine.url.render_as_string(hide_password=True)!r})"
-
-    # -- transactions -------------------------------------------------------------------
-
-    @contextlib.contextmanager
-    def _write(self) -> Iterator[Connection]:
-        """One write transaction; database errors become one-line CorpusErrors."""
-        self._sources_pending.clear()
-        try:
-            with self._errors(), self._writer.begin() as conn:
-                yield conn
-        finally:
-            pending, self._sources_pending = self._sources_pending, set()
-        self._sources_seen |= pending  # only once the transaction has committed
-
-    @contextlib.contextmanager
-    def _read(self) -> Iterator[Connection]:
-        with self._errors(), self.engine.connect() as conn:
-            yield conn
-
-    @contextlib.contextmanager
-    def _errors(self) -> Iterator[None]:
-        if self._closed:
-            raise CorpusError("the corpus is closed")
-        try:
-            yield
-        except IntegrityError:
-            raise
-        except (DBAPIError, SQLAlchemyError) as e:
-            raise CorpusError(f"corpus database error: {one_line(e)}") from None
 
     # -- adding puzzles -----------------------------------------------------------------
 
@@ -188,122 +128,28 @@ class Corpus:
         return total
 
     def _commit_batch(self, items: list[_Item]) -> AddStats:
-        for attempt in range(3):
-            try:
-                with self._write() as conn:
-                    return self._insert(conn, items)
-            except IntegrityError as e:  # a concurrent writer added the same rows: redo
-                if attempt == 2:
-                    raise CorpusError(f"corpus database error: {one_line(e)}") from None
-        raise AssertionError("unreachable")  # pragma: no cover
+        return self._retrying(lambda conn: self._insert(conn, items))
 
     def _insert(self, conn: Connection, items: list[_Item]) -> AddStats:
-        """Add a batch inside the caller's transaction; sets each item's ``outcome``."""
+        """Add a batch inside the caller's transaction; sets each item's ``outcome``.
+
+        The phases are in :mod:`nonoforge.db.insert`.
+        """
         now = utcnow()
         keys = [it.puzzle.key for it in items]
-        known: dict[str, tuple[int, bool]] = {}
-        for chunk in chunks(sorted(set(keys))):
-            q = select(m.puzzles.c.key, m.puzzles.c.id, m.puzzles.c.has_goal).where(
-                m.puzzles.c.key.in_(chunk)
-            )
-            known.update({k: (i, g) for k, i, g in conn.execute(q)})
-
-        # new puzzles: one row per key, preferring an occurrence that brings a goal
-        fresh: dict[str, _Item] = {}
-        for key, it in zip(keys, items, strict=True):
-            if key in known:
-                continue
-            prev = fresh.get(key)
-            if prev is None or (prev.puzzle.goal is None and it.puzzle.goal is not None):
-                fresh[key] = it
-        if fresh:
-            rows = [puzzle_row(k, it.puzzle, now) for k, it in fresh.items()]
-            if conn.dialect.insert_executemany_returning:
-                ins = m.puzzles.insert().returning(m.puzzles.c.key, m.puzzles.c.id)
-                known.update({k: (i, True) for k, i in conn.execute(ins, rows)})
-            else:  # pragma: no cover - backends without RETURNING
-                conn.execute(m.puzzles.insert(), rows)
-                for chunk in chunks(list(fresh)):
-                    q = select(m.puzzles.c.key, m.puzzles.c.id).where(m.puzzles.c.key.in_(chunk))
-                    known.update({k: (i, True) for k, i in conn.execute(q)})
-
-        # goals for puzzles stored without one
-        upgraded: set[str] = set()
-        for key, it in zip(keys, items, strict=True):
-            pid, has_goal = known[key]
-            if key in fresh or has_goal or it.puzzle.goal is None or key in upgraded:
-                continue
-            conn.execute(
-                update(m.puzzles)
-                .where(m.puzzles.c.id == pid)
-                .values(rofl=encode_record(it.puzzle), has_goal=True)
-            )
-            upgraded.add(key)
-
-        # provenance
+        known = ins.known_puzzles(conn, keys)
+        fresh = ins.insert_fresh(conn, keys, items, known, now)
+        upgraded = ins.upgrade_goals(conn, keys, items, known, fresh)
         provs = [_provenance(it, known[k][0]) for k, it in zip(keys, items, strict=True)]
-        by_source: dict[str, set[str]] = {}
-        for pv in provs:
-            if pv["source_id"] is not None:
-                by_source.setdefault(pv["source"], set()).add(pv["source_id"])
-        claimed: dict[tuple[str, str], int] = {}
-        for source, ids in by_source.items():
-            for chunk in chunks(sorted(ids)):
-                q = select(m.provenance.c.source_id, m.provenance.c.puzzle_id).where(
-                    m.provenance.c.source == source, m.provenance.c.source_id.in_(chunk)
-                )
-                claimed.update({(source, sid): pid for sid, pid in conn.execute(q)})
-        seen_ids = set(claimed)
-        # a (source, id) seen before (in the corpus or this batch) is a duplicate; one that
-        # names another puzzle (the source changed it) is kept without the id, not lost
-        dups: list[bool] = []
-        for pv in provs:
-            pid, source, sid = pv["puzzle_id"], pv["source"], pv["source_id"]
-            dup = False
-            if sid is not None:
-                owner = claimed.setdefault((source, sid), pid)
-                if owner != pid:
-                    pv["source_id"] = None
-                else:
-                    dup = (source, sid) in seen_ids
-                    seen_ids.add((source, sid))
-            dups.append(dup)
-        # without an id, a provenance is the same when puzzle, source and title are
-        anonymous: set[tuple[int, str, str | None]] = set()
-        stored = sorted({pv["puzzle_id"] for k, pv in zip(keys, provs, strict=True)
-                         if pv["source_id"] is None and k not in fresh})
-        for chunk in chunks(stored):
-            q = select(
-                m.provenance.c.puzzle_id, m.provenance.c.source, m.provenance.c.title
-            ).where(m.provenance.c.puzzle_id.in_(chunk), m.provenance.c.source_id.is_(None))
-            anonymous.update((p, s, t) for p, s, t in conn.execute(q))
-
-        stats = AddStats()
-        new_rows: list[dict[str, Any]] = []
-        seen_new: set[str] = set()
-        for key, it, pv, dup in zip(keys, items, provs, dups, strict=True):
-            if pv["source_id"] is None:
-                ident = (pv["puzzle_id"], pv["source"], pv["title"])
-                dup = ident in anonymous
-                anonymous.add(ident)
-            if not dup:
-                pv["added"] = now
-                new_rows.append(pv)
-            if key in fresh and key not in seen_new:
-                seen_new.add(key)
-                it.outcome = "new"
-                stats.new += 1
-            elif not dup or key in upgraded:
-                upgraded.discard(key)
-                it.outcome = "merged"
-                stats.merged += 1
-            else:
-                it.outcome = "duplicate"
-                stats.duplicate += 1
+        dups = ins.claim_source_ids(conn, provs)
+        anonymous = ins.anonymous_provenance(conn, keys, provs, fresh)
+        counts, new_rows = ins.classify(
+            keys, items, provs, dups, fresh, upgraded, anonymous, now
+        )
         if new_rows:
             self._ensure_sources(conn, {pv["source"] for pv in new_rows})
             conn.execute(m.provenance.insert(), new_rows)
-        return stats
+        return AddStats(*counts)
 
     def _ensure_sources(self, conn: Connection, names: set[str]) -> None:
         """Give every source a row in ``sources`` (remembering which exist, once committed)."""
@@ -330,7 +176,7 @@ class Corpus:
     def sources(self) -> list[dict[str, Any]]:
         """Every source: name, url, licence note and how many provenance rows cite it."""
         with self._read() as conn:
-            counts = dict(
+            counts: dict[str, int] = dict(
                 conn.execute(
                     select(m.provenance.c.source, func.count()).group_by(m.provenance.c.source)
                 ).all()
@@ -366,22 +212,19 @@ class Corpus:
         if puzzle is not None and status != "done":
             raise CorpusError(f"a fetched puzzle must have status 'done', not {status!r}")
         site, item = str(site), str(item)
-        for attempt in range(3):
-            try:
-                with self._write() as conn:
-                    outcome = status
-                    key = None
-                    if puzzle is not None:
-                        it = _Item(puzzle, raw, site, item)
-                        self._insert(conn, [it])
-                        outcome = "new" if it.outcome == "new" else "duplicate"
-                        key = puzzle.key
-                    self._log(conn, site, item, status, reason, key)
-                    return outcome
-            except IntegrityError as e:
-                if attempt == 2:
-                    raise CorpusError(f"corpus database error: {one_line(e)}") from None
-        raise AssertionError("unreachable")  # pragma: no cover
+
+        def work(conn: Connection) -> str:
+            outcome = status
+            key = None
+            if puzzle is not None:
+                it = _Item(puzzle, raw, site, item)
+                self._insert(conn, [it])
+                outcome = "new" if it.outcome == "new" else "duplicate"
+                key = puzzle.key
+            self._log(conn, site, item, status, reason, key)
+            return outcome
+
+        return self._retrying(work)
 
     @staticmethod
     def _log(
@@ -489,11 +332,7 @@ class Corpus:
         ``source`` matches any provenance. Each puzzle carries the metadata of its first
         provenance and its goal when the corpus knows it.
         """
-        where = conditions(
-            width=width, height=height, min_size=min_size, max_size=max_size, colors=colors,
-            source=source, status=status, technique=technique, grade=grade,
-            solver_version=solver_version,
-        )
+        where = _where(locals())
         p = m.puzzles
         last = 0
         left = limit
@@ -534,11 +373,7 @@ class Corpus:
         limit: int | None = None,
     ) -> list[str]:
         """The keys of the puzzles :meth:`query` would give, in the same order."""
-        where = conditions(
-            width=width, height=height, min_size=min_size, max_size=max_size, colors=colors,
-            source=source, status=status, technique=technique, grade=grade,
-            solver_version=solver_version,
-        )
+        where = _where(locals())
         q = select(m.puzzles.c.key).where(*where).order_by(m.puzzles.c.id)
         if limit is not None:
             q = q.limit(limit)
@@ -572,260 +407,6 @@ class Corpus:
                         got[r["key"]] = dict(r)
                 out = [got[k] for k in want if k in got]
         return out
-
-    # -- results ------------------------------------------------------------------------
-
-    _RESULT_FIELDS = ("status", "technique", "effort", "time_s", "times", "score", "grade")
-
-    def save_results(self, rows: Iterable[dict[str, Any]], solver_version: str) -> int:
-        """Insert or update ratings of one solver version; returns how many rows were saved.
-
-        Each row names its puzzle by ``key`` and may carry ``status``, ``technique``,
-        ``effort`` (a dict), ``time_s`` (the median), ``times`` (a list), ``score``,
-        ``grade`` and ``rated_at``. Updating a rated puzzle changes only the fields the row
-        carries, so a score can be filled in after the model is fitted. Other fields (the
-        ``width``, ``title``... that :meth:`results` rows carry) are ignored, so rows read
-        with :meth:`results` can be changed and saved back.
-        """
-        items = list(rows)
-        saved = 0
-        for batch in chunks(items):
-            with self._write() as conn:
-                saved += self._save_batch(conn, batch, solver_version)
-        return saved
-
-    def _save_batch(
-        self, conn: Connection, rows: Sequence[dict[str, Any]], version: str
-    ) -> int:
-        r, p = m.results, m.puzzles
-        keys = sorted({str(row["key"]) for row in rows})
-        ids = dict(conn.execute(select(p.c.key, p.c.id).where(p.c.key.in_(keys))).all())
-        missing = [k for k in keys if k not in ids]
-        if missing:
-            raise CorpusError(f"no puzzle with key {missing[0]!r} in the corpus")
-        rated = dict(
-            conn.execute(
-                select(r.c.puzzle_id, r.c.id).where(
-                    r.c.solver_version == version, r.c.puzzle_id.in_(list(ids.values()))
-                )
-            ).all()
-        )
-        now = utcnow()
-        inserts: dict[int, dict[str, Any]] = {}
-        for row in rows:
-            pid = ids[str(row["key"])]
-            values = {f: row[f] for f in self._RESULT_FIELDS if f in row}
-            values["rated_at"] = _as_datetime(row.get("rated_at")) or now
-            if pid in rated:
-                conn.execute(update(r).where(r.c.id == rated[pid]).values(values))
-            elif pid in inserts:
-                inserts[pid].update(values)
-            else:
-                inserts[pid] = {f: None for f in self._RESULT_FIELDS} | values | {
-                    "puzzle_id": pid, "solver_version": version
-                }
-        if inserts:
-            conn.execute(r.insert(), list(inserts.values()))
-        return len(rows)
-
-    def results(self, solver_version: str | None = None) -> list[dict[str, Any]]:
-        """Every rating (of one solver version, if given), with the puzzle's size and colours."""
-        r, p = m.results, m.puzzles
-        q = (
-            select(p.c.key, p.c.width, p.c.height, p.c.colors, r)
-            .join(p, p.c.id == r.c.puzzle_id)
-            .order_by(r.c.solver_version, p.c.id)
-        )
-        if solver_version is not None:
-            q = q.where(r.c.solver_version == solver_version)
-        with self._read() as conn:
-            rows = conn.execute(q).mappings().all()
-        return [
-            {
-                "key": row["key"], "solver_version": row["solver_version"],
-                "status": row["status"], "technique": row["technique"],
-                "effort": row["effort"], "time_s": row["time_s"], "times": row["times"],
-                "score": row["score"], "grade": row["grade"],
-                "rated_at": isoformat(row["rated_at"]), "width": row["width"],
-                "height": row["height"], "colors": row["colors"],
-            }
-            for row in rows
-        ]
-
-    def rated_keys(self, solver_version: str) -> set[str]:
-        """Keys of the puzzles that have a result of this solver version."""
-        r, p = m.results, m.puzzles
-        q = select(p.c.key).join(r, r.c.puzzle_id == p.c.id).where(
-            r.c.solver_version == solver_version
-        )
-        with self._read() as conn:
-            return set(conn.scalars(q))
-
-    def solver_versions(self) -> list[str]:
-        """Solver versions with results, most recently rated first."""
-        r = m.results
-        q = (
-            select(r.c.solver_version)
-            .group_by(r.c.solver_version)
-            .order_by(func.max(r.c.rated_at).desc(), r.c.solver_version)
-        )
-        with self._read() as conn:
-            return list(conn.scalars(q))
-
-    # -- difficulty models --------------------------------------------------------------
-
-    def set_model(self, solver_version: str, model: dict[str, Any]) -> None:
-        """Store (replacing) the fitted difficulty model of a solver version (JSON data)."""
-        t = m.difficulty_models
-        with self._write() as conn:
-            conn.execute(delete(t).where(t.c.solver_version == solver_version))
-            conn.execute(
-                t.insert().values(solver_version=solver_version, model=model, updated=utcnow())
-            )
-
-    def get_model(self, solver_version: str) -> dict[str, Any] | None:
-        """The stored difficulty model of a solver version, or None."""
-        t = m.difficulty_models
-        with self._read() as conn:
-            return conn.scalar(select(t.c.model).where(t.c.solver_version == solver_version))
-
-    # -- collections --------------------------------------------------------------------
-
-    def create_collection(
-        self, name: str, keys_in_order: Iterable[str], params: dict[str, Any] | None = None
-    ) -> None:
-        """Create (or replace) a named, ordered collection of puzzles.
-
-        ``params`` records how it was built (filters, seed) as JSON data. Every key must be
-        in the corpus; a key may not appear twice.
-        """
-        keys = list(keys_in_order)
-        if len(set(keys)) != len(keys):
-            raise CorpusError(f"collection {name!r} lists a puzzle twice")
-        c, cm, p = m.collections, m.collection_members, m.puzzles
-        with self._write() as conn:
-            ids: dict[str, int] = {}
-            for chunk in chunks(keys):
-                ids.update(conn.execute(select(p.c.key, p.c.id).where(p.c.key.in_(chunk))).all())
-            missing = [k for k in keys if k not in ids]
-            if missing:
-                raise CorpusError(f"no puzzle with key {missing[0]!r} in the corpus")
-            conn.execute(delete(c).where(c.c.name == name))
-            cid = conn.execute(
-                c.insert().values(name=name, created=utcnow(), params=params or {})
-            ).inserted_primary_key[0]
-            # members first go away with the collection (ON DELETE CASCADE, or by hand where
-            # a backend does not enforce it)
-            conn.execute(delete(cm).where(cm.c.collection_id == cid))
-            if keys:
-                conn.execute(
-                    cm.insert(),
-                    [{"collection_id": cid, "position": i, "puzzle_id": ids[k]}
-                     for i, k in enumerate(keys, start=1)],
-                )
-
-    def collection(self, name: str) -> list[Puzzle]:
-        """The puzzles of a collection, in its order, with their metadata."""
-        c, cm, p = m.collections, m.collection_members, m.puzzles
-        with self._read() as conn:
-            cid = conn.scalar(select(c.c.id).where(c.c.name == name))
-            if cid is None:
-                raise CorpusError(f"no collection named {name!r}")
-            rows = conn.execute(
-                select(p.c.id, p.c.key, p.c.rofl)
-                .join(cm, cm.c.puzzle_id == p.c.id)
-                .where(cm.c.collection_id == cid)
-                .order_by(cm.c.position)
-            ).all()
-            metas = first_meta(conn, [r.id for r in rows])
-        return [with_meta(decode_record(r.rofl, r.key), metas.get(r.id)) for r in rows]
-
-    def collections(self) -> list[dict[str, Any]]:
-        """Every collection: name, created, params and size."""
-        c, cm = m.collections, m.collection_members
-        sizes = (
-            select(cm.c.collection_id, func.count().label("size"))
-            .group_by(cm.c.collection_id)
-            .subquery()
-        )
-        q = (  # JSON columns cannot be grouped on PostgreSQL: count apart, then join
-            select(c.c.name, c.c.created, c.c.params, func.coalesce(sizes.c.size, 0))
-            .outerjoin(sizes, sizes.c.collection_id == c.c.id)
-            .order_by(c.c.name)
-        )
-        with self._read() as conn:
-            rows = conn.execute(q).all()
-        return [
-            {"name": n, "created": isoformat(t), "params": pr, "size": s} for n, t, pr, s in rows
-        ]
-
-    # -- statistics ---------------------------------------------------------------------
-
-    def stats(self, solver_version: str | None = None) -> dict[str, Any]:
-        """Counts: puzzles; by source, size band, colours, grade; fetch log by site/status.
-
-        Grades are those of ``solver_version`` (by default the most recently rated one).
-        """
-        p, t, r, f = m.puzzles, m.provenance, m.results, m.fetch_log
-        with self._read() as conn:
-            total = int(conn.scalar(select(func.count()).select_from(p)) or 0)
-            by_source = {
-                s: n
-                for s, n in conn.execute(
-                    select(t.c.source, func.count(func.distinct(t.c.puzzle_id)))
-                    .group_by(t.c.source)
-                    .order_by(t.c.source)
-                )
-            }
-            by_size: dict[str, int] = {band: 0 for band, _ in SIZE_BANDS}
-            for w, h, n in conn.execute(
-                select(p.c.width, p.c.height, func.count()).group_by(p.c.width, p.c.height)
-            ):
-                band = size_band(w, h)
-                by_size[band] = by_size.get(band, 0) + n
-            by_colors = {
-                str(c): n
-                for c, n in conn.execute(
-                    select(p.c.colors, func.count()).group_by(p.c.colors).order_by(p.c.colors)
-                )
-            }
-            if solver_version is None:
-                solver_version = conn.scalar(
-                    select(r.c.solver_version)
-                    .group_by(r.c.solver_version)
-                    .order_by(func.max(r.c.rated_at).desc())
-                    .limit(1)
-                )
-            by_grade: dict[str, int] = {}
-            if solver_version is not None:
-                for g, n in conn.execute(
-                    select(r.c.grade, func.count())
-                    .where(r.c.solver_version == solver_version)
-                    .group_by(r.c.grade)
-                    .order_by(r.c.grade)
-                ):
-                    by_grade["unrated" if g is None else str(g)] = n
-                rated = sum(by_grade.values())
-                if total > rated:
-                    by_grade["unrated"] = by_grade.get("unrated", 0) + total - rated
-            fetch: dict[str, dict[str, int]] = {}
-            for site, status, n in conn.execute(
-                select(f.c.site, f.c.status, func.count())
-                .group_by(f.c.site, f.c.status)
-                .order_by(f.c.site, f.c.status)
-            ):
-                fetch.setdefault(site, {})[status] = n
-            ncoll = int(conn.scalar(select(func.count()).select_from(m.collections)) or 0)
-        return {
-            "puzzles": total,
-            "by_source": by_source,
-            "by_size": {k: v for k, v in by_size.items() if v},
-            "by_colors": by_colors,
-            "solver_version": solver_version,
-            "by_grade": by_grade,
-            "fetch_log": fetch,
-            "collections": ncoll,
-        }
 
     # -- files --------------------------------------------------------------------------
 
@@ -900,7 +481,7 @@ class Corpus:
                     reader = codec().iter_load(data, on_error="collect")
                     for p in reader:
                         n += 1
-                        yield _Item(p, None, source, str(n))
+                        yield _Item(p, None, source, str(n), per_file=True)
                     problems = [e.located(name) for e in reader.errors]
                     if problems and on_error is None:
                         raise problems[0]
@@ -908,18 +489,20 @@ class Corpus:
                         on_error(name, e)  # type: ignore[misc]
                 else:
                     # streamed: the puzzles before a malformed one are still imported
-                    it = loads(data, path=name)
+                    # path-aware: companion files (tournament solutions) bring goals
+                    it = loads(data, path=name, companions=True)
                     first = next(it, None)
                     if first is None:
                         raise FormatError("no puzzle in file", path=name)
                     second = next(it, None)
                     n = 1
                     # the raw file is kept for re-parsing when it holds this one puzzle
-                    yield _Item(first, data if second is None else None, source, "1")
+                    keep = data if second is None else None
+                    yield _Item(first, keep, source, "1", per_file=True)
                     if second is not None:
                         for p in itertools.chain([second], it):
                             n += 1
-                            yield _Item(p, None, source, str(n))
+                            yield _Item(p, None, source, str(n), per_file=True)
             except (FormatError, CorpusError, ValueError) as e:
                 if on_error is None:
                     raise
@@ -929,6 +512,16 @@ class Corpus:
 
 
 # -- helpers ------------------------------------------------------------------------------
+
+#: The filters :meth:`Corpus.query` and :meth:`Corpus.keys` share (``limit`` apart).
+FILTERS = ("width", "height", "min_size", "max_size", "colors", "source", "status",
+           "technique", "grade", "solver_version")
+
+
+def _where(args: dict[str, Any]) -> list[Any]:
+    """The WHERE conditions of the filters among a query method's arguments."""
+    return conditions(**{name: args[name] for name in FILTERS})
+
 
 def _read_bytes(path: str, limit: int) -> bytes:
     try:
@@ -949,12 +542,14 @@ def _provenance(it: _Item, puzzle_id: int) -> dict[str, Any]:
     """The provenance row an item brings: its metadata, the defaults filling the gaps.
 
     The default source id (a fetched item, a position in a file) only applies under the
-    default source: an id means nothing under another source's name.
+    default source: an id means nothing under another source's name. Under a file's own
+    source the puzzle's id wins (it is the file's number for it); under a site's name the
+    item does (ids of different files would collide there).
     """
     meta = it.puzzle.meta
     source = meta.source or it.default_source or UNKNOWN_SOURCE
     source_id = meta.source_id
-    if source_id is None and source == it.default_source:
+    if source == it.default_source and (source_id is None or not it.per_file):
         source_id = it.default_source_id
     return {
         "puzzle_id": puzzle_id,
@@ -964,17 +559,9 @@ def _provenance(it: _Item, puzzle_id: int) -> dict[str, Any]:
         "author": meta.author,
         "copyright": meta.copyright,
         "licence": meta.licence,
+        "note": meta.note,
         "raw": it.raw,
     }
-
-
-def _as_datetime(value: Any) -> datetime | None:
-    if value is None or isinstance(value, datetime):
-        return value
-    try:
-        return datetime.fromisoformat(str(value))
-    except ValueError:
-        raise CorpusError(f"rated_at is not an ISO timestamp: {value!r}") from None
 
 
 __all__ = ["DEFAULT_PATH", "SIZE_BANDS", "AddStats", "Corpus", "size_band"]

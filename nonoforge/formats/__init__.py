@@ -99,13 +99,28 @@ def detect(data: bytes, path: str | None = None) -> Format:
 
 
 def loads(
-    data: bytes | str, fmt: str | Format | None = None, path: str | None = None
+    data: bytes | str,
+    fmt: str | Format | None = None,
+    path: str | None = None,
+    *,
+    companions: bool = False,
 ) -> Iterator[Puzzle]:
-    """The puzzles in a file's content, as a stream."""
+    """The puzzles in a file's content, as a stream.
+
+    With ``companions``, ``data`` is the content of the regular file at ``path`` and a
+    format completed by files beside it (the tournament sets' ``../solution/`` files, which
+    hold the goals) reads them too, as :func:`iter_file` does: every importer that has read
+    a file's bytes gets what reading it by path gives.
+    """
     raw = data.encode() if isinstance(data, str) else data
     if len(raw) > MAX_FILE_BYTES:
         raise FormatError(f"file is larger than {MAX_FILE_BYTES // 2**20} MiB", path=path)
     f = fmt if isinstance(fmt, Format) else get_format(fmt) if fmt else detect(raw, path)
+    if companions and path and f.with_companions is not None and os.path.isfile(path):
+        found = f.with_companions(path)
+        if found is not None:
+            yield from found
+            return
     if f.binary:
         content: str | bytes = raw
     else:
@@ -138,12 +153,7 @@ def iter_file(path: str | os.PathLike[str], fmt: str | None = None) -> Iterator[
     except OSError as e:
         raise FormatError(e.strerror or str(e), path=p) from None
     f = get_format(fmt) if fmt else detect(data, p)
-    if f.with_companions is not None:
-        found = f.with_companions(p)
-        if found is not None:
-            yield from found
-            return
-    yield from loads(data, f, p)
+    yield from loads(data, f, p, companions=True)
 
 
 def read_file(path: str | os.PathLike[str], fmt: str | None = None) -> list[Puzzle]:

@@ -268,7 +268,8 @@ def _parse_member(m: Member) -> tuple[list[Any], str | None]:
     if m.error is not None or m.data is None:
         return [], m.error or "unreadable"
     try:
-        puzzles = list(loads(m.data, path=m.name))
+        # path-aware: a plain file's companions (tournament solutions) bring its goals
+        puzzles = list(loads(m.data, path=m.name, companions=True))
     except FormatError as e:
         return [], e.reason if e.line is None else f"line {e.line}: {e.reason}"
     except RecursionError:

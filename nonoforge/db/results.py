@@ -1,0 +1,143 @@
+"""Solver results and fitted difficulty models, per solver version (part of the Corpus)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, delete, func, select, update
+
+from nonoforge.db import models as m
+from nonoforge.db.records import chunks, isoformat, utcnow
+from nonoforge.db.session import Session
+from nonoforge.errors import CorpusError
+
+
+class Results(Session):
+    """Ratings of the corpus's puzzles and the difficulty model of each solver version."""
+
+    # -- results ------------------------------------------------------------------------
+
+    _RESULT_FIELDS = ("status", "technique", "effort", "time_s", "times", "score", "grade")
+
+    def save_results(self, rows: Iterable[dict[str, Any]], solver_version: str) -> int:
+        """Insert or update ratings of one solver version; returns how many rows were saved.
+
+        Each row names its puzzle by ``key`` and may carry ``status``, ``technique``,
+        ``effort`` (a dict), ``time_s`` (the median), ``times`` (a list), ``score``,
+        ``grade`` and ``rated_at``. Updating a rated puzzle changes only the fields the row
+        carries, so a score can be filled in after the model is fitted. Other fields (the
+        ``width``, ``title``... that :meth:`results` rows carry) are ignored, so rows read
+        with :meth:`results` can be changed and saved back.
+        """
+        items = list(rows)
+        saved = 0
+        for batch in chunks(items):
+            with self._write() as conn:
+                saved += self._save_batch(conn, batch, solver_version)
+        return saved
+
+    def _save_batch(
+        self, conn: Connection, rows: Sequence[dict[str, Any]], version: str
+    ) -> int:
+        r, p = m.results, m.puzzles
+        keys = sorted({str(row["key"]) for row in rows})
+        ids = dict(conn.execute(select(p.c.key, p.c.id).where(p.c.key.in_(keys))).all())
+        missing = [k for k in keys if k not in ids]
+        if missing:
+            raise CorpusError(f"no puzzle with key {missing[0]!r} in the corpus")
+        rated = dict(
+            conn.execute(
+                select(r.c.puzzle_id, r.c.id).where(
+                    r.c.solver_version == version, r.c.puzzle_id.in_(list(ids.values()))
+                )
+            ).all()
+        )
+        now = utcnow()
+        inserts: dict[int, dict[str, Any]] = {}
+        for row in rows:
+            pid = ids[str(row["key"])]
+            values = {f: row[f] for f in self._RESULT_FIELDS if f in row}
+            values["rated_at"] = _as_datetime(row.get("rated_at")) or now
+            if pid in rated:
+                conn.execute(update(r).where(r.c.id == rated[pid]).values(values))
+            elif pid in inserts:
+                inserts[pid].update(values)
+            else:
+                inserts[pid] = {f: None for f in self._RESULT_FIELDS} | values | {
+                    "puzzle_id": pid, "solver_version": version
+                }
+        if inserts:
+            conn.execute(r.insert(), list(inserts.values()))
+        return len(rows)
+
+    def results(self, solver_version: str | None = None) -> list[dict[str, Any]]:
+        """Every rating (of one solver version, if given), with the puzzle's size and colours."""
+        r, p = m.results, m.puzzles
+        q = (
+            select(p.c.key, p.c.width, p.c.height, p.c.colors, r)
+            .join(p, p.c.id == r.c.puzzle_id)
+            .order_by(r.c.solver_version, p.c.id)
+        )
+        if solver_version is not None:
+            q = q.where(r.c.solver_version == solver_version)
+        with self._read() as conn:
+            rows = conn.execute(q).mappings().all()
+        return [
+            {
+                "key": row["key"], "solver_version": row["solver_version"],
+                "status": row["status"], "technique": row["technique"],
+                "effort": row["effort"], "time_s": row["time_s"], "times": row["times"],
+                "score": row["score"], "grade": row["grade"],
+                "rated_at": isoformat(row["rated_at"]), "width": row["width"],
+                "height": row["height"], "colors": row["colors"],
+            }
+            for row in rows
+        ]
+
+    def rated_keys(self, solver_version: str) -> set[str]:
+        """Keys of the puzzles that have a result of this solver version."""
+        r, p = m.results, m.puzzles
+        q = select(p.c.key).join(r, r.c.puzzle_id == p.c.id).where(
+            r.c.solver_version == solver_version
+        )
+        with self._read() as conn:
+            return set(conn.scalars(q))
+
+    def solver_versions(self) -> list[str]:
+        """Solver versions with results, most recently rated first."""
+        r = m.results
+        q = (
+            select(r.c.solver_version)
+            .group_by(r.c.solver_version)
+            .order_by(func.max(r.c.rated_at).desc(), r.c.solver_version)
+        )
+        with self._read() as conn:
+            return list(conn.scalars(q))
+
+    # -- difficulty models --------------------------------------------------------------
+
+    def set_model(self, solver_version: str, model: dict[str, Any]) -> None:
+        """Store (replacing) the fitted difficulty model of a solver version (JSON data)."""
+        t = m.difficulty_models
+        with self._write() as conn:
+            conn.execute(delete(t).where(t.c.solver_version == solver_version))
+            conn.execute(
+                t.insert().values(solver_version=solver_version, model=model, updated=utcnow())
+            )
+
+    def get_model(self, solver_version: str) -> dict[str, Any] | None:
+        """The stored difficulty model of a solver version, or None."""
+        t = m.difficulty_models
+        with self._read() as conn:
+            return conn.scalar(select(t.c.model).where(t.c.solver_version == solver_version))
+
+
+def _as_datetime(value: Any) -> datetime | None:
+    if value is None or isinstance(value, datetime):
+        return value
+    try:
+        return datetime.fromisoformat(str(value))
+    except ValueError:
+        raise CorpusError(f"rated_at is not an ISO timestamp: {value!r}") from None

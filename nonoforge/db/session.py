@@ -1,0 +1,108 @@
+"""The corpus's connection to its database: opening, closing, read and write transactions.
+
+:class:`Session` is the base of :class:`~nonoforge.db.store.Corpus`; the modules beside it
+(``results``, ``collections``, ``stats``) add the operations on one concern each, and
+``store`` the puzzles themselves.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator
+from typing import Self, TypeVar
+
+from sqlalchemy import Connection, Engine
+from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
+
+from nonoforge.db.connect import one_line, open_engine
+from nonoforge.errors import CorpusError
+
+T = TypeVar("T")
+#: Attempts of a write transaction that collides with a concurrent writer's insert.
+ATTEMPTS = 3
+
+
+class Session:
+    """One SQLAlchemy engine, its transactions and the errors they may raise."""
+
+    def __init__(self, engine: Engine) -> None:
+        """Wrap an engine whose database is already at the current schema (see :meth:`open`)."""
+        self.engine = engine
+        # writers: on SQLite their transactions begin IMMEDIATE (see sqlite_setup)
+        self._writer = engine.execution_options(nonoforge_write=True)
+        self._closed = False
+        self._sources_seen: set[str] = set()
+        self._sources_pending: set[str] = set()
+
+    # -- opening ------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, url_or_path: str | os.PathLike[str] | None = None) -> Self:
+        """Open (creating and migrating as needed) the corpus at a path or SQLAlchemy URL.
+
+        ``None`` means ``nonoforge.db`` in the current directory; a path is a SQLite file;
+        anything with ``://`` is a SQLAlchemy URL (``postgresql+psycopg://...``).
+        """
+        return cls(open_engine(url_or_path))
+
+    def close(self) -> None:
+        """Release the database connections."""
+        if not self._closed:
+            self.engine.dispose()
+            self._closed = True
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def url(self) -> str:
+        """The database URL, password included (to reopen the corpus in another process)."""
+        return self.engine.url.render_as_string(hide_password=False)
+
+    def __repr__(self) -> str:
+        return f"Corpus({self.engine.url.render_as_string(hide_password=True)!r})"
+
+    # -- transactions -------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[Connection]:
+        """One write transaction; database errors become one-line CorpusErrors."""
+        self._sources_pending.clear()
+        try:
+            with self._errors(), self._writer.begin() as conn:
+                yield conn
+        finally:
+            pending, self._sources_pending = self._sources_pending, set()
+        self._sources_seen |= pending  # only once the transaction has committed
+
+    @contextlib.contextmanager
+    def _read(self) -> Iterator[Connection]:
+        with self._errors(), self.engine.connect() as conn:
+            yield conn
+
+    @contextlib.contextmanager
+    def _errors(self) -> Iterator[None]:
+        if self._closed:
+            raise CorpusError("the corpus is closed")
+        try:
+            yield
+        except IntegrityError:
+            raise
+        except (DBAPIError, SQLAlchemyError) as e:
+            raise CorpusError(f"corpus database error: {one_line(e)}") from None
+
+    def _retrying(self, work: Callable[[Connection], T]) -> T:
+        """``work(conn)`` in one write transaction, redone when a concurrent writer inserted
+        the same rows first (an IntegrityError), up to :data:`ATTEMPTS` times."""
+        for attempt in range(ATTEMPTS):
+            try:
+                with self._write() as conn:
+                    return work(conn)
+            except IntegrityError as e:
+                if attempt == ATTEMPTS - 1:
+                    raise CorpusError(f"corpus database error: {one_line(e)}") from None
+        raise AssertionError("unreachable")  # pragma: no cover

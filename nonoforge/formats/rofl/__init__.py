@@ -1,0 +1,113 @@
+"""ROFL v2: a compact, checksummed, streamable binary container of puzzles.
+
+The name comes from the "ROFL Omitting Format Language" sketched in izaron's article on
+colour nonograms; version 1 is ours and ``docs/rofl.md`` is its full specification. In short:
+
+* a **record** (:func:`encode` / :func:`decode`) is one puzzle: sizes as varints, a flags
+  byte, the palette only when it is not the standard black-and-white one, then a bit-packed
+  section, then the metadata strings. The bit section holds the clues as Golomb-Rice codes
+  (block lengths, and the number of blocks per line as a signed offset from its median) with
+  parameters chosen per puzzle; colour indices take ``ceil(log2 C)`` bits and only when there
+  are several colours. A puzzle with a goal picture stores the picture instead of its clues
+  (run lengths in the same coder) because the clues follow from it.
+* a **container** (:func:`dump` / :func:`iter_load`) is ``ROFL`` + a version byte, then
+  records, each framed by a sync marker, its length, a header check byte and a CRC-32, then
+  an end block (record count, optional index of record offsets, CRC-32) and a trailer that
+  points to it. Truncating or altering any byte is detected and named; salvage mode
+  resynchronises on the next valid record and still reads every intact one.
+
+The bit-level work runs in small kernels: plain Python for the first few records a process
+codes, numba-compiled (and cached on disk) once there is bulk work, so importing this module
+and converting a few puzzles stay cheap.
+
+The package: :mod:`~nonoforge.formats.rofl.kernels` (bit-level kernels and when they are
+compiled), :mod:`~nonoforge.formats.rofl.record` (one puzzle's payload) and
+:mod:`~nonoforge.formats.rofl.container` (framing, checksums, salvage, the index).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nonoforge.formats.base import Format, register
+from nonoforge.formats.rofl.container import (
+    END_SYNC,
+    HEADER,
+    MAGIC,
+    REC_SYNC,
+    TABLE_SYNC,
+    VERSION,
+    VERSIONS,
+    RoflReader,
+    dump,
+    dumps,
+    iter_load,
+    load_salvage,
+    offsets,
+    read_at,
+)
+from nonoforge.formats.rofl.record import (
+    FLAG_GOAL,
+    FLAG_META,
+    FLAG_PALETTE,
+    FLAG_PALETTE_REF,
+    FLAG_RAW_GOAL,
+    FLAG_TAGGED,
+    decode,
+    encode,
+)
+from nonoforge.puzzle import Puzzle
+
+__all__ = [
+    "END_SYNC",
+    "FLAG_GOAL",
+    "FLAG_META",
+    "FLAG_PALETTE",
+    "FLAG_PALETTE_REF",
+    "FLAG_RAW_GOAL",
+    "FLAG_TAGGED",
+    "HEADER",
+    "MAGIC",
+    "REC_SYNC",
+    "TABLE_SYNC",
+    "VERSION",
+    "VERSIONS",
+    "RoflReader",
+    "decode",
+    "dump",
+    "dumps",
+    "encode",
+    "iter_load",
+    "load_salvage",
+    "offsets",
+    "read_at",
+]
+
+
+# ---------------------------------------------------------------------------------------
+# registration
+
+
+def _read(content: str | bytes) -> Iterator[Puzzle]:
+    data = content.encode() if isinstance(content, str) else content
+    return iter(iter_load(data, on_error="raise"))
+
+
+def _write(puzzles: list[Puzzle]) -> bytes:
+    return dumps(puzzles)
+
+
+FORMAT = register(
+    Format(
+        name="rofl",
+        extensions=(".rofl",),
+        description="ROFL v2: compact checksummed binary container (docs/rofl.md)",
+        read=_read,
+        write=_write,
+        sniff=lambda b: isinstance(b, bytes) and b[:4] == MAGIC,
+        binary=True,
+        multi=True,
+        color=True,
+        priority=0,
+    )
+)
