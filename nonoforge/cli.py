@@ -946,38 +946,18 @@ def rate(
                 r = ev["row"]
                 progress.update(task, advance=1, info=f"{r['status']} {r['time_s']:.3f}s")
 
-        try:
-            if files and db is None:
-                puzzles = [p for _, p in read_inputs(files)]
-                rows, summary = jobs.rate_puzzles(puzzles, executor=ex, opts=opts, progress=on)
-            else:
-                from nonoforge.db import Corpus
-
-                with Corpus.open(db) as corpus:
-                    keys = None
-                    if files:
-                        puzzles = [p for _, p in read_inputs(files)]
-                        corpus.add(puzzles)
-                        keys = [p.key for p in puzzles]
-                    summary = jobs.rate_corpus(
-                        corpus, executor=ex, opts=opts, refit=refit, keys=keys, progress=on
-                    )
-                    wanted = set(keys) if keys is not None else None
-                    rows = [r for r in corpus.results(jobs.solver_version())
-                            if wanted is None or r["key"] in wanted]
-        finally:
-            if hasattr(ex, "close"):
-                ex.close()
+        run = jobs.rate_inputs(files, db, executor=ex, opts=opts, refit=refit, progress=on)
+    for e in run.entries:
+        if "error" in e:
+            err.print(Text(f"error: {e.get('file') or e.get('key')}: {e['error']}", style="red"))
     if as_json:
-        print_json([
-            {k: r.get(k) for k in ("key", "title", "width", "height", "colors", "status",
-                                   "technique", "score", "grade", "time_s", "effort")}
-            for r in rows
-        ])
+        print_json(run.entries)
         if not is_quiet():
-            _print_summary(summary.to_dict(), err)
+            _print_summary(run.summary.to_dict(), err)
     else:
-        _print_summary(summary.to_dict(), out)
+        _print_summary(run.summary.to_dict(), out)
+    if run.failed:
+        raise typer.Exit(2)
 
 
 collection_app = make_app("Build graded collections from the rated corpus and export them.")

@@ -205,3 +205,60 @@ def test_a_worker_that_dies_costs_one_puzzle_not_the_batch() -> None:
     assert len(rows) == len(puzzles) == len(by_key)
     assert by_key[puzzles[2].key]["status"] == "error"
     assert all(by_key[p.key]["status"] == "unique" for i, p in enumerate(puzzles) if i != 2)
+
+
+def sixty_four_colours() -> Puzzle:
+    """A valid puzzle the solver refuses: 64 colours (it handles at most 63)."""
+    from nonoforge.puzzle import WHITE, Color, Palette
+
+    g = (np.arange(8 * 16).reshape(8, 16) % 64) + 1
+    pal = Palette((WHITE, *[Color(f"c{i}", (i * 3, 255 - i * 3, i)) for i in range(64)]))
+    return Puzzle.from_grid(Grid(g), meta=Meta(title="sixty-four"), palette=pal)
+
+
+def a_bad_batch(tmp_path) -> list[str]:
+    """Good files with a refused puzzle, a binary file and a missing file among them."""
+    from nonoforge.formats import write_file
+
+    write_file(sixty_four_colours(), tmp_path / "64.xml", "xml")
+    (tmp_path / "junk.non").write_bytes(bytes(range(256)) * 4)
+    return [str(PUZZLES / "dancer.non"), str(tmp_path / "64.xml"), str(tmp_path / "junk.non"),
+            str(PUZZLES / "cat.non"), str(tmp_path / "absent.non"), str(PUZZLES / "skid.non")]
+
+
+def test_rate_files_one_bad_item_costs_only_itself(tmp_path) -> None:
+    files = a_bad_batch(tmp_path)
+    res = CliRunner().invoke(app, ["--quiet", "rate", "--workers", "2", "--runs", "1", "--json",
+                                   *files])
+    assert res.exit_code == 2, res.output
+    entries = json.loads(res.stdout)
+    assert [e["file"] for e in entries] == files  # input order, one entry per item
+    assert entries[1]["status"] == "error" and "63 colours" in entries[1]["error"]
+    assert set(entries[2]) == {"file", "error"} and set(entries[4]) == {"file", "error"}
+    assert "no such file" in entries[4]["error"]
+    for i in (0, 3, 5):
+        assert entries[i]["status"] == "unique" and "error" not in entries[i]
+    assert res.stderr.count("error:") == 3
+
+
+def test_rate_db_records_the_refused_puzzle_and_fills_titles(tmp_path) -> None:
+    files = a_bad_batch(tmp_path)
+    db = str(tmp_path / "bad.db")
+    res = CliRunner().invoke(app, ["--quiet", "rate", "--db", db, "--workers", "1", "--runs", "1",
+                                   "--json", *files])
+    assert res.exit_code == 2, res.output
+    entries = json.loads(res.stdout)
+    assert [e["file"] for e in entries] == files
+    assert entries[0]["title"] == "Demo Puzzle from Front Page"
+    assert entries[3]["title"] == "Scardy Cat"
+    with Corpus.open(db) as c:
+        rows = {r["key"]: r for r in c.results(jobs.solver_version())}
+    refused = rows[sixty_four_colours().key]
+    assert refused["status"] == "error" and "63 colours" in refused["effort"]["error"]
+    assert len(rows) == 4
+    # the whole corpus, titled, in corpus order
+    res = CliRunner().invoke(app, ["--quiet", "rate", "--db", db, "--json"])
+    assert res.exit_code == 2
+    whole = json.loads(res.stdout)
+    assert [e["key"] for e in whole] == [e["key"] for e in entries if "key" in e]
+    assert all(e["title"] for e in whole)

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from nonoforge.errors import UsageError
+from nonoforge.pipeline.batch import read_each
 from nonoforge.pipeline.collection import Candidate, Filters, select
 from nonoforge.pipeline.difficulty import Model, fit
 from nonoforge.pipeline.rate import (
@@ -130,7 +131,7 @@ def grade_corpus(corpus: Any, version: str, summary: Summary, refit: bool = Fals
 def rate_puzzles(
     puzzles: list[Puzzle], *, executor: Any, opts: RateOptions, progress: Progress | None = None
 ) -> tuple[list[dict[str, Any]], Summary]:
-    """Rate puzzles outside any corpus (scores only where a model ships for this solver)."""
+    """Rate puzzles outside any corpus, rows in input order (scored by the shipped model)."""
     summary = Summary()
     rows = []
     if progress:
@@ -140,6 +141,10 @@ def rate_puzzles(
         rows.append(row)
         if progress:
             progress({"event": "rated", "row": row})
+    order = {}
+    for i, p in enumerate(puzzles):
+        order.setdefault(p.key, i)
+    rows.sort(key=lambda r: order[r["key"]])  # input order, whatever the workers did
     model = bundled_model(solver_version())
     if model is not None:
         score_rows(rows, model)
@@ -149,6 +154,115 @@ def rate_puzzles(
         for r in rows:
             r["score"] = r["grade"] = None
     return rows, summary
+
+
+#: The fields of a rating that ``rate --json`` shows, in this order.
+ROW_FIELDS = ("key", "title", "width", "height", "colors", "status", "technique", "score",
+              "grade", "time_s", "effort")
+
+
+@dataclass
+class RateRun:
+    """What ``nonoforge rate`` reports: one entry per input item, in input order.
+
+    An entry is a rating (``ROW_FIELDS``, plus ``file`` when rated from files and
+    ``error`` when its status is ``error``) or, for a file that could not be read,
+    ``{"file": ..., "error": ...}``.
+    """
+
+    entries: list[dict[str, Any]]
+    summary: Summary
+
+    @property
+    def failed(self) -> int:
+        """Items that could not be rated: unreadable files and puzzles the solver refused."""
+        return sum(1 for e in self.entries if "error" in e)
+
+
+def _entry(row: dict[str, Any], file: str | None = None) -> dict[str, Any]:
+    out = {k: row.get(k) for k in ROW_FIELDS}
+    if file is not None:
+        out = {"file": file, **out}
+    if row.get("status") == "error":
+        out["error"] = row.get("error") or (row.get("effort") or {}).get("error")
+    return out
+
+
+def rate_inputs(
+    files: Sequence[str] | None,
+    db: str | None,
+    *,
+    executor: Any,
+    opts: RateOptions,
+    refit: bool = False,
+    progress: Progress | None = None,
+    fmt: str | None = None,
+) -> RateRun:
+    """The ``rate`` command: rate files, a corpus, or files added to a corpus.
+
+    With ``files`` and no ``db``: rate those files (scored by the shipped model). With
+    ``db``: add the files' puzzles to the corpus (if any are given), rate what the corpus
+    has not rated with this solver version, grade, and report the files' puzzles (or the
+    whole corpus). An unreadable file or a puzzle the solver refuses costs only itself:
+    it is an entry with its error and the rest are rated. Closes ``executor``.
+    """
+    try:
+        if files and db is None:
+            return _rate_files(files, executor, opts, progress, fmt)
+        return _rate_in_corpus(files, db, executor, opts, refit, progress, fmt)
+    finally:
+        executor.close()
+
+
+def _rate_files(
+    files: Sequence[str], executor: Any, opts: RateOptions, progress: Progress | None,
+    fmt: str | None,
+) -> RateRun:
+    items = list(read_each(files, fmt))
+    puzzles = [it.puzzle for it in items if it.puzzle is not None]
+    rows, summary = rate_puzzles(puzzles, executor=executor, opts=opts, progress=progress)
+    summary.unreadable = sum(1 for it in items if it.puzzle is None)
+    by_key = {r["key"]: r for r in rows}
+    entries = [
+        it.as_error() if it.puzzle is None else _entry(by_key[it.puzzle.key], it.file)
+        for it in items
+    ]
+    return RateRun(entries, summary)
+
+
+def _rate_in_corpus(
+    files: Sequence[str] | None, db: str | None, executor: Any, opts: RateOptions, refit: bool,
+    progress: Progress | None, fmt: str | None,
+) -> RateRun:
+    from nonoforge.db import Corpus
+
+    items = list(read_each(files, fmt)) if files else None
+    with Corpus.open(db) as corpus:
+        keys = None
+        if items is not None:
+            puzzles = [it.puzzle for it in items if it.puzzle is not None]
+            corpus.add(puzzles)
+            keys = [p.key for p in puzzles]
+        summary = rate_corpus(
+            corpus, executor=executor, opts=opts, refit=refit, keys=keys, progress=progress
+        )
+        by_key = {r["key"]: r for r in corpus.results(solver_version())}
+        if items is None:
+            info = corpus.info()
+            return RateRun(
+                [_entry({**by_key[i["key"]], "title": i["title"]})
+                 for i in info if i["key"] in by_key],
+                summary,
+            )
+    summary.unreadable = sum(1 for it in items if it.puzzle is None)
+    entries = []
+    for it in items:
+        if it.puzzle is None:
+            entries.append(it.as_error())
+        else:
+            row = {**by_key[it.puzzle.key], "title": it.puzzle.meta.title}
+            entries.append(_entry(row, it.file))
+    return RateRun(entries, summary)
 
 
 # -- collections ----------------------------------------------------------------------------

@@ -20,7 +20,8 @@ from importlib import resources
 from multiprocessing import get_context
 from typing import Any
 
-from nonoforge.errors import UsageError
+from nonoforge.errors import NonoforgeError, UsageError
+from nonoforge.pipeline.batch import reason
 from nonoforge.pipeline.difficulty import Model, Sample, features
 from nonoforge.puzzle import Puzzle
 
@@ -63,7 +64,10 @@ def rate_puzzle(p: Puzzle, opts: RateOptions) -> dict[str, Any]:
     """
     from nonoforge.solver import solve
 
-    res = solve(p, max_solutions=opts.max_solutions, timeout=opts.timeout)
+    try:
+        res = solve(p, max_solutions=opts.max_solutions, timeout=opts.timeout)
+    except NonoforgeError as e:  # the solver refuses this puzzle (e.g. too many colours)
+        return error_row(p, reason(e))
     times = [res.time_s]
     repeats = opts.runs - 1 if res.status != "timeout" else 0
     deferred = opts.defer_after is not None and repeats > 0 and res.time_s >= opts.defer_after
@@ -234,12 +238,16 @@ class _PoolRun:
         return list(seen.values())
 
 
-def error_row(p: Puzzle, reason: str) -> dict[str, Any]:
-    """The result recorded for a puzzle that could not be rated at all."""
+def error_row(p: Puzzle, why: str) -> dict[str, Any]:
+    """The result recorded for a puzzle that could not be rated at all.
+
+    The reason is kept in ``effort["error"]`` (so the corpus stores it with the row) and
+    in ``error`` (what ``--json`` shows).
+    """
     return {
         "key": p.key, "title": p.meta.title, "width": p.width, "height": p.height,
-        "colors": p.ncolors, "status": "error", "technique": None, "effort": {"error": reason},
-        "time_s": 0.0, "times": [],
+        "colors": p.ncolors, "status": "error", "technique": None, "effort": {"error": why},
+        "time_s": 0.0, "times": [], "error": why,
     }
 
 
@@ -302,8 +310,12 @@ def score_rows(rows: list[dict[str, Any]], model: Model) -> None:
     """Add ``score`` (predicted seconds) and ``grade`` to each row, in place.
 
     Timeouts and unsolvable puzzles get no grade: a grade promises a puzzle to solve.
+    Puzzles that could not be rated (``error``) get neither.
     """
     for row in rows:
+        if row["status"] == "error":
+            row["score"] = row["grade"] = None
+            continue
         s = sample_of(row)
         row["score"] = model.score(s.features)
         row["grade"] = (
@@ -321,6 +333,8 @@ class Summary:
 
     rated: int = 0
     skipped: int = 0
+    #: files given that could not be read (each one an error entry of its own)
+    unreadable: int = 0
     times: list[float] = field(default_factory=list)
     heaviest: list[tuple[float, str, str]] = field(default_factory=list)
     verdicts: Counter[str] = field(default_factory=Counter)
@@ -347,6 +361,8 @@ class Summary:
         return {
             "rated": self.rated,
             "skipped": self.skipped,
+            "unreadable": self.unreadable,
+            "errors": self.verdicts.get("error", 0) + self.unreadable,
             "time_avg_s": statistics.fmean(t) if t else None,
             "time_median_s": statistics.median(t) if t else None,
             "time_max_s": max(t) if t else None,
