@@ -262,3 +262,97 @@ def test_rate_db_records_the_refused_puzzle_and_fills_titles(tmp_path) -> None:
     whole = json.loads(res.stdout)
     assert [e["key"] for e in whole] == [e["key"] for e in entries if "key" in e]
     assert all(e["title"] for e in whole)
+
+
+def _children_of(root: int) -> set[int]:
+    """Every live descendant of ``root`` (read from /proc)."""
+    import os
+
+    parents: dict[int, int] = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z":
+                parents[int(d)] = int(fields[1])
+    found: set[int] = set()
+    frontier = {root}
+    while frontier:
+        frontier = {pid for pid, pp in parents.items() if pp in frontier} - found
+        found |= frontier
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="reads /proc")
+def test_killing_rate_workers_2_loses_nothing_and_leaves_no_process(tmp_path) -> None:
+    """kill -9 / SIGTERM at seeded points of `rate --workers 2`; re-run; all complete."""
+    import os
+    import random
+    import signal
+    import sqlite3
+    import subprocess
+    import sys
+    import time
+
+    rng = np.random.default_rng(5)
+    puzzles = []
+    for i in range(300):  # 25x25..40x40 random pictures: about 10 s of rating on 2 cores
+        n = int(rng.integers(25, 41))
+        g = (rng.random((n, n)) < rng.uniform(0.5, 0.65)).astype(int)
+        puzzles.append(Puzzle.from_grid(Grid(g), meta=Meta(title=f"kill {i}", source="test")))
+    db = str(tmp_path / "kill.db")
+    with Corpus.open(db) as c:
+        c.add(puzzles)
+    cmd = [sys.executable, "-m", "nonoforge", "--quiet", "rate", "--db", db, "--workers", "2",
+           "--runs", "3", "--timeout", "2"]
+    env = {**os.environ, "PYTHONPATH": str(__import__("pathlib").Path(__file__).parents[1])}
+    version = jobs.solver_version()
+    seeds = random.Random(14)
+    for point in range(4):
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + seeds.uniform(2.0, 9.0)
+        seen: set[int] = set()
+        while time.monotonic() < deadline and proc.poll() is None:
+            seen |= _children_of(proc.pid)
+            time.sleep(0.1)
+        seen |= _children_of(proc.pid)
+        proc.send_signal(signal.SIGKILL if point % 2 == 0 else signal.SIGTERM)
+        proc.wait(30)
+        end = time.monotonic() + 10
+        while any(_alive(p) for p in seen) and time.monotonic() < end:
+            time.sleep(0.1)
+        left = [p for p in seen if _alive(p)]
+        for p in left:  # do not leave them to the next test, but fail
+            os.kill(p, signal.SIGKILL)
+        assert not left, f"kill point {point}: processes of the killed run left: {left}"
+        with sqlite3.connect(db) as con:
+            assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        with Corpus.open(db) as c:
+            for r in c.results(version):  # every saved row is whole (score comes at the end)
+                assert r["status"] and r["effort"] is not None, r
+                assert len(r["times"]) == (1 if r["status"] == "timeout" else 3), r
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    with Corpus.open(db) as c:
+        rows = c.results(version)
+    assert sorted(r["key"] for r in rows) == sorted(p.key for p in puzzles)
+    for r in rows:
+        assert r["status"] in ("unique", "multiple", "timeout")
+        assert len(r["times"]) == (1 if r["status"] == "timeout" else 3)
+        assert r["score"] is not None
+        assert (r["grade"] is not None) == (r["status"] in ("unique", "multiple"))
+    with sqlite3.connect(db) as con:
+        assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import statistics
 from collections import Counter
 from collections.abc import Callable, Generator, Iterable, Iterator
@@ -53,6 +54,45 @@ def _warm() -> None:
     from nonoforge.solver import warmup
 
     warmup()
+
+
+def _worker_init(parent: int) -> None:
+    """A pool worker's start: die with the parent process, then compile the solver."""
+    die_with_parent(parent)
+    _warm()
+
+
+def die_with_parent(parent: int) -> None:
+    """End this process when ``parent`` (the process that started it) ends, however it ends.
+
+    On Linux the kernel sends SIGKILL the moment the parent dies (``PR_SET_PDEATHSIG``),
+    even while compiled solver code holds the interpreter lock. Everywhere, a daemon thread
+    also checks once a second whether the parent is gone (this process re-parented). So a
+    ``kill -9`` of ``nonoforge rate`` leaves no worker running.
+    """
+    import os
+    import sys
+    import threading
+    import time
+
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:  # the parent died before the line above took effect
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
 
 
 def rate_puzzle(p: Puzzle, opts: RateOptions) -> dict[str, Any]:
@@ -129,7 +169,11 @@ class LocalExecutor:
     @staticmethod
     def _new_pool(workers: int) -> ProcessPoolExecutor:
         # spawn: no forked copies of threads or open database handles
-        return ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_warm)
+        # each worker ends when this process does, even by SIGKILL (see die_with_parent)
+        return ProcessPoolExecutor(
+            workers, mp_context=get_context("spawn"), initializer=_worker_init,
+            initargs=(os.getpid(),),
+        )
 
     def map_unordered(
         self, fn: Callable[[Puzzle, RateOptions], dict[str, Any]], items: Iterable[Puzzle],
