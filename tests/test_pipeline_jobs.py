@@ -110,6 +110,7 @@ def test_dask_executor_gives_the_local_results(tmp_path) -> None:
         finally:
             ex.close()
     assert deterministic_part(remote) == deterministic_part(local)
+    assert ex.chunks < len(puzzles)  # puzzles travel in chunks, not one task each
 
 
 def test_collection_honours_filters_order_and_exports(tmp_path) -> None:
