@@ -886,10 +886,19 @@ def _print_summary(s: dict[str, Any], console: Console) -> None:
         f"rated {s['rated']} puzzle(s), skipped {s['skipped']} already rated; time: average "
         f"{fmt(s['time_avg_s'])}, median {fmt(s['time_median_s'])}, max {fmt(s['time_max_s'])}"
     )
-    for label in ("verdicts", "techniques", "grades"):
+    for label in ("verdicts", "techniques"):
         if s[label]:
             counts = ", ".join(f"{k} {v}" for k, v in sorted(s[label].items()))
             console.print(f"{label}: {counts}")
+    if s["grades"]:
+        console.print("grades:")
+        top = max(s["grades"].values())
+        for g, n in sorted(s["grades"].items()):
+            console.print(f"  {g:>4} {'#' * max(1, round(40 * n / top)):<40} {n}")
+    site = s.get("site_difficulty") or {}
+    if site.get("spearman") is not None:
+        console.print(f"grade against the site's difficulty: Spearman rho {site['spearman']:.3f}"
+                      f" over {site['n']} puzzles")
     if s["heaviest"]:
         console.print("heaviest: " + "; ".join(
             f"{h['title'] or h['key']} {fmt(h['time_s'])}" for h in s["heaviest"]))

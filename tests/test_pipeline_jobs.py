@@ -357,3 +357,31 @@ def test_killing_rate_workers_2_loses_nothing_and_leaves_no_process(tmp_path) ->
         assert (r["grade"] is not None) == (r["status"] in ("unique", "multiple"))
     with sqlite3.connect(db) as con:
         assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_site_difficulty_reads_the_nonograms_fraction() -> None:
+    from nonoforge.pipeline.rate import Summary, site_difficulty
+
+    assert site_difficulty({"difficulty": "3/10"}) == 3.0
+    assert site_difficulty({"difficulty": "1/5"}) == 2.0
+    assert site_difficulty({"difficulty": "?"}) is None
+    assert site_difficulty(None) is None and site_difficulty({}) is None
+    s = Summary()
+    s.compare_site([(1, 1.0), (2, 3.0), (3, 2.0), (5, 9.0)])
+    assert s.site_difficulty == {"n": 4, "spearman": pytest.approx(0.8)}
+
+
+def test_rate_summary_compares_grades_with_the_sites_difficulty(tmp_path) -> None:
+    import inspect
+
+    if "extra" not in inspect.signature(Corpus.add_fetched).parameters:
+        pytest.skip("the corpus keeps no site provenance extra on this branch yet")
+    puzzles = small_corpus()
+    with Corpus.open(str(tmp_path / "s.db")) as c:
+        for i, p in enumerate(puzzles):  # the site's difficulty: by size, a plausible signal
+            c.add_fetched("nonograms", str(i), p, "done",
+                          extra={"difficulty": f"{min(10, p.width // 2)}/10"})
+        c.set_model(jobs.solver_version(), a_model())
+        s = jobs.rate_corpus(c, executor=LocalExecutor(1), opts=FAST).to_dict()
+    assert s["site_difficulty"]["n"] >= 10
+    assert -1.0 <= s["site_difficulty"]["spearman"] <= 1.0

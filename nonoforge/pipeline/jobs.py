@@ -27,6 +27,7 @@ from nonoforge.pipeline.rate import (
     rate_all,
     sample_of,
     score_rows,
+    site_difficulty,
 )
 from nonoforge.puzzle import Puzzle
 
@@ -126,6 +127,11 @@ def grade_corpus(corpus: Any, version: str, summary: Summary, refit: bool = Fals
     corpus.save_results(rows, version)
     summary.model_fit = dict(model.fit)
     summary.count_grades(rows)
+    site = {i["key"]: site_difficulty(i.get("extra")) for i in corpus.info()}
+    summary.compare_site([
+        (r["grade"], d) for r in rows
+        if r["grade"] is not None and (d := site.get(r["key"])) is not None
+    ])
 
 
 def rate_puzzles(

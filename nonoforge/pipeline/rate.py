@@ -458,6 +458,8 @@ class Summary:
     techniques: Counter[str] = field(default_factory=Counter)
     grades: Counter[str] = field(default_factory=Counter)
     model_fit: dict[str, Any] = field(default_factory=dict)
+    #: our grade against the site's own difficulty, where ingestion kept it
+    site_difficulty: dict[str, Any] = field(default_factory=dict)
 
     def add(self, row: dict[str, Any]) -> None:
         self.rated += 1
@@ -488,7 +490,33 @@ class Summary:
             "techniques": dict(self.techniques),
             "grades": dict(self.grades),
             "model_fit": self.model_fit,
+            "site_difficulty": self.site_difficulty,
         }
+
+    def compare_site(self, pairs: list[tuple[int, float]]) -> None:
+        """Spearman rho between our grades and the site's difficulty (``(grade, site)``)."""
+        from nonoforge.pipeline.difficulty import spearman
+
+        if pairs:
+            rho = spearman([g for g, _ in pairs], [d for _, d in pairs])
+            self.site_difficulty = {"n": len(pairs), "spearman": None if rho != rho else rho}
+
+
+def site_difficulty(extra: Any) -> float | None:
+    """The site's difficulty kept in a provenance's ``extra`` (nonograms: ``"3/10"``)."""
+    if not isinstance(extra, dict):
+        return None
+    value = extra.get("difficulty")
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        head, _, tail = value.partition("/")
+        try:
+            v = float(head)
+            return v / float(tail) * 10 if tail else v
+        except (ValueError, ZeroDivisionError):
+            return None
+    return None
 
 
 def rate_all(
