@@ -307,11 +307,16 @@ def solve_cmd(
     steps: Annotated[
         bool, typer.Option("--steps", help="Show the state after each sweep of line logic.")
     ] = False,
+    budget: Annotated[
+        int | None, typer.Option("--budget", help="Work units per puzzle (deterministic: the "
+                                 "same verdict on every machine; see effort 'work').", min=0)
+    ] = None,
 ) -> None:
     """Solve puzzles, prove uniqueness, and report the technique needed and the effort.
 
-    The verdict is unique, multiple, none, timeout or unsolved (a limited strategy stopped
-    with cells undecided); it is data, so the exit code is 0 whatever it is.
+    The verdict is unique, multiple, none, timeout, budget (the --budget of work ran out)
+    or unsolved (a limited strategy stopped with cells undecided); it is data, so the exit
+    code is 0 whatever it is.
 
     Example: nonoforge solve --timeout 10 example:dancer example:petro
     """
@@ -322,7 +327,7 @@ def solve_cmd(
     results = []
     for path, p in read_inputs(files, fmt):
         res = solve(p, max_solutions=max_solutions, timeout=timeout, strategy=strategy,
-                    record_steps=steps)
+                    record_steps=steps, budget=budget)
         chars = cell_chars(p.ncolors)
         if as_json:
             item: dict[str, Any] = {
@@ -349,7 +354,7 @@ def solve_cmd(
             if len(res.solutions) > 1:
                 out.print(f"-- solution {i + 1}")
             out.print(styled_drawing(p, g))
-        if not res.solutions and res.status in ("unsolved", "timeout"):
+        if not res.solutions and res.status in ("unsolved", "timeout", "budget"):
             out.print("\n".join(state_rows(res.state, p.ncolors)))
         out.print("effort: " + ", ".join(f"{k} {v}" for k, v in res.effort.items() if v))
         out.print()
