@@ -924,7 +924,13 @@ def rate(
     workers: Annotated[
         int | None, typer.Option("--workers", "-w", help="Worker processes [default: all cores].")
     ] = None,
-    timeout: Annotated[float, typer.Option(help="Seconds allowed per puzzle.")] = 10.0,
+    budget: Annotated[
+        int, typer.Option(help="Work allowed per puzzle (the solver's work units); decides "
+                          "verdicts the same on every machine. [default: 50000000, ~10 s]")
+    ] = 50_000_000,
+    timeout: Annotated[
+        float, typer.Option(help="Wall-clock safety net per puzzle, seconds (timeout_wall).")
+    ] = 60.0,
     runs: Annotated[int, typer.Option(help="Timed runs per puzzle (the median is kept).")] = 3,
     executor: Annotated[str, typer.Option(help="local (process pool) or dask.")] = "local",
     scheduler: Annotated[
@@ -943,9 +949,9 @@ def rate(
     from nonoforge.pipeline import jobs
     from nonoforge.pipeline.rate import RateOptions
 
-    if runs < 1 or timeout <= 0:
-        raise UsageError("--runs must be at least 1 and --timeout positive")
-    opts = RateOptions(timeout=timeout, runs=runs)
+    if runs < 1 or timeout <= 0 or budget < 1:
+        raise UsageError("--runs and --budget must be at least 1 and --timeout positive")
+    opts = RateOptions(timeout=timeout, runs=runs, budget=budget)
     ex = jobs.make_executor(executor, workers, scheduler)
     bar = _progress_bar("rating")
     with bar as progress:

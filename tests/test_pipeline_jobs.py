@@ -83,18 +83,30 @@ def test_rating_resumes_and_skips_what_is_rated(tmp_path) -> None:
         assert len(c.results(jobs.solver_version())) == len(puzzles)
 
 
-def test_a_puzzle_past_its_timeout_is_recorded_and_the_batch_goes_on(tmp_path) -> None:
+def test_a_puzzle_past_its_budget_or_the_wall_is_recorded_apart_and_the_batch_goes_on(
+    tmp_path,
+) -> None:
     rng = np.random.default_rng(0)  # a random 60x60: far beyond 50 ms of logic and search
     hard = Puzzle.from_grid(Grid((rng.random((60, 60)) < 0.5).astype(int)))
     easy = small_corpus()[:3]
-    with Corpus.open(str(tmp_path / "t.db")) as c:
-        c.add([hard, *easy])
-        s = jobs.rate_corpus(c, executor=LocalExecutor(1), opts=RateOptions(timeout=0.05, runs=1))
-        rows = {r["key"]: r for r in c.results(jobs.solver_version())}
-    assert rows[hard.key]["status"] == "timeout"
-    assert rows[hard.key]["grade"] is None
-    assert all(rows[p.key]["status"] == "unique" for p in easy)
-    assert s.rated == 4
+    statuses = {}
+    for name, opts in (("budget", RateOptions(budget=20_000, timeout=60.0, runs=2)),
+                       ("wall", RateOptions(budget=None, timeout=0.05, runs=2))):
+        with Corpus.open(str(tmp_path / f"{name}.db")) as c:
+            c.add([hard, *easy])
+            c.set_model(jobs.solver_version(), a_model())
+            s = jobs.rate_corpus(c, executor=LocalExecutor(1), opts=opts)
+            rows = {r["key"]: r for r in c.results(jobs.solver_version())}
+        statuses[name] = rows[hard.key]
+        assert rows[hard.key]["grade"] is None and len(rows[hard.key]["times"]) == 1
+        assert all(rows[p.key]["status"] == "unique" for p in easy)
+        assert all(rows[p.key]["grade"] is not None for p in easy)
+        assert s.rated == 4
+    assert statuses["budget"]["status"] == "budget"  # deterministic: it has a score
+    assert statuses["budget"]["score"] is not None
+    assert 20_000 < statuses["budget"]["effort"]["work"] < 40_000
+    assert statuses["wall"]["status"] == "timeout_wall"  # the safety net: no score either
+    assert statuses["wall"]["score"] is None
 
 
 def test_dask_executor_gives_the_local_results(tmp_path) -> None:

@@ -30,20 +30,35 @@ from nonoforge.puzzle import Puzzle
 MIN_FIT = 10
 
 
+#: The work (the solver's ``work`` effort count) a rating allows a puzzle: about 10 s on
+#: an idle core of our machine (the solver does 3-5 million units a second). It decides
+#: verdicts, so they are the same on every machine and under any load.
+DEFAULT_BUDGET = 50_000_000
+#: The wall-clock safety net (seconds): far beyond the budget's time on any sane machine.
+DEFAULT_WALL_S = 60.0
+#: Statuses after which a rating is final but not a verdict: no repeat runs, no grade.
+#: ``budget`` is deterministic (the work budget ran out); ``timeout_wall`` is the safety
+#: net (the machine was too slow or too loaded): kept apart, never mixed with ``budget``.
+CUT_OFF = ("budget", "timeout_wall")
+
+
 @dataclass(frozen=True)
 class RateOptions:
     """How each puzzle is rated.
 
-    ``defer_after`` is for process pools, which set it (to :data:`DEFER_S` unless given):
-    a puzzle whose first run takes at least that many seconds comes back after that run
-    with its repeats left to the pool (see :class:`LocalExecutor`), so that one heavy
-    puzzle cannot keep a worker busy alone while the others have finished.
+    ``budget`` (work units, see :data:`DEFAULT_BUDGET`) decides when a solve is cut off;
+    ``timeout`` (seconds) is only the safety net. ``defer_after`` is for process pools,
+    which set it (to :data:`DEFER_S` unless given): a puzzle whose first run takes at least
+    that many seconds comes back after that run with its repeats left to the pool (see
+    :class:`LocalExecutor`), so that one heavy puzzle cannot keep a worker busy alone
+    while the others have finished.
     """
 
-    timeout: float = 10.0
+    timeout: float = DEFAULT_WALL_S
     runs: int = 3
     max_solutions: int = 2
     defer_after: float | None = None
+    budget: int | None = DEFAULT_BUDGET
 
 
 #: A first run at least this long has its repeats spread over a process pool.
@@ -98,18 +113,21 @@ def die_with_parent(parent: int) -> None:
 def rate_puzzle(p: Puzzle, opts: RateOptions) -> dict[str, Any]:
     """Solve one puzzle ``opts.runs`` times; the median time, the (deterministic) effort.
 
-    Runs after the first are skipped when the first hit the timeout: its time is the limit.
+    Runs after the first are skipped when the first was cut off (``budget`` or, by the
+    wall-clock safety net, ``timeout_wall``): its time says nothing about the puzzle.
     With ``opts.defer_after`` a slow puzzle's row comes back after its first run, with
     ``"repeats"`` saying how many :func:`time_once` runs remain to be added by the caller.
     """
     from nonoforge.solver import solve
 
     try:
-        res = solve(p, max_solutions=opts.max_solutions, timeout=opts.timeout)
+        res = solve(p, max_solutions=opts.max_solutions, timeout=opts.timeout,
+                    budget=opts.budget)
     except NonoforgeError as e:  # the solver refuses this puzzle (e.g. too many colours)
         return error_row(p, reason(e))
+    status = "timeout_wall" if res.status == "timeout" else res.status
     times = [res.time_s]
-    repeats = opts.runs - 1 if res.status != "timeout" else 0
+    repeats = opts.runs - 1 if status not in CUT_OFF else 0
     deferred = opts.defer_after is not None and repeats > 0 and res.time_s >= opts.defer_after
     if not deferred:
         times += [time_once(p, opts) for _ in range(repeats)]
@@ -119,7 +137,7 @@ def rate_puzzle(p: Puzzle, opts: RateOptions) -> dict[str, Any]:
         "width": p.width,
         "height": p.height,
         "colors": p.ncolors,
-        "status": res.status,
+        "status": status,
         "technique": res.technique,
         "effort": dict(res.effort),
         "time_s": statistics.median(times),
@@ -134,7 +152,9 @@ def time_once(p: Puzzle, opts: RateOptions) -> float:
     """The time of one more solve of ``p`` (a repeat run of :func:`rate_puzzle`)."""
     from nonoforge.solver import solve
 
-    return solve(p, max_solutions=opts.max_solutions, timeout=opts.timeout).time_s
+    return solve(
+        p, max_solutions=opts.max_solutions, timeout=opts.timeout, budget=opts.budget
+    ).time_s
 
 
 # -- executors ------------------------------------------------------------------------------
@@ -426,11 +446,12 @@ def sample_of(row: dict[str, Any]) -> Sample:
 def score_rows(rows: list[dict[str, Any]], model: Model) -> None:
     """Add ``score`` (predicted seconds) and ``grade`` to each row, in place.
 
-    Timeouts and unsolvable puzzles get no grade: a grade promises a puzzle to solve.
-    Puzzles that could not be rated (``error``) get neither.
+    Puzzles cut off by the work budget and unsolvable puzzles get no grade: a grade
+    promises a puzzle to solve. Puzzles that could not be rated (``error``) or were cut off
+    by the wall clock (``timeout_wall``: their effort depends on the machine) get neither.
     """
     for row in rows:
-        if row["status"] == "error":
+        if row["status"] in ("error", "timeout_wall", "timeout"):  # effort cut by a clock
             row["score"] = row["grade"] = None
             continue
         s = sample_of(row)
