@@ -926,8 +926,8 @@ def rate(
     ] = None,
     budget: Annotated[
         int, typer.Option(help="Work allowed per puzzle (the solver's work units); decides "
-                          "verdicts the same on every machine. [default: 50000000, ~10 s]")
-    ] = 50_000_000,
+                          "verdicts the same on every machine. [default: 20000000, a few s]")
+    ] = 20_000_000,
     timeout: Annotated[
         float, typer.Option(help="Wall-clock safety net per puzzle, seconds (timeout_wall).")
     ] = 60.0,

@@ -30,10 +30,11 @@ from nonoforge.puzzle import Puzzle
 MIN_FIT = 10
 
 
-#: The work (the solver's ``work`` effort count) a rating allows a puzzle: about 10 s on
-#: an idle core of our machine (the solver does 3-5 million units a second). It decides
-#: verdicts, so they are the same on every machine and under any load.
-DEFAULT_BUDGET = 50_000_000
+#: The work (the solver's ``work`` effort count) a rating allows a puzzle: 2-7 s of line
+#: work on an idle core of our machine (3-5 million units a second; the hardest tournament
+#: puzzle needs 11 million), about 15 s of SAT conflicts. It decides verdicts, so they are
+#: the same on every machine and under any load.
+DEFAULT_BUDGET = 20_000_000
 #: The wall-clock safety net (seconds): far beyond the budget's time on any sane machine.
 DEFAULT_WALL_S = 60.0
 #: Statuses after which a rating is final but not a verdict: no repeat runs, no grade.
@@ -59,6 +60,13 @@ class RateOptions:
     max_solutions: int = 2
     defer_after: float | None = None
     budget: int | None = DEFAULT_BUDGET
+    #: keep repeating a quick puzzle until its runs add up to this many seconds (at most
+    #: :data:`MAX_RUNS` runs): a steadier median for puzzles of a millisecond (the fit)
+    min_time_s: float = 0.0
+
+
+#: The most timed runs ``min_time_s`` adds.
+MAX_RUNS = 50
 
 
 #: A first run at least this long has its repeats spread over a process pool.
@@ -113,24 +121,33 @@ def die_with_parent(parent: int) -> None:
 def rate_puzzle(p: Puzzle, opts: RateOptions) -> dict[str, Any]:
     """Solve one puzzle ``opts.runs`` times; the median time, the (deterministic) effort.
 
-    Runs after the first are skipped when the first was cut off (``budget`` or, by the
-    wall-clock safety net, ``timeout_wall``): its time says nothing about the puzzle.
-    With ``opts.defer_after`` a slow puzzle's row comes back after its first run, with
-    ``"repeats"`` saying how many :func:`time_once` runs remain to be added by the caller.
+    Each run is timed twice: wall time (``times``; ``time_s`` is their median) and this
+    thread's CPU time (``cpu_times``; ``cpu_s`` is their minimum), which a busy machine
+    disturbs far less (the reference fit uses it). Runs after the first are skipped when
+    the first was cut off (``budget`` or, by the wall-clock safety net, ``timeout_wall``):
+    its time says nothing about the puzzle. With ``opts.defer_after`` a slow puzzle's row
+    comes back after its first run, with ``"repeats"`` saying how many :func:`time_once`
+    runs remain to be added by the caller.
     """
+    import time
+
     from nonoforge.solver import solve
 
     try:
+        cpu0 = time.thread_time()
         res = solve(p, max_solutions=opts.max_solutions, timeout=opts.timeout,
                     budget=opts.budget)
+        cpu = time.thread_time() - cpu0
     except NonoforgeError as e:  # the solver refuses this puzzle (e.g. too many colours)
         return error_row(p, reason(e))
     status = "timeout_wall" if res.status == "timeout" else res.status
-    times = [res.time_s]
+    runs = [(res.time_s, cpu)]
     repeats = opts.runs - 1 if status not in CUT_OFF else 0
     deferred = opts.defer_after is not None and repeats > 0 and res.time_s >= opts.defer_after
     if not deferred:
-        times += [time_once(p, opts) for _ in range(repeats)]
+        runs += [time_once(p, opts) for _ in range(repeats)]
+        while repeats and sum(w for w, _ in runs) < opts.min_time_s and len(runs) < MAX_RUNS:
+            runs.append(time_once(p, opts))
     row = {
         "key": p.key,
         "title": p.meta.title,
@@ -140,21 +157,34 @@ def rate_puzzle(p: Puzzle, opts: RateOptions) -> dict[str, Any]:
         "status": status,
         "technique": res.technique,
         "effort": dict(res.effort),
-        "time_s": statistics.median(times),
-        "times": times,
+        "times": [],
+        "cpu_times": [],
     }
+    add_runs(row, runs)
     if deferred:
         row["repeats"] = repeats
     return row
 
 
-def time_once(p: Puzzle, opts: RateOptions) -> float:
-    """The time of one more solve of ``p`` (a repeat run of :func:`rate_puzzle`)."""
+def add_runs(row: dict[str, Any], runs: list[tuple[float, float]]) -> None:
+    """Add timed runs ``(wall, cpu)`` to a row and update its ``time_s`` and ``cpu_s``."""
+    row["times"] += [w for w, _ in runs]
+    row["cpu_times"] += [c for _, c in runs]
+    row["time_s"] = statistics.median(row["times"])
+    row["cpu_s"] = min(row["cpu_times"])
+
+
+def time_once(p: Puzzle, opts: RateOptions) -> tuple[float, float]:
+    """One more solve of ``p`` (a repeat run of :func:`rate_puzzle`): ``(wall, cpu)`` s."""
+    import time
+
     from nonoforge.solver import solve
 
-    return solve(
+    cpu0 = time.thread_time()
+    wall = solve(
         p, max_solutions=opts.max_solutions, timeout=opts.timeout, budget=opts.budget
     ).time_s
+    return wall, time.thread_time() - cpu0
 
 
 # -- executors ------------------------------------------------------------------------------
@@ -281,10 +311,9 @@ class _PoolRun:
             p, token = self.inflight.pop(f)
             if token is not None:
                 row = self.partial[token]
-                row["times"].append(result)
+                add_runs(row, [result])
                 if len(row["times"]) == self.opts.runs:
                     del self.partial[token]
-                    row["time_s"] = statistics.median(row["times"])
                     yield row
             elif result.get("repeats"):
                 token = next(self.tokens)
@@ -311,7 +340,7 @@ def error_row(p: Puzzle, why: str) -> dict[str, Any]:
     return {
         "key": p.key, "title": p.meta.title, "width": p.width, "height": p.height,
         "colors": p.ncolors, "status": "error", "technique": None, "effort": {"error": why},
-        "time_s": 0.0, "times": [], "error": why,
+        "time_s": 0.0, "times": [], "cpu_s": 0.0, "cpu_times": [], "error": why,
     }
 
 
