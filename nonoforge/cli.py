@@ -909,8 +909,11 @@ def _print_summary(s: dict[str, Any], console: Console) -> None:
             f"{h['title'] or h['key']} {fmt(h['time_s'])}" for h in s["heaviest"]))
     fitd = s.get("model_fit") or {}
     if "spearman_held_out" in fitd:
-        console.print(f"score model: Spearman rho {fitd['spearman_held_out']:.3f} on "
-                      f"{fitd.get('n_held_out')} held-out puzzles")
+        kind = ("the reference model shipped for solver" if fitd.get("kind") == "reference"
+                else "fitted on this corpus, solver")
+        console.print(f"score model: {kind} {fitd.get('solver_version')}; Spearman rho "
+                      f"{fitd['spearman_held_out']:.3f} on {fitd.get('n_held_out')} held-out "
+                      "puzzles")
     elif "note" in fitd:
         console.print(fitd["note"])
 

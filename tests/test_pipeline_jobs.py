@@ -397,3 +397,71 @@ def test_rate_summary_compares_grades_with_the_sites_difficulty(tmp_path) -> Non
         s = jobs.rate_corpus(c, executor=LocalExecutor(1), opts=FAST).to_dict()
     assert s["site_difficulty"]["n"] >= 10
     assert -1.0 <= s["site_difficulty"]["spearman"] <= 1.0
+
+
+def thirty_files() -> list[str]:
+    """The 12 bundled puzzles and 18 of Jakub Wilk's test puzzles (MIT): 30 real files."""
+    from conftest import shared_path
+
+    wilk = sorted(shared_path("corpora", "jwilk-nin").glob("*.nin"))[::8][:18]
+    return sorted(str(f) for f in PUZZLES.glob("*.non")) + [str(f) for f in wilk]
+
+
+def verdicts(entries: list[dict]) -> list[tuple]:
+    return [(e["file"], e["status"], e["technique"], json.dumps(e["effort"], sort_keys=True),
+             e["score"], e["grade"]) for e in entries]
+
+
+@pytest.mark.slow
+def test_rate_30_files_same_verdicts_scores_grades_with_1_or_2_workers_and_under_load() -> None:
+    import subprocess
+    import sys
+
+    files = thirty_files()
+    assert len(files) == 30
+
+    def rate(workers: str) -> list[dict]:
+        res = CliRunner().invoke(app, ["--quiet", "rate", "--workers", workers, "--runs", "1",
+                                       "--json", *files])
+        assert res.exit_code == 0, res.output
+        return json.loads(res.stdout)
+
+    one = rate("1")
+    assert [e["file"] for e in one] == files
+    for e in one:  # a score and a grade for each, from the shipped reference model
+        assert e["status"] in ("unique", "multiple") and e["score"] is not None, e
+        assert e["grade"] in range(1, 6), e
+    two = rate("2")
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        loaded = rate("2")
+    finally:
+        for b in busy:
+            b.kill()
+            b.wait()
+    assert verdicts(one) == verdicts(two) == verdicts(loaded)
+
+
+@pytest.mark.slow
+def test_a_puzzle_grades_the_same_alone_and_in_a_corpus_of_2000(tmp_path) -> None:
+    named = [read_file(PUZZLES / f"{n}.non")[0] for n in ("dancer", "cat", "skid", "knot")]
+    alone, _ = jobs.rate_puzzles(named, executor=LocalExecutor(1), opts=FAST)
+    rng = np.random.default_rng(2000)
+    others: list[Puzzle] = []
+    seen = {p.key for p in named}
+    while len(others) < 2000 - len(named):
+        n = int(rng.integers(4, 11))
+        g = (rng.random((n, n)) < rng.uniform(0.4, 0.8)).astype(int)
+        g[0, 0] = 1
+        p = Puzzle.from_grid(Grid(g))
+        if p.key not in seen:
+            seen.add(p.key)
+            others.append(p)
+    with Corpus.open(str(tmp_path / "big.db")) as c:
+        c.add([*others[:1000], *named, *others[1000:]])
+        s = jobs.rate_corpus(c, executor=LocalExecutor(2), opts=FAST)
+        rows = {r["key"]: r for r in c.results(jobs.solver_version())}
+    assert s.rated == 2000 and s.model_fit["kind"] == "reference"
+    for a in alone:
+        assert a["grade"] is not None
+        assert (rows[a["key"]]["grade"], rows[a["key"]]["score"]) == (a["grade"], a["score"])

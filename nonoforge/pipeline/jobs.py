@@ -55,9 +55,14 @@ def make_executor(kind: str, workers: int | None, scheduler: str | None):  # noq
 
 
 def model_for(corpus: Any, version: str, refit: bool = False) -> Model | None:
-    """The difficulty model for this solver version: stored, bundled, or fitted now.
+    """The difficulty model for this solver version: the corpus's own, or the shipped one.
 
-    A fitted model is stored in the corpus, so every later score uses the same one.
+    A corpus uses the reference model shipped with nonoforge (``pipeline/models.json``,
+    fitted by bench/fit_model.py), so a grade is a property of the puzzle and the solver
+    version, whatever else the corpus holds. ``refit`` fits the corpus's own model on its
+    measurements and stores it; later runs use it (``model_fit.kind`` says which one). With
+    no shipped model for this solver version, a corpus of at least :data:`MIN_FIT` rated
+    puzzles fits its own.
     """
     if not refit:
         if corpus is not None:
@@ -73,8 +78,15 @@ def model_for(corpus: Any, version: str, refit: bool = False) -> Model | None:
     if len(rows) < MIN_FIT:
         return None
     model = fit([sample_of(r) for r in rows], version)
+    model.fit["kind"] = "corpus"
     corpus.set_model(version, model.to_dict())
     return model
+
+
+def fit_report(model: Model) -> dict[str, Any]:
+    """What the summary says about the model that scored a run."""
+    return {**model.fit, "kind": model.fit.get("kind", "corpus"),
+            "solver_version": model.solver_version}
 
 
 def rate_corpus(
@@ -121,11 +133,12 @@ def grade_corpus(corpus: Any, version: str, summary: Summary, refit: bool = Fals
     model = model_for(corpus, version, refit)
     rows = corpus.results(version)
     if model is None:
-        summary.model_fit = {"note": f"fewer than {MIN_FIT} rated puzzles: no scores yet"}
+        summary.model_fit = {"note": f"no model shipped for solver {version} (bench/"
+                             f"fit_model.py) and fewer than {MIN_FIT} rated: no scores yet"}
         return
     score_rows(rows, model)
     corpus.save_results(rows, version)
-    summary.model_fit = dict(model.fit)
+    summary.model_fit = fit_report(model)
     summary.count_grades(rows)
     site = {i["key"]: site_difficulty(i.get("extra")) for i in corpus.info()}
     summary.compare_site([
@@ -154,9 +167,11 @@ def rate_puzzles(
     model = bundled_model(solver_version())
     if model is not None:
         score_rows(rows, model)
-        summary.model_fit = dict(model.fit)
+        summary.model_fit = fit_report(model)
         summary.count_grades(rows)
     else:
+        summary.model_fit = {"note": f"no model shipped for solver {solver_version()}: "
+                             "no scores (bench/fit_model.py fits one)"}
         for r in rows:
             r["score"] = r["grade"] = None
     return rows, summary
