@@ -969,7 +969,8 @@ def rate(
                 r = ev["row"]
                 progress.update(task, advance=1, info=f"{r['status']} {r['time_s']:.3f}s")
 
-        run = jobs.rate_inputs(files, db, executor=ex, opts=opts, refit=refit, progress=on)
+        run = jobs.rate_inputs(files, db, executor=ex, opts=opts, refit=refit, progress=on,
+                               resolve=resolve_input)
     for e in run.entries:
         if "error" in e:
             err.print(Text(f"error: {e.get('file') or e.get('key')}: {e['error']}", style="red"))

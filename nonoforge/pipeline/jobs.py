@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from nonoforge.errors import UsageError
-from nonoforge.pipeline.batch import read_each
+from nonoforge.pipeline.batch import Batch, Item
 from nonoforge.pipeline.collection import Candidate, Filters, select
 from nonoforge.pipeline.difficulty import Model, fit
 from nonoforge.pipeline.rate import (
@@ -218,6 +218,8 @@ def rate_inputs(
     refit: bool = False,
     progress: Progress | None = None,
     fmt: str | None = None,
+    resolve: Callable[[str], str] | None = None,
+    open_corpus: Callable[..., Any] | None = None,
 ) -> RateRun:
     """The ``rate`` command: rate files, a corpus, or files added to a corpus.
 
@@ -226,20 +228,30 @@ def rate_inputs(
     has not rated with this solver version, grade, and report the files' puzzles (or the
     whole corpus). An unreadable file or a puzzle the solver refuses costs only itself:
     it is an entry with its error and the rest are rated. Closes ``executor``.
+
+    ``resolve`` maps a file name as given to the file to read (``example:NAME``);
+    ``open_corpus(db, create=...)`` opens the corpus (default :meth:`Corpus.open`; the CLI
+    passes its own, which refuses a ``--db`` that does not exist unless files are added).
     """
+    items = list(Batch(files, fmt, resolve=resolve)) if files else None
     try:
-        if files and db is None:
-            return _rate_files(files, executor, opts, progress, fmt)
-        return _rate_in_corpus(files, db, executor, opts, refit, progress, fmt)
+        if items is not None and db is None:
+            return _rate_files(items, executor, opts, progress)
+        if open_corpus is None:
+            from nonoforge.db import Corpus
+
+            def open_corpus(db: str | None, create: bool = False) -> Any:
+                return Corpus.open(db)
+
+        with open_corpus(db, create=items is not None) as corpus:
+            return _rate_in_corpus(items, corpus, executor, opts, refit, progress)
     finally:
         executor.close()
 
 
 def _rate_files(
-    files: Sequence[str], executor: Any, opts: RateOptions, progress: Progress | None,
-    fmt: str | None,
+    items: list[Item], executor: Any, opts: RateOptions, progress: Progress | None,
 ) -> RateRun:
-    items = list(read_each(files, fmt))
     puzzles = [it.puzzle for it in items if it.puzzle is not None]
     rows, summary = rate_puzzles(puzzles, executor=executor, opts=opts, progress=progress)
     summary.unreadable = sum(1 for it in items if it.puzzle is None)
@@ -252,37 +264,30 @@ def _rate_files(
 
 
 def _rate_in_corpus(
-    files: Sequence[str] | None, db: str | None, executor: Any, opts: RateOptions, refit: bool,
-    progress: Progress | None, fmt: str | None,
+    items: list[Item] | None, corpus: Any, executor: Any, opts: RateOptions, refit: bool,
+    progress: Progress | None,
 ) -> RateRun:
-    from nonoforge.db import Corpus
-
-    items = list(read_each(files, fmt)) if files else None
-    with Corpus.open(db) as corpus:
-        keys = None
-        if items is not None:
-            puzzles = [it.puzzle for it in items if it.puzzle is not None]
-            corpus.add(puzzles)
-            keys = [p.key for p in puzzles]
-        summary = rate_corpus(
-            corpus, executor=executor, opts=opts, refit=refit, keys=keys, progress=progress
+    keys = None
+    if items is not None:
+        puzzles = [it.puzzle for it in items if it.puzzle is not None]
+        corpus.add(puzzles)
+        keys = [p.key for p in puzzles]
+    summary = rate_corpus(
+        corpus, executor=executor, opts=opts, refit=refit, keys=keys, progress=progress
+    )
+    by_key = {r["key"]: r for r in corpus.results(solver_version())}
+    if items is None:
+        return RateRun(
+            [_entry({**by_key[i["key"]], "title": i["title"]})
+             for i in corpus.info() if i["key"] in by_key],
+            summary,
         )
-        by_key = {r["key"]: r for r in corpus.results(solver_version())}
-        if items is None:
-            info = corpus.info()
-            return RateRun(
-                [_entry({**by_key[i["key"]], "title": i["title"]})
-                 for i in info if i["key"] in by_key],
-                summary,
-            )
     summary.unreadable = sum(1 for it in items if it.puzzle is None)
-    entries = []
-    for it in items:
-        if it.puzzle is None:
-            entries.append(it.as_error())
-        else:
-            row = {**by_key[it.puzzle.key], "title": it.puzzle.meta.title}
-            entries.append(_entry(row, it.file))
+    entries = [
+        it.as_error() if it.puzzle is None
+        else _entry({**by_key[it.puzzle.key], "title": it.puzzle.meta.title}, it.file)
+        for it in items
+    ]
     return RateRun(entries, summary)
 
 

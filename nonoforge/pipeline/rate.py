@@ -22,7 +22,7 @@ from multiprocessing import get_context
 from typing import Any
 
 from nonoforge.errors import NonoforgeError, UsageError
-from nonoforge.pipeline.batch import reason
+from nonoforge.pipeline.batch import reason_of
 from nonoforge.pipeline.difficulty import Model, Sample, features
 from nonoforge.puzzle import Puzzle
 
@@ -139,7 +139,7 @@ def rate_puzzle(p: Puzzle, opts: RateOptions) -> dict[str, Any]:
                     budget=opts.budget)
         cpu = time.thread_time() - cpu0
     except NonoforgeError as e:  # the solver refuses this puzzle (e.g. too many colours)
-        return error_row(p, reason(e))
+        return error_row(p, reason_of(e))
     status = "timeout_wall" if res.status == "timeout" else res.status
     runs = [(res.time_s, cpu)]
     repeats = opts.runs - 1 if status not in CUT_OFF else 0
@@ -435,7 +435,7 @@ class DaskExecutor:
                 rows, _ = self.client.submit(rate_chunk, fn, [p], opts, pure=False).result()
                 yield rows[0]
             except Exception as e:  # noqa: BLE001
-                yield error_row(p, f"the Dask task failed on this puzzle: {reason(e)}")
+                yield error_row(p, f"the Dask task failed on this puzzle: {reason_of(e)}")
 
     def close(self) -> None:
         self.client.close()
