@@ -465,3 +465,58 @@ def test_a_puzzle_grades_the_same_alone_and_in_a_corpus_of_2000(tmp_path) -> Non
     for a in alone:
         assert a["grade"] is not None
         assert (rows[a["key"]]["grade"], rows[a["key"]]["score"]) == (a["grade"], a["score"])
+
+
+@pytest.mark.slow
+def test_dask_on_a_cluster_of_separate_processes_gives_the_local_results(tmp_path) -> None:
+    """`dask scheduler` plus two `dask worker` processes on 127.0.0.1, as a user starts them."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    distributed = pytest.importorskip("dask.distributed")
+    dask = Path(sys.executable).parent / "dask"
+    if not dask.exists():
+        pytest.skip("no dask command beside this Python")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    quiet = {"env": env, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    procs = [subprocess.Popen([str(dask), "scheduler", "--host", "127.0.0.1", "--port",
+                               str(port), "--no-dashboard"], **quiet)]
+    procs += [subprocess.Popen([str(dask), "worker", address, "--nthreads", "1", "--nworkers",
+                                "1", "--no-dashboard", "--host", "127.0.0.1"], **quiet)
+              for _ in range(2)]
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with distributed.Client(address, timeout="5s") as c:
+                    c.wait_for_workers(2, timeout=90)
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the Dask cluster did not start"
+                time.sleep(0.5)
+        puzzles = small_corpus()
+        ex = jobs.make_executor("dask", None, address)
+        try:
+            remote = rate_into(str(tmp_path / "p.db"), ex, puzzles)
+        finally:
+            ex.close()
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+    local = rate_into(str(tmp_path / "l.db"), LocalExecutor(1), puzzles)
+    assert deterministic_part(remote) == deterministic_part(local)
+    assert ex.chunks < len(puzzles)
