@@ -979,6 +979,11 @@ def rate(
         if not is_quiet():
             _print_summary(run.summary.to_dict(), err)
     else:
+        for e in run.entries if files else []:
+            if "error" not in e:
+                score = "-" if e["score"] is None else f"{e['score'] * 1000:.2f} ms"
+                out.print(Text(f"{e['file']}: {e['status']}, {e['technique']}, score {score}, "
+                               f"grade {e['grade'] if e['grade'] is not None else '-'}"))
         _print_summary(run.summary.to_dict(), out)
     if run.failed:
         raise typer.Exit(2)
