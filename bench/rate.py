@@ -1,17 +1,25 @@
-"""Rating throughput and score fit over the tournament sets and survey-free.
+"""Rating throughput (local pool and Dask) and the score model's fit, per source.
 
-Prints puzzles per second with 1 and 2 workers (each the best of ``--repeat`` runs, the
-two counts alternating, so that noise from the rest of the machine hits both alike), the
-Spearman rho of the fitted score against measured time on held-out puzzles, and the grade
-histogram. Reads ../shared.
+Rates the two tournament sets (TAAI 2011, TCGA 2016: 2,000 puzzles of 25x25) and
+survey-free (but knotty and faase, tens of seconds each) into a fresh SQLite corpus with
+each executor, and prints puzzles per second: the local pool with 1 and 2 workers, Dask
+on a LocalCluster of 2 single-threaded worker processes, and Dask on a cluster started as
+separate processes (``dask scheduler`` and two ``dask worker`` processes on 127.0.0.1).
+Each is the best of ``--repeat`` runs, the executors alternating so that noise from the
+rest of the machine hits them alike; wall time includes starting the workers (not the
+Dask cluster itself). Then prints the held-out Spearman rho per source of the shipped
+reference model (from its fit, bench/fit_model.py) and of the same model on this run's
+measurements, and the grade histogram.
 
-    .venv/bin/python bench/rate.py [--limit N] [--timeout S] [--repeat N]
+    /work/venv/bin/python bench/rate.py [--limit N] [--repeat N] [--executors local1,...]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -21,53 +29,157 @@ from nonoforge.db import Corpus
 from nonoforge.formats import read_file
 from nonoforge.formats.tournament import read_with_solutions
 from nonoforge.pipeline import jobs
-from nonoforge.pipeline.rate import LocalExecutor, RateOptions
+from nonoforge.pipeline.difficulty import spearman
+from nonoforge.pipeline.rate import DaskExecutor, LocalExecutor, RateOptions, sample_of
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "corpora"
+DASK = Path(sys.executable).parent / "dask"
+EXECUTORS = ("local1", "local2", "dask-local", "dask-procs")
 
 
-def corpus(limit: int | None) -> list:
-    puzzles = []
+def corpus(limit: int | None) -> dict[str, list]:
+    out: dict[str, list] = {"tournament": [], "survey": []}
     for name in ("taai2011.txt", "tcga2016.txt"):
-        puzzles += read_with_solutions(SHARED / "tournament" / "question" / name)[:limit]
+        out["tournament"] += read_with_solutions(SHARED / "tournament" / "question" / name)[:limit]
     for f in sorted((SHARED / "survey-free").glob("*.non")):
-        if f.stem not in ("knotty", "faase"):
-            puzzles += read_file(f)
-    return puzzles
+        if f.stem not in ("knotty", "faase"):  # tens of seconds each: they would be the run
+            out["survey"] += read_file(f)
+    return out
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Cluster:
+    """A Dask cluster for one executor kind; ``address`` to connect to; ``close()``."""
+
+    def __init__(self, kind: str) -> None:
+        self.procs: list[subprocess.Popen] = []
+        self.local = None
+        if kind == "dask-local":
+            from dask.distributed import LocalCluster
+
+            self.local = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                      dashboard_address=None)
+            self.address = self.local.scheduler_address
+            return
+        port = _free_port()
+        self.address = f"tcp://127.0.0.1:{port}"
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
+        self.procs.append(subprocess.Popen(
+            [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port),
+             "--no-dashboard"], **quiet))
+        for _ in range(2):
+            self.procs.append(subprocess.Popen(
+                [str(DASK), "worker", self.address, "--nthreads", "1", "--nworkers", "1",
+                 "--no-dashboard", "--host", "127.0.0.1"], **quiet))
+        from dask.distributed import Client
+
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with Client(self.address, timeout="5s") as c:
+                    c.wait_for_workers(2, timeout=60)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+
+    def close(self) -> None:
+        if self.local is not None:
+            self.local.close()
+        for p in reversed(self.procs):
+            p.terminate()
+        for p in self.procs:
+            try:
+                p.wait(20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def rate_once(kind: str, puzzles: list, opts: RateOptions) -> tuple[float, float, dict, list]:
+    """(wall s, this process's CPU s, summary, result rows) of one rating run."""
+    cluster = Cluster(kind) if kind.startswith("dask") else None
+    try:
+        with tempfile.TemporaryDirectory() as d, Corpus.open(os.path.join(d, "c.db")) as c:
+            c.add(puzzles)
+            cpu0 = time.process_time()
+            t0 = time.perf_counter()
+            ex = (LocalExecutor(int(kind[-1])) if cluster is None
+                  else DaskExecutor(cluster.address))
+            try:
+                s = jobs.rate_corpus(c, executor=ex, opts=opts)
+            finally:
+                ex.close()
+            dt = time.perf_counter() - t0
+            chunks = getattr(ex, "chunks", None)
+            summary = s.to_dict()
+            summary["chunks"] = chunks
+            return dt, time.process_time() - cpu0, summary, c.results(jobs.solver_version())
+    finally:
+        if cluster is not None:
+            cluster.close()
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--limit", type=int, default=None,
                     help="first N puzzles of each tournament set (default: all 1000)")
-    ap.add_argument("--timeout", type=float, default=10.0)
-    ap.add_argument("--repeat", type=int, default=1, help="runs per worker count (best kept)")
+    ap.add_argument("--repeat", type=int, default=1, help="runs per executor (best kept)")
+    ap.add_argument("--executors", default=",".join(EXECUTORS),
+                    help=f"comma-separated, of {', '.join(EXECUTORS)}")
     args = ap.parse_args()
     if not SHARED.exists():
         print(f"{SHARED} is absent", file=sys.stderr)
         return 2
-    puzzles = corpus(args.limit)
+    sources = corpus(args.limit)
+    source = {p.key: s for s, ps in sources.items() for p in ps}
+    puzzles = [p for ps in sources.values() for p in ps]
+    kinds = [k for k in args.executors.split(",") if k]
+    opts = RateOptions()
     print(f"{len(puzzles)} puzzles ({args.limit or 'all'} per tournament set + survey-free), "
-          f"timeout {args.timeout} s, 3 timed runs each")
-    speed = {1: 0.0, 2: 0.0}
+          f"work budget {opts.budget:,}, 3 timed runs each; machine: {os.cpu_count()} cores "
+          "shared with other engineers' jobs, so wall figures are noisy")
+    speed = dict.fromkeys(kinds, 0.0)
+    summary: dict = {}
+    rows: list = []
     for run in range(1, max(1, args.repeat) + 1):
-        for workers in (1, 2):
-            with tempfile.TemporaryDirectory() as d, Corpus.open(os.path.join(d, "c.db")) as c:
-                c.add(puzzles)
-                t0 = time.perf_counter()
-                s = jobs.rate_corpus(c, executor=LocalExecutor(workers),
-                                     opts=RateOptions(timeout=args.timeout))
-                dt = time.perf_counter() - t0
-                speed[workers] = max(speed[workers], len(puzzles) / dt)
-                summary = s.to_dict()
-            print(f"run {run}, {workers} worker(s): {dt:.1f} s, "
-                  f"{len(puzzles) / dt:.2f} puzzles/s")
-    print(f"best: 1 worker {speed[1]:.2f} puzzles/s, 2 workers {speed[2]:.2f} puzzles/s")
-    print(f"speed-up with 2 workers: {speed[2] / speed[1]:.2f}x (target >= 1.8x)")
+        for kind in kinds:
+            dt, cpu, summary, rows = rate_once(kind, puzzles, opts)
+            speed[kind] = max(speed[kind], len(puzzles) / dt)
+            extra = f", {summary['chunks']} chunks" if summary.get("chunks") else ""
+            print(f"run {run}, {kind}: {dt:.1f} s wall, {len(puzzles) / dt:.2f} puzzles/s "
+                  f"(main process CPU {cpu:.1f} s{extra})", flush=True)
+    print("best: " + ", ".join(f"{k} {v:.2f} puzzles/s" for k, v in speed.items()))
+    if "local1" in speed and "local2" in speed:
+        print(f"local pool speed-up with 2 workers: {speed['local2'] / speed['local1']:.2f}x")
+    for k in ("dask-local", "dask-procs"):
+        if k in speed and "local2" in speed:
+            print(f"{k} against the local pool of 2: {speed[k] / speed['local2']:.1%} "
+                  "(target: within 15 %)")
     fit = summary["model_fit"]
-    print(f"score fit: Spearman rho {fit.get('spearman_held_out', float('nan')):.3f} on "
-          f"{fit.get('n_held_out')} held-out puzzles (train {fit.get('spearman_train', 0):.3f};"
-          " target >= 0.9)")
+    print(f"score model: {fit.get('kind')} for solver {fit.get('solver_version')}; its fit: "
+          f"held-out rho {fit.get('spearman_held_out', float('nan')):.3f} "
+          f"({fit.get('held_out', 'held-out share')})")
+    for src, f in (fit.get("sources") or {}).items():
+        print(f"  reference fit, {src}: rho {f['spearman_held_out']:.3f} over {f['n']}")
+    from nonoforge.pipeline.rate import bundled_model
+
+    model = bundled_model(jobs.solver_version())
+    if model is not None:
+        for src in sources:
+            rs = [r for r in rows if source.get(r["key"]) == src
+                  and r["status"] in ("unique", "multiple")]
+            rho = spearman([model.score(sample_of(r).features) for r in rs],
+                           [r["time_s"] for r in rs])
+            print(f"  this run, {src}: rho of score against measured time {rho:.3f} "
+                  f"over {len(rs)} puzzles")
     print(f"verdicts: {summary['verdicts']}")
     print(f"techniques: {summary['techniques']}")
     print("grades: " + ", ".join(f"{g}: {n}" for g, n in sorted(summary["grades"].items())))

@@ -310,11 +310,16 @@ def solve_cmd(
     steps: Annotated[
         bool, typer.Option("--steps", help="Show the state after each sweep of line logic.")
     ] = False,
+    budget: Annotated[
+        int | None, typer.Option("--budget", help="Work units per puzzle (deterministic: the "
+                                 "same verdict on every machine; see effort 'work').", min=0)
+    ] = None,
 ) -> None:
     """Solve puzzles, prove uniqueness, and report the technique needed and the effort.
 
-    The verdict is unique, multiple, none, timeout or unsolved (a limited strategy stopped
-    with cells undecided); it is data, so the exit code is 0 whatever it is.
+    The verdict is unique, multiple, none, timeout, budget (the --budget of work ran out)
+    or unsolved (a limited strategy stopped with cells undecided); it is data, so the exit
+    code is 0 whatever it is.
 
     Example: nonoforge solve --timeout 10 example:dancer example:petro
     """
@@ -325,7 +330,7 @@ def solve_cmd(
     results = []
     for path, p in read_inputs(files, fmt):
         res = solve(p, max_solutions=max_solutions, timeout=timeout, strategy=strategy,
-                    record_steps=steps)
+                    record_steps=steps, budget=budget)
         chars = cell_chars(p.ncolors)
         if as_json:
             item: dict[str, Any] = {
@@ -352,7 +357,7 @@ def solve_cmd(
             if len(res.solutions) > 1:
                 out.print(f"-- solution {i + 1}")
             out.print(styled_drawing(p, g))
-        if not res.solutions and res.status in ("unsolved", "timeout"):
+        if not res.solutions and res.status in ("unsolved", "timeout", "budget"):
             out.print("\n".join(state_rows(res.state, p.ncolors)))
         out.print("effort: " + ", ".join(f"{k} {v}" for k, v in res.effort.items() if v))
         out.print()
@@ -855,17 +860,29 @@ def _print_summary(s: dict[str, Any], console: Console) -> None:
         f"rated {s['rated']} puzzle(s), skipped {s['skipped']} already rated; time: average "
         f"{fmt(s['time_avg_s'])}, median {fmt(s['time_median_s'])}, max {fmt(s['time_max_s'])}"
     )
-    for label in ("verdicts", "techniques", "grades"):
+    for label in ("verdicts", "techniques"):
         if s[label]:
             counts = ", ".join(f"{k} {v}" for k, v in sorted(s[label].items()))
             console.print(f"{label}: {counts}")
+    if s["grades"]:
+        console.print("grades:")
+        top = max(s["grades"].values())
+        for g, n in sorted(s["grades"].items()):
+            console.print(f"  {g:>4} {'#' * max(1, round(40 * n / top)):<40} {n}")
+    site = s.get("site_difficulty") or {}
+    if site.get("spearman") is not None:
+        console.print(f"grade against the site's difficulty: Spearman rho {site['spearman']:.3f}"
+                      f" over {site['n']} puzzles")
     if s["heaviest"]:
         console.print("heaviest: " + "; ".join(
             f"{h['title'] or h['key']} {fmt(h['time_s'])}" for h in s["heaviest"]))
     fitd = s.get("model_fit") or {}
     if "spearman_held_out" in fitd:
-        console.print(f"score model: Spearman rho {fitd['spearman_held_out']:.3f} on "
-                      f"{fitd.get('n_held_out')} held-out puzzles")
+        kind = ("the reference model shipped for solver" if fitd.get("kind") == "reference"
+                else "fitted on this corpus, solver")
+        console.print(f"score model: {kind} {fitd.get('solver_version')}; Spearman rho "
+                      f"{fitd['spearman_held_out']:.3f} on {fitd.get('n_held_out')} held-out "
+                      "puzzles")
     elif "note" in fitd:
         console.print(fitd["note"])
 
@@ -879,7 +896,13 @@ def rate(
     workers: Annotated[
         int | None, typer.Option("--workers", "-w", help="Worker processes [default: all cores].")
     ] = None,
-    timeout: Annotated[float, typer.Option(help="Seconds allowed per puzzle.")] = 10.0,
+    budget: Annotated[
+        int, typer.Option(help="Work allowed per puzzle (the solver's work units); decides "
+                          "verdicts the same on every machine. [default: 20000000, a few s]")
+    ] = 20_000_000,
+    timeout: Annotated[
+        float, typer.Option(help="Wall-clock safety net per puzzle, seconds (timeout_wall).")
+    ] = 60.0,
     runs: Annotated[int, typer.Option(help="Timed runs per puzzle (the median is kept).")] = 3,
     executor: Annotated[str, typer.Option(help="local (process pool) or dask.")] = "local",
     scheduler: Annotated[
@@ -898,9 +921,9 @@ def rate(
     from nonoforge.pipeline import jobs
     from nonoforge.pipeline.rate import RateOptions
 
-    if runs < 1 or timeout <= 0:
-        raise UsageError("--runs must be at least 1 and --timeout positive")
-    opts = RateOptions(timeout=timeout, runs=runs)
+    if runs < 1 or timeout <= 0 or budget < 1:
+        raise UsageError("--runs and --budget must be at least 1 and --timeout positive")
+    opts = RateOptions(timeout=timeout, runs=runs, budget=budget)
     ex = jobs.make_executor(executor, workers, scheduler)
     bar = _progress_bar("rating")
     with bar as progress:
@@ -915,38 +938,24 @@ def rate(
                 r = ev["row"]
                 progress.update(task, advance=1, info=f"{r['status']} {r['time_s']:.3f}s")
 
-        try:
-            if files and db is None:
-                puzzles = [p for _, p in read_inputs(files)]
-                rows, summary = jobs.rate_puzzles(puzzles, executor=ex, opts=opts, progress=on)
-            else:
-                from nonoforge.db import Corpus
-
-                with Corpus.open(db) as corpus:
-                    keys = None
-                    if files:
-                        puzzles = [p for _, p in read_inputs(files)]
-                        corpus.add(puzzles)
-                        keys = [p.key for p in puzzles]
-                    summary = jobs.rate_corpus(
-                        corpus, executor=ex, opts=opts, refit=refit, keys=keys, progress=on
-                    )
-                    wanted = set(keys) if keys is not None else None
-                    rows = [r for r in corpus.results(jobs.solver_version())
-                            if wanted is None or r["key"] in wanted]
-        finally:
-            if hasattr(ex, "close"):
-                ex.close()
+        run = jobs.rate_inputs(files, db, executor=ex, opts=opts, refit=refit, progress=on,
+                               resolve=resolve_input)
+    for e in run.entries:
+        if "error" in e:
+            err.print(Text(f"error: {e.get('file') or e.get('key')}: {e['error']}", style="red"))
     if as_json:
-        print_json([
-            {k: r.get(k) for k in ("key", "title", "width", "height", "colors", "status",
-                                   "technique", "score", "grade", "time_s", "effort")}
-            for r in rows
-        ])
+        print_json(run.entries)
         if not is_quiet():
-            _print_summary(summary.to_dict(), err)
+            _print_summary(run.summary.to_dict(), err)
     else:
-        _print_summary(summary.to_dict(), out)
+        for e in run.entries if files else []:
+            if "error" not in e:
+                score = "-" if e["score"] is None else f"{e['score'] * 1000:.2f} ms"
+                out.print(Text(f"{e['file']}: {e['status']}, {e['technique']}, score {score}, "
+                               f"grade {e['grade'] if e['grade'] is not None else '-'}"))
+        _print_summary(run.summary.to_dict(), out)
+    if run.failed:
+        raise typer.Exit(2)
 
 
 collection_app = make_app("Build graded collections from the rated corpus and export them.")

@@ -84,18 +84,30 @@ def test_rating_resumes_and_skips_what_is_rated(tmp_path) -> None:
         assert len(c.results(jobs.solver_version())) == len(puzzles)
 
 
-def test_a_puzzle_past_its_timeout_is_recorded_and_the_batch_goes_on(tmp_path) -> None:
+def test_a_puzzle_past_its_budget_or_the_wall_is_recorded_apart_and_the_batch_goes_on(
+    tmp_path,
+) -> None:
     rng = np.random.default_rng(0)  # a random 60x60: far beyond 50 ms of logic and search
     hard = Puzzle.from_grid(Grid((rng.random((60, 60)) < 0.5).astype(int)))
     easy = small_corpus()[:3]
-    with Corpus.open(str(tmp_path / "t.db")) as c:
-        c.add([hard, *easy])
-        s = jobs.rate_corpus(c, executor=LocalExecutor(1), opts=RateOptions(timeout=0.05, runs=1))
-        rows = {r["key"]: r for r in c.results(jobs.solver_version())}
-    assert rows[hard.key]["status"] == "timeout"
-    assert rows[hard.key]["grade"] is None
-    assert all(rows[p.key]["status"] == "unique" for p in easy)
-    assert s.rated == 4
+    statuses = {}
+    for name, opts in (("budget", RateOptions(budget=20_000, timeout=60.0, runs=2)),
+                       ("wall", RateOptions(budget=None, timeout=0.05, runs=2))):
+        with Corpus.open(str(tmp_path / f"{name}.db")) as c:
+            c.add([hard, *easy])
+            c.set_model(jobs.solver_version(), a_model())
+            s = jobs.rate_corpus(c, executor=LocalExecutor(1), opts=opts)
+            rows = {r["key"]: r for r in c.results(jobs.solver_version())}
+        statuses[name] = rows[hard.key]
+        assert rows[hard.key]["grade"] is None and len(rows[hard.key]["times"]) == 1
+        assert all(rows[p.key]["status"] == "unique" for p in easy)
+        assert all(rows[p.key]["grade"] is not None for p in easy)
+        assert s.rated == 4
+    assert statuses["budget"]["status"] == "budget"  # deterministic: it has a score
+    assert statuses["budget"]["score"] is not None
+    assert 20_000 < statuses["budget"]["effort"]["work"] < 40_000
+    assert statuses["wall"]["status"] == "timeout_wall"  # the safety net: no score either
+    assert statuses["wall"]["score"] is None
 
 
 def test_dask_executor_gives_the_local_results(tmp_path) -> None:
@@ -111,6 +123,7 @@ def test_dask_executor_gives_the_local_results(tmp_path) -> None:
         finally:
             ex.close()
     assert deterministic_part(remote) == deterministic_part(local)
+    assert ex.chunks < len(puzzles)  # puzzles travel in chunks, not one task each
 
 
 def test_collection_honours_filters_order_and_exports(tmp_path) -> None:
@@ -206,3 +219,305 @@ def test_a_worker_that_dies_costs_one_puzzle_not_the_batch() -> None:
     assert len(rows) == len(puzzles) == len(by_key)
     assert by_key[puzzles[2].key]["status"] == "error"
     assert all(by_key[p.key]["status"] == "unique" for i, p in enumerate(puzzles) if i != 2)
+
+
+def sixty_four_colours() -> Puzzle:
+    """A valid puzzle the solver refuses: 64 colours (it handles at most 63)."""
+    from nonoforge.puzzle import WHITE, Color, Palette
+
+    g = (np.arange(8 * 16).reshape(8, 16) % 64) + 1
+    pal = Palette((WHITE, *[Color(f"c{i}", (i * 3, 255 - i * 3, i)) for i in range(64)]))
+    return Puzzle.from_grid(Grid(g), meta=Meta(title="sixty-four"), palette=pal)
+
+
+def a_bad_batch(tmp_path) -> list[str]:
+    """Good files with a refused puzzle, a binary file and a missing file among them."""
+    from nonoforge.formats import write_file
+
+    write_file(sixty_four_colours(), tmp_path / "64.xml", "xml")
+    (tmp_path / "junk.non").write_bytes(bytes(range(256)) * 4)
+    return [str(PUZZLES / "dancer.non"), str(tmp_path / "64.xml"), str(tmp_path / "junk.non"),
+            str(PUZZLES / "cat.non"), str(tmp_path / "absent.non"), str(PUZZLES / "skid.non")]
+
+
+def test_rate_files_one_bad_item_costs_only_itself(tmp_path) -> None:
+    files = a_bad_batch(tmp_path)
+    res = CliRunner().invoke(app, ["--quiet", "rate", "--workers", "2", "--runs", "1", "--json",
+                                   *files])
+    assert res.exit_code == 2, res.output
+    entries = json.loads(res.stdout)
+    assert [e["file"] for e in entries] == files  # input order, one entry per item
+    assert entries[1]["status"] == "error" and "63 colours" in entries[1]["error"]
+    assert set(entries[2]) == {"file", "error"} and set(entries[4]) == {"file", "error"}
+    assert "no such file" in entries[4]["error"]
+    for i in (0, 3, 5):
+        assert entries[i]["status"] == "unique" and "error" not in entries[i]
+    assert res.stderr.count("error:") == 3
+
+
+def test_rate_db_records_the_refused_puzzle_and_fills_titles(tmp_path) -> None:
+    files = a_bad_batch(tmp_path)
+    db = str(tmp_path / "bad.db")
+    res = CliRunner().invoke(app, ["--quiet", "rate", "--db", db, "--workers", "1", "--runs", "1",
+                                   "--json", *files])
+    assert res.exit_code == 2, res.output
+    entries = json.loads(res.stdout)
+    assert [e["file"] for e in entries] == files
+    assert entries[0]["title"] == "Demo Puzzle from Front Page"
+    assert entries[3]["title"] == "Scardy Cat"
+    with Corpus.open(db) as c:
+        rows = {r["key"]: r for r in c.results(jobs.solver_version())}
+    refused = rows[sixty_four_colours().key]
+    assert refused["status"] == "error" and "63 colours" in refused["effort"]["error"]
+    assert len(rows) == 4
+    # the whole corpus, titled, in corpus order
+    res = CliRunner().invoke(app, ["--quiet", "rate", "--db", db, "--json"])
+    assert res.exit_code == 2
+    whole = json.loads(res.stdout)
+    assert [e["key"] for e in whole] == [e["key"] for e in entries if "key" in e]
+    assert all(e["title"] for e in whole)
+
+
+def _children_of(root: int) -> set[int]:
+    """Every live descendant of ``root`` (read from /proc)."""
+    import os
+
+    parents: dict[int, int] = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z":
+                parents[int(d)] = int(fields[1])
+    found: set[int] = set()
+    frontier = {root}
+    while frontier:
+        frontier = {pid for pid, pp in parents.items() if pp in frontier} - found
+        found |= frontier
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="reads /proc")
+def test_killing_rate_workers_2_loses_nothing_and_leaves_no_process(tmp_path) -> None:
+    """kill -9 / SIGTERM at seeded points of `rate --workers 2`; re-run; all complete."""
+    import os
+    import random
+    import signal
+    import sqlite3
+    import subprocess
+    import sys
+    import time
+
+    rng = np.random.default_rng(5)
+    puzzles = []
+    for i in range(300):  # 25x25..40x40 random pictures: about 10 s of rating on 2 cores
+        n = int(rng.integers(25, 41))
+        g = (rng.random((n, n)) < rng.uniform(0.5, 0.65)).astype(int)
+        puzzles.append(Puzzle.from_grid(Grid(g), meta=Meta(title=f"kill {i}", source="test")))
+    db = str(tmp_path / "kill.db")
+    with Corpus.open(db) as c:
+        c.add(puzzles)
+    cmd = [sys.executable, "-m", "nonoforge", "--quiet", "rate", "--db", db, "--workers", "2",
+           "--runs", "3", "--timeout", "2"]
+    env = {**os.environ, "PYTHONPATH": str(__import__("pathlib").Path(__file__).parents[1])}
+    version = jobs.solver_version()
+    seeds = random.Random(14)
+    for point in range(4):
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + seeds.uniform(2.0, 9.0)
+        seen: set[int] = set()
+        while time.monotonic() < deadline and proc.poll() is None:
+            seen |= _children_of(proc.pid)
+            time.sleep(0.1)
+        seen |= _children_of(proc.pid)
+        proc.send_signal(signal.SIGKILL if point % 2 == 0 else signal.SIGTERM)
+        proc.wait(30)
+        end = time.monotonic() + 10
+        while any(_alive(p) for p in seen) and time.monotonic() < end:
+            time.sleep(0.1)
+        left = [p for p in seen if _alive(p)]
+        for p in left:  # do not leave them to the next test, but fail
+            os.kill(p, signal.SIGKILL)
+        assert not left, f"kill point {point}: processes of the killed run left: {left}"
+        with sqlite3.connect(db) as con:
+            assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        with Corpus.open(db) as c:
+            for r in c.results(version):  # every saved row is whole (score comes at the end)
+                assert r["status"] and r["effort"] is not None, r
+                assert len(r["times"]) == (1 if r["status"] == "timeout" else 3), r
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    with Corpus.open(db) as c:
+        rows = c.results(version)
+    assert sorted(r["key"] for r in rows) == sorted(p.key for p in puzzles)
+    for r in rows:
+        assert r["status"] in ("unique", "multiple", "timeout")
+        assert len(r["times"]) == (1 if r["status"] == "timeout" else 3)
+        assert r["score"] is not None
+        assert (r["grade"] is not None) == (r["status"] in ("unique", "multiple"))
+    with sqlite3.connect(db) as con:
+        assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_site_difficulty_reads_the_nonograms_fraction() -> None:
+    from nonoforge.pipeline.rate import Summary, site_difficulty
+
+    assert site_difficulty({"difficulty": "3/10"}) == 3.0
+    assert site_difficulty({"difficulty": "1/5"}) == 2.0
+    assert site_difficulty({"difficulty": "?"}) is None
+    assert site_difficulty(None) is None and site_difficulty({}) is None
+    s = Summary()
+    s.compare_site([(1, 1.0), (2, 3.0), (3, 2.0), (5, 9.0)])
+    assert s.site_difficulty == {"n": 4, "spearman": pytest.approx(0.8)}
+
+
+def test_rate_summary_compares_grades_with_the_sites_difficulty(tmp_path) -> None:
+    import inspect
+
+    if "extra" not in inspect.signature(Corpus.add_fetched).parameters:
+        pytest.skip("the corpus keeps no site provenance extra on this branch yet")
+    puzzles = small_corpus()
+    with Corpus.open(str(tmp_path / "s.db")) as c:
+        for i, p in enumerate(puzzles):  # the site's difficulty: by size, a plausible signal
+            c.add_fetched("nonograms", str(i), p, "done",
+                          extra={"difficulty": f"{min(10, p.width // 2)}/10"})
+        c.set_model(jobs.solver_version(), a_model())
+        s = jobs.rate_corpus(c, executor=LocalExecutor(1), opts=FAST).to_dict()
+    assert s["site_difficulty"]["n"] >= 10
+    assert -1.0 <= s["site_difficulty"]["spearman"] <= 1.0
+
+
+def thirty_files() -> list[str]:
+    """The 12 bundled puzzles and 18 of Jakub Wilk's test puzzles (MIT): 30 real files."""
+    from conftest import shared_path
+
+    wilk = sorted(shared_path("corpora", "jwilk-nin").glob("*.nin"))[::8][:18]
+    return sorted(str(f) for f in PUZZLES.glob("*.non")) + [str(f) for f in wilk]
+
+
+def verdicts(entries: list[dict]) -> list[tuple]:
+    return [(e["file"], e["status"], e["technique"], json.dumps(e["effort"], sort_keys=True),
+             e["score"], e["grade"]) for e in entries]
+
+
+@pytest.mark.slow
+def test_rate_30_files_same_verdicts_scores_grades_with_1_or_2_workers_and_under_load() -> None:
+    import subprocess
+    import sys
+
+    files = thirty_files()
+    assert len(files) == 30
+
+    def rate(workers: str) -> list[dict]:
+        res = CliRunner().invoke(app, ["--quiet", "rate", "--workers", workers, "--runs", "1",
+                                       "--json", *files])
+        assert res.exit_code == 0, res.output
+        return json.loads(res.stdout)
+
+    one = rate("1")
+    assert [e["file"] for e in one] == files
+    for e in one:  # a score and a grade for each, from the shipped reference model
+        assert e["status"] in ("unique", "multiple") and e["score"] is not None, e
+        assert e["grade"] in range(1, 6), e
+    two = rate("2")
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        loaded = rate("2")
+    finally:
+        for b in busy:
+            b.kill()
+            b.wait()
+    assert verdicts(one) == verdicts(two) == verdicts(loaded)
+
+
+@pytest.mark.slow
+def test_a_puzzle_grades_the_same_alone_and_in_a_corpus_of_2000(tmp_path) -> None:
+    named = [read_file(PUZZLES / f"{n}.non")[0] for n in ("dancer", "cat", "skid", "knot")]
+    alone, _ = jobs.rate_puzzles(named, executor=LocalExecutor(1), opts=FAST)
+    rng = np.random.default_rng(2000)
+    others: list[Puzzle] = []
+    seen = {p.key for p in named}
+    while len(others) < 2000 - len(named):
+        n = int(rng.integers(4, 11))
+        g = (rng.random((n, n)) < rng.uniform(0.4, 0.8)).astype(int)
+        g[0, 0] = 1
+        p = Puzzle.from_grid(Grid(g))
+        if p.key not in seen:
+            seen.add(p.key)
+            others.append(p)
+    with Corpus.open(str(tmp_path / "big.db")) as c:
+        c.add([*others[:1000], *named, *others[1000:]])
+        s = jobs.rate_corpus(c, executor=LocalExecutor(2), opts=FAST)
+        rows = {r["key"]: r for r in c.results(jobs.solver_version())}
+    assert s.rated == 2000 and s.model_fit["kind"] == "reference"
+    for a in alone:
+        assert a["grade"] is not None
+        assert (rows[a["key"]]["grade"], rows[a["key"]]["score"]) == (a["grade"], a["score"])
+
+
+@pytest.mark.slow
+def test_dask_on_a_cluster_of_separate_processes_gives_the_local_results(tmp_path) -> None:
+    """`dask scheduler` plus two `dask worker` processes on 127.0.0.1, as a user starts them."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    distributed = pytest.importorskip("dask.distributed")
+    dask = Path(sys.executable).parent / "dask"
+    if not dask.exists():
+        pytest.skip("no dask command beside this Python")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    quiet = {"env": env, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    procs = [subprocess.Popen([str(dask), "scheduler", "--host", "127.0.0.1", "--port",
+                               str(port), "--no-dashboard"], **quiet)]
+    procs += [subprocess.Popen([str(dask), "worker", address, "--nthreads", "1", "--nworkers",
+                                "1", "--no-dashboard", "--host", "127.0.0.1"], **quiet)
+              for _ in range(2)]
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with distributed.Client(address, timeout="5s") as c:
+                    c.wait_for_workers(2, timeout=90)
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the Dask cluster did not start"
+                time.sleep(0.5)
+        puzzles = small_corpus()
+        ex = jobs.make_executor("dask", None, address)
+        try:
+            remote = rate_into(str(tmp_path / "p.db"), ex, puzzles)
+        finally:
+            ex.close()
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+    local = rate_into(str(tmp_path / "l.db"), LocalExecutor(1), puzzles)
+    assert deterministic_part(remote) == deterministic_part(local)
+    assert ex.chunks < len(puzzles)

@@ -195,9 +195,96 @@ def test_timeout_is_honoured(timeout: float) -> None:
 
 
 def test_node_budget() -> None:
+    # a node budget is deterministic work: its verdict is "budget", not the clock's "timeout"
     res = solve(_endless_puzzle(), strategy="search", node_budget=3, max_solutions=10**9)
-    assert res.status == "timeout"
+    assert res.status == "budget"
     assert res.effort["nodes"] <= 3
+
+
+def _sat_puzzle() -> Puzzle:
+    """A random 25x25 picture whose proof the ``auto`` strategy hands over to SAT."""
+    rng = np.random.default_rng(27)
+    return Puzzle.from_grid(Grid((rng.random((25, 25)) < 0.4).astype(np.uint8)))
+
+
+def _same(a: SolveResult, b: SolveResult) -> bool:
+    return (a.status, a.technique, a.effort, a.solutions) == (
+        b.status, b.technique, b.effort, b.solutions
+    )
+
+
+def test_budget_is_deterministic_and_never_claims_an_unproven_verdict() -> None:
+    from nonoforge.solver.core import SAT_CONFLICT_WORK
+
+    p = _sat_puzzle()
+    full = solve(p)
+    assert full.effort["sat_conflicts"] > 10  # the budget reaches into SAT
+    total = full.effort["work"]
+    engine = total - SAT_CONFLICT_WORK * full.effort["sat_conflicts"]
+    assert engine > 0
+    budgets = [0, 1, 500, engine // 2, engine, engine + 5 * SAT_CONFLICT_WORK, total - 1, total]
+    for b in budgets:
+        a = solve(p, budget=b)
+        # repeated, and with a (generous) deadline that slices the engine's work differently
+        assert _same(a, solve(p, budget=b))
+        assert _same(a, solve(p, budget=b, timeout=1000))
+        assert all(g.matches(p) for g in a.solutions)
+        if b >= total:
+            assert _same(a, full)
+        else:
+            assert a.status in ("budget", full.status)
+            assert a.status != "unique"
+        if a.status == "budget":
+            assert a.effort["work"] > b  # stopped just past the budget
+    assert solve(p, budget=0).status == "budget"
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_budget_verdicts_agree_with_unlimited_ones(seed: int) -> None:
+    p = _random_puzzle(seed, 9, 10, 1 + seed % 3)
+    full = solve(p)
+    for b in (0, 10, 50, 200, 1000, full.effort["work"]):
+        a = solve(p, budget=b)
+        assert _same(a, solve(p, budget=b))
+        if a.status == "budget":
+            assert b < full.effort["work"]
+        else:
+            assert a.status == full.status and a.solutions == full.solutions
+
+
+def test_budget_with_the_sat_strategy() -> None:
+    from nonoforge.solver.core import SAT_CONFLICT_WORK
+
+    p = _sat_puzzle()
+    full = solve(p, strategy="sat")
+    assert full.status == "multiple" and full.effort["sat_conflicts"] > 10
+    assert full.effort["work"] == SAT_CONFLICT_WORK * full.effort["sat_conflicts"]
+    b = SAT_CONFLICT_WORK * (full.effort["sat_conflicts"] // 2)
+    a = solve(p, strategy="sat", budget=b)
+    assert _same(a, solve(p, strategy="sat", budget=b, timeout=1000))
+    assert a.status == "budget" and a.effort["work"] == b + SAT_CONFLICT_WORK
+    assert _same(solve(p, strategy="sat", budget=full.effort["work"]), full)
+
+
+def test_budget_must_be_non_negative() -> None:
+    with pytest.raises(SolverError):
+        solve(bw("#"), budget=-1)
+
+
+def test_cli_solve_budget() -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from nonoforge.cli import app
+
+    runner = CliRunner()
+    r = runner.invoke(app, ["solve", "--json", "--budget", "0", "example:petro"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)[0]["status"] == "budget"
+    r = runner.invoke(app, ["solve", "--json", "--budget", "100000000", "example:petro"])
+    item = json.loads(r.output)[0]
+    assert item["status"] == "unique" and item["effort"]["work"] > 0
 
 
 @st.composite

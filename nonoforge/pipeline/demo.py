@@ -69,7 +69,7 @@ def run_demo(
 
         say("rating every puzzle (verdict, technique, effort, time, score, grade) ...")
         ex = jobs.make_executor("local", workers, None)
-        rated = jobs.rate_corpus(corpus, executor=ex, opts=RateOptions(timeout=10.0, runs=3))
+        rated = jobs.rate_corpus(corpus, executor=ex, opts=RateOptions(runs=3))
         s = rated.to_dict()
         report["rating"] = s
         say(f"  rated {s['rated']}: verdicts {dict(s['verdicts'])}, grades {dict(s['grades'])}")

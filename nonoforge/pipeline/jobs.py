@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from nonoforge.errors import UsageError
+from nonoforge.pipeline.batch import Batch, Item
 from nonoforge.pipeline.collection import Candidate, Filters, select
 from nonoforge.pipeline.difficulty import Model, fit
 from nonoforge.pipeline.rate import (
@@ -26,6 +27,7 @@ from nonoforge.pipeline.rate import (
     rate_all,
     sample_of,
     score_rows,
+    site_difficulty,
 )
 from nonoforge.puzzle import Puzzle
 from nonoforge.util import write_atomic
@@ -54,9 +56,14 @@ def make_executor(kind: str, workers: int | None, scheduler: str | None):  # noq
 
 
 def model_for(corpus: Any, version: str, refit: bool = False) -> Model | None:
-    """The difficulty model for this solver version: stored, bundled, or fitted now.
+    """The difficulty model for this solver version: the corpus's own, or the shipped one.
 
-    A fitted model is stored in the corpus, so every later score uses the same one.
+    A corpus uses the reference model shipped with nonoforge (``pipeline/models.json``,
+    fitted by bench/fit_model.py), so a grade is a property of the puzzle and the solver
+    version, whatever else the corpus holds. ``refit`` fits the corpus's own model on its
+    measurements and stores it; later runs use it (``model_fit.kind`` says which one). With
+    no shipped model for this solver version, a corpus of at least :data:`MIN_FIT` rated
+    puzzles fits its own.
     """
     if not refit:
         if corpus is not None:
@@ -72,8 +79,15 @@ def model_for(corpus: Any, version: str, refit: bool = False) -> Model | None:
     if len(rows) < MIN_FIT:
         return None
     model = fit([sample_of(r) for r in rows], version)
+    model.fit["kind"] = "corpus"
     corpus.set_model(version, model.to_dict())
     return model
+
+
+def fit_report(model: Model) -> dict[str, Any]:
+    """What the summary says about the model that scored a run."""
+    return {**model.fit, "kind": model.fit.get("kind", "corpus"),
+            "solver_version": model.solver_version}
 
 
 def rate_corpus(
@@ -120,18 +134,24 @@ def grade_corpus(corpus: Any, version: str, summary: Summary, refit: bool = Fals
     model = model_for(corpus, version, refit)
     rows = corpus.results(version)
     if model is None:
-        summary.model_fit = {"note": f"fewer than {MIN_FIT} rated puzzles: no scores yet"}
+        summary.model_fit = {"note": f"no model shipped for solver {version} (bench/"
+                             f"fit_model.py) and fewer than {MIN_FIT} rated: no scores yet"}
         return
     score_rows(rows, model)
     corpus.save_results(rows, version)
-    summary.model_fit = dict(model.fit)
+    summary.model_fit = fit_report(model)
     summary.count_grades(rows)
+    site = {i["key"]: site_difficulty(i.get("extra")) for i in corpus.info()}
+    summary.compare_site([
+        (r["grade"], d) for r in rows
+        if r["grade"] is not None and (d := site.get(r["key"])) is not None
+    ])
 
 
 def rate_puzzles(
     puzzles: list[Puzzle], *, executor: Any, opts: RateOptions, progress: Progress | None = None
 ) -> tuple[list[dict[str, Any]], Summary]:
-    """Rate puzzles outside any corpus (scores only where a model ships for this solver)."""
+    """Rate puzzles outside any corpus, rows in input order (scored by the shipped model)."""
     summary = Summary()
     rows = []
     if progress:
@@ -141,15 +161,135 @@ def rate_puzzles(
         rows.append(row)
         if progress:
             progress({"event": "rated", "row": row})
+    order = {}
+    for i, p in enumerate(puzzles):
+        order.setdefault(p.key, i)
+    rows.sort(key=lambda r: order[r["key"]])  # input order, whatever the workers did
     model = bundled_model(solver_version())
     if model is not None:
         score_rows(rows, model)
-        summary.model_fit = dict(model.fit)
+        summary.model_fit = fit_report(model)
         summary.count_grades(rows)
     else:
+        summary.model_fit = {"note": f"no model shipped for solver {solver_version()}: "
+                             "no scores (bench/fit_model.py fits one)"}
         for r in rows:
             r["score"] = r["grade"] = None
     return rows, summary
+
+
+#: The fields of a rating that ``rate --json`` shows, in this order.
+ROW_FIELDS = ("key", "title", "width", "height", "colors", "status", "technique", "score",
+              "grade", "time_s", "effort")
+
+
+@dataclass
+class RateRun:
+    """What ``nonoforge rate`` reports: one entry per input item, in input order.
+
+    An entry is a rating (``ROW_FIELDS``, plus ``file`` when rated from files and
+    ``error`` when its status is ``error``) or, for a file that could not be read,
+    ``{"file": ..., "error": ...}``.
+    """
+
+    entries: list[dict[str, Any]]
+    summary: Summary
+
+    @property
+    def failed(self) -> int:
+        """Items that could not be rated: unreadable files and puzzles the solver refused."""
+        return sum(1 for e in self.entries if "error" in e)
+
+
+def _entry(row: dict[str, Any], file: str | None = None) -> dict[str, Any]:
+    out = {k: row.get(k) for k in ROW_FIELDS}
+    if file is not None:
+        out = {"file": file, **out}
+    if row.get("status") == "error":
+        out["error"] = row.get("error") or (row.get("effort") or {}).get("error")
+    return out
+
+
+def rate_inputs(
+    files: Sequence[str] | None,
+    db: str | None,
+    *,
+    executor: Any,
+    opts: RateOptions,
+    refit: bool = False,
+    progress: Progress | None = None,
+    fmt: str | None = None,
+    resolve: Callable[[str], str] | None = None,
+    open_corpus: Callable[..., Any] | None = None,
+) -> RateRun:
+    """The ``rate`` command: rate files, a corpus, or files added to a corpus.
+
+    With ``files`` and no ``db``: rate those files (scored by the shipped model). With
+    ``db``: add the files' puzzles to the corpus (if any are given), rate what the corpus
+    has not rated with this solver version, grade, and report the files' puzzles (or the
+    whole corpus). An unreadable file or a puzzle the solver refuses costs only itself:
+    it is an entry with its error and the rest are rated. Closes ``executor``.
+
+    ``resolve`` maps a file name as given to the file to read (``example:NAME``);
+    ``open_corpus(db, create=...)`` opens the corpus (default :meth:`Corpus.open`; the CLI
+    passes its own, which refuses a ``--db`` that does not exist unless files are added).
+    """
+    items = list(Batch(files, fmt, resolve=resolve)) if files else None
+    try:
+        if items is not None and db is None:
+            return _rate_files(items, executor, opts, progress)
+        if open_corpus is None:
+            from nonoforge.db import Corpus
+
+            def open_corpus(db: str | None, create: bool = False) -> Any:
+                return Corpus.open(db)
+
+        with open_corpus(db, create=items is not None) as corpus:
+            return _rate_in_corpus(items, corpus, executor, opts, refit, progress)
+    finally:
+        executor.close()
+
+
+def _rate_files(
+    items: list[Item], executor: Any, opts: RateOptions, progress: Progress | None,
+) -> RateRun:
+    puzzles = [it.puzzle for it in items if it.puzzle is not None]
+    rows, summary = rate_puzzles(puzzles, executor=executor, opts=opts, progress=progress)
+    summary.unreadable = sum(1 for it in items if it.puzzle is None)
+    by_key = {r["key"]: r for r in rows}
+    entries = [
+        it.as_error() if it.puzzle is None else _entry(by_key[it.puzzle.key], it.file)
+        for it in items
+    ]
+    return RateRun(entries, summary)
+
+
+def _rate_in_corpus(
+    items: list[Item] | None, corpus: Any, executor: Any, opts: RateOptions, refit: bool,
+    progress: Progress | None,
+) -> RateRun:
+    keys = None
+    if items is not None:
+        puzzles = [it.puzzle for it in items if it.puzzle is not None]
+        corpus.add(puzzles)
+        keys = [p.key for p in puzzles]
+    summary = rate_corpus(
+        corpus, executor=executor, opts=opts, refit=refit, keys=keys, progress=progress
+    )
+    by_key = {r["key"]: r for r in corpus.results(solver_version())}
+    if items is None:
+        return RateRun(
+            [_entry({**by_key[i["key"]], "title": i["title"]})
+             for i in corpus.info() if i["key"] in by_key],
+            summary,
+        )
+    summary.unreadable = sum(1 for it in items if it.puzzle is None)
+    entries = [
+        it.as_error() if it.puzzle is None
+        else _entry({**by_key[it.puzzle.key], "title": it.puzzle.meta.title}, it.file)
+        for it in items
+    ]
+    return RateRun(entries, summary)
 
 
 # -- collections ----------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import statistics
 from collections import Counter
 from collections.abc import Callable, Generator, Iterable, Iterator
@@ -20,7 +21,8 @@ from importlib import resources
 from multiprocessing import get_context
 from typing import Any
 
-from nonoforge.errors import UsageError
+from nonoforge.errors import NonoforgeError, UsageError
+from nonoforge.pipeline.batch import reason_of
 from nonoforge.pipeline.difficulty import Model, Sample, features
 from nonoforge.puzzle import Puzzle
 
@@ -28,20 +30,43 @@ from nonoforge.puzzle import Puzzle
 MIN_FIT = 10
 
 
+#: The work (the solver's ``work`` effort count) a rating allows a puzzle: 2-7 s of line
+#: work on an idle core of our machine (3-5 million units a second; the hardest tournament
+#: puzzle needs 11 million), about 15 s of SAT conflicts. It decides verdicts, so they are
+#: the same on every machine and under any load.
+DEFAULT_BUDGET = 20_000_000
+#: The wall-clock safety net (seconds): far beyond the budget's time on any sane machine.
+DEFAULT_WALL_S = 60.0
+#: Statuses after which a rating is final but not a verdict: no repeat runs, no grade.
+#: ``budget`` is deterministic (the work budget ran out); ``timeout_wall`` is the safety
+#: net (the machine was too slow or too loaded): kept apart, never mixed with ``budget``.
+CUT_OFF = ("budget", "timeout_wall")
+
+
 @dataclass(frozen=True)
 class RateOptions:
     """How each puzzle is rated.
 
-    ``defer_after`` is for process pools, which set it (to :data:`DEFER_S` unless given):
-    a puzzle whose first run takes at least that many seconds comes back after that run
-    with its repeats left to the pool (see :class:`LocalExecutor`), so that one heavy
-    puzzle cannot keep a worker busy alone while the others have finished.
+    ``budget`` (work units, see :data:`DEFAULT_BUDGET`) decides when a solve is cut off;
+    ``timeout`` (seconds) is only the safety net. ``defer_after`` is for process pools,
+    which set it (to :data:`DEFER_S` unless given): a puzzle whose first run takes at least
+    that many seconds comes back after that run with its repeats left to the pool (see
+    :class:`LocalExecutor`), so that one heavy puzzle cannot keep a worker busy alone
+    while the others have finished.
     """
 
-    timeout: float = 10.0
+    timeout: float = DEFAULT_WALL_S
     runs: int = 3
     max_solutions: int = 2
     defer_after: float | None = None
+    budget: int | None = DEFAULT_BUDGET
+    #: keep repeating a quick puzzle until its runs add up to this many seconds (at most
+    #: :data:`MAX_RUNS` runs): a steadier median for puzzles of a millisecond (the fit)
+    min_time_s: float = 0.0
+
+
+#: The most timed runs ``min_time_s`` adds.
+MAX_RUNS = 50
 
 
 #: A first run at least this long has its repeats spread over a process pool.
@@ -54,43 +79,112 @@ def _warm() -> None:
     warmup()
 
 
+def _worker_init(parent: int) -> None:
+    """A pool worker's start: die with the parent process, then compile the solver."""
+    die_with_parent(parent)
+    _warm()
+
+
+def die_with_parent(parent: int) -> None:
+    """End this process when ``parent`` (the process that started it) ends, however it ends.
+
+    On Linux the kernel sends SIGKILL the moment the parent dies (``PR_SET_PDEATHSIG``),
+    even while compiled solver code holds the interpreter lock. Everywhere, a daemon thread
+    also checks once a second whether the parent is gone (this process re-parented). So a
+    ``kill -9`` of ``nonoforge rate`` leaves no worker running.
+    """
+    import os
+    import sys
+    import threading
+    import time
+
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:  # the parent died before the line above took effect
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
+
+
 def rate_puzzle(p: Puzzle, opts: RateOptions) -> dict[str, Any]:
     """Solve one puzzle ``opts.runs`` times; the median time, the (deterministic) effort.
 
-    Runs after the first are skipped when the first hit the timeout: its time is the limit.
-    With ``opts.defer_after`` a slow puzzle's row comes back after its first run, with
-    ``"repeats"`` saying how many :func:`time_once` runs remain to be added by the caller.
+    Each run is timed twice: wall time (``times``; ``time_s`` is their median) and this
+    thread's CPU time (``cpu_times``; ``cpu_s`` is their minimum), which a busy machine
+    disturbs far less (the reference fit uses it). Runs after the first are skipped when
+    the first was cut off (``budget`` or, by the wall-clock safety net, ``timeout_wall``):
+    its time says nothing about the puzzle. With ``opts.defer_after`` a slow puzzle's row
+    comes back after its first run, with ``"repeats"`` saying how many :func:`time_once`
+    runs remain to be added by the caller.
     """
+    import time
+
     from nonoforge.solver import solve
 
-    res = solve(p, max_solutions=opts.max_solutions, timeout=opts.timeout)
-    times = [res.time_s]
-    repeats = opts.runs - 1 if res.status != "timeout" else 0
+    try:
+        cpu0 = time.thread_time()
+        res = solve(p, max_solutions=opts.max_solutions, timeout=opts.timeout,
+                    budget=opts.budget)
+        cpu = time.thread_time() - cpu0
+    except NonoforgeError as e:  # the solver refuses this puzzle (e.g. too many colours)
+        return error_row(p, reason_of(e))
+    status = "timeout_wall" if res.status == "timeout" else res.status
+    runs = [(res.time_s, cpu)]
+    repeats = opts.runs - 1 if status not in CUT_OFF else 0
     deferred = opts.defer_after is not None and repeats > 0 and res.time_s >= opts.defer_after
     if not deferred:
-        times += [time_once(p, opts) for _ in range(repeats)]
+        runs += [time_once(p, opts) for _ in range(repeats)]
+        while repeats and sum(w for w, _ in runs) < opts.min_time_s and len(runs) < MAX_RUNS:
+            runs.append(time_once(p, opts))
     row = {
         "key": p.key,
         "title": p.meta.title,
         "width": p.width,
         "height": p.height,
         "colors": p.ncolors,
-        "status": res.status,
+        "status": status,
         "technique": res.technique,
         "effort": dict(res.effort),
-        "time_s": statistics.median(times),
-        "times": times,
+        "times": [],
+        "cpu_times": [],
     }
+    add_runs(row, runs)
     if deferred:
         row["repeats"] = repeats
     return row
 
 
-def time_once(p: Puzzle, opts: RateOptions) -> float:
-    """The time of one more solve of ``p`` (a repeat run of :func:`rate_puzzle`)."""
+def add_runs(row: dict[str, Any], runs: list[tuple[float, float]]) -> None:
+    """Add timed runs ``(wall, cpu)`` to a row and update its ``time_s`` and ``cpu_s``."""
+    row["times"] += [w for w, _ in runs]
+    row["cpu_times"] += [c for _, c in runs]
+    row["time_s"] = statistics.median(row["times"])
+    row["cpu_s"] = min(row["cpu_times"])
+
+
+def time_once(p: Puzzle, opts: RateOptions) -> tuple[float, float]:
+    """One more solve of ``p`` (a repeat run of :func:`rate_puzzle`): ``(wall, cpu)`` s."""
+    import time
+
     from nonoforge.solver import solve
 
-    return solve(p, max_solutions=opts.max_solutions, timeout=opts.timeout).time_s
+    cpu0 = time.thread_time()
+    wall = solve(
+        p, max_solutions=opts.max_solutions, timeout=opts.timeout, budget=opts.budget
+    ).time_s
+    return wall, time.thread_time() - cpu0
 
 
 # -- executors ------------------------------------------------------------------------------
@@ -125,7 +219,11 @@ class LocalExecutor:
     @staticmethod
     def _new_pool(workers: int) -> ProcessPoolExecutor:
         # spawn: no forked copies of threads or open database handles
-        return ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_warm)
+        # each worker ends when this process does, even by SIGKILL (see die_with_parent)
+        return ProcessPoolExecutor(
+            workers, mp_context=get_context("spawn"), initializer=_worker_init,
+            initargs=(os.getpid(),),
+        )
 
     def map_unordered(
         self, fn: Callable[[Puzzle, RateOptions], dict[str, Any]], items: Iterable[Puzzle],
@@ -213,10 +311,9 @@ class _PoolRun:
             p, token = self.inflight.pop(f)
             if token is not None:
                 row = self.partial[token]
-                row["times"].append(result)
+                add_runs(row, [result])
                 if len(row["times"]) == self.opts.runs:
                     del self.partial[token]
-                    row["time_s"] = statistics.median(row["times"])
                     yield row
             elif result.get("repeats"):
                 token = next(self.tokens)
@@ -234,17 +331,40 @@ class _PoolRun:
         return list(seen.values())
 
 
-def error_row(p: Puzzle, reason: str) -> dict[str, Any]:
-    """The result recorded for a puzzle that could not be rated at all."""
+def error_row(p: Puzzle, why: str) -> dict[str, Any]:
+    """The result recorded for a puzzle that could not be rated at all.
+
+    The reason is kept in ``effort["error"]`` (so the corpus stores it with the row) and
+    in ``error`` (what ``--json`` shows).
+    """
     return {
         "key": p.key, "title": p.meta.title, "width": p.width, "height": p.height,
-        "colors": p.ncolors, "status": "error", "technique": None, "effort": {"error": reason},
-        "time_s": 0.0, "times": [],
+        "colors": p.ncolors, "status": "error", "technique": None, "effort": {"error": why},
+        "time_s": 0.0, "times": [], "cpu_s": 0.0, "cpu_times": [], "error": why,
     }
 
 
+def rate_chunk(
+    fn: Callable[[Puzzle, RateOptions], dict[str, Any]], puzzles: list[Puzzle], opts: RateOptions,
+) -> tuple[list[dict[str, Any]], float]:
+    """Rate a chunk of puzzles in one task; the rows and the task's own wall time."""
+    import time
+
+    _warm()  # a no-op once the worker has compiled; a worker that joined late compiles here
+    t0 = time.perf_counter()
+    rows = [fn(p, opts) for p in puzzles]
+    return rows, time.perf_counter() - t0
+
+
 class DaskExecutor:
-    """The same job on a Dask distributed cluster (``tcp://host:8786``)."""
+    """The same job on a Dask distributed cluster (``tcp://host:8786``).
+
+    Most puzzles take 1-3 ms, far below what a Dask task is worth, so puzzles go out in
+    chunks sized to about :data:`CHUNK_S` seconds of work (the size adapts to the times that
+    come back), with at most :data:`INFLIGHT_PER_WORKER` chunks per worker in flight, and
+    rows are yielded as each chunk arrives. A chunk that fails (a worker killed on it) is
+    re-sent one puzzle at a time; a puzzle that fails alone is an ``error`` row.
+    """
 
     def __init__(self, scheduler: str) -> None:
         try:
@@ -255,9 +375,14 @@ class DaskExecutor:
             self.client = Client(scheduler, timeout="20s")
         except OSError as e:
             raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
+        #: chunks sent (for the bench and the tests)
+        self.chunks = 0
 
     def start(self) -> None:
         """Nothing to start: the cluster's workers are running (the map warms them)."""
+
+    def _workers(self) -> int:
+        return max(1, len(self.client.scheduler_info().get("workers", {})))
 
     def map_unordered(
         self, fn: Callable[[Puzzle, RateOptions], dict[str, Any]], items: Iterable[Puzzle],
@@ -267,12 +392,61 @@ class DaskExecutor:
 
         self.client.run(_warm)
         opts = replace(opts, defer_after=None)
-        futures = [self.client.submit(fn, p, opts, pure=False) for p in items]
-        for fut in as_completed(futures):
-            yield fut.result()
+        it = iter(items)
+        size = 4  # the first chunks are small: they measure what a puzzle costs here
+        limit = INFLIGHT_PER_WORKER * self._workers()
+        chunks: dict[Any, list[Puzzle]] = {}
+        pending = as_completed()
+
+        def send(n: int) -> bool:
+            chunk = list(itertools.islice(it, n))
+            if not chunk:
+                return False
+            fut = self.client.submit(rate_chunk, fn, chunk, opts, pure=False)
+            chunks[fut] = chunk
+            pending.add(fut)
+            self.chunks += 1
+            return True
+
+        more = True
+        while more and len(chunks) < limit:
+            more = send(size)
+        for fut in pending:
+            chunk = chunks.pop(fut)
+            try:
+                rows, spent = fut.result()
+            except Exception:  # noqa: BLE001 - a worker died or the task broke: one by one
+                yield from self._one_by_one(fn, chunk, opts)
+                rows, spent = [], 0.0
+            else:
+                yield from rows
+                per = spent / len(chunk)
+                size = max(1, min(MAX_CHUNK, round(CHUNK_S / per) if per > 0 else MAX_CHUNK))
+            while more and len(chunks) < limit:
+                more = send(size)
+            fut.release()
+
+    def _one_by_one(
+        self, fn: Callable[[Puzzle, RateOptions], dict[str, Any]], chunk: list[Puzzle],
+        opts: RateOptions,
+    ) -> Iterator[dict[str, Any]]:
+        for p in chunk:
+            try:
+                rows, _ = self.client.submit(rate_chunk, fn, [p], opts, pure=False).result()
+                yield rows[0]
+            except Exception as e:  # noqa: BLE001
+                yield error_row(p, f"the Dask task failed on this puzzle: {reason_of(e)}")
 
     def close(self) -> None:
         self.client.close()
+
+
+#: Seconds of work a Dask chunk aims at (Dask's overhead is about 1 ms a task).
+CHUNK_S = 0.3
+#: At most this many puzzles a chunk.
+MAX_CHUNK = 512
+#: Chunks in flight per Dask worker: enough to keep it busy, bounded memory and scheduler.
+INFLIGHT_PER_WORKER = 3
 
 
 # -- scoring --------------------------------------------------------------------------------
@@ -301,9 +475,14 @@ def sample_of(row: dict[str, Any]) -> Sample:
 def score_rows(rows: list[dict[str, Any]], model: Model) -> None:
     """Add ``score`` (predicted seconds) and ``grade`` to each row, in place.
 
-    Timeouts and unsolvable puzzles get no grade: a grade promises a puzzle to solve.
+    Puzzles cut off by the work budget and unsolvable puzzles get no grade: a grade
+    promises a puzzle to solve. Puzzles that could not be rated (``error``) or were cut off
+    by the wall clock (``timeout_wall``: their effort depends on the machine) get neither.
     """
     for row in rows:
+        if row["status"] in ("error", "timeout_wall", "timeout"):  # effort cut by a clock
+            row["score"] = row["grade"] = None
+            continue
         s = sample_of(row)
         row["score"] = model.score(s.features)
         row["grade"] = (
@@ -321,12 +500,16 @@ class Summary:
 
     rated: int = 0
     skipped: int = 0
+    #: files given that could not be read (each one an error entry of its own)
+    unreadable: int = 0
     times: list[float] = field(default_factory=list)
     heaviest: list[tuple[float, str, str]] = field(default_factory=list)
     verdicts: Counter[str] = field(default_factory=Counter)
     techniques: Counter[str] = field(default_factory=Counter)
     grades: Counter[str] = field(default_factory=Counter)
     model_fit: dict[str, Any] = field(default_factory=dict)
+    #: our grade against the site's own difficulty, where ingestion kept it
+    site_difficulty: dict[str, Any] = field(default_factory=dict)
 
     def add(self, row: dict[str, Any]) -> None:
         self.rated += 1
@@ -347,6 +530,8 @@ class Summary:
         return {
             "rated": self.rated,
             "skipped": self.skipped,
+            "unreadable": self.unreadable,
+            "errors": self.verdicts.get("error", 0) + self.unreadable,
             "time_avg_s": statistics.fmean(t) if t else None,
             "time_median_s": statistics.median(t) if t else None,
             "time_max_s": max(t) if t else None,
@@ -355,7 +540,33 @@ class Summary:
             "techniques": dict(self.techniques),
             "grades": dict(self.grades),
             "model_fit": self.model_fit,
+            "site_difficulty": self.site_difficulty,
         }
+
+    def compare_site(self, pairs: list[tuple[int, float]]) -> None:
+        """Spearman rho between our grades and the site's difficulty (``(grade, site)``)."""
+        from nonoforge.pipeline.difficulty import spearman
+
+        if pairs:
+            rho = spearman([g for g, _ in pairs], [d for _, d in pairs])
+            self.site_difficulty = {"n": len(pairs), "spearman": None if rho != rho else rho}
+
+
+def site_difficulty(extra: Any) -> float | None:
+    """The site's difficulty kept in a provenance's ``extra`` (nonograms: ``"3/10"``)."""
+    if not isinstance(extra, dict):
+        return None
+    value = extra.get("difficulty")
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        head, _, tail = value.partition("/")
+        try:
+            v = float(head)
+            return v / float(tail) * 10 if tail else v
+        except (ValueError, ZeroDivisionError):
+            return None
+    return None
 
 
 def rate_all(

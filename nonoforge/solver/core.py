@@ -45,6 +45,11 @@ BRANCH_ORDER = 1
 CACHE_SLOTS_PER_LINE = 256
 #: Work per slice (line solves) when no deadline needs watching.
 _FREE_SLICE = 500_000
+#: What one CDCL conflict of the SAT back-end costs in work units (the ``budget`` of
+#: :func:`solve` and the ``work`` effort count). Engine units are line requests (solved or
+#: answered by the cache) plus solution bookkeeping; measured on the tournament and survey
+#: puzzles a conflict costs about as much time as this many of them (see docs/solver.md).
+SAT_CONFLICT_WORK = 200
 
 
 @dataclass(frozen=True)
@@ -191,6 +196,7 @@ class Work:
             "nodes": int(v[E.V_NODES]),
             "backtracks": int(v[E.V_BACKTRACKS]),
             "max_depth": int(v[E.V_MAXDEPTH]),
+            "work": self.work(),
         }
 
 
@@ -254,6 +260,7 @@ def solve(
     strategy: str = "auto",
     node_budget: int | None = None,
     record_steps: bool = False,
+    budget: int | None = None,
 ) -> SolveResult:
     """Solve ``puzzle``: find up to ``max_solutions`` solutions and say whether it is unique.
 
@@ -262,9 +269,14 @@ def solve(
     every node), ``sat`` (the SAT back-end alone) or ``auto`` (search, handing over to SAT
     after ``node_budget`` nodes, by default :func:`auto_node_budget`, when SAT is
     available). ``timeout``
-    (seconds) is honoured within about 10 %; ``node_budget`` bounds the search (``timeout``
-    status when it runs out, except in ``auto``). The same puzzle gives the same effort
-    counts on every run.
+    (seconds) is honoured within about 10 %; ``node_budget`` bounds the search (``budget``
+    status when it runs out, except in ``auto``, where it is the hand-over point).
+    ``budget`` is a deterministic amount of work (the ``work`` effort count: engine work
+    units plus :data:`SAT_CONFLICT_WORK` per SAT conflict): a solve that needs more is
+    stopped just past it with status ``budget`` (never a verdict that was not proven),
+    and a budget of at least the ``work`` an unlimited solve reports gives that solve.
+    The same puzzle (and budget) gives the same status, technique and effort counts on
+    every run and machine; only ``timeout`` depends on the clock.
 
     >>> from nonoforge.puzzle import Grid, Puzzle
     >>> solve(Puzzle.from_grid(Grid.from_rows(["#.", "##"]))).status
@@ -278,12 +290,14 @@ def solve(
         raise SolverError("timeout must be positive")
     if node_budget is not None and node_budget < 0:
         raise SolverError("node_budget must be non-negative")
+    if budget is not None and budget < 0:
+        raise SolverError("budget must be non-negative")
     if puzzle.ncolors > MAX_COLORS:
         raise SolverError(
             f"the solver handles at most {MAX_COLORS} colours, this puzzle has {puzzle.ncolors}"
         )
     warmup()
-    return _solve(puzzle, max_solutions, timeout, strategy, node_budget, record_steps)
+    return _solve(puzzle, max_solutions, timeout, strategy, node_budget, record_steps, budget)
 
 
 def auto_node_budget(puzzle: Puzzle) -> int:
@@ -298,11 +312,12 @@ def _solve(
     strategy: str,
     node_budget: int | None,
     record_steps: bool,
+    budget: int | None = None,
 ) -> SolveResult:
     t0 = time.monotonic()
     deadline = None if timeout is None else t0 + timeout
     if strategy == "sat":
-        return _solve_sat_only(puzzle, max_solutions, deadline, t0)
+        return _solve_sat_only(puzzle, max_solutions, deadline, t0, budget)
     t = Tables.of(puzzle)
     w = Work(t, max_solutions, record_steps)
     sat = _sat_backend() if strategy == "auto" else None
@@ -315,14 +330,14 @@ def _solve(
         w.v[E.V_NODELIM] = -1
     steps: list[np.ndarray] = []
     grids: list[Grid] = []
-    rc, timed_out = _drive(w, deadline, steps, puzzle, grids)
+    rc, stop = _drive(w, deadline, steps, puzzle, grids, budget)
     if record_steps:
         w.drain_steps(steps)
     effort = w.effort()
     technique = TECHNIQUES[int(w.v[E.V_TECH])]
     proven_by_logic = int(w.v[E.V_MAXDEPTH]) == 0 and int(w.v[E.V_UNDEC]) == 0
-    if timed_out:
-        status = "timeout"
+    if stop is not None:
+        status = stop
     elif rc == E.RC_DONE:
         n = len(grids)
         status = ("none", "unique")[n] if n < 2 else "multiple"
@@ -334,9 +349,11 @@ def _solve(
     elif rc == E.RC_LIMIT:
         status = "unsolved"
     elif rc == E.RC_NODES:
-        status = "timeout"
+        status = "budget"
         if sat is not None and node_budget is None:
-            status, grids = _sat_fallback(puzzle, w, sat, grids, max_solutions, deadline, effort)
+            status, grids = _sat_fallback(
+                puzzle, w, sat, grids, max_solutions, deadline, effort, budget
+            )
             technique = "search"
     else:  # pragma: no cover - the engine returns nothing else
         raise SolverError(f"internal error: engine returned {rc}")
@@ -352,18 +369,26 @@ def _solve(
 
 
 def _drive(
-    w: Work, deadline: float | None, steps: list[np.ndarray], puzzle: Puzzle, grids: list[Grid]
-) -> tuple[int, bool]:
-    """Run the engine in slices until it stops; ``(return code, timed out)``.
+    w: Work,
+    deadline: float | None,
+    steps: list[np.ndarray],
+    puzzle: Puzzle,
+    grids: list[Grid],
+    budget: int | None = None,
+) -> tuple[int, str | None]:
+    """Run the engine in slices until it stops; ``(return code, "timeout" | "budget" | None)``.
 
     Solutions are turned into grids and verified between slices, so that their cost counts
-    against the deadline too; ``grids`` receives them.
+    against the deadline too; ``grids`` receives them. The engine checks its work limit
+    only between units of work, and a slice ending early changes nothing it computes, so
+    capping the last slice just past ``budget`` stops it at the same point on every run.
     """
     slice_ = 2_000 if deadline is not None else _FREE_SLICE
     while True:
         t_slice = time.monotonic()
         done0 = w.work()
-        rc = w.run(done0 + slice_)
+        limit = done0 + slice_ if budget is None else min(done0 + slice_, budget + 1)
+        rc = w.run(limit)
         _collect(w, puzzle, grids)
         if rc == E.RC_GROW_STACK:
             w.grow_stack()
@@ -372,12 +397,14 @@ def _drive(
         elif rc == E.RC_STEPS:
             w.drain_steps(steps)
         elif rc != E.RC_PAUSED:
-            return rc, False
+            return rc, None
+        elif budget is not None and w.work() > budget:
+            return rc, "budget"
         if deadline is not None:
             now = time.monotonic()
             left = deadline - now
             if left <= 0:
-                return rc, True
+                return rc, "timeout"
             # aim each slice at a small fraction of the time left (at most 50 ms)
             done = max(w.work() - done0, 1)
             rate = done / max(now - t_slice, 1e-6)
@@ -403,11 +430,20 @@ def _sat_fallback(
     max_solutions: int,
     deadline: float | None,
     effort: dict[str, int],
+    budget: int | None = None,
 ) -> tuple[str, list[Grid]]:
-    """Finish an over-budget search with SAT, starting from the root's logic state."""
-    out = sat(puzzle, state=w.root_state(), max_solutions=max_solutions, deadline=deadline)
+    """Finish an over-budget search with SAT, starting from the root's logic state.
+
+    With a work ``budget``, what the search left of it is SAT's conflict budget.
+    """
+    conflicts = None if budget is None else (budget - effort["work"]) // SAT_CONFLICT_WORK
+    if conflicts is not None and conflicts < 0:
+        return "budget", _checked(puzzle, grids)[:max_solutions]
+    out = sat(puzzle, state=w.root_state(), max_solutions=max_solutions, deadline=deadline,
+              conflict_budget=conflicts)
     effort["sat_conflicts"] = int(out.conflicts)
     effort["sat_decisions"] = int(out.decisions)
+    effort["work"] += SAT_CONFLICT_WORK * int(out.conflicts)
     found = _checked(puzzle, [*grids, *out.solutions])[:max_solutions]
     return _sat_status(out.status, found, max_solutions), found
 
@@ -424,12 +460,15 @@ def _sat_status(status: str, found: list[Grid], max_solutions: int) -> str:
 
 
 def _solve_sat_only(
-    puzzle: Puzzle, max_solutions: int, deadline: float | None, t0: float
+    puzzle: Puzzle, max_solutions: int, deadline: float | None, t0: float,
+    budget: int | None = None,
 ) -> SolveResult:
     sat = _sat_backend()
     if sat is None:
         raise SolverError("the SAT back-end is not available")
-    out = sat(puzzle, state=None, max_solutions=max_solutions, deadline=deadline)
+    conflicts = None if budget is None else budget // SAT_CONFLICT_WORK
+    out = sat(puzzle, state=None, max_solutions=max_solutions, deadline=deadline,
+              conflict_budget=conflicts)
     full = np.uint64((1 << (puzzle.ncolors + 1)) - 1)
     grids = _checked(puzzle, list(out.solutions)[:max_solutions])
     if out.status == "unique" and grids:
@@ -440,7 +479,11 @@ def _solve_sat_only(
         status=_sat_status(out.status, grids, max_solutions),
         solutions=grids,
         technique="search",
-        effort={"sat_conflicts": int(out.conflicts), "sat_decisions": int(out.decisions)},
+        effort={
+            "work": SAT_CONFLICT_WORK * int(out.conflicts),
+            "sat_conflicts": int(out.conflicts),
+            "sat_decisions": int(out.decisions),
+        },
         time_s=time.monotonic() - t0,
         state=state,
     )

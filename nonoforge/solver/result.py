@@ -11,7 +11,7 @@ from nonoforge.solving import TECHNIQUES as TECHNIQUES  # its home; re-exported
 from nonoforge.solving import mask_colours
 
 #: Every verdict :attr:`SolveResult.status` can take.
-STATUSES = ("unique", "multiple", "none", "timeout", "unsolved")
+STATUSES = ("unique", "multiple", "none", "timeout", "budget", "unsolved")
 
 
 @dataclass(eq=False)
@@ -20,10 +20,12 @@ class SolveResult:
 
     ``status`` is ``unique`` (proven: logic forced every cell, or the search was exhausted
     with exactly one solution), ``multiple`` (two different solutions are in
-    ``solutions``), ``none`` (the clues admit no picture), ``timeout`` (time or node budget
-    ran out first; ``solutions`` holds what was found) or ``unsolved`` (a limited strategy
+    ``solutions``), ``none`` (the clues admit no picture), ``timeout`` (the time ran out
+    first; ``solutions`` holds what was found) or ``unsolved`` (a limited strategy
     stopped with cells undecided, or ``max_solutions=1`` found a solution by search without
-    deciding whether it is the only one). Every grid in ``solutions`` reproduces the clues.
+    deciding whether it is the only one), or ``budget`` (the deterministic work budget,
+    or the node budget, ran out first: the same on every machine, unlike ``timeout``,
+    which is the wall clock). Every grid in ``solutions`` reproduces the clues.
     ``state`` is the ``(H, W)`` ``uint64`` mask of the colours each cell may still take
     where logic (line and probe, before any guess) stopped; ``steps`` the same after each
     root sweep when asked for.

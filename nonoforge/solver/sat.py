@@ -58,7 +58,7 @@ from nonoforge.solver.core import Tables
 #: CaDiCaL in python-sat, MiniSat can be interrupted, so a deadline holds to milliseconds.
 SOLVER_NAME = "minisat22"
 
-Status = Literal["unique", "multiple", "none", "timeout"]
+Status = Literal["unique", "multiple", "none", "timeout", "budget"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +67,9 @@ class SatOutcome:
 
     ``status`` is ``"unique"`` (one solution, and the solver proved there is no other),
     ``"multiple"`` (``max_solutions`` different solutions found, ``max_solutions >= 2``),
-    ``"none"`` (no solution at all), or ``"timeout"`` (the deadline passed first;
-    ``solutions`` holds what was found by then). Each solution has been checked against the
+    ``"none"`` (no solution at all), ``"timeout"`` (the deadline passed first;
+    ``solutions`` holds what was found by then) or ``"budget"`` (the conflict budget ran
+    out first: deterministic, unlike a timeout). Each solution has been checked against the
     clues. The counts are the solver's, summed over every call; ``encode_s`` and ``solve_s``
     are wall-clock seconds (not deterministic, unlike the counts).
     """
@@ -324,6 +325,7 @@ def solve_sat(
     state: np.ndarray | None = None,
     max_solutions: int = 2,
     deadline: float | None = None,
+    conflict_budget: int | None = None,
 ) -> SatOutcome:
     """Solve ``puzzle`` with a CDCL solver, counting solutions up to ``max_solutions``.
 
@@ -333,6 +335,9 @@ def solve_sat(
     blocking the previous ones, so ``"unique"`` carries the proof that no second one exists
     -- except with ``max_solutions=1``, which asks for one solution and no proof: the first
     one found is returned as ``"unique"`` (proven only if every cell was already decided).
+    ``conflict_budget`` is how many CDCL conflicts the calls may use in all (MiniSat's
+    conflict budget: the same CNF stops at the same point on every machine); a search that
+    needs more is stopped at the first conflict past it, and the outcome is ``"budget"``.
     """
     if max_solutions < 1:
         raise SolverError(f"max_solutions must be at least 1, got {max_solutions}")
@@ -348,9 +353,11 @@ def solve_sat(
         solver = Solver(name=SOLVER_NAME, bootstrap_with=enc.clauses)
     with solver:
         while status is None:
-            result = _solve_until(solver, deadline)
+            result = _solve_until(solver, deadline, conflict_budget)
             if result is None:
-                status = "timeout"
+                used = int(solver.accum_stats().get("conflicts", 0))
+                spent = conflict_budget is not None and used > conflict_budget
+                status = "budget" if spent else "timeout"
             elif not result:
                 status = "unique" if solutions else "none"
             else:
@@ -385,22 +392,41 @@ def solve_sat(
 _SLICES = (500, 1000, 2000, 4000)
 
 
-def _solve_until(solver: Solver, deadline: float | None) -> bool | None:
-    """One solver call; ``None`` when the deadline interrupted it (or had already passed)."""
-    if deadline is None:
+def _solve_until(
+    solver: Solver, deadline: float | None, conflict_budget: int | None = None
+) -> bool | None:
+    """One solver call; ``None`` when the deadline or the conflict budget (the conflicts
+    allowed over every call on ``solver``; stopped at the first one past it) stopped it."""
+    left = None
+    if conflict_budget is not None:
+        left = conflict_budget + 1 - int(solver.accum_stats().get("conflicts", 0))
+        if left <= 0:
+            return None
+    if deadline is None and left is None:
         return solver.solve()
-    if time.monotonic() >= deadline:
+    if deadline is not None and time.monotonic() >= deadline:
         return None
+    if deadline is None:
+        solver.conf_budget(left)
+        return solver.solve_limited()
     if SOLVER_NAME.startswith("cadical"):
         i = 0
         while True:
-            solver.conf_budget(_SLICES[min(i, len(_SLICES) - 1)])
+            step = _SLICES[min(i, len(_SLICES) - 1)]
+            if conflict_budget is not None:
+                left = conflict_budget + 1 - int(solver.accum_stats().get("conflicts", 0))
+                if left <= 0:
+                    return None
+                step = min(step, left)
+            solver.conf_budget(step)
             result = solver.solve_limited()
             if result is not None:
                 return result
             if time.monotonic() >= deadline:
                 return None
             i += 1
+    if left is not None:
+        solver.conf_budget(left)
     timer = threading.Timer(max(0.0, deadline - time.monotonic()), solver.interrupt)
     timer.start()
     try:

@@ -1,0 +1,179 @@
+"""Fit the shipped difficulty model of this solver version on the reference set.
+
+The reference set (from ../shared and the bundled images):
+
+- ``tournament``: both tournament sets of bench/rate.py (TAAI 2011, TCGA 2016; 25x25)
+- ``survey``: survey-free (Jan Wolter's redistributable survey puzzles)
+- ``mikix``: mikix-db
+- ``wilk``: Jakub Wilk's ``.nin`` test puzzles
+- ``generated-bw`` / ``generated-colour``: puzzles made by nonoforge.images from the bundled
+  and the shared (emoji) images at 15x15, 25x25 and 35x35, in black-and-white and in 3 colours
+
+Each puzzle is rated like ``nonoforge rate`` does (work budget, 3 timed runs, quick puzzles
+repeated until their runs add up to 20 ms), in ``--passes`` passes of different orders; the
+fastest run's CPU time is the puzzle's time (on a shared machine the least disturbed). The
+model is fitted with every source weighing the same, its grade cut-points are the balanced
+quintiles of the reference set, and it is written into ``nonoforge/pipeline/models.json``
+under the solver version (other versions' models are kept). Prints Spearman rho of score
+against time per source, each puzzle scored by a model fitted without it (5-fold
+cross-validation; target >= 0.9 on every source).
+
+    /work/venv/bin/python bench/fit_model.py --workers 2                 # everything
+    /work/venv/bin/python bench/fit_model.py --workers 2 --sample 300    # quick: < 10 min
+    /work/venv/bin/python bench/fit_model.py --reuse                     # refit saved ratings
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+
+from nonoforge.examples import IMAGES
+from nonoforge.formats import read_file
+from nonoforge.formats.tournament import read_with_solutions
+from nonoforge.pipeline.difficulty import fit
+from nonoforge.pipeline.rate import LocalExecutor, RateOptions, rate_puzzle, sample_of
+from nonoforge.puzzle import Puzzle
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+MODELS = ROOT / "nonoforge" / "pipeline" / "models.json"
+CACHE = ROOT / "bench" / ".cache"
+SIZES = ((15, 15), (25, 25), (35, 35))
+
+
+def _hash(text: str) -> int:
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "big")
+
+
+def _kept(key: str, sample: int | None, n: int) -> bool:
+    """A stable subsample of about ``sample`` of ``n`` puzzles (by key)."""
+    return sample is None or sample >= n or _hash("sample:" + key) / 2**32 < sample / n
+
+
+def reference(sample: int | None) -> list[tuple[str, Puzzle]]:
+    """``(source, puzzle)`` for the reference set; each source subsampled to ~``sample``."""
+    c = SHARED / "corpora"
+    sources: dict[str, list[Puzzle]] = {"tournament": [], "survey": [], "mikix": [], "wilk": []}
+    for name in ("taai2011.txt", "tcga2016.txt"):
+        sources["tournament"] += read_with_solutions(c / "tournament" / "question" / name)
+    for f in sorted((c / "survey-free").glob("*.non")):
+        sources["survey"] += read_file(f)
+    for f in sorted((c / "mikix-db" / "db").rglob("*.non")):
+        sources["mikix"] += read_file(f)
+    for f in sorted((c / "jwilk-nin").glob("*.nin")):
+        sources["wilk"] += read_file(f)
+    sources.update(generated())
+    out: list[tuple[str, Puzzle]] = []
+    seen: set[str] = set()
+    for src, puzzles in sources.items():
+        for p in puzzles:
+            if p.key not in seen and _kept(p.key, sample, len(puzzles)):
+                seen.add(p.key)
+                out.append((src, p))
+    return out
+
+
+def generated() -> dict[str, list[Puzzle]]:
+    """Puzzles made from the bundled and shared images (accepted ones only)."""
+    from nonoforge.images import generate
+
+    images = sorted(IMAGES.glob("*.png")) + sorted((SHARED / "images" / "emoji").glob("*.png"))
+    out: dict[str, list[Puzzle]] = {"generated-bw": [], "generated-colour": []}
+    for image in images:
+        for size in SIZES:
+            for colors, src in ((1, "generated-bw"), (3, "generated-colour")):
+                try:
+                    g = generate(str(image), size=size, colors=colors, seed=0)
+                except Exception as e:  # noqa: BLE001 - one image must not stop the fit
+                    print(f"  {image.name} {size} {colors}c: {e}", file=sys.stderr)
+                    continue
+                if g.accepted:
+                    out[src].append(g.puzzle)
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--sample", type=int, default=None,
+                    help="about this many puzzles per source (stable by key); default all")
+    ap.add_argument("--passes", type=int, default=2,
+                    help="rate the set this many times, each puzzle's fastest pass kept")
+    ap.add_argument("--reuse", action="store_true",
+                    help="refit the ratings saved by the last run instead of rating again")
+    ap.add_argument("--out", default=str(MODELS), help="the models file to update")
+    args = ap.parse_args()
+    from nonoforge.solver import SOLVER_VERSION
+
+    if not (SHARED / "corpora").exists():
+        print(f"{SHARED / 'corpora'} is absent", file=sys.stderr)
+        return 2
+    saved = CACHE / f"fit-rows-{SOLVER_VERSION}.json"
+    t0 = time.perf_counter()
+    if args.reuse:
+        rows = json.loads(saved.read_text())
+    else:
+        ref = reference(args.sample)
+        source = {p.key: s for s, p in ref}
+        counts: dict[str, int] = {}
+        for s, _ in ref:
+            counts[s] = counts.get(s, 0) + 1
+        print(f"reference set: {len(ref)} puzzles: "
+              + ", ".join(f"{s} {n}" for s, n in counts.items())
+              + f" ({time.perf_counter() - t0:.0f} s to read and generate)")
+        opts = RateOptions(min_time_s=0.02)
+        best: dict[str, dict] = {}
+        for n in range(args.passes):  # each pass in another order: noise hits each apart
+            order = sorted((p for _, p in ref), key=lambda p: _hash(f"{n}:{p.key}"))
+            for row in LocalExecutor(args.workers).map_unordered(rate_puzzle, order, opts):
+                row["source"] = source[row["key"]]
+                was = best.get(row["key"])
+                if was is None or row["cpu_s"] < was["cpu_s"]:
+                    best[row["key"]] = row
+        rows = list(best.values())
+        print(f"rated ({args.passes} passes) in {time.perf_counter() - t0:.0f} s wall, "
+              f"{args.workers} worker(s), on a machine shared with other jobs")
+        CACHE.mkdir(parents=True, exist_ok=True)
+        saved.write_text(json.dumps(rows))
+    usable = [r for r in rows if r["status"] in ("unique", "multiple")]
+    cut = {}
+    for r in rows:
+        if r["status"] not in ("unique", "multiple"):
+            cut[r["status"]] = cut.get(r["status"], 0) + 1
+    samples = []
+    for r in usable:
+        s = sample_of(r)
+        s.source = r["source"]
+        s.time_s = r["cpu_s"]  # the least disturbed measurement on a shared machine
+        samples.append(s)
+    model = fit(samples, SOLVER_VERSION, balance=True)
+    model.fit["kind"] = "reference"
+    model.fit["fitted"] = time.strftime("%Y-%m-%d", time.gmtime())
+    model.fit["sample"] = args.sample
+    out = Path(args.out)
+    models = json.loads(out.read_text()) if out.exists() else {}
+    models[SOLVER_VERSION] = model.to_dict()
+    out.write_text(json.dumps(models, indent=1, sort_keys=True) + "\n")
+    print(f"solver {SOLVER_VERSION}: fitted on {len(samples)} puzzles"
+          + (f" (not used: {cut})" if cut else "") + f"; written to {out}")
+    print("| source | puzzles | held out | Spearman rho (held out, 5-fold) |")
+    print("|---|---:|---:|---:|")
+    for src, f in model.fit["sources"].items():
+        print(f"| {src} | {f['n']} | {f['n_held_out']} | {f['spearman_held_out']:.3f} |")
+    print(f"| all | {len(samples)} | {model.fit['n_held_out']} | "
+          f"{model.fit['spearman_held_out']:.3f} |")
+    print("grade cut-points (rung, score s): "
+          + ", ".join(f"({a}, {b:.5f})" for a, b in model.thresholds))
+    weights = sorted(zip(model.names, model.weights, strict=True), key=lambda x: -x[1])
+    print("weights: " + ", ".join(f"{n} {w:.3g}" for n, w in weights if w > 0)
+          + f"; intercept {model.intercept:.3g}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
