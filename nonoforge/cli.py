@@ -1005,19 +1005,35 @@ def collection_build(
 @collection_app.command("export")
 def collection_export(
     name: Annotated[str, typer.Argument(help="The collection's name.")],
-    to: Annotated[str, typer.Option("--to", help="A folder, FILE.rofl or FILE.pdf.")],
+    to: Annotated[str, typer.Option(
+        "--to", help="A folder, or FILE.pdf (book), .html (playable page), .jsonl (dataset), "
+        ".rofl.")],
     fmt: Annotated[str, typer.Option("--format", "-f", help="File format in a folder.")] = "non",
+    page: Annotated[str, typer.Option(help="PDF page size: a4, letter or 6x9.")] = "a4",
+    greyscale: Annotated[bool, typer.Option(
+        "--greyscale", help="PDF for black-and-white printing: colours as named greys.")] = False,
+    overwrite: Annotated[bool, typer.Option(
+        "--overwrite", help="Replace an existing file, or the nonoforge files in a folder.")
+    ] = False,
+    steps: Annotated[bool, typer.Option(
+        "--steps", help="JSONL: add the solver's line-by-line deductions.")] = False,
+    include_ambiguous: Annotated[bool, typer.Option(
+        "--include-ambiguous", help="PDF/HTML: keep puzzles without a proven unique "
+        "solution, marked.")] = False,
     db: CorpusOption = None,
 ) -> None:
-    """Export a collection: files in a folder, one ROFL file, or a printable PDF book.
+    """Export a collection: files in a folder, ROFL, a PDF book, an HTML page or a dataset.
 
-    Example: nonoforge collection export starter --to starter.pdf
+    Example: nonoforge collection export starter --to starter.pdf --page letter
     """
     from nonoforge.db import Corpus
     from nonoforge.pipeline import jobs
+    from nonoforge.pipeline.export import ExportOptions
 
+    opts = ExportOptions(fmt, page, greyscale, overwrite, steps, include_ambiguous)
     with Corpus.open(db) as corpus:
-        done = jobs.export_collection(corpus, name, to, fmt)
+        done = jobs.export_collection(corpus, name, to, opts=opts,
+                                      warn=lambda m: err.print(f"warning: {m}"))
     if not is_quiet():
         err.print(f"wrote {done.count} puzzle(s) to {done.path} ({done.kind})")
 

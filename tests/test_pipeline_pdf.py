@@ -1,12 +1,21 @@
-"""The printable book: opens in a real PDF renderer, with the expected pages."""
+"""The print-ready book, checked in a real PDF renderer (pdfium): embedded fonts, page sizes,
+mirrored margins, colour clues on swatches, greyscale, any title, solutions at the back."""
 
 from __future__ import annotations
 
+import ctypes
+import re
+
 import numpy as np
 import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+import pytest
 
-from nonoforge.pipeline.pdf import BookEntry, book, page_count
-from nonoforge.puzzle import Grid, Puzzle
+from nonoforge.errors import UsageError
+from nonoforge.pipeline.pdf import INCH, BookEntry, book, gutter, inks, page_count
+from nonoforge.puzzle import Grid, Palette, Puzzle
+
+MM = 72 / 25.4  # PDF points per millimetre
 
 
 def entries() -> list[BookEntry]:
@@ -15,31 +24,176 @@ def entries() -> list[BookEntry]:
     for i, (w, h, c) in enumerate([(10, 10, 1), (12, 8, 3), (5, 5, 2), (30, 25, 1), (8, 8, 1)]):
         g = rng.integers(0, c + 1, (h, w))
         g[0, 0] = 1
-        p = Puzzle.from_grid(Grid(g))
-        if i == 2:
-            p = p.replace(goal=None)
-        out.append(BookEntry(p, i + 1, f"Puzzle {i + 1}", 1 + i % 5))
+        out.append(BookEntry(Puzzle.from_grid(Grid(g)), i + 1, f"Puzzle {i + 1}", 1 + i % 5))
     return out
 
 
-def test_book_renders_with_pdfium_and_has_the_expected_pages(tmp_path) -> None:
-    es = entries()
-    data = book(es, "Test book")
+def open_pdf(data: bytes, tmp_path, name: str = "book.pdf") -> pdfium.PdfDocument:
     assert data[:5] == b"%PDF-"
-    path = tmp_path / "book.pdf"
+    path = tmp_path / name
     path.write_bytes(data)
-    doc = pdfium.PdfDocument(str(path))
-    # title; puzzles 1-3 share a page; 4 alone; 5 alone (it follows a large one);
-    # solutions: 1, 2 share; 4; 5 (3 has no goal)
-    assert len(doc) == page_count(es) == 1 + 3 + 3
-    img = doc[1].render(scale=1).to_pil().convert("L")
-    arr = np.asarray(img)
-    assert (arr < 128).mean() > 0.005  # something is drawn: grid lines and clues
-    text = doc[1].get_textpage().get_text_range()
-    assert "Puzzle 1" in text and "grade 1" in text
+    return pdfium.PdfDocument(str(path))
 
 
-def test_book_is_deterministic_apart_from_its_timestamp() -> None:
+def page_text(doc: pdfium.PdfDocument, i: int) -> str:
+    return doc[i].get_textpage().get_text_range()
+
+
+def fonts_of(doc: pdfium.PdfDocument) -> set[tuple[str, bool]]:
+    """(font name, embedded?) of every text object on every page, as pdfium loads them."""
+    found = set()
+    for page in doc:
+        for obj in page.get_objects():
+            if obj.type != pdfium_c.FPDF_PAGEOBJ_TEXT:
+                continue
+            font = pdfium_c.FPDFTextObj_GetFont(obj.raw)
+            buf = ctypes.create_string_buffer(256)
+            n = pdfium_c.FPDFFont_GetBaseFontName(font, buf, 256)
+            name = buf.raw[: max(0, n - 1)].decode("latin-1")
+            found.add((name, bool(pdfium_c.FPDFFont_GetIsEmbedded(font))))
+    return found
+
+
+def pixels(doc: pdfium.PdfDocument, i: int, scale: float = 1.0) -> np.ndarray:
+    return np.asarray(doc[i].render(scale=scale).to_pil().convert("RGB")).astype(int)
+
+
+def test_every_font_is_embedded_and_is_dejavu(tmp_path) -> None:
+    data = book(entries(), "Test book")
+    doc = open_pdf(data, tmp_path)
+    fonts = fonts_of(doc)
+    assert fonts, "no text objects found"
+    assert all(embedded for _, embedded in fonts), fonts
+    assert {re.sub(r"^[A-Z]{6}\+", "", name) for name, _ in fonts} == {
+        "DejaVuSansBook", "DejaVuSansBold"}
+    # and in the file itself: TrueType programs, no unembedded core font
+    assert data.count(b"/FontFile2") >= 2
+    assert b"/Helvetica" not in data
+
+
+@pytest.mark.parametrize(("page", "inches"), [("a4", (8.27, 11.69)), ("letter", (8.5, 11)),
+                                                ("6x9", (6, 9))])
+def test_page_size_per_option(tmp_path, page: str, inches: tuple[float, float]) -> None:
+    doc = open_pdf(book(entries(), "Sizes", page=page), tmp_path)
+    for i in range(len(doc)):
+        w, h = doc[i].get_size()
+        assert abs(w - inches[0] * 72) < 1.5 and abs(h - inches[1] * 72) < 1.5
+
+
+def test_pages_and_solutions_at_the_back(tmp_path) -> None:
     es = entries()
-    assert page_count(es) == page_count(list(es))
-    assert len(book(es)) > 1000
+    doc = open_pdf(book(es, "Test book"), tmp_path)
+    assert len(doc) == page_count(es)
+    text = [page_text(doc, i) for i in range(len(doc))]
+    assert "Solutions at the back" in text[0]
+    divider = next(i for i, t in enumerate(text) if t.split()[0] == "Solutions")
+    fronts, backs = text[1:divider], text[divider + 1:]
+    for e in es:  # every puzzle once in front, once at the back, with its grade
+        assert sum(f"{e.number}. {e.title}" in t for t in fronts) == 1
+        assert sum(f"{e.number}. {e.title}" in t for t in backs) == 1
+    assert "grade 1" in text[1]
+    # a solution page is filled in: far more ink than the empty grids in front
+    ink = [(pixels(doc, i, 0.5).sum(axis=2) < 300).mean() for i in range(len(doc))]
+    assert max(ink[divider + 1:]) > 3 * max(ink[1:divider])
+
+
+def test_an_entry_without_any_answer_is_refused() -> None:
+    e = entries()[0]
+    with pytest.raises(UsageError, match="no solution known"):
+        book([BookEntry(e.puzzle.replace(goal=None), 1, "x")])
+
+
+def test_a_stored_solution_is_printed_when_the_puzzle_has_no_goal(tmp_path) -> None:
+    e = entries()[2]
+    solved = BookEntry(e.puzzle.replace(goal=None), 1, "Solved by us", solution=e.puzzle.goal)
+    doc = open_pdf(book([solved], "x"), tmp_path)
+    assert "Solved by us" in page_text(doc, len(doc) - 1)
+
+
+def test_mirrored_margins_grow_with_the_page_count(tmp_path) -> None:
+    assert [round(gutter(n) / INCH, 3) for n in (24, 150, 151, 300, 301, 500, 501)] == [
+        0.375, 0.375, 0.5, 0.5, 0.625, 0.625, 0.75]
+    # one big puzzle a page: its grid sits further from the inside edge on both sides
+    big = [BookEntry(e.puzzle, e.number, e.title) for e in entries() if e.puzzle.width == 30]
+    doc = open_pdf(book(big * 3, "Margins"), tmp_path)
+    w_pt = doc[1].get_size()[0]
+
+    def ink_span(i: int) -> tuple[float, float]:
+        cols = np.nonzero((pixels(doc, i).sum(axis=2) < 300).any(axis=0))[0]
+        return cols[0] / MM, (w_pt - cols[-1]) / MM
+
+    left2, right2 = ink_span(1)  # page 2: a left-hand page, inside on the right
+    left3, right3 = ink_span(2)  # page 3: a right-hand page, inside on the left
+    assert left3 >= 0.375 * INCH - 0.5 and left2 >= 0.375 * INCH - 0.5
+    assert abs(left3 - left2) < 1.0  # same puzzle, the same size: placed by the gutter only
+
+
+def test_colour_clues_on_swatches_with_contrasting_digits_and_a_key(tmp_path) -> None:
+    pal = Palette.of(("white", "#ffffff"), ("green", "#a6d388"), ("navy", "#101060"))
+    g = np.array([[1, 1, 0, 2], [2, 0, 1, 1], [1, 2, 2, 0]])
+    p = Puzzle.from_grid(Grid(g), palette=pal)
+    doc = open_pdf(book([BookEntry(p, 1, "Colours")], "Colours"), tmp_path)
+    img = pixels(doc, 1, 2.0)
+    green = (abs(img - np.array([0xa6, 0xd3, 0x88])).sum(axis=2) < 12).sum()
+    navy = (abs(img - np.array([0x10, 0x10, 0x60])).sum(axis=2) < 12).sum()
+    assert green > 200 and navy > 200  # swatches, not thin coloured digits
+    # white digits on the dark swatch: light pixels inside navy regions' bounding boxes
+    text = page_text(doc, 1)
+    assert "green" in text and "navy" in text  # the key names the colours
+    ink = inks(p, greyscale=False)
+    assert ink[2].text == (255, 255, 255) and ink[1].text == (0, 0, 0)
+
+
+def test_greyscale_uses_distinct_greys_named_in_the_key(tmp_path) -> None:
+    colours = [("white", "#ffffff"), ("red", "#e02020"), ("green", "#20c020"),
+               ("blue", "#2020e0"), ("yellow", "#f0f020")]
+    p = Puzzle.from_grid(Grid(np.array([[1, 2, 3, 4], [4, 3, 2, 1], [1, 0, 3, 0]])),
+                         palette=Palette.of(*colours))
+    doc = open_pdf(book([BookEntry(p, 1, "Grey")], "Grey", greyscale=True), tmp_path)
+    for i in range(len(doc)):
+        img = pixels(doc, i, 1.0)
+        chroma = img.max(axis=2) - img.min(axis=2)
+        assert chroma.max() <= 8, f"page {i + 1} has colour"
+    ink = inks(p, greyscale=True)
+    greys = [k.fill for k in ink[1:]]
+    assert len(set(greys)) == 4 and all(r == g == b for r, g, b in greys)
+    levels = sorted(r for r, _, _ in greys)
+    assert min(b - a for a, b in zip(levels, levels[1:], strict=False)) >= 40
+    text = page_text(doc, 1)
+    assert all(name in text for name, _ in colours[1:]) and "grey" in text
+    # many colours: hatching keeps them apart where grey levels run out
+    many = Palette.of(("white", "#fff"), *[(f"c{i}", f"#{i:02x}{i * 20:02x}80")
+                                           for i in range(1, 10)])
+    styles = {(k.fill, k.hatch) for k in inks(Puzzle.from_grid(
+        Grid(np.arange(1, 10).reshape(3, 3)), palette=many), greyscale=True)[1:]}
+    assert len(styles) == 9
+
+
+@pytest.mark.parametrize("title", ["Кошка на крыше", "猫 🐈 emoji 😀", "bad \ud800 \x1b[31m"])
+def test_any_title_prints_without_error(tmp_path, title: str) -> None:
+    warnings: list[str] = []
+    e = entries()[0]
+    data = book([BookEntry(e.puzzle, 1, title)], title, warn=warnings.append)
+    doc = open_pdf(data, tmp_path)
+    text = page_text(doc, 0) + page_text(doc, 1)
+    if title.startswith("Кошка"):
+        assert "Кошка на крыше" in text and not warnings  # Cyrillic prints as itself
+    if "猫" in title:
+        assert any("no glyph" in w for w in warnings)  # falls back, says so once
+        assert "emoji" in text
+
+
+def test_a_puzzle_too_large_for_a_page_shrinks_with_a_warning_never_clipped(tmp_path) -> None:
+    rng = np.random.default_rng(1)
+    g = (rng.random((59, 99)) < 0.5).astype(int)
+    p = Puzzle.from_grid(Grid(g))
+    warnings: list[str] = []
+    doc = open_pdf(book([BookEntry(p, 1, "Huge")], "Huge", page="6x9", warn=warnings.append),
+                   tmp_path)
+    assert any("99x59" in w and "mm cells" in w for w in warnings)
+    img = pixels(doc, 1, 2.0)
+    dark = np.nonzero(img.sum(axis=2) < 200)
+    h, w = img.shape[:2]
+    # the whole grid (and its frame) inside the page, clear of the page edges
+    assert dark[1].max() < w - 0.3 * INCH * MM * 2 and dark[0].max() < h - 10 * MM * 2
+    assert dark[1].min() > 0.3 * INCH * MM * 2

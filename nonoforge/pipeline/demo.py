@@ -31,6 +31,7 @@ def run_demo(
     from nonoforge.images import generate
     from nonoforge.images.output import write_generated
     from nonoforge.pipeline import jobs
+    from nonoforge.pipeline.export import ExportOptions
     from nonoforge.pipeline.rate import RateOptions
     from nonoforge.scraper.ingest import ingest_path
 
@@ -76,9 +77,10 @@ def run_demo(
 
         say("building the graded collection 'demo' and exporting it ...")
         chosen = jobs.build_collection(corpus, "demo", Filters(), count=30)
-        pdf = jobs.export_collection(corpus, "demo", str(root / "demo.pdf"))
-        folder = jobs.export_collection(corpus, "demo", str(root / "demo"), "non")
-        rofl = jobs.export_collection(corpus, "demo", str(root / "demo.rofl"))
+        again = ExportOptions(overwrite=True)  # a rerun replaces the demo's own exports
+        pdf = jobs.export_collection(corpus, "demo", str(root / "demo.pdf"), opts=again)
+        folder = jobs.export_collection(corpus, "demo", str(root / "demo"), opts=again)
+        rofl = jobs.export_collection(corpus, "demo", str(root / "demo.rofl"), opts=again)
         report["collection"] = [c.puzzle.key for c in chosen]
         report["pdf"], report["folder"], report["rofl"] = pdf.path, folder.path, rofl.path
     report["time_s"] = round(time.perf_counter() - t0, 1)

@@ -7,10 +7,8 @@ through an optional callback, so the CLI, the demo and the tests drive the same 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from nonoforge.errors import UsageError
@@ -30,7 +28,6 @@ from nonoforge.pipeline.rate import (
     site_difficulty,
 )
 from nonoforge.puzzle import Puzzle
-from nonoforge.util import write_atomic
 
 Progress = Callable[[dict[str, Any]], None]
 
@@ -318,46 +315,11 @@ def build_collection(
     return chosen
 
 
-@dataclass(frozen=True)
-class Exported:
-    path: str
-    kind: str  # "dir", "rofl" or "pdf"
-    count: int
+def export_collection(
+    corpus: Any, name: str, to: str, fmt: str = "non", opts: Any = None, warn: Any = None
+) -> Any:
+    """Write a stored collection: see :func:`nonoforge.pipeline.export.export_collection`."""
+    from nonoforge.pipeline.export import ExportOptions
+    from nonoforge.pipeline.export import export_collection as run
 
-
-def export_collection(corpus: Any, name: str, to: str, fmt: str = "non") -> Exported:
-    """Write a stored collection as files in a folder, one ROFL file, or a PDF book."""
-    from nonoforge.formats import get_format, write_file
-    from nonoforge.pipeline.pdf import BookEntry, book
-
-    puzzles = corpus.collection(name)
-    grades = {r["key"]: r.get("grade") for r in corpus.results(solver_version())}
-    target = Path(to)
-    if to.lower().endswith(".rofl"):
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_file(puzzles, target, "rofl")
-        return Exported(to, "rofl", len(puzzles))
-    if to.lower().endswith(".pdf"):
-        entries = [
-            BookEntry(p, i, p.meta.title or f"Puzzle {p.key[:6]}", grades.get(p.key))
-            for i, p in enumerate(puzzles, start=1)
-        ]
-        _atomic_write(target, book(entries, title=name))
-        return Exported(to, "pdf", len(puzzles))
-    f = get_format(fmt)
-    target.mkdir(parents=True, exist_ok=True)
-    for i, p in enumerate(puzzles, start=1):
-        grade = grades.get(p.key)
-        stem = f"{i:03d}-g{grade if grade is not None else 0}-{_slug(p.meta.title or p.key)}"
-        write_file(p, target / f"{stem}{f.extensions[0]}", f.name)
-    return Exported(str(target), "dir", len(puzzles))
-
-
-def _slug(text: str) -> str:
-    s = re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
-    return s[:40] or "puzzle"
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, data)
+    return run(corpus, name, to, opts or ExportOptions(fmt=fmt), warn)

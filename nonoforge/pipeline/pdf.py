@@ -1,185 +1,470 @@
-"""A printable puzzle book: puzzles first, solutions at the back (fpdf2).
+"""A print-ready puzzle book: puzzles first, every solution at the back (fpdf2).
 
-Pure: puzzles in, PDF bytes out. Small puzzles share a page (up to four), large ones get a
-page each; every puzzle carries its number, title and grade; grids have a thicker rule every
-five cells, and colour clues are printed in their colour on a tinted background where the
-colour is pale.
+Pure: puzzles in, PDF bytes out. What print services ask for, and what readers need:
+
+- page sizes A4, US letter (8.5x11 in) and travel (6x9 in), with mirrored margins whose
+  inside (gutter) grows with the page count as KDP requires (0.375 in up to 150 pages,
+  0.5 in to 300, 0.625 in to 500, then 0.75 and 0.875 in);
+- all text in DejaVu Sans, embedded (subset) from the copy shipped in
+  :mod:`nonoforge.fonts`, so any Unicode title prints; a character the font lacks
+  (Chinese, most emoji) is replaced by U+FFFD with one warning, never an error;
+- colour clues on a swatch of their colour with a contrasting digit, as the PNG/SVG sheets
+  draw them (:mod:`nonoforge.images.render` decides where clues go and which ink reads),
+  and a colour key under each colour puzzle; ``greyscale`` maps colours to distinct grey
+  levels (and hatching beyond five colours), named in the key;
+- the clue area sized to the longest clue; a puzzle too large for a legible cell is printed
+  smaller with a warning, never clipped.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from fpdf import FPDF
 
-from nonoforge.puzzle import Clue, Puzzle
+from nonoforge.errors import UsageError
+from nonoforge.puzzle import Grid, Puzzle
+from nonoforge.util import safe_text
 
-PAGE_W, PAGE_H, MARGIN = 210.0, 297.0, 12.0
-PT_PER_MM = 72 / 25.4
+RGB = tuple[int, int, int]
+Warn = Callable[[str], None]
+
+INCH = 25.4
+#: Page sizes in millimetres, portrait.
+PAGE_SIZES: dict[str, tuple[float, float]] = {
+    "a4": (210.0, 297.0),
+    "letter": (8.5 * INCH, 11 * INCH),
+    "6x9": (6 * INCH, 9 * INCH),
+}
+#: (up to this many pages, inside margin in inches): KDP's table for paperbacks.
+GUTTERS = ((150, 0.375), (300, 0.5), (500, 0.625), (700, 0.75), (10**9, 0.875))
+OUTSIDE = 0.375 * INCH
+TOP, BOTTOM = 12.0, 14.0
+PT_PER_MM = 72 / INCH
+#: Cells smaller than this (mm) are hard to fill in with a pencil: a warning says so.
+MIN_CELL = 3.0
+#: Puzzles are not drawn larger than this (mm per cell).
+MAX_CELL = 8.0
+#: A page holds 4 or 2 puzzles when each still gets at least this cell (mm).
+SHARE_CELL = 4.0
+HEAD = 7.0  # the line above each puzzle
+KEY_LINE = 4.5  # one line of the colour key
+FONT = "dejavu"
+#: Hatching for greyscale books with more colours than grey levels tell apart.
+HATCHES = ("", "/", "\\", "x", "-", "|")
+GREY_LEVELS = 5
 
 
 @dataclass(frozen=True)
 class BookEntry:
-    """One puzzle of the book and what is printed above it."""
+    """One puzzle of the book and what is printed with it.
+
+    ``solution`` is the answer printed at the back (the puzzle's goal when not given);
+    ``note`` marks the puzzle, e.g. that its solution is one of several.
+    """
 
     puzzle: Puzzle
     number: int
     title: str
     grade: int | None = None
+    solution: Grid | None = None
+    note: str | None = None
+
+    @property
+    def answer(self) -> Grid | None:
+        return self.solution if self.solution is not None else self.puzzle.goal
 
 
-def _per_page(e: BookEntry) -> int:
-    return 4 if max(e.puzzle.width, e.puzzle.height) <= 15 else 1
+def gutter(pages: int) -> float:
+    """The inside margin (mm) for a book of ``pages`` pages."""
+    for upto, inches in GUTTERS:
+        if pages <= upto:
+            return inches * INCH
+    raise AssertionError("unreachable")
 
 
-def _luma(rgb: tuple[int, int, int]) -> float:
+def page_size(page: str) -> tuple[float, float]:
+    """``a4``, ``letter`` or ``6x9`` in millimetres."""
+    try:
+        return PAGE_SIZES[page.lower()]
+    except KeyError:
+        raise UsageError(
+            f"--page: unknown page size {page!r} (choose from {', '.join(PAGE_SIZES)})"
+        ) from None
+
+
+# -- text -----------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _covered() -> frozenset[int]:
+    """Code points DejaVu Sans draws."""
+    from fontTools.ttLib import TTFont
+
+    from nonoforge.fonts import REGULAR
+
+    return frozenset(TTFont(str(REGULAR), lazy=True).getBestCmap())
+
+
+def printable(text: str, missing: set[str] | None = None) -> str:
+    """``text`` made safe, with every character the font lacks replaced by U+FFFD
+    (collected in ``missing``)."""
+    have = _covered()
+    out = []
+    for ch in safe_text(text, 300):
+        if ord(ch) in have or ch in "\n\t":
+            out.append(ch)
+        else:
+            out.append("\ufffd")
+            if missing is not None:
+                missing.add(ch)
+    return "".join(out)
+
+
+# -- colours --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Ink:
+    """How one colour index is printed: fill, hatching, digit colour and its key name."""
+
+    fill: RGB
+    hatch: str
+    text: RGB
+    name: str
+
+
+def inks(p: Puzzle, greyscale: bool) -> list[Ink]:
+    """One :class:`Ink` per palette index (0, the background, is paper)."""
+    from nonoforge.images.render import text_color
+
+    pal = p.palette
+    out = [Ink((255, 255, 255), "", (0, 0, 0), pal[0].name)]
+    if not greyscale or pal.is_bw:
+        for c in list(pal)[1:]:
+            out.append(Ink(c.rgb, "", text_color(c.rgb), c.name))
+        return out
+    n = pal.ncolors
+    # darkest colour -> darkest grey; levels evenly spread, hatching once they run out
+    order = sorted(range(1, n + 1), key=lambda i: (_luma(pal[i].rgb), i))
+    levels = min(n, GREY_LEVELS)
+    shade: dict[int, Ink] = {}
+    for rank, i in enumerate(order):
+        step = rank * levels // n
+        g = round(20 + step * (215 - 20) / max(1, levels - 1))
+        hatch = HATCHES[rank % len(HATCHES)] if n > levels else ""
+        pct = round(100 * (255 - g) / 255)
+        what = f"grey {pct}%" + (f", hatched {hatch}" if hatch else "")
+        name = f"{safe_text(pal[i].name, 40)} ({what})"
+        shade[i] = Ink((g, g, g), hatch, text_color((g, g, g)), name)
+    return out + [shade[i] for i in range(1, n + 1)]
+
+
+def _luma(rgb: RGB) -> float:
     r, g, b = rgb
     return 0.299 * r + 0.587 * g + 0.114 * b
 
 
-def _clue_tokens(clue: Clue) -> list[tuple[str, int]]:
-    return [(str(b.length), b.color) for b in clue] or [("0", 0)]
+# -- drawing --------------------------------------------------------------------------------
 
 
 class _Book(FPDF):
-    def __init__(self, title: str) -> None:
-        super().__init__(unit="mm", format="A4")
+    def __init__(self, title: str, size: tuple[float, float]) -> None:
+        from nonoforge.fonts import BOLD, REGULAR
+
+        super().__init__(unit="mm", format=size)
+        self.add_font(FONT, "", str(REGULAR))
+        self.add_font(FONT, "B", str(BOLD))
         self.set_auto_page_break(False)
         self.set_title(title)
         self.set_creator("nonoforge")
         self.book_title = title
+        self.gutter = gutter(1)
+
+    def frame(self) -> tuple[float, float, float, float]:
+        """The printable box of the current page: mirrored margins, gutter inside."""
+        pw, ph = self.w, self.h
+        left = self.gutter if self.page_no() % 2 else OUTSIDE  # odd pages are on the right
+        return left, TOP, pw - self.gutter - OUTSIDE, ph - TOP - BOTTOM
 
     def footer(self) -> None:
-        self.set_y(-9)
-        self.set_font("helvetica", size=8)
-        self.set_text_color(120, 120, 120)
-        self.cell(0, 5, f"{self.book_title} - page {self.page_no()}", align="C")
+        if self.page_no() == 1:
+            return
+        x, _, w, _ = self.frame()
+        self.set_y(-10)
+        self.set_x(x)
+        self.set_font(FONT, size=7)
+        self.set_text_color(110, 110, 110)
+        self.cell(w, 4, f"{self.book_title} \u2014 {self.page_no()}",
+                  align="R" if self.page_no() % 2 else "L")
 
 
-def _draw(pdf: _Book, e: BookEntry, x: float, y: float, w: float, h: float, solved: bool) -> None:
-    p = e.puzzle
-    head = f"{e.number}. {e.title}"
-    if e.grade is not None:
-        head += f"  (grade {e.grade})"
-    if solved:
-        head = f"Solution {head}"
-    pdf.set_text_color(0, 0, 0)
-    pdf.set_font("helvetica", style="B", size=11 if w > 120 else 9)
-    pdf.text(x, y + 4, head[:90])
-    y += 7
-    h -= 7
-    rows = [_clue_tokens(c) for c in p.rows]
-    cols = [_clue_tokens(c) for c in p.columns]
-    depth = max(len(t) for t in cols)
-    span = max(len(t) for t in rows)
-    if solved:
-        depth = span = 0
-    # cell size: the grid plus clue margins (each clue token ~ one cell wide) must fit
-    cell = min(w / (p.width + span * 1.1), h / (p.height + depth), 8.0)
-    font_pt = max(3.0, min(9.0, cell * PT_PER_MM * 0.62))
-    gx = x + span * 1.1 * cell
-    gy = y + depth * cell
-    palette = p.palette
-    pdf.set_font("helvetica", size=font_pt)
+@dataclass(frozen=True)
+class _Fit:
+    """A puzzle's size in cells, clue area included: the grid starts at (left, top)."""
 
-    def token(tx: float, ty: float, text: str, color: int) -> None:
-        if color:
-            rgb = palette[color].rgb
-            if _luma(rgb) > 200:  # pale ink: print dark text on a swatch of the colour
-                pdf.set_fill_color(*rgb)
-                pdf.rect(tx, ty, cell * 1.1 if ty >= gy else cell, cell, style="F")
-                pdf.set_text_color(0, 0, 0)
-            else:
-                pdf.set_text_color(*rgb)
-        else:
-            pdf.set_text_color(0, 0, 0)
-        pdf.set_xy(tx, ty)
-        pdf.cell(cell * (1.1 if ty >= gy else 1.0), cell, text, align="C")
+    left: int
+    top: int
+    width: int
+    height: int
+    key_items: int
 
-    if not solved:
-        for j, toks in enumerate(cols):
-            for k, (txt, c) in enumerate(toks):
-                token(gx + j * cell, gy - (len(toks) - k) * cell, txt, c)
-        for i, toks in enumerate(rows):
-            for k, (txt, c) in enumerate(toks):
-                token(gx - (len(toks) - k) * 1.1 * cell, gy + i * cell, txt, c)
-    if solved and p.goal is not None:
-        cells = p.goal.cells
-        for i in range(p.height):
-            for j in range(p.width):
-                v = int(cells[i, j])
-                if v:
-                    pdf.set_fill_color(*palette[v].rgb)
-                    pdf.rect(gx + j * cell, gy + i * cell, cell, cell, style="F")
-    pdf.set_draw_color(150, 150, 150)
-    pdf.set_line_width(0.1)
-    for i in range(p.height + 1):
-        if i % 5:
-            pdf.line(gx, gy + i * cell, gx + p.width * cell, gy + i * cell)
-    for j in range(p.width + 1):
-        if j % 5:
-            pdf.line(gx + j * cell, gy, gx + j * cell, gy + p.height * cell)
-    pdf.set_draw_color(0, 0, 0)
-    pdf.set_line_width(0.45)
-    for i in range(0, p.height + 1, 5):
-        pdf.line(gx, gy + i * cell, gx + p.width * cell, gy + i * cell)
-    for j in range(0, p.width + 1, 5):
-        pdf.line(gx + j * cell, gy, gx + j * cell, gy + p.height * cell)
-    pdf.rect(gx, gy, p.width * cell, p.height * cell)
+    @classmethod
+    def of(cls, e: BookEntry, solved: bool) -> _Fit:
+        p = e.puzzle
+        left = 0 if solved else max(1, max(len(r) for r in p.rows))
+        top = 0 if solved else max(1, max(len(c) for c in p.columns))
+        return cls(left, top, left + p.width, top + p.height, 0 if p.is_bw else p.ncolors)
+
+    def cell(self, w: float, h: float) -> float:
+        """The cell (mm) that fits this puzzle, its heading and key into a ``w`` x ``h`` box."""
+        key_lines = -(-self.key_items // max(1, int(w // 32))) if self.key_items else 0
+        room = h - HEAD - key_lines * KEY_LINE - (1.5 if key_lines else 0)
+        return max(0.1, min(w / self.width, room / self.height, MAX_CELL))
 
 
-def _layout(pdf: _Book, entries: Sequence[BookEntry], solved: bool) -> None:
+def _slots(n: int, box: tuple[float, float, float, float]) -> list[tuple[float, ...]]:
+    x, y, w, h = box
+    if n == 4:
+        return [(x + (k % 2) * (w / 2 + 2), y + (k // 2) * (h / 2 + 2), w / 2 - 2, h / 2 - 2)
+                for k in range(4)]
+    if n == 2:
+        return [(x, y + k * (h / 2 + 2), w, h / 2 - 2) for k in range(2)]
+    return [(x, y, w, h)]
+
+
+def _per_page(e: BookEntry, size: tuple[float, float], solved: bool) -> int:
+    """4, 2 or 1 puzzles per page: the most that still leave each a comfortable cell.
+
+    Decided on the narrowest printable box any page can have, so the plan (and the page
+    count, which sets the gutter) never depends on the gutter itself.
+    """
+    box = (0.0, 0.0, size[0] - GUTTERS[-1][1] * INCH - OUTSIDE, size[1] - TOP - BOTTOM)
+    fit = _Fit.of(e, solved)
+    for n in (4, 2):
+        _, _, w, h = _slots(n, box)[0]
+        if fit.cell(w, h) >= SHARE_CELL:
+            return n
+    return 1
+
+
+def _plan(
+    entries: Sequence[BookEntry], size: tuple[float, float], solved: bool
+) -> list[list[BookEntry]]:
+    """Entries grouped into pages, in order."""
+    pages: list[list[BookEntry]] = []
     i = 0
     while i < len(entries):
-        pdf.add_page()
-        n = _per_page(entries[i])
+        n = _per_page(entries[i], size, solved)
         group = [entries[i]]
-        while n > 1 and len(group) < n and i + len(group) < len(entries) \
-                and _per_page(entries[i + len(group)]) > 1:
+        while len(group) < n and i + len(group) < len(entries) \
+                and _per_page(entries[i + len(group)], size, solved) >= n:
             group.append(entries[i + len(group)])
+        pages.append(group)
         i += len(group)
-        w = PAGE_W - 2 * MARGIN
-        h = PAGE_H - 2 * MARGIN - 6
-        if n == 1:
-            _draw(pdf, group[0], MARGIN, MARGIN, w, h, solved)
-            continue
-        for k, e in enumerate(group):
-            cx = MARGIN + (k % 2) * (w / 2 + 2)
-            cy = MARGIN + (k // 2) * (h / 2 + 2)
-            _draw(pdf, e, cx, cy, w / 2 - 4, h / 2 - 4, solved)
+    return pages
 
 
-def book(entries: Sequence[BookEntry], title: str = "nonoforge puzzles") -> bytes:
-    """The PDF: a title page, the puzzles, then the solutions of those whose goal is known."""
-    pdf = _Book(title)
+class _Drawer:
+    """Draws puzzles and solutions onto the book, collecting warnings."""
+
+    def __init__(self, pdf: _Book, greyscale: bool) -> None:
+        self.pdf = pdf
+        self.greyscale = greyscale
+        self.missing: set[str] = set()
+        self.small: list[str] = []
+
+    def text(self, s: str) -> str:
+        return printable(s, self.missing)
+
+    def heading(self, e: BookEntry, x: float, y: float, w: float, solved: bool) -> None:
+        pdf = self.pdf
+        head = f"{e.number}. {e.title}"
+        if e.grade is not None:
+            head += f"  (grade {e.grade})"
+        if e.note:
+            head += f"  [{e.note}]"
+        pdf.set_text_color(0, 0, 0)
+        pdf.set_font(FONT, style="B", size=10 if w > 100 else 8.5)
+        head = self.text(head)
+        while len(head) > 4 and pdf.get_string_width(head) > w:
+            head = head[:-2].rstrip() + "\u2026"
+        pdf.text(x, y + 4.5, head)
+
+    def swatch(self, ink: Ink, x: float, y: float, w: float, h: float) -> None:
+        pdf = self.pdf
+        pdf.set_fill_color(*ink.fill)
+        pdf.rect(x, y, w, h, style="F")
+        if ink.hatch:
+            self.hatch(ink, x, y, w, h)
+
+    def hatch(self, ink: Ink, x: float, y: float, w: float, h: float) -> None:
+        pdf = self.pdf
+        light = ink.text == (255, 255, 255)
+        pdf.set_draw_color(*((200, 200, 200) if light else (60, 60, 60)))
+        pdf.set_line_width(max(0.08, min(w, h) * 0.06))
+        step = max(0.6, min(w, h) / 3)
+        with pdf.rect_clip(x, y, w, h):
+            k = -h
+            while k < w + h:
+                if ink.hatch in "/x":
+                    pdf.line(x + k, y + h, x + k + h, y)
+                if ink.hatch in "\\x":
+                    pdf.line(x + k, y, x + k + h, y + h)
+                k += step
+            if ink.hatch == "-":
+                for t in (0.25, 0.5, 0.75):
+                    pdf.line(x, y + h * t, x + w, y + h * t)
+            if ink.hatch == "|":
+                for t in (0.25, 0.5, 0.75):
+                    pdf.line(x + w * t, y, x + w * t, y + h)
+
+    def puzzle(self, e: BookEntry, box: tuple[float, ...], solved: bool) -> None:
+        from nonoforge.images.render import _Layout
+
+        pdf = self.pdf
+        x, y, w, h = box
+        p = e.puzzle
+        self.heading(e, x, y, w, solved)
+        fit = _Fit.of(e, solved)
+        cell = fit.cell(w, h)
+        if cell < MIN_CELL and not solved:
+            self.small.append(f"puzzle {e.number} ({p.width}x{p.height}) is printed with "
+                              f"{cell:.1f} mm cells, under the legible {MIN_CELL:.0f} mm")
+        ink = inks(p, self.greyscale)
+        gx = x + fit.left * cell
+        gy = y + HEAD + fit.top * cell
+        if not solved:
+            lay = _Layout(p, 1, 0)  # the sheets' clue positions, in cells
+            for cx, cy, label, col in lay.clue_boxes():
+                tx = gx + (cx - lay.gx) * cell
+                ty = gy + (cy - lay.gy) * cell
+                colour = ink[col] if col and not p.is_bw else ink[0]
+                if col and not p.is_bw:
+                    self.swatch(colour, tx + 0.12 * cell / 2, ty + 0.12 * cell / 2,
+                                cell * 0.88, cell * 0.88)
+                pdf.set_text_color(*colour.text)
+                size = cell * PT_PER_MM * (0.62 if len(label) < 3 else 0.45)
+                pdf.set_font(FONT, size=max(2.0, size))
+                pdf.set_xy(tx, ty)
+                pdf.cell(cell, cell, label, align="C")
+        grid = e.answer if solved else None
+        if grid is not None:
+            cells = grid.cells
+            for i in range(p.height):
+                for j in range(p.width):
+                    v = int(cells[i, j])
+                    if v:
+                        self.swatch(ink[v], gx + j * cell, gy + i * cell, cell, cell)
+        self.rules(p, gx, gy, cell, fit)
+        if fit.key_items:
+            self.key(p, ink, x, gy + p.height * cell + 1.5, w)
+
+    def rules(self, p: Puzzle, gx: float, gy: float, cell: float, fit: _Fit) -> None:
+        pdf = self.pdf
+        x1, y1 = gx + p.width * cell, gy + p.height * cell
+        pdf.set_draw_color(150, 150, 150)
+        pdf.set_line_width(0.1)
+        for i in range(p.height + 1):
+            if i % 5:
+                pdf.line(gx - fit.left * cell, gy + i * cell, x1, gy + i * cell)
+        for j in range(p.width + 1):
+            if j % 5:
+                pdf.line(gx + j * cell, gy - fit.top * cell, gx + j * cell, y1)
+        pdf.set_draw_color(0, 0, 0)
+        pdf.set_line_width(0.4)
+        for i in range(0, p.height + 1, 5):
+            pdf.line(gx - fit.left * cell, gy + i * cell, x1, gy + i * cell)
+        for j in range(0, p.width + 1, 5):
+            pdf.line(gx + j * cell, gy - fit.top * cell, gx + j * cell, y1)
+        pdf.rect(gx, gy, p.width * cell, p.height * cell)
+
+    def key(self, p: Puzzle, ink: list[Ink], x: float, y: float, w: float) -> None:
+        """The colour key: each colour's swatch (as printed) and its name."""
+        pdf = self.pdf
+        pdf.set_font(FONT, size=6.5)
+        cx = x
+        for i in range(1, len(ink)):
+            label = self.text(ink[i].name)
+            tw = min(pdf.get_string_width(label), w - 6)
+            if cx > x and cx + 4 + tw > x + w:
+                cx, y = x, y + KEY_LINE
+            self.swatch(ink[i], cx, y + 0.5, 3, 3)
+            pdf.set_draw_color(120, 120, 120)
+            pdf.set_line_width(0.1)
+            pdf.rect(cx, y + 0.5, 3, 3)
+            pdf.set_text_color(0, 0, 0)
+            pdf.set_xy(cx + 3.6, y)
+            pdf.cell(tw, 4, label)
+            cx += 4 + tw + 3
+
+
+def book(
+    entries: Sequence[BookEntry],
+    title: str = "nonoforge puzzles",
+    *,
+    page: str = "a4",
+    greyscale: bool = False,
+    warn: Warn | None = None,
+) -> bytes:
+    """The PDF: a title page, the puzzles, then the solution of every puzzle.
+
+    Every entry must have an answer (its ``solution`` or the puzzle's goal): the caller
+    solves puzzles without a stored goal. Warnings (missing glyphs, tiny cells) go to
+    ``warn``.
+    """
+    size = page_size(page)
+    unsolved = [e.number for e in entries if e.answer is None]
+    if unsolved:
+        raise UsageError(f"no solution known for puzzle(s) {unsolved[:5]}: solve them first")
+    fronts = _plan(entries, size, solved=False)
+    backs = _plan(entries, size, solved=True)
+    pages = 1 + len(fronts) + (1 if backs else 0) + len(backs)
+    pdf = _Book(safe_text(title, 200), size)
+    pdf.gutter = gutter(pages)
+    draw = _Drawer(pdf, greyscale)
+    pdf.book_title = draw.text(safe_text(title, 80))
     pdf.add_page()
-    pdf.set_font("helvetica", style="B", size=24)
-    pdf.set_xy(MARGIN, 80)
-    pdf.multi_cell(PAGE_W - 2 * MARGIN, 12, title, align="C")
-    pdf.set_font("helvetica", size=12)
-    pdf.set_x(MARGIN)
-    pdf.multi_cell(PAGE_W - 2 * MARGIN, 8, f"{len(entries)} puzzles, easiest first. "
-                   "Solutions at the back. Made with nonoforge.", align="C")
-    _layout(pdf, entries, solved=False)
-    solved = [e for e in entries if e.puzzle.goal is not None]
-    if solved:
-        _layout(pdf, solved, solved=True)
+    x, y, w, h = pdf.frame()
+    pdf.set_font(FONT, style="B", size=22 if size[0] > 200 else 18)
+    pdf.set_xy(x, y + h * 0.3)
+    pdf.multi_cell(w, 11, draw.text(title), align="C")
+    pdf.set_font(FONT, size=11)
+    pdf.set_x(x)
+    pdf.multi_cell(w, 7, f"{len(entries)} puzzles, easiest first. Solutions at the back."
+                   + ("\nColours are printed as greys, named in each puzzle's key."
+                      if greyscale else "") + "\nMade with nonoforge.", align="C")
+    for group in fronts:
+        pdf.add_page()
+        n = _per_page(group[0], size, False)
+        for e, slot in zip(group, _slots(n, pdf.frame()), strict=False):
+            draw.puzzle(e, slot, solved=False)
+    if backs:
+        pdf.add_page()
+        x, y, w, h = pdf.frame()
+        pdf.set_font(FONT, style="B", size=18)
+        pdf.set_text_color(0, 0, 0)
+        pdf.set_xy(x, y + h * 0.4)
+        pdf.cell(w, 10, "Solutions", align="C")
+    for group in backs:
+        pdf.add_page()
+        n = _per_page(group[0], size, True)
+        for e, slot in zip(group, _slots(n, pdf.frame()), strict=False):
+            draw.puzzle(e, slot, solved=True)
+    if warn:
+        if draw.missing:
+            shown = "".join(sorted(draw.missing)[:12])
+            warn(f"the book's font has no glyph for {len(draw.missing)} character(s) "
+                 f"({shown}): printed as \ufffd")
+        for msg in draw.small:
+            warn(msg)
     return bytes(pdf.output())
 
 
-def page_count(entries: Sequence[BookEntry]) -> int:
-    """How many pages :func:`book` makes for these entries (title page included)."""
-
-    def pages(es: Sequence[BookEntry]) -> int:
-        n, i = 0, 0
-        while i < len(es):
-            per = _per_page(es[i])
-            take = 1
-            while per > 1 and take < per and i + take < len(es) and _per_page(es[i + take]) > 1:
-                take += 1
-            i += take
-            n += 1
-        return n
-
-    return 1 + pages(entries) + pages([e for e in entries if e.puzzle.goal is not None])
+def page_count(entries: Sequence[BookEntry], page: str = "a4") -> int:
+    """How many pages :func:`book` makes for these entries (title and divider included)."""
+    size = page_size(page)
+    backs = len(_plan(entries, size, solved=True))
+    return 1 + len(_plan(entries, size, solved=False)) + (1 + backs if backs else 0)
