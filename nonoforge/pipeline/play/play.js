@@ -1,0 +1,325 @@
+// nonoforge's playable page: plain JavaScript, no libraries, no network.
+// The puzzles are the JSON in #nf-data; progress is kept in localStorage.
+(function () {
+  "use strict";
+  var book = JSON.parse(document.getElementById("nf-data").textContent);
+  var $ = function (id) { return document.getElementById(id); };
+  var board = $("board"), statusEl = $("status"), timerEl = $("timer");
+  var store = {
+    get: function (k) { try { return JSON.parse(localStorage.getItem(k)); } catch (e) { return null; } },
+    set: function (k, v) { try { localStorage.setItem(k, JSON.stringify(v)); } catch (e) { /* full or off */ } }
+  };
+  var cur = null, colour = 1, mode = "fill", cursor = 0, drag = null;
+
+  function key(p) { return "nonoforge:" + book.id + ":" + p.key; }
+
+  // The solution, for "check" only: base64 of the cells XOR a keystream seeded by the key.
+  function solution(p) {
+    var raw = atob(p.sol), out = new Int8Array(raw.length), s = p.seed;
+    for (var i = 0; i < raw.length; i++) {
+      s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+      out[i] = raw.charCodeAt(i) ^ ((s >>> 16) & 255);
+    }
+    return out;
+  }
+
+  function fmt(t) {
+    var m = Math.floor(t / 60), s = t % 60;
+    return m + ":" + (s < 10 ? "0" : "") + s;
+  }
+
+  function say(msg) { statusEl.textContent = msg; }
+
+  // -- drawing ------------------------------------------------------------------------------
+
+  function clueSpans(td, clue, p) {
+    clue.forEach(function (b) {
+      var sp = document.createElement("span");
+      sp.textContent = b[0];
+      if (!p.bw) { sp.style.background = p.colors[b[1]]; sp.style.color = p.ink[b[1]]; sp.className = "sw"; }
+      td.appendChild(sp);
+    });
+    if (!clue.length) { var z = document.createElement("span"); z.textContent = "0"; td.appendChild(z); }
+  }
+
+  function build(p) {
+    board.textContent = "";
+    board.className = p.bw ? "bw" : "colour";
+    var left = Math.max(1, Math.max.apply(null, p.rows.map(function (c) { return c.length; })));
+    var top = Math.max(1, Math.max.apply(null, p.cols.map(function (c) { return c.length; })));
+    var px = Math.floor(Math.min(window.innerWidth * 0.9 / (p.w + left * 0.9),
+                                 window.innerHeight * 0.75 / (p.h + top * 0.9), 28));
+    board.style.setProperty("--cell", Math.max(12, px) + "px");
+    var tr = board.insertRow(), td = tr.insertCell();
+    td.className = "corner";
+    p.cols.forEach(function (clue, j) {
+      var c = tr.insertCell(); c.className = "cc" + (j % 5 === 0 ? " l5" : ""); c.id = "cc" + j;
+      clueSpans(c, clue, p);
+    });
+    p.rows.forEach(function (clue, i) {
+      var r = board.insertRow(), rc = r.insertCell();
+      rc.className = "rc" + (i % 5 === 0 ? " t5" : ""); rc.id = "rc" + i;
+      clueSpans(rc, clue, p);
+      for (var j = 0; j < p.w; j++) {
+        var c = r.insertCell();
+        c.className = "cell" + (j % 5 === 0 ? " l5" : "") + (i % 5 === 0 ? " t5" : "");
+        c.dataset.i = i * p.w + j;
+      }
+    });
+  }
+
+  function cellEl(i) { return board.rows[1 + Math.floor(i / cur.p.w)].cells[1 + i % cur.p.w]; }
+
+  function paint(i) {
+    var v = cur.cells[i], el = cellEl(i);
+    el.style.background = v > 0 ? cur.p.colors[v] : "";
+    el.classList.toggle("x", v < 0);
+    el.classList.toggle("f", v > 0);
+    el.classList.remove("wrong");
+  }
+
+  function lineOk(vals, clue) {
+    var runs = [], prev = 0;
+    for (var k = 0; k < vals.length; k++) {
+      var v = vals[k] > 0 ? vals[k] : 0;
+      if (v && v === prev) runs[runs.length - 1][0]++;
+      else if (v) runs.push([1, v]);
+      prev = v;
+    }
+    if (runs.length !== clue.length) return false;
+    for (var n = 0; n < runs.length; n++) {
+      if (runs[n][0] !== clue[n][0] || runs[n][1] !== clue[n][1]) return false;
+    }
+    return true;
+  }
+
+  function rowVals(i) { return Array.prototype.slice.call(cur.cells, i * cur.p.w, (i + 1) * cur.p.w); }
+  function colVals(j) { var o = []; for (var i = 0; i < cur.p.h; i++) o.push(cur.cells[i * cur.p.w + j]); return o; }
+
+  function mark(i, j) {  // cross out satisfied clues of row i and column j; solved?
+    if (i !== null) $("rc" + i).classList.toggle("done", lineOk(rowVals(i), cur.p.rows[i]));
+    if (j !== null) $("cc" + j).classList.toggle("done", lineOk(colVals(j), cur.p.cols[j]));
+  }
+
+  function checkSolved() {
+    var p = cur.p;
+    for (var i = 0; i < p.h; i++) if (!lineOk(rowVals(i), p.rows[i])) return false;
+    for (var j = 0; j < p.w; j++) if (!lineOk(colVals(j), p.cols[j])) return false;
+    return true;
+  }
+
+  function showSolved() {
+    board.dataset.solved = cur.solved ? "yes" : "no";
+    document.body.classList.toggle("solved", cur.solved);
+    if (cur.solved) say("Solved in " + fmt(cur.time) + "!");
+    refreshPicker();
+  }
+
+  // -- changes, undo, redo --------------------------------------------------------------------
+
+  function set(i, v, changes) {
+    if (cur.cells[i] === v) return;
+    changes.push([i, cur.cells[i], v]);
+    cur.cells[i] = v;
+    paint(i);
+    mark(Math.floor(i / cur.p.w), i % cur.p.w);
+  }
+
+  function commit(changes) {
+    if (!changes.length) return;
+    cur.undo.push(changes);
+    cur.redo = [];
+    after();
+  }
+
+  function after() {
+    var was = cur.solved;
+    cur.solved = checkSolved();
+    if (!was && !cur.solved) say("");
+    save();
+    showSolved();
+  }
+
+  function replay(from, to, forward) {
+    var changes = from.pop();
+    if (!changes) return;
+    for (var k = changes.length - 1; k >= 0 && !forward; k--) { cur.cells[changes[k][0]] = changes[k][1]; }
+    for (var n = 0; n < changes.length && forward; n++) { cur.cells[changes[n][0]] = changes[n][2]; }
+    changes.forEach(function (c) { paint(c[0]); mark(Math.floor(c[0] / cur.p.w), c[0] % cur.p.w); });
+    to.push(changes);
+    after();
+  }
+
+  function undo() { replay(cur.undo, cur.redo, false); }
+  function redo() { replay(cur.redo, cur.undo, true); }
+
+  function save() {
+    store.set(key(cur.p), { c: Array.prototype.join.call(cur.cells, ","), t: cur.time, s: cur.solved });
+  }
+
+  // -- choosing a puzzle ----------------------------------------------------------------------
+
+  function open(n) {
+    var p = book.puzzles[n];
+    var kept = store.get(key(p)) || {};
+    var cells = new Int8Array(p.w * p.h);
+    if (kept.c) kept.c.split(",").forEach(function (v, i) { if (i < cells.length) cells[i] = +v || 0; });
+    cur = { n: n, p: p, cells: cells, undo: [], redo: [], time: kept.t || 0, solved: false };
+    store.set("nonoforge:" + book.id + ":last", n);
+    $("pick").value = String(n);
+    $("title").textContent = p.title;
+    $("info").textContent = p.w + "\u00d7" + p.h + (p.grade ? ", grade " + p.grade : "") + (p.note ? " \u2014 " + p.note : "");
+    build(p);
+    buildPalette(p);
+    for (var i = 0; i < cells.length; i++) paint(i);
+    for (var r = 0; r < p.h; r++) mark(r, null);
+    for (var c = 0; c < p.w; c++) mark(null, c);
+    cursor = 0;
+    moveCursor(0);
+    cur.solved = checkSolved();
+    say("");
+    showSolved();
+    timerEl.textContent = fmt(cur.time);
+  }
+
+  function refreshPicker() {
+    var sel = $("pick");
+    book.puzzles.forEach(function (p, n) {
+      var kept = n === (cur && cur.n) ? { s: cur.solved } : (store.get(key(p)) || {});
+      sel.options[n].textContent = (n + 1) + ". " + p.title + " (" + p.w + "\u00d7" + p.h + ")" + (kept.s ? " \u2713" : "");
+    });
+  }
+
+  function buildPalette(p) {
+    var box = $("palette");
+    box.textContent = "";
+    colour = 1;
+    p.colors.forEach(function (hex, c) {
+      if (c === 0) return;
+      var b = document.createElement("button");
+      b.type = "button"; b.className = "swatch"; b.style.background = hex; b.style.color = p.ink[c];
+      b.textContent = c <= 9 ? String(c) : "";
+      b.title = p.names[c] + (c <= 9 ? " (key " + c + ")" : "");
+      b.setAttribute("aria-label", "colour " + p.names[c]);
+      b.addEventListener("click", function () { pickColour(c); });
+      box.appendChild(b);
+    });
+    box.hidden = p.bw;
+    pickColour(1);
+  }
+
+  function pickColour(c) {
+    colour = c;
+    Array.prototype.forEach.call($("palette").children, function (b, k) { b.setAttribute("aria-pressed", k + 1 === c ? "true" : "false"); });
+    setMode("fill");
+  }
+
+  function setMode(m) {
+    mode = m;
+    $("mode").textContent = m === "fill" ? "Mode: fill" : "Mode: mark empty";
+    $("mode").setAttribute("aria-pressed", m === "mark" ? "true" : "false");
+  }
+
+  // -- mouse, touch and keys ------------------------------------------------------------------
+
+  function target(i, marking) {
+    if (marking) return cur.cells[i] === -1 ? 0 : -1;
+    return cur.cells[i] === colour ? 0 : colour;
+  }
+
+  board.addEventListener("contextmenu", function (e) { e.preventDefault(); });
+  board.addEventListener("pointerdown", function (e) {
+    var el = e.target.closest ? e.target.closest("td.cell") : null;
+    if (!el || cur.solved) return;
+    e.preventDefault();
+    var i = +el.dataset.i;
+    drag = { v: target(i, e.button === 2 || mode === "mark"), changes: [] };
+    cursor = i; moveCursor(0);
+    set(i, drag.v, drag.changes);
+  });
+  document.addEventListener("pointermove", function (e) {
+    if (!drag) return;
+    var el = document.elementFromPoint(e.clientX, e.clientY);
+    el = el && el.closest ? el.closest("td.cell") : null;
+    if (el && board.contains(el)) set(+el.dataset.i, drag.v, drag.changes);
+  });
+  document.addEventListener("pointerup", function () {
+    if (!drag) return;
+    var d = drag; drag = null;
+    commit(d.changes);
+  });
+
+  function moveCursor(delta) {
+    var old = board.querySelector("td.cur");
+    if (old) old.classList.remove("cur");
+    cursor = Math.max(0, Math.min(cur.p.w * cur.p.h - 1, cursor + delta));
+    cellEl(cursor).classList.add("cur");
+  }
+
+  board.addEventListener("keydown", function (e) {
+    if (!cur || e.altKey || e.metaKey) return;
+    var w = cur.p.w, col = cursor % w, k = e.key;
+    if (e.ctrlKey) {
+      if (k === "z" || k === "Z") { e.shiftKey ? redo() : undo(); } else if (k === "y") { redo(); } else { return; }
+      e.preventDefault(); return;
+    }
+    var moves = { ArrowLeft: col > 0 ? -1 : 0, ArrowRight: col < w - 1 ? 1 : 0, ArrowUp: -w, ArrowDown: w };
+    if (k in moves) {
+      moveCursor(cursor + moves[k] < 0 || cursor + moves[k] >= w * cur.p.h ? 0 : moves[k]);
+    } else if (cur.solved) {
+      return;
+    } else if (k === " " || k === "Enter") {
+      var ch = []; set(cursor, target(cursor, mode === "mark"), ch); commit(ch);
+    } else if (k === "x" || k === "X" || k === ".") {
+      var cx = []; set(cursor, target(cursor, true), cx); commit(cx);
+    } else if (k === "Backspace" || k === "Delete" || k === "0") {
+      var cd = []; set(cursor, 0, cd); commit(cd);
+    } else if (/^[1-9]$/.test(k) && +k < cur.p.colors.length) {
+      pickColour(+k);
+    } else if (k === "m" || k === "M") {
+      setMode(mode === "fill" ? "mark" : "fill");
+    } else {
+      return;
+    }
+    e.preventDefault();
+  });
+
+  // -- buttons, timer -------------------------------------------------------------------------
+
+  $("undo").addEventListener("click", undo);
+  $("redo").addEventListener("click", redo);
+  $("mode").addEventListener("click", function () { setMode(mode === "fill" ? "mark" : "fill"); });
+  $("check").addEventListener("click", function () {
+    var sol = solution(cur.p), wrong = 0;
+    for (var i = 0; i < sol.length; i++) {
+      var v = cur.cells[i];
+      if ((v > 0 && v !== sol[i]) || (v < 0 && sol[i] > 0)) { cellEl(i).classList.add("wrong"); wrong++; }
+    }
+    if (cur.solved) return;
+    say(wrong ? wrong + " mistake" + (wrong > 1 ? "s" : "") + " (marked in red)" : "No mistakes so far.");
+  });
+  $("reset").addEventListener("click", function () {
+    var ch = [];
+    for (var i = 0; i < cur.cells.length; i++) set(i, 0, ch);
+    commit(ch);
+  });
+  $("prev").addEventListener("click", function () { open((cur.n + book.puzzles.length - 1) % book.puzzles.length); });
+  $("next").addEventListener("click", function () { open((cur.n + 1) % book.puzzles.length); });
+  $("pick").addEventListener("change", function (e) { open(+e.target.value); });
+
+  setInterval(function () {
+    if (!cur || cur.solved || document.hidden) return;
+    cur.time++;
+    timerEl.textContent = fmt(cur.time);
+    if (cur.time % 5 === 0) save();
+  }, 1000);
+
+  book.puzzles.forEach(function (p, n) {
+    var o = document.createElement("option");
+    o.value = String(n);
+    $("pick").appendChild(o);
+  });
+  var last = store.get("nonoforge:" + book.id + ":last");
+  open(typeof last === "number" && last >= 0 && last < book.puzzles.length ? last : 0);
+  board.focus();
+})();
