@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint bench postgres clean
+.PHONY: demo test lint bench postgres chromium clean
 
 $(BIN)/nonoforge: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,7 +24,17 @@ postgres:
 			postgresql >/dev/null) || echo "PostgreSQL unavailable: its tests will skip"; \
 	else echo "no PostgreSQL server: its tests will skip"; fi
 
-test: $(BIN)/nonoforge postgres
+# The playable page's test drives Debian's Chromium headless (Selenium + chromedriver);
+# installed as root with apt, elsewhere that test skips and says why.
+chromium:
+	@if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing Chromium for the browser test"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			chromium chromium-driver >/dev/null) || echo "Chromium unavailable: its test will skip"; \
+	else echo "no Chromium: the browser test will skip"; fi
+
+test: $(BIN)/nonoforge postgres chromium
 	$(BIN)/ruff check nonoforge tests bench
 	$(BIN)/python -m pytest -n 2 -q
 

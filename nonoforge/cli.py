@@ -1072,7 +1072,7 @@ def demo(
 
     Makes a fresh SQLite corpus in OUT, generates puzzles from the bundled images, ingests the
     bundled archive of redistributable puzzles, rates and grades everything, builds the graded
-    collection 'demo' and exports it as a PDF, a folder of .non files and a ROFL file.
+    collection 'demo' and exports it as a PDF, an HTML page, a folder of .non files and ROFL.
 
     Example: nonoforge demo --out nonoforge-demo
     """

@@ -197,6 +197,9 @@ def test_demo_runs_end_to_end(tmp_path) -> None:
     assert report["rating"]["rated"] >= 18
     doc = pdfium.PdfDocument(report["pdf"])
     assert len(doc) > 5
+    with open(report["pdf"], "rb") as f:  # print-ready: fonts embedded, no core font
+        pdf = f.read()
+    assert b"/FontFile2" in pdf and b"/Helvetica" not in pdf
     assert len(read_file(report["rofl"])) == len(report["collection"])
 
 

@@ -2,7 +2,7 @@
 
 Into a fresh SQLite corpus: puzzles generated from the bundled images, the bundled archive
 of redistributable puzzles ingested, everything rated and graded, a collection built and
-exported as a PDF book, a folder of ``.non`` files and one ROFL file.
+exported as a PDF book, a playable HTML page, a folder of ``.non`` files and one ROFL file.
 """
 
 from __future__ import annotations
@@ -81,10 +81,12 @@ def run_demo(
         pdf = jobs.export_collection(corpus, "demo", str(root / "demo.pdf"), opts=again)
         folder = jobs.export_collection(corpus, "demo", str(root / "demo"), opts=again)
         rofl = jobs.export_collection(corpus, "demo", str(root / "demo.rofl"), opts=again)
+        html = jobs.export_collection(corpus, "demo", str(root / "demo.html"), opts=again)
+        report["html"] = html.path
         report["collection"] = [c.puzzle.key for c in chosen]
         report["pdf"], report["folder"], report["rofl"] = pdf.path, folder.path, rofl.path
     report["time_s"] = round(time.perf_counter() - t0, 1)
     say(f"done in {report['time_s']} s:")
-    for label in ("corpus", "pdf", "folder", "rofl", "generated"):
+    for label in ("corpus", "pdf", "html", "folder", "rofl", "generated"):
         say(f"  {label:<9} {report[label]}")
     return report

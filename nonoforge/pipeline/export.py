@@ -111,6 +111,11 @@ def solve_items(items: Sequence[Item], warn: Warn | None = None) -> None:
             it.verdict = it.verdict or "error"
             continue
         it.verdict = it.verdict or res.status
+        if not it.result:  # not rated: the solve's own verdict, technique and effort
+            from nonoforge.solver import SOLVER_VERSION
+
+            it.result = {"status": res.status, "technique": res.technique,
+                         "effort": dict(res.effort), "solver_version": SOLVER_VERSION}
         if it.answer is None and res.solution is not None:
             it.answer = res.solution
 

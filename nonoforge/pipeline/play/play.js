@@ -47,8 +47,9 @@
     board.className = p.bw ? "bw" : "colour";
     var left = Math.max(1, Math.max.apply(null, p.rows.map(function (c) { return c.length; })));
     var top = Math.max(1, Math.max.apply(null, p.cols.map(function (c) { return c.length; })));
-    var px = Math.floor(Math.min(window.innerWidth * 0.9 / (p.w + left * 0.9),
-                                 window.innerHeight * 0.75 / (p.h + top * 0.9), 28));
+    var room = Math.max(200, window.innerHeight - board.getBoundingClientRect().top - 16);
+    var px = Math.floor(Math.min((window.innerWidth - 40) / (p.w + left),
+                                 room / (p.h + top), 29)) - 1;  // 1 px of border
     board.style.setProperty("--cell", Math.max(12, px) + "px");
     var tr = board.insertRow(), td = tr.insertCell();
     td.className = "corner";

@@ -1,0 +1,169 @@
+"""Exporting collections through the CLI: books of goal-less .nin puzzles get their
+solutions, any title exports, exports never mix, the JSON-lines dataset is complete."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pypdfium2 as pdfium
+import pytest
+from typer.testing import CliRunner
+
+from nonoforge.cli import app
+from nonoforge.db import Corpus
+from nonoforge.formats import read_file
+from nonoforge.puzzle import Grid, Meta, Puzzle, clue_of
+
+DATA = Path(__file__).parent / "data"
+SHARED_NIN = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "jwilk-nin"
+
+
+def nin_puzzles() -> list[Puzzle]:
+    """Jakub Wilk's .nin puzzles (MIT): clues only, no stored goal, the first one titled in
+    Cyrillic; from the shared copy of his set also ``data001`` (two solutions) and two more.
+    Last, a goal-less picture of ours with a Chinese and emoji title."""
+    files = [DATA / "jwilk-data000.nin"]
+    files += [SHARED_NIN / f"data00{i}.nin" for i in (1, 2, 3) if SHARED_NIN.exists()]
+    out = []
+    for f in files:
+        p = read_file(f)[0]
+        assert p.goal is None
+        title = "Кошка на крыше" if not out else f.stem
+        out.append(p.replace(meta=Meta(title=title, source="jwilk")))
+    rng = np.random.default_rng(3)
+    ours = Puzzle.from_grid(Grid((rng.random((6, 7)) < 0.6).astype(int)))
+    out.append(ours.replace(goal=None, meta=Meta(title="猫 and 🐈 emoji", source="test")))
+    return out
+
+
+def ambiguous(puzzles: list[Puzzle]) -> int:
+    return sum(p.meta.title == "data001" for p in puzzles)
+
+
+def corpus_with(tmp_path: Path, puzzles: list[Puzzle], name: str = "nin") -> str:
+    db = str(tmp_path / "c.db")
+    with Corpus.open(db) as c:
+        c.add(puzzles)
+        c.create_collection(name, [p.key for p in puzzles])
+    return db
+
+
+def export(db: str, *args: str):
+    return CliRunner().invoke(app, ["collection", "export", *args, "--db", db])
+
+
+def test_a_nin_only_book_has_every_solution_and_any_title_prints(tmp_path) -> None:
+    puzzles = nin_puzzles()
+    db = corpus_with(tmp_path, puzzles, "Сборник")
+    pdf = tmp_path / "nin.pdf"
+    res = export(db, "Сборник", "--to", str(pdf), "--page", "letter")
+    assert res.exit_code == 0, res.output
+    assert "no glyph" in res.output  # the Chinese character falls back, with a warning
+    left = ambiguous(puzzles)  # Wilk's data001 has two solutions: not in the book
+    assert f"wrote {len(puzzles) - left} puzzle" in res.output
+    assert ("left out 1 puzzle" in res.output) == bool(left)
+    doc = pdfium.PdfDocument(str(pdf))
+    assert doc[0].get_size() == pytest.approx((612, 792), abs=1)
+    text = [doc[i].get_textpage().get_text_range() for i in range(len(doc))]
+    assert "Сборник" in text[0] and any("Кошка на крыше" in t for t in text)
+    divider = next(i for i, t in enumerate(text) if t.split()[0] == "Solutions")
+    backs = "\n".join(text[divider + 1:])
+    for n in range(1, len(puzzles) - left + 1):
+        assert f"{n}. " in backs  # every puzzle's solution is at the back
+    ink = [(np.asarray(doc[i].render(scale=0.5).to_pil().convert("L")) < 128).mean()
+           for i in range(divider + 1, len(doc))]
+    assert min(ink) > 0.02  # filled-in pictures, not empty grids
+    assert b"/FontFile2" in pdf.read_bytes()
+
+
+def test_an_ambiguous_puzzle_stays_out_of_books_unless_asked_and_is_then_marked(tmp_path):
+    unique = nin_puzzles()[0]
+    twin = Puzzle.from_grid(Grid(np.array([[1, 0], [0, 1]])), meta=Meta(title="Twin"))
+    db = corpus_with(tmp_path, [unique, twin])
+    res = export(db, "nin", "--to", str(tmp_path / "a.pdf"))
+    assert res.exit_code == 0 and "left out 1 puzzle" in res.output
+    assert "wrote 1 puzzle" in res.output
+    res = export(db, "nin", "--to", str(tmp_path / "b.pdf"), "--include-ambiguous")
+    assert res.exit_code == 0 and "wrote 2 puzzle" in res.output
+    doc = pdfium.PdfDocument(str(tmp_path / "b.pdf"))
+    text = "".join(doc[i].get_textpage().get_text_range() for i in range(len(doc)))
+    assert "not unique" in text
+    res = export(db, "nin", "--to", str(tmp_path / "b.html"), "--include-ambiguous")
+    assert res.exit_code == 0 and "not unique" in (tmp_path / "b.html").read_text()
+
+
+def test_exports_never_mix(tmp_path) -> None:
+    puzzles = nin_puzzles()
+    db = corpus_with(tmp_path, puzzles)
+    with Corpus.open(db) as c:
+        c.create_collection("two", [p.key for p in puzzles[:2]])
+    folder = tmp_path / "out"
+    assert export(db, "nin", "--to", str(folder)).exit_code == 0
+    first = sorted(f.name for f in folder.iterdir())
+    assert len(first) == len(puzzles)
+    # again, or another collection into the same folder: refused in one line, nothing written
+    for name in ("nin", "two"):
+        res = export(db, name, "--to", str(folder))
+        assert res.exit_code == 2
+        assert res.output.strip().count("\n") == 0 and "--overwrite" in res.output
+    assert sorted(f.name for f in folder.iterdir()) == first
+    # --overwrite: exactly the collection, the user's own file kept
+    (folder / "my notes.txt").write_text("mine")
+    res = export(db, "two", "--to", str(folder), "--overwrite")
+    assert res.exit_code == 0, res.output
+    names = sorted(f.name for f in folder.iterdir())
+    assert names == sorted([*first[:2], "my notes.txt"])
+    assert [p.key for f in names[:2] for p in read_file(folder / f)] == \
+        [p.key for p in puzzles[:2]]
+    # single files too
+    for suffix in ("pdf", "html", "jsonl", "rofl"):
+        target = tmp_path / f"book.{suffix}"
+        assert export(db, "two", "--to", str(target)).exit_code == 0
+        res = export(db, "two", "--to", str(target))
+        assert res.exit_code == 2 and "exists" in res.output, suffix
+        assert export(db, "two", "--to", str(target), "--overwrite").exit_code == 0
+
+
+def test_bad_options_are_one_line_errors(tmp_path) -> None:
+    db = corpus_with(tmp_path, nin_puzzles()[:1])
+    res = export(db, "nin", "--to", str(tmp_path / "x.pdf"), "--page", "a5")
+    assert res.exit_code == 2 and "unknown page size" in res.output
+    assert not (tmp_path / "x.pdf").exists()
+    res = export(db, "nope", "--to", str(tmp_path / "y.pdf"))
+    assert res.exit_code != 0 and "error:" in res.output and "Traceback" not in res.output
+
+
+def test_the_dataset_holds_clues_solution_rating_provenance_and_steps(tmp_path) -> None:
+    puzzles = nin_puzzles()
+    colour = read_file(DATA / "flags.nonpack")[0]
+    db = corpus_with(tmp_path, [*puzzles, colour])
+    target = tmp_path / "puzzles.jsonl"
+    res = export(db, "nin", "--to", str(target), "--steps")
+    assert res.exit_code == 0, res.output
+    lines = target.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == len(puzzles) + 1
+    for line, p in zip(lines, [*puzzles, colour], strict=True):
+        r = json.loads(line)
+        assert {"key", "width", "height", "palette", "rows", "columns", "solution", "verdict",
+                "technique", "effort", "score", "grade", "source", "licence"} <= set(r)
+        assert r["key"] == p.key
+        assert r["verdict"] == ("multiple" if p.meta.title == "data001" else "unique")
+        assert r["technique"] in ("line", "probe", "search") and r["effort"]
+        sol = np.array(r["solution"])
+        assert sol.shape == (p.height, p.width)
+        assert tuple(clue_of(row) for row in sol) == p.rows  # the solution fits the clues
+        # replaying the trace's cells, in order, paints exactly the solution
+        painted = np.full(sol.shape, -1)
+        for step in r["steps"]:
+            for i, j, v in step["cells"]:
+                assert painted[i, j] == -1  # each cell decided once
+                painted[i, j] = v
+        assert (painted == sol).all()
+        if p is colour:
+            assert isinstance(r["rows"][0][0], list) and len(r["palette"]) > 2
+        else:
+            assert all(isinstance(n, int) for n in r["rows"][0])
+    assert json.loads(lines[0])["title"] == "Кошка на крыше"
+    assert json.loads(lines[0])["source"] == "jwilk"
