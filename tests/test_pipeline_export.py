@@ -167,3 +167,30 @@ def test_the_dataset_holds_clues_solution_rating_provenance_and_steps(tmp_path) 
             assert all(isinstance(n, int) for n in r["rows"][0])
     assert json.loads(lines[0])["title"] == "Кошка на крыше"
     assert json.loads(lines[0])["source"] == "jwilk"
+
+
+def test_no_exporter_fails_on_hostile_text(tmp_path) -> None:
+    """Issue 14.8: control characters, markup, line breaks, emoji, CJK and a 5000-character
+    title go through every export kind and every folder format, and read back."""
+    from nonoforge.formats import FORMATS
+
+    evil = "Evil \x00\x1b[31m\n<script>alert(1)</script>&\"'\u2028 \U0001f408 猫 " + "x" * 5000
+    p = Puzzle.from_grid(Grid(np.array([[1, 0, 1], [1, 1, 0], [0, 1, 1]])),
+                         meta=Meta(title=evil, author=evil, licence=evil, note=evil))
+    db = corpus_with(tmp_path, [p], "evil")
+    for name, f in FORMATS.items():
+        if f.write is None:
+            continue
+        res = export(db, "evil", "--to", str(tmp_path / f"dir-{name}"), "--format", name)
+        assert res.exit_code == 0, (name, res.output)
+        [written] = list((tmp_path / f"dir-{name}").iterdir())
+        assert read_file(written)[0].key == p.key, name
+    for suffix in ("pdf", "html", "jsonl", "rofl"):
+        res = export(db, "evil", "--to", str(tmp_path / f"evil.{suffix}"), "--steps")
+        assert res.exit_code == 0, (suffix, res.output)
+    html = (tmp_path / "evil.html").read_text(encoding="utf-8")
+    assert "<script>alert" not in html and "\x1b" not in html
+    [line] = (tmp_path / "evil.jsonl").read_text(encoding="utf-8").splitlines()
+    assert json.loads(line)["title"].startswith("Evil")
+    doc = pdfium.PdfDocument(str(tmp_path / "evil.pdf"))
+    assert "Evil" in doc[1].get_textpage().get_text_range()

@@ -84,7 +84,9 @@ def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> int:
     n = 0
     with open(tmp, "w", encoding="utf-8", newline="\n") as f:
         for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n")
+            text = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+            # U+2028/2029 are line breaks to str.splitlines and some readers: escape them
+            f.write(text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029") + "\n")
             n += 1
     os.replace(tmp, path)
     return n

@@ -114,7 +114,9 @@ def printable(text: str, missing: set[str] | None = None) -> str:
     have = _covered()
     out = []
     for ch in safe_text(text, 300):
-        if ord(ch) in have or ch in "\n\t":
+        if ch in "\n\t\r\u2028\u2029":  # one-line text: breaks become spaces
+            out.append(" ")
+        elif ord(ch) in have:
             out.append(ch)
         else:
             out.append("\ufffd")
