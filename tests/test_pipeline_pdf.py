@@ -183,17 +183,43 @@ def test_any_title_prints_without_error(tmp_path, title: str) -> None:
         assert "emoji" in text
 
 
-def test_a_puzzle_too_large_for_a_page_shrinks_with_a_warning_never_clipped(tmp_path) -> None:
-    rng = np.random.default_rng(1)
-    g = (rng.random((59, 99)) < 0.5).astype(int)
-    p = Puzzle.from_grid(Grid(g))
+def inked_box(doc: pdfium.PdfDocument, i: int) -> tuple[int, int, int, int, int, int]:
+    img = pixels(doc, i, 2.0)
+    dark = np.nonzero(img.sum(axis=2) < 200)
+    h, w = img.shape[:2]
+    return dark[1].min(), dark[0].min(), dark[1].max(), dark[0].max(), w, h
+
+
+def test_a_puzzle_too_large_for_a_page_is_printed_in_parts_never_clipped(tmp_path) -> None:
+    rng = np.random.default_rng(1)  # a picture of 5x5 blocks: clues of up to 10 numbers
+    blocks = (rng.random((12, 20)) < 0.5).astype(int)
+    p = Puzzle.from_grid(Grid(np.kron(blocks, np.ones((5, 5), dtype=int))[:59, :99]))
     warnings: list[str] = []
     doc = open_pdf(book([BookEntry(p, 1, "Huge")], "Huge", page="6x9", warn=warnings.append),
                    tmp_path)
-    assert any("99x59" in w and "mm cells" in w for w in warnings)
-    img = pixels(doc, 1, 2.0)
-    dark = np.nonzero(img.sum(axis=2) < 200)
-    h, w = img.shape[:2]
-    # the whole grid (and its frame) inside the page, clear of the page edges
-    assert dark[1].max() < w - 0.3 * INCH * MM * 2 and dark[0].max() < h - 10 * MM * 2
-    assert dark[1].min() > 0.3 * INCH * MM * 2
+    assert any("99x59" in w and "parts" in w for w in warnings), warnings
+    heads = [page_text(doc, i).splitlines()[0] for i in range(1, len(doc))]
+    parts = [m.groups() for t in heads
+             if (m := re.match(r"1\. part \d+ of \d+: rows (\d+)\D(\d+), columns (\d+)\D(\d+)", t))]
+    assert len(parts) > 1
+    covered = np.zeros((59, 99), dtype=int)  # the parts tile the grid exactly once
+    for r0, r1, c0, c1 in parts:
+        covered[int(r0) - 1:int(r1), int(c0) - 1:int(c1)] += 1
+    assert (covered == 1).all()
+    for i in range(1, len(parts) + 1):  # each part inside its page, clear of the edges
+        x0, y0, x1, y1, w, h = inked_box(doc, i)
+        assert x0 > 0.3 * INCH * MM * 2 and x1 < w - 0.3 * INCH * MM * 2 and y1 < h - 20 * MM
+
+
+def test_what_parts_cannot_fit_is_printed_small_with_a_warning(tmp_path) -> None:
+    # a row clue of 60 blocks needs 60 cells of clue area whatever the parts
+    g = np.zeros((4, 120), dtype=int)
+    g[0, ::2] = 1
+    g[1:, :3] = 1
+    p = Puzzle.from_grid(Grid(g))
+    warnings: list[str] = []
+    doc = open_pdf(book([BookEntry(p, 1, "Wide")], "Wide", page="6x9", warn=warnings.append),
+                   tmp_path)
+    assert any("120x4" in w and "mm cells" in w for w in warnings), warnings
+    x0, y0, x1, y1, w, h = inked_box(doc, 1)
+    assert x0 > 0.3 * INCH * MM * 2 and x1 < w - 0.3 * INCH * MM * 2

@@ -12,8 +12,9 @@ Pure: puzzles in, PDF bytes out. What print services ask for, and what readers n
   draw them (:mod:`nonoforge.images.render` decides where clues go and which ink reads),
   and a colour key under each colour puzzle; ``greyscale`` maps colours to distinct grey
   levels (and hatching beyond five colours), named in the key;
-- the clue area sized to the longest clue; a puzzle too large for a legible cell is printed
-  smaller with a warning, never clipped.
+- the clue area sized to the longest clue; a puzzle too large for a legible cell on one
+  page is printed in parts, one a page, each with its rows' and columns' clues (and smaller,
+  with a warning, only when 4x4 parts are not enough); nothing is ever clipped.
 """
 
 from __future__ import annotations
@@ -204,8 +205,26 @@ class _Book(FPDF):
 
 
 @dataclass(frozen=True)
+class Piece:
+    """What one slot of a page shows: a puzzle, or one part of a puzzle too large for a
+    page at a legible cell (rows ``r0:r1`` and columns ``c0:c1``, with their clues)."""
+
+    entry: BookEntry
+    r0: int
+    r1: int
+    c0: int
+    c1: int
+    part: int = 1
+    parts: int = 1
+
+    @classmethod
+    def whole(cls, e: BookEntry) -> Piece:
+        return cls(e, 0, e.puzzle.height, 0, e.puzzle.width)
+
+
+@dataclass(frozen=True)
 class _Fit:
-    """A puzzle's size in cells, clue area included: the grid starts at (left, top)."""
+    """A piece's size in cells, clue area included: the grid starts at (left, top)."""
 
     left: int
     top: int
@@ -214,14 +233,16 @@ class _Fit:
     key_items: int
 
     @classmethod
-    def of(cls, e: BookEntry, solved: bool) -> _Fit:
-        p = e.puzzle
-        left = 0 if solved else max(1, max(len(r) for r in p.rows))
-        top = 0 if solved else max(1, max(len(c) for c in p.columns))
-        return cls(left, top, left + p.width, top + p.height, 0 if p.is_bw else p.ncolors)
+    def of(cls, pc: Piece, solved: bool) -> _Fit:
+        p = pc.entry.puzzle
+        rows, cols = p.rows[pc.r0:pc.r1], p.columns[pc.c0:pc.c1]
+        left = 0 if solved else max(1, max(len(r) for r in rows))
+        top = 0 if solved else max(1, max(len(c) for c in cols))
+        return cls(left, top, left + pc.c1 - pc.c0, top + pc.r1 - pc.r0,
+                   0 if p.is_bw else p.ncolors)
 
     def cell(self, w: float, h: float) -> float:
-        """The cell (mm) that fits this puzzle, its heading and key into a ``w`` x ``h`` box."""
+        """The cell (mm) that fits this piece, its heading and key into a ``w`` x ``h`` box."""
         key_lines = -(-self.key_items // max(1, int(w // 32))) if self.key_items else 0
         room = h - HEAD - key_lines * KEY_LINE - (1.5 if key_lines else 0)
         return max(0.1, min(w / self.width, room / self.height, MAX_CELL))
@@ -237,33 +258,67 @@ def _slots(n: int, box: tuple[float, float, float, float]) -> list[tuple[float, 
     return [(x, y, w, h)]
 
 
-def _per_page(e: BookEntry, size: tuple[float, float], solved: bool) -> int:
-    """4, 2 or 1 puzzles per page: the most that still leave each a comfortable cell.
+def _narrowest(size: tuple[float, float]) -> tuple[float, float, float, float]:
+    """The printable box of the widest-gutter page: plans never depend on the gutter, so
+    the page count (which sets the gutter) cannot change under them."""
+    return (0.0, 0.0, size[0] - GUTTERS[-1][1] * INCH - OUTSIDE, size[1] - TOP - BOTTOM)
 
-    Decided on the narrowest printable box any page can have, so the plan (and the page
-    count, which sets the gutter) never depends on the gutter itself.
-    """
-    box = (0.0, 0.0, size[0] - GUTTERS[-1][1] * INCH - OUTSIDE, size[1] - TOP - BOTTOM)
-    fit = _Fit.of(e, solved)
+
+def _per_page(pc: Piece, size: tuple[float, float], solved: bool) -> int:
+    """4, 2 or 1 pieces per page: the most that still leave each a comfortable cell."""
+    if pc.parts > 1:
+        return 1
+    fit = _Fit.of(pc, solved)
     for n in (4, 2):
-        _, _, w, h = _slots(n, box)[0]
+        _, _, w, h = _slots(n, _narrowest(size))[0]
         if fit.cell(w, h) >= SHARE_CELL:
             return n
     return 1
 
 
+def _spans(n: int, k: int) -> list[tuple[int, int]]:
+    """``n`` lines cut into ``k`` parts, cuts on multiples of five where possible."""
+    step = -(-n // k)
+    step = -(-step // 5) * 5 if step > 5 else step
+    return [(a, min(n, a + step)) for a in range(0, n, step)]
+
+
+def _pieces(e: BookEntry, size: tuple[float, float], solved: bool) -> list[Piece]:
+    """The puzzle whole, or (puzzles only, not solutions) in the fewest parts that each
+    keep a legible cell; when even 4x4 parts cannot, in the parts that give the largest
+    cell (drawn small, with a warning)."""
+    whole = Piece.whole(e)
+    _, _, w, h = _narrowest(size)
+    if solved or _Fit.of(whole, False).cell(w, h) >= MIN_CELL:
+        return [whole]
+    p = e.puzzle
+    best, best_cell = [whole], _Fit.of(whole, False).cell(w, h)
+    for ry, cx in sorted(((ry, cx) for ry in range(1, 5) for cx in range(1, 5)
+                          if ry * cx > 1), key=lambda t: (t[0] * t[1], t[0])):
+        rows, cols = _spans(p.height, ry), _spans(p.width, cx)
+        parts = [Piece(e, r0, r1, c0, c1) for r0, r1 in rows for c0, c1 in cols]
+        cell = min(_Fit.of(pc, False).cell(w, h) for pc in parts)
+        if cell > best_cell * 1.25:  # parts only where they pay: a clearly larger cell
+            best, best_cell = parts, cell
+        if cell >= MIN_CELL:
+            break
+    return [Piece(pc.entry, pc.r0, pc.r1, pc.c0, pc.c1, k, len(best))
+            for k, pc in enumerate(best, start=1)]
+
+
 def _plan(
     entries: Sequence[BookEntry], size: tuple[float, float], solved: bool
-) -> list[list[BookEntry]]:
-    """Entries grouped into pages, in order."""
-    pages: list[list[BookEntry]] = []
+) -> list[list[Piece]]:
+    """Pieces grouped into pages, in order."""
+    todo = [pc for e in entries for pc in _pieces(e, size, solved)]
+    pages: list[list[Piece]] = []
     i = 0
-    while i < len(entries):
-        n = _per_page(entries[i], size, solved)
-        group = [entries[i]]
-        while len(group) < n and i + len(group) < len(entries) \
-                and _per_page(entries[i + len(group)], size, solved) >= n:
-            group.append(entries[i + len(group)])
+    while i < len(todo):
+        n = _per_page(todo[i], size, solved)
+        group = [todo[i]]
+        while len(group) < n and i + len(group) < len(todo) \
+                and _per_page(todo[i + len(group)], size, solved) >= n:
+            group.append(todo[i + len(group)])
         pages.append(group)
         i += len(group)
     return pages
@@ -281,13 +336,17 @@ class _Drawer:
     def text(self, s: str) -> str:
         return printable(s, self.missing)
 
-    def heading(self, e: BookEntry, x: float, y: float, w: float, solved: bool) -> None:
+    def heading(self, pc: Piece, x: float, y: float, w: float) -> None:
         pdf = self.pdf
+        e = pc.entry
         head = f"{e.number}. {e.title}"
         if e.grade is not None:
             head += f"  (grade {e.grade})"
         if e.note:
             head += f"  [{e.note}]"
+        if pc.parts > 1:
+            head = (f"{e.number}. part {pc.part} of {pc.parts}: rows {pc.r0 + 1}\u2013{pc.r1}, "
+                    f"columns {pc.c0 + 1}\u2013{pc.c1}  \u00b7  {head[len(str(e.number)) + 2:]}")
         pdf.set_text_color(0, 0, 0)
         pdf.set_font(FONT, style="B", size=10 if w > 100 else 8.5)
         head = self.text(head)
@@ -323,14 +382,15 @@ class _Drawer:
                 for t in (0.25, 0.5, 0.75):
                     pdf.line(x + w * t, y, x + w * t, y + h)
 
-    def puzzle(self, e: BookEntry, box: tuple[float, ...], solved: bool) -> None:
+    def puzzle(self, pc: Piece, box: tuple[float, ...], solved: bool) -> None:
         from nonoforge.images.render import _Layout
 
         pdf = self.pdf
         x, y, w, h = box
+        e = pc.entry
         p = e.puzzle
-        self.heading(e, x, y, w, solved)
-        fit = _Fit.of(e, solved)
+        self.heading(pc, x, y, w)
+        fit = _Fit.of(pc, solved)
         cell = fit.cell(w, h)
         if cell < MIN_CELL and not solved:
             self.small.append(f"puzzle {e.number} ({p.width}x{p.height}) is printed with "
@@ -341,8 +401,14 @@ class _Drawer:
         if not solved:
             lay = _Layout(p, 1, 0)  # the sheets' clue positions, in cells
             for cx, cy, label, col in lay.clue_boxes():
-                tx = gx + (cx - lay.gx) * cell
-                ty = gy + (cy - lay.gy) * cell
+                if cx < lay.gx:  # a row clue: right-aligned to the grid
+                    if not pc.r0 <= cy - lay.gy < pc.r1:
+                        continue
+                    tx, ty = gx + (cx - lay.gx) * cell, gy + (cy - lay.gy - pc.r0) * cell
+                else:  # a column clue: bottom-aligned to the grid
+                    if not pc.c0 <= cx - lay.gx < pc.c1:
+                        continue
+                    tx, ty = gx + (cx - lay.gx - pc.c0) * cell, gy + (cy - lay.gy) * cell
                 colour = ink[col] if col and not p.is_bw else ink[0]
                 if col and not p.is_bw:
                     self.swatch(colour, tx + 0.12 * cell / 2, ty + 0.12 * cell / 2,
@@ -355,33 +421,31 @@ class _Drawer:
         grid = e.answer if solved else None
         if grid is not None:
             cells = grid.cells
-            for i in range(p.height):
-                for j in range(p.width):
+            for i in range(pc.r0, pc.r1):
+                for j in range(pc.c0, pc.c1):
                     v = int(cells[i, j])
                     if v:
-                        self.swatch(ink[v], gx + j * cell, gy + i * cell, cell, cell)
-        self.rules(p, gx, gy, cell, fit)
+                        self.swatch(ink[v], gx + (j - pc.c0) * cell, gy + (i - pc.r0) * cell,
+                                    cell, cell)
+        self.rules(pc, gx, gy, cell, fit)
         if fit.key_items:
-            self.key(p, ink, x, gy + p.height * cell + 1.5, w)
+            self.key(p, ink, x, gy + (pc.r1 - pc.r0) * cell + 1.5, w)
 
-    def rules(self, p: Puzzle, gx: float, gy: float, cell: float, fit: _Fit) -> None:
+    def rules(self, pc: Piece, gx: float, gy: float, cell: float, fit: _Fit) -> None:
+        """Thin lines, a thick one every five cells (counted in the whole puzzle), a frame."""
         pdf = self.pdf
-        x1, y1 = gx + p.width * cell, gy + p.height * cell
-        pdf.set_draw_color(150, 150, 150)
-        pdf.set_line_width(0.1)
-        for i in range(p.height + 1):
-            if i % 5:
-                pdf.line(gx - fit.left * cell, gy + i * cell, x1, gy + i * cell)
-        for j in range(p.width + 1):
-            if j % 5:
-                pdf.line(gx + j * cell, gy - fit.top * cell, gx + j * cell, y1)
-        pdf.set_draw_color(0, 0, 0)
-        pdf.set_line_width(0.4)
-        for i in range(0, p.height + 1, 5):
-            pdf.line(gx - fit.left * cell, gy + i * cell, x1, gy + i * cell)
-        for j in range(0, p.width + 1, 5):
-            pdf.line(gx + j * cell, gy - fit.top * cell, gx + j * cell, y1)
-        pdf.rect(gx, gy, p.width * cell, p.height * cell)
+        nr, nc = pc.r1 - pc.r0, pc.c1 - pc.c0
+        x1, y1 = gx + nc * cell, gy + nr * cell
+        for thick in (False, True):
+            pdf.set_draw_color(*((0, 0, 0) if thick else (150, 150, 150)))
+            pdf.set_line_width(0.4 if thick else 0.1)
+            for i in range(nr + 1):
+                if ((pc.r0 + i) % 5 == 0) == thick:
+                    pdf.line(gx - fit.left * cell, gy + i * cell, x1, gy + i * cell)
+            for j in range(nc + 1):
+                if ((pc.c0 + j) % 5 == 0) == thick:
+                    pdf.line(gx + j * cell, gy - fit.top * cell, gx + j * cell, y1)
+        pdf.rect(gx, gy, nc * cell, nr * cell)
 
     def key(self, p: Puzzle, ink: list[Ink], x: float, y: float, w: float) -> None:
         """The colour key: each colour's swatch (as printed) and its name."""
@@ -441,8 +505,8 @@ def book(
     for group in fronts:
         pdf.add_page()
         n = _per_page(group[0], size, False)
-        for e, slot in zip(group, _slots(n, pdf.frame()), strict=False):
-            draw.puzzle(e, slot, solved=False)
+        for pc, slot in zip(group, _slots(n, pdf.frame()), strict=False):
+            draw.puzzle(pc, slot, solved=False)
     if backs:
         pdf.add_page()
         x, y, w, h = pdf.frame()
@@ -453,14 +517,19 @@ def book(
     for group in backs:
         pdf.add_page()
         n = _per_page(group[0], size, True)
-        for e, slot in zip(group, _slots(n, pdf.frame()), strict=False):
-            draw.puzzle(e, slot, solved=True)
+        for pc, slot in zip(group, _slots(n, pdf.frame()), strict=False):
+            draw.puzzle(pc, slot, solved=True)
+    for e in entries:
+        parts = max((pc.parts for g in fronts for pc in g if pc.entry is e), default=1)
+        if parts > 1:
+            draw.small.append(f"puzzle {e.number} ({e.puzzle.width}x{e.puzzle.height}) is "
+                              f"printed in {parts} parts, one a page, for legible cells")
     if warn:
         if draw.missing:
             shown = "".join(sorted(draw.missing)[:12])
             warn(f"the book's font has no glyph for {len(draw.missing)} character(s) "
                  f"({shown}): printed as \ufffd")
-        for msg in draw.small:
+        for msg in dict.fromkeys(draw.small):  # each once, in order
             warn(msg)
     return bytes(pdf.output())
 
