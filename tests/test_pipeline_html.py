@@ -120,6 +120,22 @@ def test_a_player_solves_a_puzzle_by_clicking_and_nothing_is_fetched(browser, tm
     # right-click marks a cell empty
     ActionChains(browser).context_click(cell(browser, wrong)).perform()
     assert "x" in cell(browser, wrong).get_attribute("class").split()
+    # a drag fills a run of cells in one step: one undo takes it all back
+    w = its[0].puzzle.width
+    run = [2 * w, 2 * w + 1, 2 * w + 2]
+    chain = ActionChains(browser).click_and_hold(cell(browser, run[0]))
+    for i in run[1:]:
+        chain = chain.move_to_element(cell(browser, i))
+    chain.release().perform()
+    assert all("f" in cell(browser, i).get_attribute("class").split() for i in run)
+    browser.find_element("id", "undo").click()
+    assert not any("f" in cell(browser, i).get_attribute("class").split() for i in run)
+    # "m" switches to marking, and back
+    board = browser.find_element("id", "board")
+    board.send_keys("m")
+    assert "mark" in browser.find_element("id", "mode").text
+    board.send_keys("m")
+    assert "fill" in browser.find_element("id", "mode").text
     # fill every cell of the picture but the last by clicking; the last with the keyboard
     filled = [i for i, v in enumerate(dancer) if v]
     for i in filled[:-1]:
@@ -127,12 +143,10 @@ def test_a_player_solves_a_puzzle_by_clicking_and_nothing_is_fetched(browser, tm
     assert not solved(browser)
     done = browser.find_elements("css selector", "#board td.done")
     assert done  # some satisfied clues are already crossed out
-    board = browser.find_element("id", "board")
     cell(browser, filled[-2]).click()  # unfill, moving the cursor there
     board.send_keys(" ")  # fill it again from the keyboard
     last = filled[-1]
     here = filled[-2]
-    w = its[0].puzzle.width
     keys = (Keys.ARROW_DOWN * ((last // w) - (here // w))
             + (Keys.ARROW_RIGHT if last % w > here % w else Keys.ARROW_LEFT) * abs(
                 last % w - here % w))
