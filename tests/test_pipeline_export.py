@@ -194,3 +194,14 @@ def test_no_exporter_fails_on_hostile_text(tmp_path) -> None:
     assert json.loads(line)["title"].startswith("Evil")
     doc = pdfium.PdfDocument(str(tmp_path / "evil.pdf"))
     assert "Evil" in doc[1].get_textpage().get_text_range()
+
+
+def test_svg_sheets_stay_well_formed_xml_whatever_the_title() -> None:
+    import xml.etree.ElementTree as ET
+
+    from nonoforge.images.render import sheet_svg
+
+    p = Puzzle.from_grid(Grid(np.array([[1, 0], [1, 1]])),
+                         meta=Meta(title="a\x00\x1b<b>&\ud800\ufffe z"))
+    root = ET.fromstring(sheet_svg(p))
+    assert root.find("{http://www.w3.org/2000/svg}title").text == "a<b>& z"

@@ -12,13 +12,13 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from functools import lru_cache
-from xml.sax.saxutils import escape
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from nonoforge.puzzle import Clue, Grid, Palette, Puzzle, cell_chars
 from nonoforge.solving import mask_colours as state_cells
+from nonoforge.util import xml_text
 
 RGB = tuple[int, int, int]
 
@@ -154,7 +154,7 @@ def sheet_svg(puzzle: Puzzle, cell: int = 20, margin: int = 10, solved: bool = F
         f'viewBox="0 0 {lay.width} {lay.height}" font-family="DejaVu Sans, Arial, sans-serif">',
     ]
     if puzzle.meta.title:
-        out.append(f"<title>{escape(puzzle.meta.title)}</title>")
+        out.append(f"<title>{xml_text(puzzle.meta.title)}</title>")
     out.append(f'<rect width="{lay.width}" height="{lay.height}" fill="#ffffff"/>')
     for x, y, text, col in lay.clue_boxes():
         swatch = not bw and col != 0
