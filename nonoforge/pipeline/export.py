@@ -104,7 +104,8 @@ def solve_items(items: Sequence[Item], warn: Warn | None = None) -> None:
         if it.answer is not None and it.verdict is not None:
             continue
         try:
-            res = solve(it.puzzle, max_solutions=2, timeout=SOLVE_TIMEOUT)
+            # a stored verdict needs only a solution; otherwise prove uniqueness too
+            res = solve(it.puzzle, max_solutions=1 if it.verdict else 2, timeout=SOLVE_TIMEOUT)
         except NonoforgeError as e:  # e.g. too many colours: this puzzle only
             if warn:
                 warn(f"puzzle {it.number} ({it.puzzle.key[:12]}): not solved: {e}")

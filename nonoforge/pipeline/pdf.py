@@ -499,9 +499,13 @@ def book(
     pdf.multi_cell(w, 11, draw.text(title), align="C")
     pdf.set_font(FONT, size=11)
     pdf.set_x(x)
+    marked = sum(1 for e in entries if e.note)
     pdf.multi_cell(w, 7, f"{len(entries)} puzzles, easiest first. Solutions at the back."
                    + ("\nColours are printed as greys, named in each puzzle's key."
-                      if greyscale else "") + "\nMade with nonoforge.", align="C")
+                      if greyscale else "")
+                   + (f"\n{marked} marked puzzle(s) may have more than one solution: "
+                      "the one at the back is one of them." if marked else "")
+                   + "\nMade with nonoforge.", align="C")
     for group in fronts:
         pdf.add_page()
         n = _per_page(group[0], size, False)
