@@ -205,3 +205,26 @@ def test_svg_sheets_stay_well_formed_xml_whatever_the_title() -> None:
                          meta=Meta(title="a\x00\x1b<b>&\ud800\ufffe z"))
     root = ET.fromstring(sheet_svg(p))
     assert root.find("{http://www.w3.org/2000/svg}title").text == "a<b>& z"
+
+
+def test_a_rated_collection_exports_its_scores_grades_and_verdicts(tmp_path) -> None:
+    from test_pipeline_jobs import rate_into, small_corpus
+
+    from nonoforge.pipeline import jobs
+    from nonoforge.pipeline.collection import Filters
+    from nonoforge.pipeline.rate import LocalExecutor
+
+    db = str(tmp_path / "r.db")
+    rows = rate_into(db, LocalExecutor(1), small_corpus())
+    with Corpus.open(db) as c:
+        chosen = jobs.build_collection(c, "rated", Filters(count=6))
+    target = tmp_path / "rated.jsonl"
+    assert export(db, "rated", "--to", str(target)).exit_code == 0
+    got = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
+    assert [r["key"] for r in got] == [x.puzzle.key for x in chosen]
+    for r in got:
+        stored = rows[r["key"]]
+        assert (r["verdict"], r["technique"], r["effort"], r["score"], r["grade"]) == (
+            stored["status"], stored["technique"], stored["effort"], stored["score"],
+            stored["grade"])
+        assert r["grade"] is not None and "steps" not in r
