@@ -50,6 +50,8 @@ MIN_CELL = 3.0
 MAX_CELL = 8.0
 #: A page holds 4 or 2 puzzles when each still gets at least this cell (mm).
 SHARE_CELL = 4.0
+#: Solutions are only looked at: they share pages down to this cell (mm).
+SOLUTION_CELL = 2.0
 HEAD = 7.0  # the line above each puzzle
 KEY_LINE = 4.5  # one line of the colour key
 FONT = "dejavu"
@@ -271,7 +273,7 @@ def _per_page(pc: Piece, size: tuple[float, float], solved: bool) -> int:
     fit = _Fit.of(pc, solved)
     for n in (4, 2):
         _, _, w, h = _slots(n, _narrowest(size))[0]
-        if fit.cell(w, h) >= SHARE_CELL:
+        if fit.cell(w, h) >= (SOLUTION_CELL if solved else SHARE_CELL):
             return n
     return 1
 
