@@ -217,7 +217,7 @@ def test_a_rated_collection_exports_its_scores_grades_and_verdicts(tmp_path) -> 
     db = str(tmp_path / "r.db")
     rows = rate_into(db, LocalExecutor(1), small_corpus())
     with Corpus.open(db) as c:
-        chosen = jobs.build_collection(c, "rated", Filters(count=6))
+        chosen = jobs.build_collection(c, "rated", Filters(), count=6)
     target = tmp_path / "rated.jsonl"
     assert export(db, "rated", "--to", str(target)).exit_code == 0
     got = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]

@@ -76,19 +76,17 @@ def records(items: Iterable[Item], steps: bool = False) -> Iterator[dict[str, An
 
 
 def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> int:
-    """Write one compact JSON object per line (UTF-8) through a temporary file."""
-    import os
+    """Write one compact JSON object per line (UTF-8), whole or not at all."""
+    from nonoforge.util import open_atomic
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
     n = 0
-    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+    with open_atomic(path) as f:
         for row in rows:
             text = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
             # U+2028/2029 are line breaks to str.splitlines and some readers: escape them
-            f.write(text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029") + "\n")
+            text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+            f.write((text + "\n").encode("utf-8"))
             n += 1
-    os.replace(tmp, path)
     return n
 
 
