@@ -1033,7 +1033,7 @@ def collection_export(
     opts = ExportOptions(fmt, page, greyscale, overwrite, steps, include_ambiguous)
     with Corpus.open(db) as corpus:
         done = jobs.export_collection(corpus, name, to, opts=opts,
-                                      warn=lambda m: err.print(f"warning: {m}"))
+                                      warn=lambda m: err.print(f"warning: {m}", markup=False))
     if not is_quiet():
         err.print(f"wrote {done.count} puzzle(s) to {done.path} ({done.kind})")
 
