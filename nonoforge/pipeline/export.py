@@ -80,8 +80,9 @@ class Item:
     def note(self) -> str | None:
         if self.unique:
             return None
-        return {"multiple": "not unique: one of several solutions",
-                "timeout": "uniqueness not proven"}.get(self.verdict or "", "not proven")
+        if self.verdict == "multiple":
+            return "not unique: one of several solutions"
+        return "uniqueness not proven"  # budget, timeout, timeout_wall, error
 
 
 def items_of(corpus: Any, name: str) -> list[Item]:
