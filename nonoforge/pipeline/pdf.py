@@ -415,6 +415,9 @@ class _Drawer:
                 if col and not p.is_bw:
                     self.swatch(colour, tx + 0.12 * cell / 2, ty + 0.12 * cell / 2,
                                 cell * 0.88, cell * 0.88)
+                    if colour.hatch:  # a plain patch under the digit keeps it readable
+                        pdf.set_fill_color(*colour.fill)
+                        pdf.rect(tx + 0.2 * cell, ty + 0.2 * cell, 0.6 * cell, 0.6 * cell, "F")
                 pdf.set_text_color(*colour.text)
                 size = cell * PT_PER_MM * (0.62 if len(label) < 3 else 0.45)
                 pdf.set_font(FONT, size=max(2.0, size))
