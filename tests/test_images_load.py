@@ -12,7 +12,15 @@ import pytest
 from PIL import Image
 
 from nonoforge.errors import ImageError
-from nonoforge.images.load import MAX_PIXELS, array_to_rgba, as_rgba, load_image
+from nonoforge.images.load import (
+    MAX_PIXELS,
+    MEMORY_BUDGET,
+    WORK_SIDE,
+    array_to_rgba,
+    as_rgba,
+    decoded_cost,
+    load_image,
+)
 
 
 def png_header(width: int, height: int) -> bytes:
@@ -146,3 +154,72 @@ def test_pillow_image_source() -> None:
     a = as_rgba(Image.new("LA", (3, 2), (10, 128)))
     assert a.shape == (2, 3, 4)
     assert np.allclose(a[..., 3], 128 / 255)
+
+
+def gif_screen_bomb(side: int = 6324) -> bytes:
+    """A 39-byte GIF: a 7x1 frame on a ``side x side`` logical screen (issue 14, item 4).
+
+    The frame's LZW data is seven (clear, 0) pairs and (clear, end), three bits each.
+    """
+    codes = [4, 0] * 7 + [4, 5]
+    data = sum(c << (3 * i) for i, c in enumerate(codes)).to_bytes(6, "little")
+    head = b"GIF89a" + struct.pack("<HHBBB", side, side, 0x80, 0, 0) + b"\0\0\0\xff\xff\xff"
+    frame = b"\x2c" + struct.pack("<HHHHB", 0, 0, 7, 1, 0) + b"\x02" + bytes([len(data)]) + data
+    return head + frame + b"\x00\x3b"
+
+
+def test_gif_with_huge_logical_screen_is_refused_by_decoded_cost(tmp_path: Path) -> None:
+    import time
+
+    p = tmp_path / "screen.gif"
+    p.write_bytes(gif_screen_bomb())
+    assert len(p.read_bytes()) == 39
+    assert MAX_PIXELS > 6324 * 6324  # under the pixel cap: the cost check is what refuses it
+    t0 = time.process_time()
+    with pytest.raises(ImageError, match="MB budget") as e:
+        load_image(p)
+    assert time.process_time() - t0 < 0.5  # refused from the header, nothing decoded
+    assert "\n" not in str(e.value) and str(e.value).startswith(str(p))
+    assert decoded_cost(6324, 6324, "P") > MEMORY_BUDGET
+
+
+def test_gif_screen_bomb_through_the_cli(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from nonoforge.cli import app
+
+    p = tmp_path / "screen.gif"
+    p.write_bytes(gif_screen_bomb())
+    r = CliRunner().invoke(app, ["generate", str(p), "--size", "20x20", "--out", str(tmp_path)])
+    assert r.exit_code == 2
+    assert "MB budget" in r.output and "Traceback" not in r.output
+
+
+def test_small_gif_uses_its_first_frame(tmp_path: Path) -> None:
+    p = tmp_path / "anim.gif"
+    a = Image.new("P", (8, 8), 0)
+    a.putpalette([0, 0, 0, 255, 255, 255] + [0] * 762)
+    b = a.copy()
+    b.paste(1, (0, 0, 8, 8))
+    a.save(p, save_all=True, append_images=[b], duration=100)
+    assert np.allclose(load_image(p)[..., :3], 0.0)
+
+
+def test_large_images_are_shrunk_in_linear_light(tmp_path: Path) -> None:
+    side = WORK_SIDE * 2
+    stripes = np.zeros((side, side), dtype=np.uint8)
+    stripes[:, ::2] = 255
+    p = tmp_path / "stripes.png"
+    Image.fromarray(stripes).save(p)
+    a = load_image(p)
+    assert max(a.shape[:2]) <= WORK_SIDE
+    # half black, half white averages to mid grey in linear light: sRGB 0.735, not 0.5
+    assert abs(float(np.median(a[..., 0])) - 0.735) < 0.02
+
+
+def test_large_jpeg_is_decoded_at_reduced_scale(tmp_path: Path) -> None:
+    p = tmp_path / "big.jpg"
+    Image.new("RGB", (5000, 3000), (200, 30, 40)).save(p, quality=90)
+    a = load_image(p)
+    assert max(a.shape[:2]) <= WORK_SIDE
+    assert a.shape[1] > a.shape[0]

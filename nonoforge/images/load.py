@@ -1,9 +1,14 @@
 """Reading images safely: one guarded entry point for every picture nonoforge turns into a puzzle.
 
 The header is checked before any pixel is decoded, so a decompression bomb (a small file that
-claims a huge canvas) is refused without allocating it. Every mode Pillow reads (palette, LA,
-16-bit grey, CMYK, ...) comes out as one float RGBA array in 0..1, sRGB-encoded, so the
-quantiser sees a single representation.
+claims a huge canvas) is refused without allocating it: the *decoded cost* -- frames x width
+x height x bytes per pixel, where the bytes are those of the decoded mode plus the RGBA and
+float copies this loader makes -- must fit :data:`MEMORY_BUDGET`. Only the first frame of an
+animated image is decoded. JPEGs are decoded at a reduced scale (libjpeg's DCT scaling) when
+they are much larger than needed, and every picture is then shrunk in linear light to at most
+:data:`WORK_SIDE` pixels a side: a puzzle is at most 200 cells a side. Every mode Pillow reads
+(palette, LA, 16-bit grey, CMYK, ...) comes out as one float RGBA array in 0..1,
+sRGB-encoded, so the quantiser sees a single representation.
 """
 
 from __future__ import annotations
@@ -12,12 +17,20 @@ import os
 from pathlib import Path
 
 import numpy as np
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import Image, ImageMode, ImageOps, UnidentifiedImageError
 
 from nonoforge.errors import ImageError
+from nonoforge.images.light import block_reduce_linear
 
 #: Largest canvas we decode (pixels). A 45x45 puzzle needs nothing near this.
 MAX_PIXELS = 40_000_000
+#: Most memory decoding one image may take (bytes), checked before decoding.
+MEMORY_BUDGET = 256 * 2**20
+#: Bytes per pixel the loader adds to the decoded image: an RGBA copy (4) and a float32
+#: RGBA working copy (16) that is shrunk to :data:`WORK_SIDE` in strips.
+LOADER_BYTES = 4 + 16
+#: Longest side of the working image (pixels); larger pictures are shrunk to it.
+WORK_SIDE = 1024
 #: Smallest width and height that still carry a picture.
 MIN_SIDE = 2
 
@@ -33,6 +46,34 @@ def check_size(width: int, height: int) -> None:
         )
     if min(width, height) < MIN_SIDE:
         raise ImageError(f"image is {width}x{height} pixels: too small to make a puzzle of")
+
+
+def mode_bytes(mode: str) -> int:
+    """Bytes per pixel Pillow holds for an image of ``mode`` (1 for bilevel and palette)."""
+    if mode in _SIXTEEN_BIT:
+        return 2
+    if mode in ("I", "F"):
+        return 4
+    try:
+        return len(ImageMode.getmode(mode).bands)
+    except KeyError:
+        return 4
+
+
+def decoded_cost(width: int, height: int, mode: str, frames: int = 1) -> int:
+    """Bytes decoding ``frames`` frames of a ``width x height`` image of ``mode`` takes here."""
+    return frames * width * height * (mode_bytes(mode) + LOADER_BYTES)
+
+
+def check_cost(width: int, height: int, mode: str, frames: int = 1) -> None:
+    """Refuse an image whose decoded cost is over :data:`MEMORY_BUDGET`."""
+    cost = decoded_cost(width, height, mode, frames)
+    if cost > MEMORY_BUDGET:
+        raise ImageError(
+            f"image is {width}x{height} {mode}: decoding it takes {cost / 2**20:,.0f} MB, over "
+            f"the {MEMORY_BUDGET // 2**20} MB budget (possible decompression bomb; "
+            "scale it down first)"
+        )
 
 
 def load_image(path: str | os.PathLike[str]) -> np.ndarray:
@@ -53,9 +94,15 @@ def load_image(path: str | os.PathLike[str]) -> np.ndarray:
     except OSError as e:
         raise ImageError(f"{p}: cannot read ({e.strerror or e})") from None
     try:
-        # Image.open reads the header only; the size check runs before any decoding.
+        # Image.open reads the header only; the checks run before any decoding. Only the
+        # first frame of an animation is decoded (Pillow opens on it and we never seek).
         with fp, Image.open(fp) as im:
             check_size(*im.size)
+            long = max(im.size)
+            if im.format == "JPEG" and long > 2 * WORK_SIDE:
+                scale = WORK_SIDE / long
+                im.draft(im.mode, (int(im.width * scale) or 1, int(im.height * scale) or 1))
+            check_cost(im.width, im.height, im.mode)
             im.load()
             return image_to_rgba(im)
     except ImageError as e:
@@ -69,22 +116,30 @@ def load_image(path: str | os.PathLike[str]) -> np.ndarray:
 
 
 def image_to_rgba(im: Image.Image) -> np.ndarray:
-    """A Pillow image (any mode) as a ``(H, W, 4)`` float64 array in 0..1, upright."""
+    """A Pillow image (any mode) as a ``(H, W, 4)`` float64 array in 0..1, upright,
+    shrunk to at most :data:`WORK_SIDE` pixels a side."""
     check_size(*im.size)
     im = ImageOps.exif_transpose(im) if im.getexif() else im
     if im.mode in _SIXTEEN_BIT or im.mode in ("I", "F"):
-        grey = np.asarray(im, dtype=np.float64)
+        grey = np.asarray(im, dtype=np.float32)
         top = 65535.0 if im.mode in _SIXTEEN_BIT else max(float(grey.max()), 1.0)
         if im.mode == "I" and grey.max() <= 255:
             top = 255.0
         grey = np.clip(grey / top, 0.0, 1.0)
-        rgba = np.empty((*grey.shape, 4))
+        rgba = np.empty((*grey.shape, 4), dtype=np.float32)
         rgba[..., :3] = grey[..., None]
         rgba[..., 3] = 1.0
-        return rgba
-    if im.mode == "P" and "transparency" in im.info:
-        im = im.convert("RGBA")
-    return np.asarray(im.convert("RGBA"), dtype=np.float64) / 255.0
+        return to_work_size(rgba)
+    rgba8 = np.asarray(im.convert("RGBA"))
+    return to_work_size(rgba8.astype(np.float32) / np.float32(255.0))
+
+
+def to_work_size(rgba: np.ndarray, side: int = WORK_SIDE) -> np.ndarray:
+    """``rgba`` as float64, shrunk by an integer factor (linear light) to at most ``side``."""
+    k = -(-max(rgba.shape[:2]) // side)
+    if k <= 1:
+        return rgba.astype(np.float64)
+    return block_reduce_linear(rgba, k)
 
 
 def array_to_rgba(arr: np.ndarray) -> np.ndarray:
@@ -104,7 +159,7 @@ def array_to_rgba(arr: np.ndarray) -> np.ndarray:
         f = np.repeat(f, 3, axis=2)
     if f.shape[2] == 3:
         f = np.concatenate([f, np.ones((*f.shape[:2], 1))], axis=2)
-    return f
+    return to_work_size(f)
 
 
 def as_rgba(image: str | os.PathLike[str] | np.ndarray | Image.Image) -> np.ndarray:

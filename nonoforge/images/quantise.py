@@ -29,6 +29,7 @@ from skimage.filters import threshold_otsu
 
 from nonoforge import ranges
 from nonoforge.errors import ImageError, UsageError
+from nonoforge.images.light import area_weights, linear_to_srgb, srgb_to_linear
 from nonoforge.images.load import as_rgba
 from nonoforge.puzzle import Color, Grid, Palette
 
@@ -94,28 +95,10 @@ def fit_size(
     return width, h
 
 
-def _area_weights(n_in: int, n_out: int) -> np.ndarray:
-    """``(n_out, n_in)`` matrix: the share of each source pixel inside each target cell."""
-    edges = np.arange(n_out + 1) * (n_in / n_out)
-    lo, hi = edges[:-1, None], edges[1:, None]
-    px = np.arange(n_in)[None, :]
-    overlap = np.clip(np.minimum(hi, px + 1) - np.maximum(lo, px), 0.0, None)
-    return overlap / overlap.sum(axis=1, keepdims=True)
-
-
-def srgb_to_linear(s: np.ndarray) -> np.ndarray:
-    return np.where(s <= 0.04045, s / 12.92, ((s + 0.055) / 1.055) ** 2.4)
-
-
-def linear_to_srgb(v: np.ndarray) -> np.ndarray:
-    v = np.clip(v, 0.0, 1.0)
-    return np.where(v <= 0.0031308, v * 12.92, 1.055 * v ** (1 / 2.4) - 0.055)
-
-
 def area_average(rgba: np.ndarray, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
     """Each cell's mean colour (sRGB, 0..1, averaged in linear light) and its alpha coverage."""
-    ry = _area_weights(rgba.shape[0], height)
-    rx = _area_weights(rgba.shape[1], width)
+    ry = area_weights(rgba.shape[0], height)
+    rx = area_weights(rgba.shape[1], width)
     alpha = rgba[..., 3]
     lin = srgb_to_linear(rgba[..., :3]) * alpha[..., None]
     cover = ry @ alpha @ rx.T
