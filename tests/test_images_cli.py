@@ -57,7 +57,8 @@ def test_generate_json_writes_puzzle_sheets_and_pictures(tmp_path: Path, picture
                 "height", "colors", "technique"):
         assert key in row
     assert row["image"] == str(picture) and row["accepted"] is True
-    assert (row["width"], row["height"]) == (16, 12)
+    # the transparent margins are trimmed: 70x50 pixels of heart at 16 cells wide
+    assert (row["width"], row["height"]) == (16, 11)
     [p] = read_file(row["puzzle"])
     assert p.key == row["key"] and p.goal is not None and p.goal.matches(p)
     for role in ("sheet_png", "solution", "edits"):
@@ -70,7 +71,7 @@ def test_generate_default_non_file(tmp_path: Path, picture: Path) -> None:
     assert r.exit_code == 0, r.output
     assert "accepted" in r.stdout
     [p] = read_file(tmp_path / "heart.non")
-    assert (p.width, p.height) == (12, 10) and p.is_bw
+    assert (p.width, p.height) == (12, 9) and p.is_bw  # 12x10 at most, the heart's aspect
 
 
 def test_generate_colour_non_file(tmp_path: Path, picture: Path) -> None:

@@ -28,7 +28,8 @@ def disk(size: int = 60, ink=(0, 0, 0), paper=(255, 255, 255), mode: str = "RGB"
 def test_parse_and_fit_sizes() -> None:
     assert parse_size("30x20") == (30, 20)
     assert fit_size(600, 400, width=30) == (30, 20)
-    assert fit_size(600, 400, size=(10, 10)) == (10, 10)
+    assert fit_size(600, 400, size=(10, 10)) == (10, 7)  # a maximum: the aspect is kept
+    assert fit_size(400, 600, size=(30, 30)) == (20, 30)
     for bad in ("30", "0x5", "axb", "500x5"):
         with pytest.raises(UsageError):
             parse_size(bad)
@@ -63,7 +64,7 @@ def test_transparent_pixels_do_not_darken_the_average() -> None:
 
 
 def test_black_and_white_by_otsu_inks_the_dark_shape() -> None:
-    q = quantise(disk(), size=(12, 12))
+    q = quantise(disk(), size=(12, 12), crop=False)
     cells = q.grid.cells
     assert q.palette.is_bw
     assert cells[6, 6] == 1 and cells[0, 0] == 0
@@ -78,7 +79,7 @@ def test_light_shape_on_dark_ground_is_the_ink() -> None:
 def test_fill_fraction_sets_the_threshold() -> None:
     x = np.linspace(0, 1, 40)
     gradient = np.tile(x, (40, 1))
-    q = quantise(gradient, size=(20, 20), fill=0.3, despeckle_passes=0)
+    q = quantise(gradient, size=(20, 20), fill=0.3, despeckle_passes=0, crop=False)
     assert q.grid.cells.mean() == pytest.approx(0.3, abs=0.06)
 
 
@@ -101,16 +102,16 @@ def test_background_from_transparency(tmp_path: Path) -> None:
     p = tmp_path / "sticker.png"
     im = Image.new("RGBA", (40, 40), (0, 0, 0, 0))
     d = ImageDraw.Draw(im)
-    d.rectangle((8, 8, 31, 31), fill=(250, 250, 250, 255))  # a white square: ink, not ground
+    d.rectangle((8, 8, 31, 31), fill=(120, 170, 230, 255))  # a blue square: ink, not ground
     d.rectangle((16, 16, 23, 23), fill=(200, 30, 30, 255))
     im.save(p)
-    q = quantise(p, size=(10, 10), colors=2)
+    q = quantise(p, size=(10, 10), colors=2, crop=False)
     assert q.background_from_alpha
     cells = q.grid.cells
     assert cells[0, 0] == 0
     assert cells[2, 2] != 0 and cells[5, 5] != 0 and cells[2, 2] != cells[5, 5]
     assert q.palette.background.rgb == (255, 255, 255)
-    bw = quantise(p, size=(10, 10))
+    bw = quantise(p, size=(10, 10), crop=False)
     assert bw.grid.cells[2, 2] == 1 and bw.grid.cells[0, 0] == 0
 
 
@@ -120,7 +121,7 @@ def test_colour_kmeans_finds_the_colours_and_merges_near_duplicates() -> None:
     d.rectangle((10, 10, 39, 39), fill=(200, 20, 20))
     d.rectangle((40, 10, 69, 39), fill=(205, 25, 22))  # the same red, to the eye
     d.rectangle((10, 40, 39, 69), fill=(20, 20, 200))
-    q = quantise(im, size=(8, 8), colors=4, seed=3)
+    q = quantise(im, size=(8, 8), colors=4, seed=3, crop=False)
     assert q.palette.ncolors == 2  # red (merged) and blue
     cells = q.grid.cells
     assert cells[2, 2] == cells[2, 5] != 0
@@ -163,3 +164,80 @@ def test_flat_and_empty_images_are_refused() -> None:
         quantise(clear, size=(5, 5))
     with pytest.raises(UsageError):
         quantise(disk(), size=(5, 5), colors=0)
+
+
+def test_near_white_on_a_transparent_ground_is_not_a_second_white() -> None:
+    """A painted colour within the ΔE floor of the (white) background would be invisible
+    on paper: it joins the background (issue 17)."""
+    im = Image.new("RGBA", (40, 40), (0, 0, 0, 0))
+    d = ImageDraw.Draw(im)
+    d.rectangle((8, 8, 31, 31), fill=(250, 250, 250, 255))
+    d.rectangle((16, 16, 23, 23), fill=(200, 30, 30, 255))
+    q = quantise(im, size=(10, 10), colors=2, crop=False)
+    assert q.palette.ncolors == 1 and q.grid.cells[2, 2] == 0 and q.grid.cells[5, 5] == 1
+
+
+def test_crop_trims_uniform_borders_and_keeps_the_aspect() -> None:
+    im = Image.new("RGB", (300, 200), (240, 240, 240))
+    ImageDraw.Draw(im).rectangle((100, 50, 159, 149), fill=(20, 20, 20))  # 60x100, centred
+    q = quantise(im, size=(30, 30))
+    from nonoforge.images.measure import empty_margins
+
+    assert q.grid.shape == (30, 18)  # 60x100 at most 30x30: 18 wide, 30 high
+    assert empty_margins(q.grid.cells) == 0 and q.grid.cells.all()
+    kept = quantise(im, size=(30, 30), crop=False)
+    assert kept.grid.shape == (20, 30) and empty_margins(kept.grid.cells) > 0
+
+
+def test_crop_drops_empty_edge_lines_of_a_photo() -> None:
+    import skimage.data
+
+    from nonoforge.images.measure import empty_margins
+
+    q = quantise(skimage.data.rocket(), size=(30, 30))
+    assert empty_margins(q.grid.cells) == 0 and 25 <= max(q.grid.shape) <= 30
+
+
+@pytest.mark.parametrize("name", ["astronaut", "coffee", "rocket", "chelsea"])
+def test_colours_are_at_least_the_floor_apart(name: str) -> None:
+    import skimage.data
+
+    from nonoforge.images.measure import closest_pair
+    from nonoforge.images.quantise import MIN_DELTA
+
+    q = quantise(getattr(skimage.data, name)(), size=(30, 30), colors=4)
+    d, _, _ = closest_pair(q.palette_lab)
+    assert d >= MIN_DELTA
+    n = q.palette.ncolors
+    assert n == 4 or (q.colors_note is not None and f"only {n} colour" in q.colors_note)
+
+
+def test_four_distinct_colours_are_delivered() -> None:
+    im = Image.new("RGB", (80, 80), (255, 255, 255))
+    d = ImageDraw.Draw(im)
+    for i, rgb in enumerate([(200, 20, 20), (20, 20, 200), (20, 160, 40), (240, 200, 30)]):
+        d.rectangle((5 + 18 * i, 10, 20 + 18 * i, 70), fill=rgb)
+    q = quantise(im, size=(20, 20), colors=4)
+    assert q.palette.ncolors == 4 and q.colors_note is None
+
+
+def test_specks_in_colour_photos_are_few() -> None:
+    import skimage.data
+
+    from nonoforge.images.measure import specks
+
+    for name in ("astronaut", "coffee", "chelsea"):
+        q = quantise(getattr(skimage.data, name)(), size=(30, 30), colors=4)
+        assert specks(q.grid.cells) <= 3, name
+
+
+def test_photos_are_told_from_icons() -> None:
+    import skimage.data
+
+    from nonoforge.images.load import as_rgba
+    from nonoforge.images.quantise import is_photo
+
+    assert is_photo(as_rgba(skimage.data.astronaut()))
+    assert is_photo(as_rgba(skimage.data.camera()))
+    assert not is_photo(as_rgba(disk()))
+    assert not is_photo(as_rgba(skimage.data.horse()))
