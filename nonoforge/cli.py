@@ -769,6 +769,9 @@ def generate(
         float | None, typer.Option("--fill", help="B&W: ink this fraction of cells (no Otsu).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per image.")] = False,
+    no_crop: Annotated[
+        bool, typer.Option("--no-crop", help="Keep the whole frame (no border trimming).")
+    ] = False,
 ) -> None:
     """Turn images into puzzles the solver proves unique, repairing them with few edits.
 
@@ -790,8 +793,10 @@ def generate(
     for image in images:
         g = make(
             image, size=grid_size, width=width, colors=colors, seed=seed, fill=fill,
-            max_technique=max_technique, edit_budget=edit_budget,
+            max_technique=max_technique, edit_budget=edit_budget, crop=not no_crop,
         )
+        if g.colors_note:
+            err.print(f"note: {image}: {g.colors_note}", markup=False, highlight=False)
         paths = write_generated(g, out_dir, unique_stem(Path(image).stem, taken), fmt)
         row = {"image": image, **g.summary(), "puzzle": paths.pop("puzzle"), "files": paths}
         rows.append(row)
@@ -800,6 +805,7 @@ def generate(
         verdict = "accepted" if g.accepted else "NOT accepted (edit budget spent)"
         out.print(f"{image}: {g.puzzle.width}x{g.puzzle.height}, {g.puzzle.ncolors} colour(s), "
                   f"{verdict}, {g.edits} edit(s) ({100 * g.edit_fraction:.1f} %), "
+                  f"likeness {g.likeness:.2f}, "
                   f"{g.time_s:.2f} s -> {row['puzzle']}")
         picture = preview(g.puzzle.goal, g.puzzle.palette, color=out.is_terminal)
         out.print(Text.from_ansi(picture) if out.is_terminal else picture)

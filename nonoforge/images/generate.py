@@ -22,13 +22,14 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 from skimage.color import deltaE_ciede2000
 
 from nonoforge.errors import ImageError, UsageError
+from nonoforge.images.measure import closest_pair, empty_margins, likeness, margins, specks
 from nonoforge.images.quantise import (
     DEFAULT_MERGE_DELTA,
     ImageSource,
@@ -391,13 +392,42 @@ class Generated:
         """Boolean mask of the cells the repair changed."""
         return self.quantised.grid.cells != self.repair.grid.cells
 
+    @property
+    def likeness(self) -> float:
+        """SSIM in L* of the puzzle picture to its source (see :mod:`~nonoforge.images.measure`)."""
+        light = self.quantised.source_light
+        if light is None:
+            light = self.quantised.source_lab[..., 0]
+        return likeness(light, self.repair.grid.cells)
+
+    @property
+    def colors_note(self) -> str | None:
+        """Why the puzzle has fewer painted colours than asked, or None."""
+        q = self.quantised
+        if self.puzzle.ncolors >= q.wanted_colors:
+            return None
+        return q.colors_note or (
+            f"{self.puzzle.ncolors} of {q.wanted_colors} colours survived speck removal and repair"
+        )
+
     def summary(self) -> dict[str, Any]:
-        """The JSON-able facts: size, colours, verdict, edits, time."""
+        """The JSON-able facts: size, colours, verdict, edits, likeness, specks, time."""
         p = self.puzzle
+        cells = self.repair.grid.cells
+        used = [0, *(c for c in range(1, len(self.quantised.palette_lab)) if (cells == c).any())]
+        closest = closest_pair(self.quantised.palette_lab[used])[0] if p.ncolors > 1 else None
+        like = self.likeness
         return {
             "width": p.width,
             "height": p.height,
             "colors": p.ncolors,
+            "colors_wanted": self.quantised.wanted_colors,
+            "colors_note": self.colors_note,
+            "closest_delta_e": None if closest is None else round(closest, 1),
+            "photo": self.quantised.photo,
+            "likeness": None if np.isnan(like) else round(like, 4),
+            "specks": specks(cells),
+            "empty_margins": empty_margins(cells),
             "accepted": self.accepted,
             "status": self.repair.status,
             "technique": self.repair.technique,
@@ -432,11 +462,16 @@ def generate(
     candidates: int = DEFAULT_CANDIDATES,
     title: str | None = None,
     solver: Solver | None = None,
+    crop: bool = True,
+    photo: bool | None = None,
 ) -> Generated:
     """Quantise ``image`` and repair it into a puzzle unique at ``max_technique``.
 
     The puzzle's goal is the repaired picture; ``.accepted`` says whether the solver proved
-    it unique within the edit budget (if not, the best attempt is kept).
+    it unique within the edit budget (if not, the best attempt is kept). With ``crop`` the
+    subject fills the frame (see :func:`~nonoforge.images.quantise.quantise`), and edge lines
+    a repair empties are dropped too: an all-background edge line adds nothing a solver
+    could use, so dropping it keeps the verdict.
 
     >>> g = generate("cat.png", size=(30, 30), colors=4)   # doctest: +SKIP
     >>> g.accepted, g.edits                                # doctest: +SKIP
@@ -450,17 +485,36 @@ def generate(
     t0 = time.perf_counter()
     q = quantise(
         image, size=size, width=width, colors=colors, seed=seed, fill=fill,
-        merge_delta=merge_delta,
+        merge_delta=merge_delta, crop=crop, photo=photo,
     )
     rep = repair(
         q.grid, q.palette, fidelity_table(q), max_technique=max_technique,
         budget=edit_budget, candidates=candidates, seed=seed, solver=solver,
     )
+    if crop:
+        q, rep = _trim_edges(q, rep)
     if title is None and isinstance(image, str | os.PathLike):
         title = os.path.splitext(os.path.basename(os.fspath(image)))[0]
     meta = Meta(title=title, source=None, note=_note(rep, max_technique))
     puzzle = _puzzle(rep.grid, q.palette, meta)
     return Generated(puzzle, q, rep, time.perf_counter() - t0)
+
+
+def _trim_edges(q: Quantised, rep: Repair) -> tuple[Quantised, Repair]:
+    """Drop the all-background lines at the edges of the repaired picture (from both the
+    quantised and the repaired grid, so edits still line up)."""
+    cells = rep.grid.cells
+    if not (cells != 0).any():
+        return q, rep
+    t, b, l_, r = margins(cells)
+    if not (t or b or l_ or r):
+        return q, rep
+    keep = (slice(t, cells.shape[0] - b), slice(l_, cells.shape[1] - r))
+    light = None if q.source_light is None else q.source_light[keep]
+    q = replace(q, grid=Grid(q.grid.cells[keep]), source_lab=q.source_lab[keep],
+                source_light=light)
+    rep = replace(rep, grid=Grid(cells[keep]), edits=int((q.grid.cells != cells[keep]).sum()))
+    return q, rep
 
 
 def _note(rep: Repair, max_technique: str) -> str:
