@@ -772,6 +772,9 @@ def generate(
     no_crop: Annotated[
         bool, typer.Option("--no-crop", help="Keep the whole frame (no border trimming).")
     ] = False,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Write NAME-explain.png: where solutions differ.")
+    ] = False,
 ) -> None:
     """Turn images into puzzles the solver proves unique, repairing them with few edits.
 
@@ -781,7 +784,7 @@ def generate(
     Example: nonoforge generate cat.png --size 30x30 --colors 4 --out puzzles/
     """
     from nonoforge.images.generate import generate as make
-    from nonoforge.images.output import unique_stem, write_generated
+    from nonoforge.images.output import unique_stem, write_explain, write_generated
     from nonoforge.images.quantise import parse_size
     from nonoforge.images.render import preview
 
@@ -797,8 +800,12 @@ def generate(
         )
         if g.colors_note:
             err.print(f"note: {image}: {g.colors_note}", markup=False, highlight=False)
-        paths = write_generated(g, out_dir, unique_stem(Path(image).stem, taken), fmt)
+        stem = unique_stem(Path(image).stem, taken)
+        paths = write_generated(g, out_dir, stem, fmt)
         row = {"image": image, **g.summary(), "puzzle": paths.pop("puzzle"), "files": paths}
+        if explain or not g.accepted:  # a refused picture is always explained
+            row["explain"] = write_explain(g, out_dir, stem)
+            paths["explain"] = row["explain"]["file"]
         rows.append(row)
         if as_json or is_quiet():
             continue

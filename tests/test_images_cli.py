@@ -157,3 +157,41 @@ def test_render_svg_only(tmp_path: Path) -> None:
 
 def test_render_missing_file(tmp_path: Path) -> None:
     assert_clean_error(run("render", str(tmp_path / "none.non"), "--out", str(tmp_path)))
+
+
+def test_generate_json_reports_likeness_margins_specks_and_colours(tmp_path: Path) -> None:
+    import skimage.data
+
+    src = tmp_path / "coffee.png"
+    Image.fromarray(skimage.data.coffee()).save(src)
+    r = run("generate", str(src), "--size", "20x20", "--colors", "4", "--json",
+            "--out", str(tmp_path))
+    assert r.exit_code == 0, r.output
+    [row] = json.loads(r.stdout)
+    assert row["photo"] is True and 0.0 < row["likeness"] <= 1.0
+    assert row["empty_margins"] == 0 and row["specks"] <= 3
+    assert row["colors_wanted"] == 4
+    assert row["colors"] == 4 or (row["colors_note"] and "note:" in r.stderr)
+    assert row["closest_delta_e"] >= 15.0
+
+
+def test_generate_explain_writes_the_flipping_cells(tmp_path: Path) -> None:
+    """Two 2x2 blocks on a diagonal have the clues of the other diagonal too: ambiguous
+    before repair. --explain draws and lists the cells that flip between two solutions."""
+    cells = np.zeros((12, 12), dtype=np.uint8)
+    cells[2:4, 2:4] = 1
+    cells[4:6, 4:6] = 1
+    cells[8:11, 1:11] = 1  # a bar that is not ambiguous
+    im = Image.fromarray(np.where(cells, 0, 255).astype(np.uint8)).resize((120, 120),
+                                                                         Image.Resampling.NEAREST)
+    src = tmp_path / "switch.png"
+    im.save(src)
+    r = run("generate", str(src), "--size", "12x12", "--explain", "--json", "--no-crop",
+            "--out", str(tmp_path))
+    assert r.exit_code == 0, r.output
+    [row] = json.loads(r.stdout)
+    ex = row["explain"]
+    assert ex["kind"] == "flip" and ex["status"] == "multiple"
+    assert sorted(map(tuple, ex["cells"])) == [(y, x) for y in range(2, 6) for x in range(2, 6)]
+    assert Image.open(ex["file"]).size == Image.open(row["files"]["solution"]).size
+    assert row["accepted"] is True  # the repair still fixed it

@@ -15,6 +15,7 @@ from nonoforge.errors import ImageError
 from nonoforge.images.generate import Generated, Solver, default_solver
 from nonoforge.images.render import (
     edits_png,
+    explain_png,
     png_bytes,
     sheet_png,
     sheet_svg,
@@ -122,3 +123,20 @@ def unique_stem(stem: str, taken: set[str]) -> str:
         name, k = f"{stem}-{k}", k + 1
     taken.add(name)
     return name
+
+
+def write_explain(
+    gen: Generated, directory: str | os.PathLike[str], stem: str, solver: Solver | None = None
+) -> dict[str, Any]:
+    """Explain the quantised picture's ambiguity (:func:`~nonoforge.images.explain.explain`)
+    and write ``STEM-explain.png``; returns the JSON facts with the file under ``file``."""
+    from nonoforge.images.explain import explain
+
+    q = gen.quantised
+    e = explain(q.grid, q.palette, solver=solver)
+    facts = e.as_json()
+    facts["file"] = _write(
+        out_dir(directory) / f"{stem}-explain.png",
+        png_bytes(explain_png(q.grid, q.palette, e.cells, _scale(gen.puzzle))),
+    )
+    return facts

@@ -222,6 +222,23 @@ def edits_png(before: Grid, after: Grid, palette: Palette, scale: int = 10) -> I
     return im
 
 
+def explain_png(
+    grid: Grid, palette: Palette, cells: Sequence[tuple[int, int]], scale: int = 10
+) -> Image.Image:
+    """The picture with the ambiguous ``cells`` (that flip between two solutions, or that
+    line logic leaves open) framed in magenta, the rest faded so they stand out."""
+    im = solution_png(grid, palette, scale)
+    im = Image.blend(im, Image.new("RGB", im.size, PAPER), 0.55)
+    base = solution_png(grid, palette, scale)
+    d = ImageDraw.Draw(im)
+    s = scale
+    for i, j in cells:
+        x, y = int(j) * s, int(i) * s
+        im.paste(base.crop((x, y, x + s, y + s)), (x, y))
+        d.rectangle((x, y, x + s - 1, y + s - 1), outline=MARK, width=max(1, s // 5))
+    return im
+
+
 def solve_gif(
     puzzle: Puzzle, steps: Sequence[np.ndarray], scale: int = 8, frame_ms: int = 200
 ) -> bytes:
