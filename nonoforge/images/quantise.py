@@ -561,6 +561,8 @@ def _bw(
 
 BW_LAB = np.array([[100.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
 #: Quantiles of the prepared lightness tried as black-and-white thresholds on photos.
+#: Likeness one frame's worth of empty edge lines costs a threshold candidate.
+MARGIN_PENALTY = 0.15
 THRESHOLD_QUANTILES = tuple(np.round(np.arange(0.1, 0.91, 0.05), 2))
 
 
@@ -568,26 +570,31 @@ def _bw_likeness(
     lab: np.ndarray, wlab: np.ndarray, transparent: np.ndarray, bg_lab: np.ndarray, o: _Options
 ) -> tuple[np.ndarray, np.ndarray]:
     """Black-and-white photo: of Otsu's threshold and the lightness quantiles 10..90 %
-    (of the prepared picture), the one whose despeckled picture has the highest likeness
-    to the source (:func:`~nonoforge.images.measure.likeness`). Ink is the side away from
-    the background's lightness."""
-    light = wlab[..., 0]
+    (of the prepared picture and of the plain one), the one whose despeckled picture has
+    the highest likeness to the source (:func:`~nonoforge.images.measure.likeness`), less
+    MARGIN_PENALTY per frame of empty edge lines (those would be cropped away, shrinking
+    the puzzle). Ink is the side away from the background's lightness."""
     opaque = ~transparent
-    vals = light[opaque]
-    if np.ptp(vals) < 1e-6:
-        raise ImageError("the image is a single flat colour: nothing to draw")
-    ts = {float(threshold_otsu(vals)), *(float(np.quantile(vals, q)) for q in THRESHOLD_QUANTILES)}
     best: tuple[float, np.ndarray] | None = None
-    for t in sorted(ts):
-        ink = (light <= t) if float(bg_lab[0]) > t else (light > t)
-        labels = (ink & opaque).astype(np.int64)
-        if o.despeckle_passes and min(labels.shape) >= 3:
-            labels = despeckle(labels, o.despeckle_passes)
-        if not labels.any() or labels.all():
+    for light in (wlab[..., 0], lab[..., 0]):
+        vals = light[opaque]
+        if np.ptp(vals) < 1e-6:
             continue
-        score = likeness(lab[..., 0], labels)
-        if best is None or score > best[0]:
-            best = (score, labels)
+        ts = {float(threshold_otsu(vals))}
+        ts |= {float(np.quantile(vals, q)) for q in THRESHOLD_QUANTILES}
+        for t in sorted(ts):
+            ink = (light <= t) if float(bg_lab[0]) > t else (light > t)
+            labels = (ink & opaque).astype(np.int64)
+            if o.despeckle_passes and min(labels.shape) >= 3:
+                labels = despeckle(labels, o.despeckle_passes)
+            if not labels.any() or labels.all():
+                continue
+            h, w = labels.shape
+            t_, b_, l_, r_ = margins(labels)
+            empty = (t_ + b_) / h + (l_ + r_) / w
+            score = likeness(lab[..., 0], labels) - MARGIN_PENALTY * empty
+            if best is None or score > best[0]:
+                best = (score, labels)
     if best is None:
         raise ImageError("the image is a single flat colour: nothing to draw")
     return best[1], BW_LAB
@@ -699,6 +706,21 @@ def _colour(
             best = (len(chosen), score, chosen, grid)
     assert best is not None
     _, _, chosen, grid = best
+    if len(chosen) == 1:
+        # nothing clears the floor: the candidate farthest from the background, said so
+        far = int(np.argmax(np.where(counts > 0, dist[bg], -1.0)))
+        if far == bg or dist[bg, far] <= 0:
+            raise ImageError("the image is a single flat colour: nothing to draw")
+        chosen = [bg, far]
+        to = np.array(chosen)[np.argmin(dist[:, chosen], axis=1)]
+        remap = np.zeros(n, dtype=np.int64)
+        remap[chosen] = np.arange(2)
+        grid = _spread(remap[to[lbl]], mask, h, w)
+        grid[~mask.reshape(h, w)] = 0
+        return grid, cand[chosen], (
+            f"the picture has no colour ΔE2000 {floor:g} from its background; the farthest "
+            f"({dist[bg, far]:.0f} away) is used, {o.colors} asked for"
+        )
     note = None
     if len(chosen) < o.colors + 1:
         note = (
