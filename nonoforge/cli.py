@@ -775,6 +775,9 @@ def generate(
     explain: Annotated[
         bool, typer.Option("--explain", help="Write NAME-explain.png: where solutions differ.")
     ] = False,
+    repair_with: Annotated[
+        str, typer.Option("--repair", help="edits (change cells) or givens (print cells solved).")
+    ] = "edits",
 ) -> None:
     """Turn images into puzzles the solver proves unique, repairing them with few edits.
 
@@ -797,6 +800,7 @@ def generate(
         g = make(
             image, size=grid_size, width=width, colors=colors, seed=seed, fill=fill,
             max_technique=max_technique, edit_budget=edit_budget, crop=not no_crop,
+            repair_with=repair_with,
         )
         if g.colors_note:
             err.print(f"note: {image}: {g.colors_note}", markup=False, highlight=False)

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from nonoforge.errors import ImageError
+from nonoforge.errors import ImageError, UsageError
 from nonoforge.images.generate import Generated, Solver, default_solver
 from nonoforge.images.render import (
     edits_png,
@@ -52,17 +52,31 @@ def write_generated(
     """Write a generated puzzle, its sheet (PNG and SVG), solution and edits pictures.
 
     Returns the paths written, by role: ``puzzle``, ``sheet_png``, ``sheet_svg``,
-    ``solution``, ``edits``.
+    ``solution``, ``edits``. Givens go on the sheets and, as a ``givens`` line, into a
+    ``.non`` file; any other format is refused (it would drop them) before anything is
+    written.
     """
     from nonoforge.formats import get_format, write_file
 
-    d = out_dir(directory)
     f = get_format(fmt)
+    if gen.givens and f.name != "non":
+        raise UsageError(
+            f"the {f.name} format cannot hold given cells; use --format non (a 'givens' "
+            "line) or --repair edits"
+        )
+    d = out_dir(directory)
     p = gen.puzzle
     paths = {"puzzle": str(d / f"{stem}{f.extensions[0]}")}
     write_file(p, paths["puzzle"], f.name)
-    paths["sheet_png"] = _write(d / f"{stem}-sheet.png", png_bytes(sheet_png(p)))
-    paths["sheet_svg"] = _write(d / f"{stem}-sheet.svg", sheet_svg(p))
+    if gen.givens:
+        from nonoforge.images.givens import givens_line
+
+        text = Path(paths["puzzle"]).read_text(encoding="utf-8")
+        _write(Path(paths["puzzle"]), text + givens_line(gen.givens))
+    paths["sheet_png"] = _write(
+        d / f"{stem}-sheet.png", png_bytes(sheet_png(p, givens=gen.givens))
+    )
+    paths["sheet_svg"] = _write(d / f"{stem}-sheet.svg", sheet_svg(p, givens=gen.givens))
     assert p.goal is not None
     scale = _scale(p)
     paths["solution"] = _write(

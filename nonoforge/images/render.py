@@ -111,10 +111,16 @@ def _nonempty(clue: Clue) -> list[tuple[int, int]]:
 # -- sheets ---------------------------------------------------------------------------------
 
 
+Givens = Sequence[tuple[int, int, int]]
+
+
 def sheet_png(
-    puzzle: Puzzle, cell: int = 20, margin: int = 10, solved: bool = False
+    puzzle: Puzzle, cell: int = 20, margin: int = 10, solved: bool = False, givens: Givens = ()
 ) -> Image.Image:
-    """The printable puzzle sheet as a Pillow image (``solved=True`` fills in the goal)."""
+    """The printable puzzle sheet as a Pillow image (``solved=True`` fills in the goal).
+
+    ``givens`` (``(row, column, colour)``) are printed solved: filled in their colour, or
+    crossed when given empty."""
     lay = _Layout(puzzle, cell, margin)
     im = Image.new("RGB", (lay.width, lay.height), PAPER)
     d = ImageDraw.Draw(im)
@@ -132,6 +138,14 @@ def sheet_png(
         for i, j in zip(*np.nonzero(cells), strict=True):
             x, y = lay.gx + int(j) * cell, lay.gy + int(i) * cell
             d.rectangle((x, y, x + cell, y + cell), fill=puzzle.palette[int(cells[i, j])].rgb)
+    for i, j, c in givens:
+        x, y = lay.gx + j * cell, lay.gy + i * cell
+        if c:
+            d.rectangle((x, y, x + cell, y + cell), fill=puzzle.palette[c].rgb)
+        else:
+            q = cell // 4
+            d.line((x + q, y + q, x + cell - q, y + cell - q), fill=INK, width=max(1, cell // 10))
+            d.line((x + q, y + cell - q, x + cell - q, y + q), fill=INK, width=max(1, cell // 10))
     for x0, y0, x1, y1, w in lay.rules():
         colour = INK if w > 1 else THIN
         if w > 1:
@@ -145,8 +159,11 @@ def sheet_png(
     return im
 
 
-def sheet_svg(puzzle: Puzzle, cell: int = 20, margin: int = 10, solved: bool = False) -> str:
-    """The printable puzzle sheet as SVG text (scalable, text kept as text)."""
+def sheet_svg(
+    puzzle: Puzzle, cell: int = 20, margin: int = 10, solved: bool = False, givens: Givens = ()
+) -> str:
+    """The printable puzzle sheet as SVG text (scalable, text kept as text); ``givens`` as
+    in :func:`sheet_png`."""
     lay = _Layout(puzzle, cell, margin)
     bw = puzzle.is_bw
     out = [
@@ -176,6 +193,16 @@ def sheet_svg(puzzle: Puzzle, cell: int = 20, margin: int = 10, solved: bool = F
             x, y = lay.gx + int(j) * cell, lay.gy + int(i) * cell
             rgb = puzzle.palette[int(cells[i, j])].rgb
             out.append(f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{_hex(rgb)}"/>')
+    for i, j, c in givens:
+        x, y = lay.gx + j * cell, lay.gy + i * cell
+        if c:
+            rgb = puzzle.palette[c].rgb
+            out.append(f'<rect class="given" x="{x}" y="{y}" width="{cell}" height="{cell}" '
+                       f'fill="{_hex(rgb)}"/>')
+        else:
+            q = cell / 4
+            out.append(f'<path class="given" d="M{x + q} {y + q}L{x + cell - q} {y + cell - q}'
+                       f'M{x + q} {y + cell - q}L{x + cell - q} {y + q}" stroke="#000000"/>')
     for x0, y0, x1, y1, w in lay.rules():
         colour = INK if w > 1 else THIN
         out.append(

@@ -1,0 +1,156 @@
+"""Givens: keep the picture exact and make its puzzle unique by printing a few cells.
+
+Instead of editing pixels (:func:`~nonoforge.images.generate.repair`), ``--repair givens``
+prints some cells on the sheet already solved -- filled in their colour, or crossed as
+empty -- chosen so that the clues *plus* those cells have exactly one solution that line
+logic alone reaches. Line logic here is the solver's own complete line kernel
+(:func:`nonoforge.solver.line.solve_line`) run to a fixed point from the givens as the
+starting state. A given always agrees with the picture, and line logic never removes a
+colour some valid placement keeps, so when every cell is decided the result *is* the
+picture: the givens prove uniqueness by construction.
+
+Choosing the fewest givens is a set-cover-like problem; :func:`find_givens` is greedy
+(each round, of the undecided cells on the most-undecided lines, the one whose given
+settles the most cells) followed by a pruning pass that drops every given the others make
+redundant. Same puzzle, same givens.
+
+In ``.non`` files givens are written as one extension line (readers ignore lines they do not
+know, as the format asks)::
+
+    givens 3,4,1 7,2,0
+
+each ``row,column,colour`` with rows and columns counted from 1 and colour 0 for a cell
+given empty (crossed). Formats that cannot hold givens are refused when there are givens.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from nonoforge.errors import FormatError
+from nonoforge.puzzle import Grid, Puzzle
+from nonoforge.solving import mask_colours, mask_counts
+
+Given = tuple[int, int, int]  # (row, column, colour), 0-based
+#: Undecided cells tried per round (those on the lines with the most undecided cells).
+GIVEN_CANDIDATES = 40
+
+
+def full_state(puzzle: Puzzle) -> np.ndarray:
+    """Every cell may take every colour (bit 0 background, bit c colour c)."""
+    return np.full((puzzle.height, puzzle.width), (1 << (puzzle.ncolors + 1)) - 1, np.uint64)
+
+
+def propagate(
+    puzzle: Puzzle, state: np.ndarray, rows: Iterable[int] = (), cols: Iterable[int] = ()
+) -> np.ndarray | None:
+    """Line logic to a fixed point from ``state``, starting with the given dirty lines (all
+    lines when none are given). Returns the new state, or None on a contradiction."""
+    from nonoforge.solver.line import solve_line
+
+    st = state.copy()
+    dirty_r, dirty_c = set(rows), set(cols)
+    if not dirty_r and not dirty_c:
+        dirty_r, dirty_c = set(range(puzzle.height)), set(range(puzzle.width))
+    while dirty_r or dirty_c:
+        for i in sorted(dirty_r):
+            new = solve_line(puzzle.rows[i], st[i])
+            if new is None:
+                return None
+            changed = np.nonzero(new != st[i])[0]
+            st[i] = new
+            dirty_c.update(int(j) for j in changed)
+        dirty_r = set()
+        for j in sorted(dirty_c):
+            new = solve_line(puzzle.columns[j], st[:, j])
+            if new is None:
+                return None
+            changed = np.nonzero(new != st[:, j])[0]
+            st[:, j] = new
+            dirty_r.update(int(i) for i in changed)
+        dirty_c = set()
+    return st
+
+
+def undecided(state: np.ndarray) -> np.ndarray:
+    return mask_counts(state) > 1
+
+
+def apply_givens(puzzle: Puzzle, givens: Sequence[Given]) -> np.ndarray | None:
+    """The line-logic fixed point from the clues with ``givens`` applied as the start."""
+    st = full_state(puzzle)
+    for y, x, c in givens:
+        st[y, x] = np.uint64(1 << c)
+    return propagate(puzzle, st)
+
+
+def solved_by_line_logic(puzzle: Puzzle, givens: Sequence[Given], goal: Grid) -> bool:
+    """Whether clues plus ``givens`` decide every cell by line logic, as ``goal``."""
+    st = apply_givens(puzzle, givens)
+    if st is None or undecided(st).any():
+        return False
+    return bool((mask_colours(st) == goal.cells).all())
+
+
+def find_givens(puzzle: Puzzle, goal: Grid, candidates: int = GIVEN_CANDIDATES) -> list[Given]:
+    """Few givens that make ``puzzle`` (whose solution is ``goal``) solvable by line logic
+    alone; empty when it already is. See the module doc for the method."""
+    cells = goal.cells.astype(np.int64)
+    st = apply_givens(puzzle, [])
+    assert st is not None, "the goal does not satisfy its own clues"
+    givens: list[Given] = []
+    while undecided(st).any():
+        open_ = undecided(st)
+        weight = open_.sum(axis=1)[:, None] + open_.sum(axis=0)[None, :]
+        ys, xs = np.nonzero(open_)
+        order = np.lexsort((xs, ys, -weight[ys, xs]))[:candidates]
+        best: tuple[int, int, int, np.ndarray] | None = None
+        for k in order:
+            y, x = int(ys[k]), int(xs[k])
+            trial = st.copy()
+            trial[y, x] = np.uint64(1 << int(cells[y, x]))
+            new = propagate(puzzle, trial, rows=[y], cols=[x])
+            assert new is not None
+            left = int(undecided(new).sum())
+            if best is None or left < best[0]:
+                best = (left, y, x, new)
+        assert best is not None
+        _, y, x, st = best
+        givens.append((y, x, int(cells[y, x])))
+    # pruning: a given the others make redundant goes (latest first: the earliest givens
+    # were chosen with the least help and are the likeliest to be needed)
+    for g in list(reversed(givens)):
+        rest = [h for h in givens if h != g]
+        if solved_by_line_logic(puzzle, rest, goal):
+            givens = rest
+    return sorted(givens)
+
+
+# -- the .non extension ---------------------------------------------------------------------
+
+
+def givens_line(givens: Sequence[Given]) -> str:
+    """The ``.non`` extension line (1-based rows and columns)."""
+    return "givens " + " ".join(f"{y + 1},{x + 1},{c}" for y, x, c in givens) + "\n"
+
+
+_TRIPLE = re.compile(r"^(\d+),(\d+),(\d+)$")
+
+
+def read_givens(text: str, path: str | None = None) -> list[Given]:
+    """The givens of a ``.non`` file's text (none when it has no ``givens`` line)."""
+    for lineno, line in enumerate(text.splitlines(), 1):
+        parts = line.split()
+        if not parts or parts[0] != "givens":
+            continue
+        out = []
+        for p in parts[1:]:
+            m = _TRIPLE.match(p)
+            if not m or int(m[1]) < 1 or int(m[2]) < 1:
+                raise FormatError(f"bad given {p!r} (want row,column,colour)", path, lineno)
+            out.append((int(m[1]) - 1, int(m[2]) - 1, int(m[3])))
+        return out
+    return []

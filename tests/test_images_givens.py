@@ -1,0 +1,114 @@
+"""``--repair givens``: the fewest cells printed solved so that line logic finishes alone."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import skimage.data
+from PIL import Image
+from typer.testing import CliRunner
+
+from nonoforge.cli import app
+from nonoforge.formats import read_file
+from nonoforge.images.generate import generate
+from nonoforge.images.givens import (
+    find_givens,
+    givens_line,
+    read_givens,
+    solved_by_line_logic,
+)
+from nonoforge.puzzle import Grid, Palette, Puzzle
+from nonoforge.solver import solve
+
+
+def switch_grid() -> Grid:
+    """Two 2x2 blocks on a diagonal: the other diagonal has the same clues."""
+    cells = np.zeros((10, 10), dtype=np.int64)
+    cells[1:3, 1:3] = 1
+    cells[3:5, 3:5] = 1
+    cells[7:9, 1:9] = 1
+    return Grid(cells)
+
+
+def only_solution_with(puzzle: Puzzle, givens: list[tuple[int, int, int]]) -> int:
+    """How many of the puzzle's solutions (all of them, found by the full solver) agree
+    with the givens: the check that clues plus givens have exactly one solution."""
+    res = solve(puzzle, strategy="auto", max_solutions=1000)
+    assert res.status in ("unique", "multiple") and len(res.solutions) < 1000
+    sols = [np.asarray(s.cells if isinstance(s, Grid) else s) for s in res.solutions]
+    return sum(all(int(s[y, x]) == c for y, x, c in givens) for s in sols)
+
+
+def test_givens_make_an_ambiguous_picture_unique_by_line_logic() -> None:
+    goal = switch_grid()
+    p = Puzzle.from_grid(goal)
+    assert solve(p, strategy="auto", max_solutions=2).status == "multiple"
+    givens = find_givens(p, goal)
+    assert len(givens) == 1  # one cell of the switch settles it
+    assert solved_by_line_logic(p, givens, goal)
+    assert only_solution_with(p, givens) == 1
+    assert not solved_by_line_logic(p, [], goal)
+
+
+def test_no_givens_for_a_line_solvable_picture() -> None:
+    goal = Grid.from_rows(["##..", "#...", "####", "..##"])
+    p = Puzzle.from_grid(goal)
+    assert solve(p, strategy="line").status == "unique"
+    assert find_givens(p, goal) == []
+
+
+@pytest.mark.parametrize(("name", "colors"), [("astronaut", 1), ("chelsea", 4)])
+def test_givens_on_photos_keep_the_picture_exact(name: str, colors: int) -> None:
+    img = getattr(skimage.data, name)()
+    g = generate(img, size=(20, 20), colors=colors, repair_with="givens")
+    assert g.accepted and g.edits == 0
+    assert g.puzzle.goal is not None  # the quantised picture itself: no cell edited
+    assert solved_by_line_logic(g.puzzle, list(g.givens), g.puzzle.goal)
+    if g.givens:  # without them line logic stalls
+        assert not solved_by_line_logic(g.puzzle, [], g.puzzle.goal)
+        # pruned: every given is needed
+        for k in range(len(g.givens)):
+            rest = [h for i, h in enumerate(g.givens) if i != k]
+            assert not solved_by_line_logic(g.puzzle, rest, g.puzzle.goal)
+
+
+def test_givens_line_round_trips() -> None:
+    gv = [(0, 4, 1), (9, 0, 0)]
+    assert givens_line(gv) == "givens 1,5,1 10,1,0\n"
+    assert read_givens("width 10\n" + givens_line(gv)) == gv
+    assert read_givens("width 10\n") == []
+
+
+def test_cli_repair_givens_writes_non_with_givens_and_sheets(tmp_path: Path) -> None:
+    src = tmp_path / "switch.png"
+    im = Image.fromarray(np.where(switch_grid().cells, 0, 255).astype(np.uint8))
+    im.resize((100, 100), Image.Resampling.NEAREST).save(src)
+    runner = CliRunner()
+    r = runner.invoke(app, ["generate", str(src), "--size", "10x10", "--no-crop",
+                            "--repair", "givens", "--json", "--out", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    [row] = json.loads(r.stdout)
+    assert row["accepted"] and row["edits"] == 0 and len(row["givens"]) == 1
+    text = Path(row["puzzle"]).read_text()
+    assert read_givens(text) == [tuple(g) for g in row["givens"]]
+    [p] = read_file(row["puzzle"])  # other readers skip the extension line
+    assert p.goal == switch_grid()
+    assert 'class="given"' in Path(row["files"]["sheet_svg"]).read_text()
+    # a format that would drop the givens is refused, with one line
+    r = runner.invoke(app, ["generate", str(src), "--size", "10x10", "--no-crop",
+                            "--repair", "givens", "--format", "json", "--out",
+                            str(tmp_path / "j")])
+    assert r.exit_code == 2 and "cannot hold given cells" in r.stderr
+    assert "Traceback" not in r.output
+
+
+def test_sheet_png_draws_givens() -> None:
+    from nonoforge.images.render import sheet_png
+
+    p = Puzzle.from_grid(switch_grid(), Palette.bw())
+    plain = np.asarray(sheet_png(p))
+    marked = np.asarray(sheet_png(p, givens=[(1, 1, 1), (0, 0, 0)]))
+    assert (plain != marked).any()
