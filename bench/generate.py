@@ -95,9 +95,10 @@ def run(size: int, colors: int, imgs: list[tuple[str, object]], budget: float) -
     }
 
 
-def baseline(img: object, size: int) -> float:
+def baseline(img: object, size: int, colors: int = 1) -> float:
     """Likeness of the plain pipeline: resize the whole frame, Otsu on lightness, ink the
-    side the border is not on; no crop, no photo path, no speck filter."""
+    side the border is not on (colour: k-means with N+1 clusters in Lab); no crop, no photo
+    path, no speck filter, no ΔE floor."""
     from skimage.color import rgb2lab
     from skimage.filters import threshold_otsu
 
@@ -108,7 +109,13 @@ def baseline(img: object, size: int) -> float:
     rgba = as_rgba(img)  # type: ignore[arg-type]
     w, h = fit_size(rgba.shape[1], rgba.shape[0], (size, size))
     rgb, _ = area_average(rgba, w, h)
-    light = rgb2lab(rgb)[..., 0]
+    lab = rgb2lab(rgb)
+    light = lab[..., 0]
+    if colors > 1:
+        from nonoforge.images.quantise import kmeans
+
+        _, labels = kmeans(lab.reshape(-1, 3), colors + 1, seed=0)
+        return likeness(light, labels.reshape(light.shape))
     t = threshold_otsu(light)
     border = np.concatenate([light[0], light[-1], light[:, 0], light[:, -1]])
     ink = light <= t if np.mean(border > t) >= 0.5 else light > t
@@ -116,8 +123,6 @@ def baseline(img: object, size: int) -> float:
 
 
 def photos(sizes: list[int], colours: list[int], budget: float) -> None:
-    from nonoforge.images.measure import closest_pair
-
     imgs = [(n, getattr(skimage.data, n)()) for n in PHOTOS]
     print(f"{len(imgs)} skimage.data pictures; acceptance at 'line'; edit budget {budget:.0%}; "
           "cpu = process CPU s per image (shared machine)")
@@ -133,9 +138,8 @@ def photos(sizes: list[int], colours: list[int], budget: float) -> None:
                 g = generate(img, size=(size, size), colors=colors, seed=0, edit_budget=budget)
                 cpu = time.process_time() - c0
                 s = g.summary()
-                used = [0, *range(1, g.puzzle.ncolors + 1)]
-                d = closest_pair(g.quantised.palette_lab[used])[0] if g.puzzle.ncolors > 1 else 0
-                base = baseline(img, size) if colors == 1 else float("nan")
+                d = s["closest_delta_e"] or 0.0
+                base = baseline(img, size, colors)
                 rows.append((s, cpu, base))
                 config = "B&W" if colors == 1 else f"{colors} col"
                 print(f"{name:<22}{config:<10}{s['width']:>3}x{s['height']:<3}"

@@ -419,7 +419,7 @@ class Generated:
         p = self.puzzle
         cells = self.repair.grid.cells
         used = [0, *(c for c in range(1, len(self.quantised.palette_lab)) if (cells == c).any())]
-        closest = closest_pair(self.quantised.palette_lab[used])[0] if p.ncolors > 1 else None
+        closest = closest_pair(self.quantised.palette_lab[used])[0] if len(used) > 1 else None
         like = self.likeness
         return {
             "width": p.width,
