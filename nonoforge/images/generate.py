@@ -39,6 +39,10 @@ from nonoforge.images.quantise import (
 from nonoforge.puzzle import Clue, Grid, Meta, Palette, Puzzle, clue_of, min_length
 from nonoforge.solving import TECHNIQUES, mask_counts
 
+#: Black-and-white photos whose repair runs out of budget are quantised again with ever
+#: larger noise pieces dropped (see :func:`~nonoforge.images.quantise.drop_crumbs`): a star
+#: field of two-cell blobs is ambiguous in too many places for a few edits.
+CRUMBS = (3, 6, 12)
 #: Ways to make an ambiguous picture unique: edit cells, or print some cells solved.
 REPAIRS = ("edits", "givens")
 #: Rungs a generated puzzle may be required to stay within.
@@ -490,18 +494,26 @@ def generate(
         from nonoforge.solver import warmup
 
         warmup()  # one-time compilation is not part of any image's time
-    t0 = time.perf_counter()
-    q = quantise(
-        image, size=size, width=width, colors=colors, seed=seed, fill=fill,
-        merge_delta=merge_delta, crop=crop, photo=photo,
-    )
     if repair_with not in REPAIRS:
         raise UsageError(f"repair must be one of {', '.join(REPAIRS)}, got {repair_with!r}")
-    rep = repair(
-        q.grid, q.palette, fidelity_table(q), max_technique=max_technique,
-        budget=edit_budget if repair_with == "edits" else 0.0, candidates=candidates,
-        seed=seed, solver=solver,
-    )
+    t0 = time.perf_counter()
+    first: tuple[Quantised, Repair] | None = None
+    for crumb in CRUMBS:
+        q = quantise(
+            image, size=size, width=width, colors=colors, seed=seed, fill=fill,
+            merge_delta=merge_delta, crop=crop, photo=photo, crumb=crumb,
+        )
+        rep = repair(
+            q.grid, q.palette, fidelity_table(q), max_technique=max_technique,
+            budget=edit_budget if repair_with == "edits" else 0.0, candidates=candidates,
+            seed=seed, solver=solver,
+        )
+        first = first or (q, rep)
+        if rep.accepted or repair_with != "edits" or not q.photo or colors != 1:
+            break
+    else:  # no simplification was accepted: keep the most faithful attempt
+        assert first is not None
+        q, rep = first
     if crop:
         q, rep = _trim_edges(q, rep)
     if title is None and isinstance(image, str | os.PathLike):

@@ -350,6 +350,8 @@ def trim_box(
     return top, bottom, left, right
 
 
+#: Photo black-and-white: ink pieces and holes smaller than this (8-connected) are noise.
+CRUMB = 3
 #: Smallest crop box (pixels a side).
 MIN_CROP = 4
 
@@ -389,6 +391,7 @@ def quantise(
     crop: bool = True,
     photo: bool | None = None,
     min_delta: float = MIN_DELTA,
+    crumb: int = CRUMB,
 ) -> Quantised:
     """Reduce an image to a grid of at most ``colors`` painted colours plus the background.
 
@@ -399,7 +402,8 @@ def quantise(
     image, see :func:`is_photo`) takes the photo path: CLAHE, edge-preserving smoothing and,
     in black-and-white, the threshold of highest likeness. With ``colors=1`` the puzzle is
     black-and-white (or ``fill``: the threshold that inks that fraction of the cells).
-    Colours are at least ``min_delta`` (CIEDE2000) apart and from the background. Same
+    Colours are at least ``min_delta`` (CIEDE2000) apart and from the background. On
+    black-and-white photos ink pieces and holes under ``crumb`` cells are dropped. Same
     inputs and seed, same grid.
     """
     if not 1 <= colors <= MAX_COLORS:
@@ -423,7 +427,7 @@ def quantise(
     bg_lab = np.array([100.0, 0.0, 0.0]) if use_alpha else _background_lab(work_lab, opaque_px)
     h_px, w_px = rgba.shape[:2]
     box = trim_box(work_lab, opaque_px, use_alpha, bg_lab) if crop else (0, h_px, 0, w_px)
-    opts = _Options(colors, seed, fill, merge_delta, despeckle_passes, photo, min_delta)
+    opts = _Options(colors, seed, fill, merge_delta, despeckle_passes, photo, min_delta, crumb)
     for _ in range(CROP_ROUNDS if crop else 1):
         top, bottom, left, right = box
         w, h = fit_size(right - left, bottom - top, size, width)
@@ -480,6 +484,7 @@ class _Options:
     despeckle_passes: int
     photo: bool
     min_delta: float
+    crumb: int
 
 
 def _quantise_fitted(
@@ -561,6 +566,25 @@ def _bw(
 
 BW_LAB = np.array([[100.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
 #: Quantiles of the prepared lightness tried as black-and-white thresholds on photos.
+
+
+def drop_crumbs(labels: np.ndarray, size: int = CRUMB) -> np.ndarray:
+    """Black-and-white labels without ink pieces or holes under ``size`` cells (8-connected):
+    a photo's grain becomes two-cell blobs the speck filter keeps, and a field of them is
+    both meaningless and ambiguous."""
+    from scipy import ndimage
+
+    ink = labels.astype(bool)
+    eight = np.ones((3, 3), dtype=bool)
+    for value in (True, False):
+        parts, n = ndimage.label(ink == value, structure=eight)
+        if n:
+            sizes = np.bincount(parts.ravel())
+            small = (sizes < size) & (np.arange(n + 1) > 0)
+            ink[small[parts]] = not value
+    return ink.astype(np.int64)
+
+
 #: Likeness one frame's worth of empty edge lines costs a threshold candidate.
 MARGIN_PENALTY = 0.15
 THRESHOLD_QUANTILES = tuple(np.round(np.arange(0.1, 0.91, 0.05), 2))
@@ -587,6 +611,7 @@ def _bw_likeness(
             labels = (ink & opaque).astype(np.int64)
             if o.despeckle_passes and min(labels.shape) >= 3:
                 labels = despeckle(labels, o.despeckle_passes)
+                labels = drop_crumbs(labels, o.crumb)
             if not labels.any() or labels.all():
                 continue
             h, w = labels.shape
