@@ -782,7 +782,10 @@ def generate(
     """Turn images into puzzles the solver proves unique, repairing them with few edits.
 
     Writes NAME.non (or --format), NAME-sheet.png/.svg, NAME-solution.png and
-    NAME-edits.png (edited cells framed) for each image into --out.
+    NAME-edits.png (edited cells framed) for each image into --out; --size is a maximum
+    (the aspect is kept, borders trimmed unless --no-crop). --explain (and any picture
+    that is not accepted) adds NAME-explain.png; --repair givens prints solved cells
+    instead of editing the picture.
 
     Example: nonoforge generate cat.png --size 30x30 --colors 4 --out puzzles/
     """
@@ -814,6 +817,7 @@ def generate(
         if as_json or is_quiet():
             continue
         verdict = "accepted" if g.accepted else "NOT accepted (edit budget spent)"
+        verdict += f" with {len(g.givens)} given(s)" if g.givens else ""
         out.print(f"{image}: {g.puzzle.width}x{g.puzzle.height}, {g.puzzle.ncolors} colour(s), "
                   f"{verdict}, {g.edits} edit(s) ({100 * g.edit_fraction:.1f} %), "
                   f"likeness {g.likeness:.2f}, "

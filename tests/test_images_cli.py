@@ -195,3 +195,19 @@ def test_generate_explain_writes_the_flipping_cells(tmp_path: Path) -> None:
     assert sorted(map(tuple, ex["cells"])) == [(y, x) for y in range(2, 6) for x in range(2, 6)]
     assert Image.open(ex["file"]).size == Image.open(row["files"]["solution"]).size
     assert row["accepted"] is True  # the repair still fixed it
+
+
+def test_a_refused_picture_is_always_explained(tmp_path: Path) -> None:
+    cells = np.zeros((12, 12), dtype=np.uint8)
+    cells[2:4, 2:4] = 1
+    cells[4:6, 4:6] = 1
+    cells[8:11, 1:11] = 1
+    src = tmp_path / "switch.png"
+    Image.fromarray(np.where(cells, 0, 255).astype(np.uint8)).save(src)
+    r = run("generate", str(src), "--size", "12x12", "--no-crop", "--edit-budget", "0",
+            "--json", "--out", str(tmp_path))
+    assert r.exit_code == 0, r.output
+    [row] = json.loads(r.stdout)
+    assert row["accepted"] is False
+    assert row["explain"]["kind"] == "flip" and len(row["explain"]["cells"]) == 16
+    assert Path(row["files"]["explain"]).is_file()
