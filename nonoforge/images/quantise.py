@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -656,7 +657,7 @@ CANDIDATES_PER_COLOUR = 3
 
 #: Exponents of a candidate's size in the pick score; each gives one palette, the one with
 #: the most colours (then the highest likeness) wins.
-SIZE_WEIGHTS = (0.0, 0.5, 1.0)
+SIZE_WEIGHTS = (0.0, 0.25, 0.5, 1.0)
 
 
 def _pick(
@@ -700,37 +701,38 @@ def _colour(
     """
     h, w = lab.shape[:2]
     mask = ~transparent.reshape(-1)
-    pts_w = wlab.reshape(-1, 3)[mask]
     floor = max(o.min_delta, o.merge_delta)
     k = min(24, CANDIDATES_PER_COLOUR * (o.colors + 1) + 4)
-    centres, lbl = kmeans(pts_w, k, o.seed)
-    n = len(centres)
-    counts = np.bincount(lbl, minlength=n).astype(np.float64)
-    cand = centres.copy()
-    if use_alpha:
-        cand = np.vstack([[100.0, 0.0, 0.0], cand])
-        counts = np.concatenate([[0.0], counts])
-        lbl = lbl + 1
-        n += 1
-        bg = 0
-    else:
-        bg = int(np.argmin(deltaE_ciede2000(np.broadcast_to(bg_lab, cand.shape), cand)))
-    dist = np.array([[float(deltaE_ciede2000(cand[i], cand[j])) for j in range(n)]
-                     for i in range(n)])
-    best: tuple[int, float, list[int], np.ndarray] | None = None
-    for size_weight in SIZE_WEIGHTS:
-        chosen = _pick(dist, counts, bg, o.colors + 1, floor, size_weight)
-        to = np.array(chosen)[np.argmin(dist[:, chosen], axis=1)]
-        remap = np.zeros(n, dtype=np.int64)
-        remap[chosen] = np.arange(len(chosen))
-        grid = _spread(remap[to[lbl]], mask, h, w)
-        grid[~mask.reshape(h, w)] = 0
-        score = likeness(lab[..., 0], grid) if min(h, w) >= 3 else 0.0
-        key = (len(chosen), score)
-        if best is None or key > best[:2]:
-            best = (len(chosen), score, chosen, grid)
+    best: tuple[Any, ...] | None = None
+    sources = (wlab, lab) if wlab is not lab else (lab,)
+    for source in sources:
+        centres, lbl = kmeans(source.reshape(-1, 3)[mask], k, o.seed)
+        n = len(centres)
+        counts = np.bincount(lbl, minlength=n).astype(np.float64)
+        cand = centres.copy()
+        if use_alpha:
+            cand = np.vstack([[100.0, 0.0, 0.0], cand])
+            counts = np.concatenate([[0.0], counts])
+            lbl = lbl + 1
+            n += 1
+            bg = 0
+        else:
+            bg = int(np.argmin(deltaE_ciede2000(np.broadcast_to(bg_lab, cand.shape), cand)))
+        dist = np.array([[float(deltaE_ciede2000(cand[i], cand[j])) for j in range(n)]
+                         for i in range(n)])
+        for size_weight in SIZE_WEIGHTS:
+            chosen = _pick(dist, counts, bg, o.colors + 1, floor, size_weight)
+            to = np.array(chosen)[np.argmin(dist[:, chosen], axis=1)]
+            remap = np.zeros(n, dtype=np.int64)
+            remap[chosen] = np.arange(len(chosen))
+            grid = _spread(remap[to[lbl]], mask, h, w)
+            grid[~mask.reshape(h, w)] = 0
+            score = likeness(lab[..., 0], grid) if min(h, w) >= 3 else 0.0
+            if best is None or (len(chosen), score) > best[:2]:
+                best = (len(chosen), score, chosen, grid, cand, dist, counts, bg, lbl)
     assert best is not None
-    _, _, chosen, grid = best
+    _, _, chosen, grid, cand, dist, counts, bg, lbl = best
+    n = len(cand)
     if len(chosen) == 1:
         # nothing clears the floor: the candidate farthest from the background, said so
         far = int(np.argmax(np.where(counts > 0, dist[bg], -1.0)))
