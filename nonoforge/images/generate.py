@@ -39,9 +39,10 @@ from nonoforge.images.quantise import (
 from nonoforge.puzzle import Clue, Grid, Meta, Palette, Puzzle, clue_of, min_length
 from nonoforge.solving import TECHNIQUES, mask_counts
 
-#: Black-and-white photos whose repair runs out of budget are quantised again with ever
-#: larger noise pieces dropped (see :func:`~nonoforge.images.quantise.drop_crumbs`): a star
-#: field of two-cell blobs is ambiguous in too many places for a few edits.
+#: Photos whose repair runs out of budget are quantised again with ever larger noise pieces
+#: dropped (:func:`~nonoforge.images.quantise.drop_crumbs`, in colour
+#: :func:`~nonoforge.images.quantise.merge_crumbs`): a star field of two-cell blobs is
+#: ambiguous in too many places for a few edits.
 CRUMBS = (3, 6, 12)
 #: Ways to make an ambiguous picture unique: edit cells, or print some cells solved.
 REPAIRS = ("edits", "givens")
@@ -509,7 +510,7 @@ def generate(
             seed=seed, solver=solver,
         )
         first = first or (q, rep)
-        if rep.accepted or repair_with != "edits" or not q.photo or colors != 1:
+        if rep.accepted or repair_with != "edits" or not q.photo:
             break
     else:  # no simplification was accepted: keep the most faithful attempt
         assert first is not None

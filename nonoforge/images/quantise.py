@@ -522,6 +522,8 @@ def _quantise_fitted(
         labels, palette_lab, note = _colour(lab, wlab, transparent, use_alpha, bg_lab, o)
         if o.despeckle_passes and min(h, w) >= 3:
             labels = despeckle(labels, o.despeckle_passes)
+            if o.crumb > CRUMB:  # a retry after a failed repair: simplify harder
+                labels = merge_crumbs(labels, o.crumb)
     return labels, palette_lab, lab, wlab, transparent, note
 
 
@@ -584,6 +586,28 @@ def drop_crumbs(labels: np.ndarray, size: int = CRUMB) -> np.ndarray:
             small = (sizes < size) & (np.arange(n + 1) > 0)
             ink[small[parts]] = not value
     return ink.astype(np.int64)
+
+
+def merge_crumbs(labels: np.ndarray, size: int) -> np.ndarray:
+    """Colour labels with every piece under ``size`` cells (8-connected, any colour) given
+    the colour most common around it, smallest pieces first."""
+    from scipy import ndimage
+
+    out = labels.copy()
+    eight = np.ones((3, 3), dtype=bool)
+    pieces = []
+    for c in np.unique(out):
+        parts, n = ndimage.label(out == c, structure=eight)
+        sizes = np.bincount(parts.ravel())
+        pieces += [(int(sizes[i]), int(c), parts == i) for i in range(1, n + 1) if sizes[i] < size]
+    for _, c, mask in sorted(pieces, key=lambda t: t[0]):
+        if not (out[mask] == c).all():
+            continue
+        ring = ndimage.binary_dilation(mask, structure=eight) & ~mask
+        around = out[ring]
+        if len(around):
+            out[mask] = int(np.bincount(around).argmax())
+    return out
 
 
 #: Likeness one frame's worth of empty edge lines costs a threshold candidate.
