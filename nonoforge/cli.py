@@ -778,6 +778,9 @@ def generate(
     repair_with: Annotated[
         str, typer.Option("--repair", help="edits (change cells) or givens (print cells solved).")
     ] = "edits",
+    grade: Annotated[
+        int | None, typer.Option("--grade", help="Aim at difficulty grade 1..5 (size <= --size).")
+    ] = None,
 ) -> None:
     """Turn images into puzzles the solver proves unique, repairing them with few edits.
 
@@ -794,22 +797,31 @@ def generate(
     from nonoforge.images.quantise import parse_size
     from nonoforge.images.render import preview
 
-    if size is None and width is None:
+    if size is None and width is None and grade is None:
         raise UsageError("give the grid size with --size WxH or --width W")
+    if grade is not None and width is not None:
+        raise UsageError("--grade takes --size (the largest grid), not --width")
     grid_size = parse_size(size, "--size") if size is not None else None
     taken: set[str] = set()
     rows = []
     for image in images:
-        g = make(
-            image, size=grid_size, width=width, colors=colors, seed=seed, fill=fill,
-            max_technique=max_technique, edit_budget=edit_budget, crop=not no_crop,
-            repair_with=repair_with,
-        )
-        if g.colors_note:
-            err.print(f"note: {image}: {g.colors_note}", markup=False, highlight=False)
+        opts = {"colors": colors, "seed": seed, "fill": fill, "max_technique": max_technique,
+                "edit_budget": edit_budget, "crop": not no_crop, "repair_with": repair_with}
+        aimed: dict[str, object] = {}
+        if grade is None:
+            g = make(image, size=grid_size, width=width, **opts)
+        else:
+            from nonoforge.pipeline.aim import generate_for_grade
+
+            g, got, note = generate_for_grade(image, grade, size=grid_size, **opts)
+            aimed = {"grade": got, "grade_wanted": grade, "grade_note": note}
+        for note in (g.colors_note, aimed.get("grade_note")):
+            if note:
+                err.print(f"note: {image}: {note}", markup=False, highlight=False)
         stem = unique_stem(Path(image).stem, taken)
         paths = write_generated(g, out_dir, stem, fmt)
-        row = {"image": image, **g.summary(), "puzzle": paths.pop("puzzle"), "files": paths}
+        row = {"image": image, **g.summary(), **aimed, "puzzle": paths.pop("puzzle"),
+               "files": paths}
         if explain or not g.accepted:  # a refused picture is always explained
             row["explain"] = write_explain(g, out_dir, stem)
             paths["explain"] = row["explain"]["file"]

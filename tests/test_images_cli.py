@@ -211,3 +211,17 @@ def test_a_refused_picture_is_always_explained(tmp_path: Path) -> None:
     assert row["accepted"] is False
     assert row["explain"]["kind"] == "flip" and len(row["explain"]["cells"]) == 16
     assert Path(row["files"]["explain"]).is_file()
+
+
+def test_generate_grade_aims_with_the_shipped_model(tmp_path: Path) -> None:
+    import skimage.data
+
+    src = tmp_path / "astronaut.png"
+    Image.fromarray(skimage.data.astronaut()).save(src)
+    r = run("generate", str(src), "--grade", "1", "--json", "--out", str(tmp_path))
+    assert r.exit_code == 0, r.output
+    [row] = json.loads(r.stdout)
+    assert row["grade_wanted"] == 1 and row["grade"] == 1 and row["grade_note"] is None
+    assert row["accepted"] and max(row["width"], row["height"]) <= 45
+    r = run("generate", str(src), "--grade", "9", "--out", str(tmp_path))
+    assert_clean_error(r)

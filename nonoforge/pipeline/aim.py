@@ -1,0 +1,73 @@
+"""Aim a generated puzzle at a difficulty grade: ``nonoforge generate --grade N``.
+
+Grades (1 easiest .. 5) come from the difficulty model shipped with nonoforge
+(``pipeline/models.json``, see :mod:`nonoforge.pipeline.difficulty`): a score predicted
+from the solver's deterministic effort and the hardest technique, so a puzzle's grade is
+the same on every machine. Larger grids of the same picture are harder, so
+:func:`generate_for_grade` tries growing sizes (10, 15, ... up to the ``size`` asked for,
+keeping its aspect) and keeps the first accepted puzzle in the grade, or the closest one,
+saying how close it got. Colours and the repair mode stay as the user chose them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nonoforge.errors import UsageError
+from nonoforge.images.generate import Generated, generate
+
+#: Longest sides tried, smallest first.
+SIDES = (10, 15, 20, 25, 30, 35, 40, 45)
+
+
+def grade_of(generated: Generated) -> int | None:
+    """The shipped model's grade of a generated puzzle (None when it cannot be graded)."""
+    from nonoforge.pipeline.rate import RateOptions, bundled_model, rate_puzzle, score_rows
+    from nonoforge.solver.core import SOLVER_VERSION
+
+    model = bundled_model(SOLVER_VERSION)
+    if model is None:
+        raise UsageError(f"no difficulty model is shipped for solver {SOLVER_VERSION}")
+    row = rate_puzzle(generated.puzzle, RateOptions(runs=1))
+    score_rows([row], model)
+    return row["grade"]
+
+
+def generate_for_grade(
+    image: Any, grade: int, *, size: tuple[int, int] | None = None, **options: Any
+) -> tuple[Generated, int | None, str | None]:
+    """``(puzzle, its grade, note)``: the puzzle of ``image`` nearest to ``grade``.
+
+    ``size`` is the largest grid (default 45x45); ``options`` go to
+    :func:`~nonoforge.images.generate.generate`. The note says how close it got when no
+    accepted size lands in the grade (None when one does).
+    """
+    if not 1 <= grade <= 5:
+        raise UsageError(f"grade must be 1..5, got {grade}")
+    most_w, most_h = size or (45, 45)
+    top = max(most_w, most_h)
+    sides = [s for s in SIDES if s < top] + [top]
+    best: tuple[int, Generated, int | None] | None = None
+    fallback: Generated | None = None
+    for side in sides:
+        box = (max(2, round(side * most_w / top)), max(2, round(side * most_h / top)))
+        g = generate(image, size=box, **options)
+        fallback = fallback or g
+        if not g.accepted:
+            continue
+        got = grade_of(g)
+        if got is None:
+            continue
+        if best is None or abs(got - grade) < best[0]:
+            best = (abs(got - grade), g, got)
+        if got >= grade:  # larger grids only get harder
+            break
+    if best is None:
+        assert fallback is not None
+        return fallback, None, f"no accepted size could be graded (grade {grade} asked for)"
+    _, g, got = best
+    note = None if got == grade else (
+        f"grade {grade} not reached: the closest is grade {got} at "
+        f"{g.puzzle.width}x{g.puzzle.height}"
+    )
+    return g, got, note
