@@ -241,3 +241,20 @@ def test_photos_are_told_from_icons() -> None:
     assert is_photo(as_rgba(skimage.data.camera()))
     assert not is_photo(as_rgba(disk()))
     assert not is_photo(as_rgba(skimage.data.horse()))
+
+
+def test_crumbs_are_dropped_in_black_and_white_and_merged_in_colour() -> None:
+    from nonoforge.images.quantise import drop_crumbs, merge_crumbs
+
+    a = np.zeros((8, 8), dtype=np.int64)
+    a[1, 1] = 1  # a one-cell piece of ink
+    a[4:7, 4:7] = 1
+    a[5, 5] = 0  # a one-cell hole
+    out = drop_crumbs(a, 3)
+    assert out[1, 1] == 0 and out[5, 5] == 1 and out[4:7, 4:7].all()
+    b = np.zeros((6, 6), dtype=np.int64)
+    b[:, 3:] = 2
+    b[1, 1] = 1  # in the background
+    b[4, 4] = 1  # inside colour 2
+    out = merge_crumbs(b, 3)
+    assert out[1, 1] == 0 and out[4, 4] == 2 and (out[:, 3:] == 2).all()

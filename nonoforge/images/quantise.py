@@ -575,12 +575,11 @@ def drop_crumbs(labels: np.ndarray, size: int = CRUMB) -> np.ndarray:
     """Black-and-white labels without ink pieces or holes under ``size`` cells (8-connected):
     a photo's grain becomes two-cell blobs the speck filter keeps, and a field of them is
     both meaningless and ambiguous."""
-    from scipy import ndimage
+    from skimage.measure import label
 
     ink = labels.astype(bool)
-    eight = np.ones((3, 3), dtype=bool)
     for value in (True, False):
-        parts, n = ndimage.label(ink == value, structure=eight)
+        parts, n = label(ink == value, background=0, connectivity=2, return_num=True)
         if n:
             sizes = np.bincount(parts.ravel())
             small = (sizes < size) & (np.arange(n + 1) > 0)
@@ -588,22 +587,32 @@ def drop_crumbs(labels: np.ndarray, size: int = CRUMB) -> np.ndarray:
     return ink.astype(np.int64)
 
 
+def _grow(mask: np.ndarray) -> np.ndarray:
+    """``mask`` with its 8-neighbours."""
+    h, w = mask.shape
+    pad = np.pad(mask, 1)
+    out = np.zeros_like(mask)
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            out |= pad[1 + dy : 1 + dy + h, 1 + dx : 1 + dx + w]
+    return out
+
+
 def merge_crumbs(labels: np.ndarray, size: int) -> np.ndarray:
     """Colour labels with every piece under ``size`` cells (8-connected, any colour) given
     the colour most common around it, smallest pieces first."""
-    from scipy import ndimage
+    from skimage.measure import label
 
     out = labels.copy()
-    eight = np.ones((3, 3), dtype=bool)
     pieces = []
     for c in np.unique(out):
-        parts, n = ndimage.label(out == c, structure=eight)
+        parts, n = label(out == c, background=0, connectivity=2, return_num=True)
         sizes = np.bincount(parts.ravel())
         pieces += [(int(sizes[i]), int(c), parts == i) for i in range(1, n + 1) if sizes[i] < size]
     for _, c, mask in sorted(pieces, key=lambda t: t[0]):
         if not (out[mask] == c).all():
             continue
-        ring = ndimage.binary_dilation(mask, structure=eight) & ~mask
+        ring = _grow(mask) & ~mask
         around = out[ring]
         if len(around):
             out[mask] = int(np.bincount(around).argmax())
