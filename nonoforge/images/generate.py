@@ -413,10 +413,14 @@ class Generated:
     def colors_note(self) -> str | None:
         """Why the puzzle has fewer painted colours than asked, or None."""
         q = self.quantised
-        if self.puzzle.ncolors >= q.wanted_colors:
+        n = self.puzzle.ncolors
+        if n >= q.wanted_colors:
             return None
-        return q.colors_note or (
-            f"{self.puzzle.ncolors} of {q.wanted_colors} colours survived speck removal and repair"
+        found = len(q.palette_lab) - 1
+        if q.colors_note and n >= found:
+            return q.colors_note
+        return f"{n} of {q.wanted_colors} colours: the repair edited {found - n} away" + (
+            f" ({q.colors_note})" if q.colors_note else ""
         )
 
     def summary(self) -> dict[str, Any]:

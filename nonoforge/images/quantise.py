@@ -231,7 +231,9 @@ def merge_close(
 
 def despeckle(labels: np.ndarray, passes: int = 2) -> np.ndarray:
     """The 3x3 majority filter: a cell with no same-coloured neighbour (8-connected) takes
-    the colour most of its neighbours have. Lines one cell wide survive; lone specks go."""
+    the colour most of its neighbours have. Lines one cell wide survive; lone specks go,
+    except those of a painted colour that has no other cells (in colour: a one-cell eye
+    keeps its colour in the puzzle)."""
     out = labels.copy()
     ncol = int(out.max()) + 1
     for _ in range(passes):
@@ -245,6 +247,11 @@ def despeckle(labels: np.ndarray, passes: int = 2) -> np.ndarray:
             )
         own = np.take_along_axis(counts, out[None], axis=0)[0]
         speck = own <= 1
+        if ncol > 2:  # a colour that exists only as specks (an eye, a button) stays
+            for c in range(1, ncol):
+                here = out == c
+                if here.any() and not (here & ~speck).any():
+                    speck &= ~here
         if not speck.any():
             break
         others = counts.copy()
@@ -450,7 +457,15 @@ def quantise(
         t, b, l_, r = margins(labels)
         keep = (slice(t, labels.shape[0] - b), slice(l_, labels.shape[1] - r))
         labels, lab, wlab, transparent = labels[keep], lab[keep], wlab[keep], transparent[keep]
+    chosen = len(palette_lab) - 1
     labels, palette_lab = _drop_unused(labels, palette_lab)
+    kept = len(palette_lab) - 1
+    if colors > 1 and kept < min(chosen, colors):
+        note = (
+            f"{kept} of {colors} colours: {chosen} found at least ΔE2000 "
+            f"{max(min_delta, merge_delta):g} apart, {chosen - kept} only in specks "
+            "(one-cell islands, removed)"
+        )
     if palette_lab.shape[0] < 2:
         raise ImageError("the image is a single flat colour: nothing to draw")
     source = wlab.copy()
