@@ -749,7 +749,7 @@ def generate(
     images: Annotated[list[str], typer.Argument(help="Image files (PNG, JPEG, GIF, ...).")],
     out_dir: Annotated[str, typer.Option("--out", "-o", help="Output directory.")] = ".",
     size: Annotated[
-        str | None, typer.Option("--size", "-s", help="Grid size WIDTHxHEIGHT, e.g. 30x30.")
+        str | None, typer.Option("--size", "-s", help="Largest grid WxH (aspect kept), e.g. 30x30.")
     ] = None,
     width: Annotated[
         int | None, typer.Option("--width", "-w", help="Grid width; height keeps the aspect.")
