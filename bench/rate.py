@@ -104,6 +104,15 @@ class Cluster:
                 p.kill()
 
 
+class _Joining(LocalExecutor):
+    """The local pool, closed by joining its workers: reaped, their CPU time is counted."""
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+
 def _cpu() -> float:
     """CPU seconds of this process and of every child it has reaped."""
     me = resource.getrusage(resource.RUSAGE_SELF)
@@ -136,7 +145,7 @@ def _rate_once(kind: str, puzzles: list, opts: RateOptions, cpu0: float) -> tupl
         with tempfile.TemporaryDirectory() as d, Corpus.open(os.path.join(d, "c.db")) as c:
             c.add(puzzles)
             t0 = time.perf_counter()
-            ex = (LocalExecutor(int(kind[-1])) if cluster is None
+            ex = (_Joining(int(kind[-1])) if cluster is None
                   else DaskExecutor(cluster.address))
             try:
                 s = jobs.rate_corpus(c, executor=ex, opts=opts)
