@@ -269,3 +269,173 @@ def test_parse_retry_after() -> None:
     assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # in the past
     assert 58 <= parse_retry_after(http_date(60)) <= 61  # type: ignore[operator]
     assert parse_retry_after("9" * 40) == 10.0**9
+
+
+# -- issue 20: deadlines that hold, charsets, redirects that stay home, encodings --------
+
+
+@pytest.mark.parametrize(
+    "how", ["declared", "chunked", "headers"], ids=["content-length", "chunked", "slow-headers"]
+)
+def test_one_byte_a_second_is_cut_at_the_deadline(site: SiteServer, how: str) -> None:
+    """The whole-answer limit holds while bytes trickle in, each well inside the read timeout."""
+    body = "x" * 30  # 30 s at one byte a second
+    site.page("/robots.txt", "User-agent: *\nAllow: /\n")
+    site.add("/slow", Reply(200, body, drip=1.0, chunked=how == "chunked",
+                            drip_headers=how == "headers"))
+    with fast(read_timeout=5.0, total_timeout=1.0, retries=0) as http:
+        t0 = time.monotonic()
+        with pytest.raises(FetchError, match="longer than 1 s"):
+            http.get(site.url + "/slow")
+        took = time.monotonic() - t0
+    assert took < 1.6, took
+
+
+def test_the_deadline_covers_every_attempt_and_a_quick_answer_still_passes(
+    site: SiteServer,
+) -> None:
+    site.page("/robots.txt", "User-agent: *\nAllow: /\n")
+    site.add("/s", Reply(200, "abcdefghij", drip=1.0), Reply(200, "quick"))
+    with fast(read_timeout=5.0, total_timeout=0.8, retries=1) as http:
+        t0 = time.monotonic()
+        assert http.get(site.url + "/s").text == "quick"
+        assert time.monotonic() - t0 < 1.5
+        assert http.stats.retries == 1
+        assert http.get(site.url + "/s").text == "quick"  # the pool still works after a cut
+
+
+@pytest.mark.parametrize("charset", ["undefined", "idna", "no-such-charset", "rot13"])
+def test_a_bogus_charset_falls_back_to_utf8(site: SiteServer, charset: str) -> None:
+    site.page("/p", "caf\u00e9 \xff".encode("utf-8")[:-2] + b"\xff",
+              **{"Content-Type": f"text/html; charset={charset}"})
+    with fast() as http:
+        assert http.get(site.url + "/p").text == "caf\u00e9 \ufffd"
+
+
+def test_robots_with_a_bogus_charset_still_parses_and_is_cached_only_when_read(
+    site: SiteServer, tmp_path: Path
+) -> None:
+    site.page("/robots.txt", "User-agent: *\nDisallow: /no\n",
+              **{"Content-Type": "text/plain; charset=undefined"})
+    site.page("/yes", "fine")
+    with fast(cache_dir=tmp_path) as http:
+        assert http.get(site.url + "/yes").text == "fine"
+        with pytest.raises(FetchError, match="disallowed by robots.txt"):
+            http.get(site.url + "/no")
+
+
+def test_robots_that_cannot_be_parsed_allows_all_for_the_run_and_is_not_cached(
+    site: SiteServer, tmp_path: Path
+) -> None:
+    # "²".isdigit() is true, int("²") is not: the standard library's parser raises on it
+    site.page("/robots.txt", "User-agent: *\nCrawl-delay: \u00b2\nDisallow: /no\n")
+    site.page("/a", "fine")
+    with fast(cache_dir=tmp_path) as http:
+        assert http.get(site.url + "/a").text == "fine"
+        assert http.get(site.url + "/a?2").status == 404
+    assert len(site.hits("/robots.txt")) == 1
+    with fast(cache_dir=tmp_path) as http:  # not cached: asked again on the next run
+        assert http.get(site.url + "/b").status == 404
+        assert "ValueError" in next(iter(http.robots_notes.values()))
+    assert len(site.hits("/robots.txt")) == 2
+
+
+def test_a_redirect_to_another_port_is_refused_and_recorded(site: SiteServer) -> None:
+    with SiteServer() as other:
+        other.page("/x", "elsewhere")
+        site.page("/go", "", status=302, Location=other.url + "/x")
+        with fast() as http:
+            with pytest.raises(FetchError, match=r"redirect refused \(another site"):
+                http.get(site.url + "/go")
+            assert http.stats.refused_redirects == 1
+            assert http.refused[0][1] == other.url + "/x"
+        assert other.hits() == []
+
+
+def test_a_redirect_to_another_host_is_refused(site: SiteServer) -> None:
+    port = site.url.rsplit(":", 1)[1]
+    site.page("/go", "", status=301, Location=f"http://localhost:{port}/x")
+    site.page("/x", "same server, another name")
+    with fast() as http, pytest.raises(FetchError, match="another site"):
+        http.get(site.url + "/go")
+    assert site.hits("/x") == []
+
+
+def test_a_redirect_to_a_listed_host_is_followed(site: SiteServer) -> None:
+    port = site.url.rsplit(":", 1)[1]
+    site.page("/go", "", status=301, Location=f"http://localhost:{port}/x")
+    site.page("/x", "the site's other name")
+    with fast() as http:
+        http.allow_redirects_to(f"localhost:{port}")
+        assert http.get(site.url + "/go").text == "the site's other name"
+
+
+def test_a_redirect_to_a_private_address_is_refused_before_any_request(
+    site: SiteServer,
+) -> None:
+    """The probe's case: a redirect to the cloud metadata address made a real request."""
+    site.page("/go", "", status=302, Location="http://169.254.169.254/latest/meta-data/")
+    with fast() as http:
+        with pytest.raises(FetchError, match="redirect refused"):
+            http.get(site.url + "/go")
+        assert http.stats.requests == 2  # robots.txt and /go: nothing for 169.254.169.254
+        # From a public base (judged here without a request: tests never leave 127.0.0.1)
+        # the address decides, even for a host the site lists.
+        http.allow_redirects_to("169.254.169.254", "10.0.0.1", "::1", "0.0.0.0")
+        for target, addr in (("http://169.254.169.254/x", "169.254.169.254"),
+                             ("http://10.0.0.1/", "10.0.0.1"), ("http://[::1]/", "::1"),
+                             ("http://0.0.0.0/", "0.0.0.0"),
+                             ("http://[::ffff:127.0.0.1]/", "127.0.0.1")):
+            assert http._redirect_refusal("http://8.8.8.8/a", target) == \
+                f"private address {addr}"
+        assert http._redirect_refusal("http://8.8.8.8/a", "http://8.8.8.8/b") is None
+
+
+def test_a_redirect_to_another_scheme_is_refused(site: SiteServer) -> None:
+    site.page("/go", "", status=302, Location="file:///etc/passwd")
+    site.page("/g2", "", status=302, Location="gopher://127.0.0.1:70/")
+    with fast() as http:
+        for path in ("/go", "/g2"):
+            with pytest.raises(FetchError, match="redirect refused"):
+                http.get(site.url + path)
+
+
+def test_robots_redirected_off_site_disallows_and_is_recorded(site: SiteServer) -> None:
+    with SiteServer() as other:
+        other.page("/robots.txt", "User-agent: *\nAllow: /\n")
+        site.page("/robots.txt", "", status=301, Location=other.url + "/robots.txt")
+        site.page("/a", "x")
+        with fast() as http, pytest.raises(FetchError, match="redirect refused"):
+            http.get(site.url + "/a")
+        assert other.hits() == [] and site.hits("/a") == []
+
+
+@pytest.mark.parametrize("encoding", ["gzip, gzip", "x-unknown", "br, zz", "gzip"])
+def test_repeated_unknown_or_broken_encodings_are_a_retried_failure(
+    site: SiteServer, encoding: str
+) -> None:
+    # "gzip, gzip" over a body compressed once: what a misconfigured server sends
+    body = b"not gzip at all" if encoding == "gzip" else gzip.compress(b"x")
+    site.add("/e", Reply(200, body, {"Content-Encoding": encoding}))
+    with fast(retries=1) as http, pytest.raises(FetchError, match="after 2 attempts"):
+        http.get(site.url + "/e")
+    assert len(site.hits("/e")) == 2
+
+
+@pytest.mark.parametrize("server, meta", [("idna", "utf-8"), ("undefined", "undefined"),
+                                          (None, "idna")])
+def test_a_nonograms_page_in_a_bogus_charset_is_read_as_utf8(
+    site: SiteServer, server: str | None, meta: str
+) -> None:
+    from sitefixtures import nonograms_page
+
+    from nonoforge.scraper.nonograms import Nonograms
+
+    html = nonograms_page(np.array([[1, 0], [1, 1]]), [(0, 0, 0)], title="Кошка")
+    html = html.replace('<meta charset="utf-8">', f'<meta charset="{meta}">')
+    ctype = "text/html" + (f"; charset={server}" if server else "")
+    site.page("/nonograms/i/7", html.encode(), **{"Content-Type": ctype})
+    with fast() as http:
+        got = Nonograms(http, site.url).fetch(7)
+    assert got.status == "done", got.reason
+    assert got.puzzle is not None and got.puzzle.meta.title == "Кошка"

@@ -4,7 +4,9 @@
 client needs, so that no site class has to think about it:
 
 - a User-Agent that names nonoforge, its version and where to find it;
-- connect, read and whole-response timeouts;
+- connect and read timeouts, and one wall-clock deadline per attempt that covers
+  connect, headers and the whole body (a watchdog cuts the connection when it passes, so
+  a server that trickles one byte a second cannot hold a fetch);
 - pacing per host (one request a second by default; a robots.txt ``Crawl-delay`` is
   honoured when it asks for more);
 - retries with exponential backoff and seeded jitter on connection errors, timeouts,
@@ -13,7 +15,14 @@ client needs, so that no site class has to think about it:
 - robots.txt, fetched once per host through the same session (and kept on disk for a
   day): a disallowed URL is never fetched, the request fails with a reason;
 - a cap on the size of a response, enforced while streaming so memory stays bounded;
-- redirects followed by hand (at most five), each hop paced and checked against robots;
+- redirects followed by hand (at most five), each hop paced and checked against robots,
+  and only within the site: the scheme, host and port of the first URL, or a host the site
+  class lists (:meth:`Http.allow_redirects_to`); never to a loopback, link-local or private
+  address unless the first URL is one itself. A refused redirect fails with its reason;
+- charsets the server names are used only when they are real text encodings for the web
+  (``undefined``, ``idna``, ``utf-7``, unknown names: UTF-8 with replacement instead);
+- content encodings: one of gzip/deflate/identity; a repeated, unknown or corrupt coding
+  is a failed attempt (retried, then recorded), never an internal error;
 - an on-disk cache of raw final answers (2xx, 404, 410) keyed by method, URL and body,
   so that a re-run fetches nothing it already has.
 
@@ -23,11 +32,15 @@ status (404, 403, ...) comes back as a :class:`Response` for the caller to judge
 
 from __future__ import annotations
 
+import codecs
+import contextlib
 import email.utils
 import hashlib
+import ipaddress
 import json
 import os
 import random
+import socket
 import sys
 import threading
 import time
@@ -40,6 +53,8 @@ from typing import Any
 from urllib.parse import urlencode, urljoin, urlsplit
 
 import requests
+import urllib3.connection
+import urllib3.connectionpool
 
 from nonoforge import __version__
 from nonoforge.errors import FetchError
@@ -58,6 +73,40 @@ MAX_REDIRECTS = 5
 #: Statuses that are final answers, worth keeping in the cache.
 CACHEABLE = frozenset({200, 203, 204, 404, 410})
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+#: Content codings we decode; anything else, or more than one, is refused.
+ENCODINGS = frozenset({"gzip", "x-gzip", "deflate"})
+#: Codec names Python knows that are no charset a web page may use (``utf-7`` smuggles
+#: markup past filters; the others are not byte-to-text encodings of documents at all).
+_NOT_WEB_CHARSETS = frozenset(
+    {"idna", "punycode", "undefined", "unicode-escape", "raw-unicode-escape", "utf-7",
+     "mbcs", "oem", "charmap"}
+)
+
+
+def usable_charset(name: str | None) -> str | None:
+    """The codec to decode a document with for a charset label, or None to use UTF-8.
+
+    Unknown labels and codecs that are no web charset (``undefined``, ``idna``, ...) give
+    None, so callers fall back to UTF-8 with replacement instead of failing.
+    """
+    if not name or len(name) > 40:
+        return None
+    try:
+        info = codecs.lookup(name.strip())
+    except (LookupError, ValueError, TypeError):
+        return None
+    if info.name in _NOT_WEB_CHARSETS or not getattr(info, "_is_text_encoding", True):
+        return None
+    return info.name
+
+
+def decode_text(body: bytes, charset: str | None) -> str:
+    """``body`` as text in ``charset`` when usable, else UTF-8; bad bytes replaced."""
+    codec = usable_charset(charset) or "utf-8"
+    try:
+        return body.decode(codec, errors="replace")
+    except (LookupError, UnicodeError, ValueError, TypeError):
+        return body.decode("utf-8", errors="replace")
 
 
 def default_cache_dir() -> Path:
@@ -96,11 +145,9 @@ class Response:
 
     @property
     def text(self) -> str:
-        """The body as text: the charset the server named, else UTF-8 (bad bytes replaced)."""
-        try:
-            return self.body.decode(self.charset or "utf-8", errors="replace")
-        except LookupError:
-            return self.body.decode("utf-8", errors="replace")
+        """The body as text: the charset the server named if usable, else UTF-8 (bad bytes
+        replaced)."""
+        return decode_text(self.body, self.charset)
 
 
 @dataclass
@@ -112,6 +159,7 @@ class HttpStats:
     retries: int = 0
     bytes: int = 0
     disallowed: int = 0
+    refused_redirects: int = 0
 
     def as_dict(self) -> dict[str, int]:
         return dict(vars(self))
@@ -124,6 +172,176 @@ class _Retry(Exception):
         super().__init__(reason)
         self.reason = reason
         self.wait = wait
+
+
+class _Deadline:
+    """The wall-clock limit of one attempt, enforced by a timer that cuts the connection.
+
+    Socket timeouts bound each read, not their sum: a server that sends one byte a second
+    stays inside any read timeout forever. When the deadline passes, the timer shuts the
+    attempt's socket down (the blocked read then returns at once) and marks the attempt
+    expired, so the caller reports the deadline, not the broken connection it caused.
+    The connection is attached by :class:`_WatchedConnection` as the request goes out.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.at = time.monotonic() + seconds
+        self.expired = False
+        self._conn: Any = None
+        self._sock: Any = None
+        self._done = False
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+
+    def remaining(self) -> float:
+        return max(0.0, self.at - time.monotonic())
+
+    def __enter__(self) -> _Deadline:
+        _current.deadline = self
+        self._arm(self.seconds)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self._done = True
+            if self._timer is not None:
+                self._timer.cancel()
+        _current.deadline = None
+
+    def _arm(self, delay: float) -> None:
+        if not delay < 1e7:  # no limit worth a timer
+            return
+        t = threading.Timer(delay, self._expire)
+        t.daemon = True
+        with self._lock:
+            if self._done:
+                return
+            self._timer = t
+        t.start()
+
+    def attach(self, conn: Any) -> None:
+        with self._lock:
+            self._conn = conn
+            late = self.expired and not self._done
+        if late:
+            _cut(getattr(conn, "sock", None))
+
+    def hold(self, sock: Any) -> None:
+        """Keep the socket itself: http.client lets go of it once a response will close."""
+        with self._lock:
+            self._sock = sock
+            late = self.expired and not self._done
+        if late:
+            _cut(sock)
+
+    def _expire(self) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self.expired = True
+            conn, sock = self._conn, self._sock
+        if not (_cut(getattr(conn, "sock", None)) or _cut(sock)):
+            self._arm(0.05)  # still connecting (bounded by the connect timeout): look again
+
+
+def _cut(sock: Any) -> bool:
+    """Shut a socket down under a blocked reader; False when there is none yet."""
+    if sock is None:
+        return False
+    # the plain socket's shutdown, also for TLS: the blocked reader then sees end of stream
+    with contextlib.suppress(OSError, TypeError, ValueError):
+        socket.socket.shutdown(sock, socket.SHUT_RDWR)
+    return True
+
+
+_current = threading.local()
+
+
+class _Watched:
+    """Mixed into urllib3's connections: gives the connection, then its socket, to the
+    running attempt's deadline (a thread-local), whether the connection is new or reused."""
+
+    sock: Any
+
+    def request(self, *args: Any, **kwargs: Any) -> None:
+        deadline = getattr(_current, "deadline", None)
+        if deadline is not None:
+            deadline.attach(self)
+        super().request(*args, **kwargs)  # type: ignore[misc]
+
+    def getresponse(self, *args: Any, **kwargs: Any) -> Any:
+        deadline = getattr(_current, "deadline", None)
+        if deadline is not None:
+            deadline.hold(self.sock)
+        return super().getresponse(*args, **kwargs)  # type: ignore[misc]
+
+
+class _WatchedConnection(_Watched, urllib3.connection.HTTPConnection):
+    pass
+
+
+class _WatchedHTTPSConnection(_Watched, urllib3.connection.HTTPSConnection):
+    pass
+
+
+class _WatchedPool(urllib3.connectionpool.HTTPConnectionPool):
+    ConnectionCls = _WatchedConnection
+
+
+class _WatchedHTTPSPool(urllib3.connectionpool.HTTPSConnectionPool):
+    ConnectionCls = _WatchedHTTPSConnection
+
+
+class _Adapter(requests.adapters.HTTPAdapter):
+    """The transport adapter whose pools make watched connections."""
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = {"http": _WatchedPool, "https": _WatchedHTTPSPool}
+
+    def proxy_manager_for(self, proxy: str, **proxy_kwargs: Any) -> Any:
+        manager = super().proxy_manager_for(proxy, **proxy_kwargs)
+        manager.pool_classes_by_scheme = {"http": _WatchedPool, "https": _WatchedHTTPSPool}
+        return manager
+
+
+def _address_refusal(host: str, port: int) -> str | None:
+    """Why ``host`` is an address a redirect must not lead to (loopback, link-local,
+    private, reserved), or None. Names are resolved; a name that does not resolve is left
+    to fail at connect."""
+    try:
+        ips = [ipaddress.ip_address(host.strip("[]"))]
+    except ValueError:
+        try:
+            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except (OSError, UnicodeError, ValueError):
+            return None
+        ips = []
+        for info in infos:
+            try:
+                ips.append(ipaddress.ip_address(str(info[4][0]).split("%")[0]))
+            except ValueError:
+                continue
+    for ip in ips:
+        mapped = getattr(ip, "ipv4_mapped", None)
+        real = mapped or ip
+        if not real.is_global or real.is_multicast:
+            return f"private address {real}"
+    return None
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    """Scheme, host (lower case) and port (default filled in) of ``url``."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    if port is None:
+        port = {"http": 80, "https": 443}.get(scheme)
+    return scheme, (parts.hostname or "").lower(), port
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
@@ -191,10 +409,15 @@ class Http:
         self._next_at: dict[str, float] = {}
         self._delay: dict[str, float] = {}
         self._robots: dict[str, urllib.robotparser.RobotFileParser | str] = {}
+        self._site_hosts: set[str] = set()
+        #: ``(from, to, reason)`` of every redirect refused, latest last.
+        self.refused: deque[tuple[str, str, str]] = deque(maxlen=1000)
+        #: Why a host's robots.txt was set aside for this run (unparseable), by origin.
+        self.robots_notes: dict[str, str] = {}
         self.session = requests.Session()
         self.session.headers["User-Agent"] = user_agent
         self.session.headers["Accept-Encoding"] = "gzip, deflate"
-        adapter = requests.adapters.HTTPAdapter(max_retries=0)
+        adapter = _Adapter(max_retries=0)
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
         #: ``(host, clock())`` of the latest network requests: for measuring the pacing.
@@ -231,6 +454,12 @@ class Http:
             self._cache_write(key, resp)
         return resp
 
+    def allow_redirects_to(self, *hosts: str) -> None:
+        """Let redirects lead to these hosts too (``host`` on the default port of http or
+        https, or ``host:port``): a site class lists its other names here. The address
+        rule still applies: no private address unless the first URL is one."""
+        self._site_hosts.update(h.strip().lower() for h in hosts if h.strip())
+
     def close(self) -> None:
         self.session.close()
 
@@ -243,15 +472,51 @@ class Http:
     # -- redirects, robots, pacing --------------------------------------------------------
 
     def _follow(self, method: str, url: str, body: str) -> Response:
+        base = url
         for _hop in range(MAX_REDIRECTS + 1):
             self._check_robots(url)
             resp, location = self._with_retries(method, url, body, self.max_bytes)
             if location is None:
                 return resp
-            url = urljoin(url, location)
+            url = self._redirect(base, url, location)
             if resp.status == 303 or (resp.status in (301, 302) and method == "POST"):
                 method, body = "GET", ""
         raise FetchError(f"more than {MAX_REDIRECTS} redirects: {url}")
+
+    def _redirect(self, base: str, url: str, location: str) -> str:
+        """Where a redirect from ``url`` leads, when the site policy allows it; else the
+        refusal is recorded and raised as a FetchError with its reason."""
+        try:
+            target = urljoin(url, location.strip())
+            why = self._redirect_refusal(base, target)
+        except ValueError:
+            target, why = location[:200], "unreadable Location"
+        if why is None:
+            return target
+        self.stats.refused_redirects += 1
+        self.refused.append((url, target, why))
+        raise FetchError(f"redirect refused ({why}): {url} -> {target}")
+
+    def _redirect_refusal(self, base: str, target: str) -> str | None:
+        """Why a redirect from a request that started at ``base`` may not go to ``target``.
+
+        Allowed: http(s) on the scheme, host and port of ``base``, or a listed host; and
+        never a loopback, link-local or private address unless ``base`` is one itself.
+        """
+        scheme, host, port = _origin(target)
+        if scheme not in ("http", "https") or not host or port is None or port < 0:
+            return f"not an http(s) address: {scheme or 'no scheme'}"
+        bscheme, bhost, bport = _origin(base)
+        if _address_refusal(bhost, bport or 80) is None:  # a public base: no way inside
+            inside = _address_refusal(host, port)
+            if inside is not None:
+                return inside
+        listed = f"{host}:{port}" in self._site_hosts or (
+            host in self._site_hosts and port in (80, 443)
+        )
+        if (scheme, host, port) != (bscheme, bhost, bport) and not listed:
+            return f"another site {host}:{port}"
+        return None
 
     def allowed(self, url: str) -> bool:
         """Whether robots.txt lets us fetch ``url`` (fetching robots.txt when needed)."""
@@ -282,6 +547,7 @@ class Http:
         url = origin + "/robots.txt"
         key = self._cache_key("ROBOTS", url, "")
         resp = self._cache_read(key, max_age=ROBOTS_TTL)
+        fresh = resp is None
         if resp is None:
             try:
                 resp = self._robots_fetch(url)
@@ -292,37 +558,55 @@ class Http:
                 )
                 self._robots[origin] = rules
                 return rules
-            if resp.status < 500:
-                self._cache_write(key, resp)
         rp = urllib.robotparser.RobotFileParser(url)
+        keep = resp.status < 500
         if resp.status in (401, 403):
             rules = "robots.txt is forbidden (everything disallowed)"
         elif resp.status >= 500:
             rules = f"robots.txt answered HTTP {resp.status}"
         else:
-            if resp.ok:
-                rp.parse(resp.text.splitlines())
-            else:
-                rp.allow_all = True
             rules = rp
-            delay = rp.crawl_delay(ROBOTS_AGENT)
-            rr = rp.request_rate(ROBOTS_AGENT)
-            extra = float(delay) if delay else 0.0
-            if rr and rr.requests:
-                extra = max(extra, rr.seconds / rr.requests)
+            try:
+                extra = self._read_robots(rp, resp)
+            except Exception as e:  # noqa: BLE001 - the stdlib parser on hostile text
+                # Unreadable is not unreachable: allow all for this run, keep nothing, so
+                # the next run reads it again (a fixed file, or a fixed parser, then counts).
+                rp = urllib.robotparser.RobotFileParser(url)
+                rp.allow_all = True  # type: ignore[attr-defined]
+                rules, keep, extra = rp, False, 0.0
+                self.robots_notes[origin] = (
+                    f"robots.txt unreadable ({type(e).__name__}): everything allowed this run"
+                )
             if extra > 0:
                 self._delay[urlsplit(origin).netloc] = min(extra, 120.0)
+        if fresh and keep:
+            self._cache_write(key, resp)
         with self._lock:
             self._robots[origin] = rules
         return rules
 
+    @staticmethod
+    def _read_robots(rp: urllib.robotparser.RobotFileParser, resp: Response) -> float:
+        """Parse robots.txt into ``rp``; the extra delay between requests it asks for."""
+        if not resp.ok:
+            rp.allow_all = True  # type: ignore[attr-defined]
+            return 0.0
+        rp.parse(resp.text.splitlines())
+        delay = rp.crawl_delay(ROBOTS_AGENT)
+        rr = rp.request_rate(ROBOTS_AGENT)
+        extra = float(delay) if delay else 0.0
+        if rr and rr.requests:
+            extra = max(extra, rr.seconds / rr.requests)
+        return extra
+
     def _robots_fetch(self, url: str) -> Response:
-        """robots.txt itself, following redirects (http to https is common)."""
+        """robots.txt itself, following redirects within the site (http to https is common)."""
+        base = url
         for _hop in range(MAX_REDIRECTS + 1):
             resp, location = self._with_retries("GET", url, "", ROBOTS_MAX_BYTES)
             if location is None:
                 return resp
-            url = urljoin(url, location)
+            url = self._redirect(base, url, location)
         raise FetchError(f"more than {MAX_REDIRECTS} redirects: {url}")
 
     def _interval(self, host: str) -> float:
@@ -379,14 +663,33 @@ class Http:
         host = urlsplit(url).netloc
         self._pace(host)
         self.stats.requests += 1
+        with _Deadline(self.total_timeout) as deadline:
+            try:
+                answer = self._exchange(method, url, body, cap)
+            except (_Retry, FetchError):
+                if deadline.expired:  # the watchdog cut the connection: say so
+                    raise self._late() from None
+                raise
+            if deadline.expired:  # a close-delimited body ends quietly when cut
+                raise self._late()
+        return answer
+
+    def _late(self) -> _Retry:
+        return _Retry(f"response took longer than {self.total_timeout:g} s")
+
+    def _exchange(
+        self, method: str, url: str, body: str, cap: int
+    ) -> tuple[Response, str | None]:
+        """Send one request and read its answer (within the running attempt's deadline)."""
         headers = {"Content-Type": "application/x-www-form-urlencoded"} if body else None
+        connect, read = self.timeout
         try:
             r = self.session.request(
                 method,
                 url,
                 data=body.encode() if body else None,
                 headers=headers,
-                timeout=self.timeout,
+                timeout=(min(connect, self.total_timeout), read),
                 stream=True,
                 allow_redirects=False,
             )
@@ -413,11 +716,17 @@ class Http:
     def _read_body(
         self, r: requests.Response, hdrs: Mapping[str, str], cap: int, url: str
     ) -> bytes:
-        """The body, streamed: too large fails at once, truncated or too slow is retried."""
+        """The body, streamed: too large fails at once; truncated, too slow or badly encoded
+        is retried."""
         declared = hdrs.get("content-length", "").strip()
         length = int(declared) if declared.isdigit() and len(declared) < 19 else None
         if length is not None and length > cap:
             raise FetchError(f"response of {length} bytes exceeds the cap of {cap} bytes: {url}")
+        coding = hdrs.get("content-encoding", "")
+        codings = [c.strip().lower() for c in coding.split(",")]
+        codings = [c for c in codings if c and c != "identity"]
+        if len(codings) > 1 or (codings and codings[0] not in ENCODINGS):
+            raise _Retry(f"unsupported Content-Encoding {' '.join(coding.split())[:60]!r}")
         start = self._clock()
         chunks: list[bytes] = []
         total = 0
@@ -434,6 +743,8 @@ class Http:
                 chunks.append(chunk)
         except requests.exceptions.ChunkedEncodingError:
             raise _Retry("truncated body (connection closed early)") from None
+        except requests.exceptions.ContentDecodingError:
+            raise _Retry(f"body does not decode as its Content-Encoding {coding!r}") from None
         except requests.exceptions.ConnectionError as e:
             raise _Retry(f"connection broke while reading ({_short(e)})") from None
         except requests.exceptions.Timeout:

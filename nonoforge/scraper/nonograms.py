@@ -26,10 +26,12 @@ from bs4 import BeautifulSoup, Tag
 
 from nonoforge.errors import FetchError, FormatError, PuzzleError
 from nonoforge.puzzle import RGB, WHITE, Color, Grid, Meta, Palette, Puzzle
-from nonoforge.scraper.http import Http
+from nonoforge.scraper.http import Http, usable_charset
 from nonoforge.scraper.site import DONE, Fetched, one_line
 
 DEFAULT_URL = "https://www.nonograms.ru"
+#: The site's names: redirects may lead from one to another (see Http.allow_redirects_to).
+HOSTS = ("nonograms.ru", "www.nonograms.ru", "nonograms.org", "www.nonograms.org")
 ENV_URL = "NONOFORGE_NONOGRAMS_URL"
 
 #: Largest side we accept (the sites' biggest puzzles are far smaller).
@@ -297,11 +299,12 @@ def _info(soup: BeautifulSoup) -> tuple[dict[str, str], list[Tag]]:
 def decode_html(data: bytes, encoding: str | None = None) -> str:
     """Page bytes as text: the server's charset, else the page's ``<meta charset>``, else UTF-8."""
     m = _META_CHARSET.search(data[:4096])
-    for name in (encoding, m.group(1).decode("ascii") if m else None, "utf-8"):
+    meta = m.group(1).decode("ascii") if m else None
+    for name in (usable_charset(encoding), usable_charset(meta), "utf-8"):
         if name:
             try:
                 return data.decode(name, errors="replace")
-            except LookupError:
+            except (LookupError, UnicodeError):
                 continue
     return data.decode("utf-8", errors="replace")  # pragma: no cover
 
@@ -403,6 +406,7 @@ class Nonograms:
     def __init__(self, http: Http, base_url: str | None = None, name: str | None = None):
         self.http = http
         self.base_url = (base_url or os.environ.get(ENV_URL) or DEFAULT_URL).rstrip("/")
+        http.allow_redirects_to(*HOSTS)
         org = "nonograms.org" in self.base_url
         self.name = name or ("nonograms.org" if org else "nonograms.ru")
 

@@ -17,6 +17,8 @@ from nonoforge.scraper.site import DONE, Fetched
 
 DEFAULT_URL = "https://webpbn.com"
 ENV_URL = "NONOFORGE_WEBPBN_URL"
+#: The site's names: redirects may lead from one to another (see Http.allow_redirects_to).
+HOSTS = ("webpbn.com", "www.webpbn.com")
 SITE = "webpbn"
 METHODS = ("xml", "export")
 
@@ -69,6 +71,7 @@ class Webpbn:
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}")
         self.http = http
+        http.allow_redirects_to(*HOSTS)
         self.base_url = (base_url or os.environ.get(ENV_URL) or DEFAULT_URL).rstrip("/")
         self.method = method
 
