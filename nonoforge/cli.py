@@ -17,13 +17,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape as escape_markup
 from rich.text import Text
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
 from nonoforge.errors import FormatError, NonoforgeError, UsageError
 from nonoforge.puzzle import Puzzle, cell_chars
-from nonoforge.util import first_line
+from nonoforge.util import first_line, terminal_text
 
 if TYPE_CHECKING:
     from nonoforge.db.filters import Filters
@@ -39,7 +40,7 @@ def _report(e: BaseException) -> int:
     if _state["debug"]:
         traceback.print_exception(e, file=sys.stderr)
     if isinstance(e, NonoforgeError):
-        err.print(Text(f"error: {first_line(e)}", style="red"))
+        err.print(Text(f"error: {terminal_text(first_line(e))}", style="red"))
         return e.exit_code
     if isinstance(e, KeyboardInterrupt):
         err.print("interrupted")
@@ -49,7 +50,8 @@ def _report(e: BaseException) -> int:
     if isinstance(e, MemoryError):
         err.print(Text("error: out of memory", style="red"))
         return 1
-    err.print(Text(f"internal error: {type(e).__name__}: {e} (run with --debug)", style="red"))
+    err.print(Text(f"internal error: {type(e).__name__}: {terminal_text(str(e))} "
+                   "(run with --debug)", style="red"))
     return 1
 
 
@@ -192,7 +194,7 @@ def show(
     Example: nonoforge show tests/data/dancer.non
     """
     for path, p in read_inputs(files, fmt):
-        title = p.meta.title or os.path.basename(path)
+        title = terminal_text(p.meta.title or os.path.basename(path))
         out.print(Text(f"{title}  ({p.width}x{p.height}, {p.ncolors} colour"
                        f"{'s' if p.ncolors != 1 else ''}, key {p.key})", style="bold"))
         out.print(styled_drawing(p, p.goal))
@@ -235,11 +237,11 @@ def info(
         return
     for r in rows:
         title = f" {r['title']!r}" if r["title"] else ""
-        out.print(
-            f"{r['file']}{title}: {r['width']}x{r['height']}, {r['colors']} colour(s), "
-            f"{r['blocks']} blocks, {r['filled']} cells filled, key {r['key']}"
-            + (", goal" if r["has_goal"] else "")
-        )
+        out.print(Text(
+            f"{terminal_text(r['file'])}{title}: {r['width']}x{r['height']}, "
+            f"{r['colors']} colour(s), {r['blocks']} blocks, {r['filled']} cells filled, "
+            f"key {r['key']}" + (", goal" if r["has_goal"] else "")
+        ))
 
 
 @app.command()
@@ -346,7 +348,7 @@ def solve_cmd(
                 item["steps"] = [state_rows(s, p.ncolors) for s in res.steps]
             results.append(item)
             continue
-        title = p.meta.title or os.path.basename(path)
+        title = terminal_text(p.meta.title or os.path.basename(path))
         out.print(Text(f"{title}  ({p.width}x{p.height}): {res.status}, technique "
                        f"{res.technique}, {res.time_s:.3f} s", style="bold"))
         if steps:
@@ -496,7 +498,7 @@ def db_import(
 
     def on_error(path: str, e: Exception) -> None:
         failed.setdefault(path, str(e))
-        err.print(Text(f"error: {first_line(e)}", style="red"))
+        err.print(Text(f"error: {terminal_text(first_line(e))}", style="red"))
 
     with Corpus.open(db) as c:
         if is_quiet():
@@ -507,7 +509,8 @@ def db_import(
                 task = bar.add_task("import", total=len(paths), name="")
 
                 def on_file(path: str, n: int) -> None:
-                    bar.update(task, advance=1, name=f"{os.path.basename(path)}: {n}")
+                    name = escape_markup(terminal_text(os.path.basename(path)))
+                    bar.update(task, advance=1, name=f"{name}: {n}")
 
                 stats = c.import_files(paths, on_error=on_error, on_file=on_file)
     if not is_quiet():
@@ -564,8 +567,9 @@ def db_query(
         print_json(rows)
         return
     for r in rows:
-        out.print(f"{r['key']}  {r['width']}x{r['height']}  {r['colors']} colour(s)  "
-                  f"{r['source'] or '-'}  {r['title'] or ''}".rstrip())
+        out.print(Text(terminal_text(
+            f"{r['key']}  {r['width']}x{r['height']}  {r['colors']} colour(s)  "
+            f"{r['source'] or '-'}  {r['title'] or ''}".rstrip())))
     if not is_quiet():
         err.print(f"{len(rows)} puzzle(s)")
 
@@ -650,7 +654,7 @@ def _ingest_report(summary: Any, as_json: bool) -> None:
         return
     out.print(summary.line())
     for f in summary.failures[:10]:
-        out.print(Text(f"  failed {f['item']}: {f['reason']}"))
+        out.print(Text(terminal_text(f"  failed {f['item']}: {f['reason']}")))
     if summary.failed > 10:
         out.print(f"  ... {summary.failed - 10} more (see the fetch log)")
 
@@ -907,8 +911,8 @@ def _print_summary(s: dict[str, Any], console: Console) -> None:
         console.print(f"grade against the site's difficulty: Spearman rho {site['spearman']:.3f}"
                       f" over {site['n']} puzzles")
     if s["heaviest"]:
-        console.print("heaviest: " + "; ".join(
-            f"{h['title'] or h['key']} {fmt(h['time_s'])}" for h in s["heaviest"]))
+        console.print(Text(terminal_text("heaviest: " + "; ".join(
+            f"{h['title'] or h['key']} {fmt(h['time_s'])}" for h in s["heaviest"]))))
     fitd = s.get("model_fit") or {}
     if "spearman_held_out" in fitd:
         kind = ("the reference model shipped for solver" if fitd.get("kind") == "reference"
@@ -1029,8 +1033,9 @@ def collection_build(
         return
     for i, c in enumerate(chosen, start=1):
         p = c.puzzle
-        out.print(f"{i:3d}. grade {c.grade}  {p.width}x{p.height}  {p.ncolors} colour(s)  "
-                  f"{p.meta.title or p.key}")
+        out.print(Text(terminal_text(
+            f"{i:3d}. grade {c.grade}  {p.width}x{p.height}  {p.ncolors} colour(s)  "
+            f"{p.meta.title or p.key}")))
     if not is_quiet():
         err.print(f"collection {name!r}: {len(chosen)} puzzle(s)")
 
