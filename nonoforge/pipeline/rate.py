@@ -375,6 +375,8 @@ class DaskExecutor:
             self.client = Client(scheduler, timeout="20s")
         except OSError as e:
             raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
+        except (ValueError, TypeError) as e:  # dask parses the address: a malformed one
+            raise UsageError(f"malformed Dask scheduler address {scheduler!r}: {e}") from None
         #: chunks sent (for the bench and the tests)
         self.chunks = 0
 
