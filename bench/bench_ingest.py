@@ -19,8 +19,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's nonoforge
 
-from sitefixtures import SiteServer, nonograms_page, random_picture  # noqa: E402
+from sitefixtures import Reply, SiteServer, nonograms_page, random_picture  # noqa: E402
 
 from nonoforge.db import Corpus  # noqa: E402
 from nonoforge.scraper.http import Http  # noqa: E402
@@ -74,6 +75,25 @@ def pacing(rate: float, n: int = 11) -> None:
           f"(target {1000 / rate:.1f} ms)")
 
 
+def retries(n: int = 20) -> None:
+    """Each page answers 503 twice, then 200: the retries made and the backoff gaps."""
+    with SiteServer() as site:
+        for i in range(n):
+            site.add(f"/r{i}", Reply(503, "busy"), Reply(503, "busy"), Reply(200, "ok"))
+        cpu = time.process_time()
+        t = time.perf_counter()
+        with Http(rate=10_000, backoff=0.05, max_backoff=1.0, seed=0) as http:
+            for i in range(n):
+                http.get(f"{site.url}/r{i}")
+            stats = http.stats
+        dt = time.perf_counter() - t
+        cpu = time.process_time() - cpu
+        gaps = np.concatenate([np.diff([h.at for h in site.hits(f"/r{i}")]) for i in range(n)])
+    print(f"retries: {n} pages, {stats.requests} requests, {stats.retries} retries in {dt:.2f} s "
+          f"({cpu:.2f} s CPU); backoff gaps min {gaps.min() * 1000:.1f} ms, mean "
+          f"{gaps.mean() * 1000:.1f} ms, max {gaps.max() * 1000:.1f} ms (base 50/100 ms x 0.5-1)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pages", type=int, default=200)
@@ -81,6 +101,7 @@ def main() -> None:
     rng = np.random.default_rng(0)
     page_cost(rng)
     throughput(rng, args.pages)
+    retries()
     pacing(5.0)
     pacing(1.0, n=4)
 
