@@ -439,3 +439,16 @@ def test_a_nonograms_page_in_a_bogus_charset_is_read_as_utf8(
         got = Nonograms(http, site.url).fetch(7)
     assert got.status == "done", got.reason
     assert got.puzzle is not None and got.puzzle.meta.title == "Кошка"
+
+
+def test_a_refused_redirect_is_recorded_in_the_fetch_log(site: SiteServer, tmp_path: Path) -> None:
+    from nonoforge.db import Corpus
+    from nonoforge.scraper.ingest import ingest_webpbn
+
+    site.page("/XMLpuz.cgi?id=1", "", status=302, Location="http://169.254.169.254/x")
+    with Corpus.open(tmp_path / "c.db") as c, fast() as http:
+        summary = ingest_webpbn(c, [1], http=http, base_url=site.url)
+        log = c.fetch_log("webpbn")
+    assert summary.failed == 1
+    assert len(log) == 1 and log[0]["status"] == "failed"
+    assert "redirect refused (another site 169.254.169.254:80)" in log[0]["reason"]
