@@ -31,6 +31,7 @@ import random
 import resource
 import signal
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Callable
@@ -379,7 +380,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--limit", type=float, default=2.0, help="seconds allowed per input")
     ap.add_argument("--memory", type=int, default=2048, help="address-space cap in MiB")
-    ap.add_argument("--out", type=Path, default=Path("fuzz-escapes"),
+    ap.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "nonoforge-fuzz",
                     help="where escaping inputs and their tracebacks are written")
     args = ap.parse_args()
     names = args.targets.split(",") if args.targets else None
