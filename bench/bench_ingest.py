@@ -55,10 +55,13 @@ def throughput(rng: np.random.Generator, n: int) -> None:
                 if label == "network":  # pay the one-off costs (imports, JIT) outside the clock
                     ingest_nonograms(c, [1], http=http, base_url=site.url)
                 t = time.perf_counter()
+                cpu = time.process_time()  # the server's threads count too: same process
                 s = ingest_nonograms(c, range(2, n + 1), http=http, base_url=site.url)
                 dt = time.perf_counter() - t
+                cpu = time.process_time() - cpu
             print(f"ingest {n - 1} 20x20 pages from {label:<7}: {dt:6.2f} s, "
-                  f"{(n - 1) / dt:7.1f} pages/s ({s.counts}; {http.stats.requests} requests)")
+                  f"{(n - 1) / dt:7.1f} pages/s, {cpu * 1000 / (n - 1):5.1f} ms CPU a page "
+                  f"({s.counts}; {http.stats.requests} requests)")
 
 
 def pacing(rate: float, n: int = 11) -> None:

@@ -153,6 +153,10 @@ def _detect(data: bytes) -> None:
     list(itertools.islice(loads(data, None, path="fuzz"), MAX_PUZZLES))
 
 
+def _record_payload(data: bytes) -> None:
+    rofl_format.decode(data)
+
+
 def _salvage(data: bytes) -> None:
     puzzles, _errors = rofl_format.load_salvage(data)
     for p in puzzles[:2]:
@@ -162,7 +166,7 @@ def _salvage(data: bytes) -> None:
 def targets() -> dict[str, Callable[[bytes], None]]:
     t: dict[str, Callable[[bytes], None]] = {name: _read_as(name) for name in sorted(FORMATS)}
     t["detect"] = _detect
-    t["rofl-record"] = rofl_format.decode
+    t["rofl-record"] = _record_payload
     t["rofl-salvage"] = _salvage
     return t
 
@@ -265,9 +269,10 @@ class Report:
 def _where(tb: traceback.StackSummary) -> str:
     """The innermost frame inside nonoforge (else the innermost), as ``file:line``."""
     ours = [f for f in tb if "/nonoforge/" in f.filename.replace("\\", "/")]
-    f = (ours or list(tb) or [None])[-1]
-    if f is None:
+    frames = ours or list(tb)
+    if not frames:
         return "?"
+    f = frames[-1]
     name = f.filename.replace("\\", "/")
     name = name[name.rfind("/nonoforge/") + 1 :] if "/nonoforge/" in name else name
     return f"{name}:{f.lineno} ({f.name})"

@@ -389,6 +389,10 @@ def test_a_redirect_to_a_private_address_is_refused_before_any_request(
             assert http._redirect_refusal("http://8.8.8.8/a", target) == \
                 f"private address {addr}"
         assert http._redirect_refusal("http://8.8.8.8/a", "http://8.8.8.8/b") is None
+        # the same host upgraded to https is home; another port or a downgrade is not
+        assert http._redirect_refusal("http://8.8.8.8/a", "https://8.8.8.8/b") is None
+        assert http._redirect_refusal("https://8.8.8.8/a", "http://8.8.8.8/b") is not None
+        assert http._redirect_refusal("http://8.8.8.8/a", "https://8.8.8.8:8443/") is not None
 
 
 def test_a_redirect_to_another_scheme_is_refused(site: SiteServer) -> None:

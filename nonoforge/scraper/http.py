@@ -500,8 +500,9 @@ class Http:
     def _redirect_refusal(self, base: str, target: str) -> str | None:
         """Why a redirect from a request that started at ``base`` may not go to ``target``.
 
-        Allowed: http(s) on the scheme, host and port of ``base``, or a listed host; and
-        never a loopback, link-local or private address unless ``base`` is one itself.
+        Allowed: http(s) on the scheme, host and port of ``base`` (or its upgrade from
+        http on port 80 to https on 443), or a listed host; and never a loopback,
+        link-local or private address unless ``base`` is one itself.
         """
         scheme, host, port = _origin(target)
         if scheme not in ("http", "https") or not host or port is None or port < 0:
@@ -514,7 +515,8 @@ class Http:
         listed = f"{host}:{port}" in self._site_hosts or (
             host in self._site_hosts and port in (80, 443)
         )
-        if (scheme, host, port) != (bscheme, bhost, bport) and not listed:
+        upgrade = (bscheme, bport, scheme, port) == ("http", 80, "https", 443) and host == bhost
+        if (scheme, host, port) != (bscheme, bhost, bport) and not (listed or upgrade):
             return f"another site {host}:{port}"
         return None
 
