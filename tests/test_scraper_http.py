@@ -456,3 +456,34 @@ def test_a_refused_redirect_is_recorded_in_the_fetch_log(site: SiteServer, tmp_p
     assert summary.failed == 1
     assert len(log) == 1 and log[0]["status"] == "failed"
     assert "redirect refused (another site 169.254.169.254:80)" in log[0]["reason"]
+
+
+def test_the_deadline_holds_over_tls(
+    site: SiteServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The watchdog shuts the TLS socket's descriptor down under the blocked read too."""
+    import shutil
+    import ssl
+    import subprocess
+
+    if shutil.which("openssl") is None:
+        pytest.skip("needs the openssl command to make a certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
+                    str(key), "-out", str(cert), "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    site.httpd.socket = ctx.wrap_socket(site.httpd.socket, server_side=True)
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(cert))  # requests prefers it to verify=
+    url = site.url.replace("http://", "https://")
+    site.page("/robots.txt", "User-agent: *\nAllow: /\n")
+    site.page("/ok", "fine")
+    site.add("/slow", Reply(200, "x" * 30, drip=1.0))
+    with fast(read_timeout=5.0, total_timeout=1.0, retries=0) as http:
+        assert http.get(url + "/ok").text == "fine"
+        t0 = time.monotonic()
+        with pytest.raises(FetchError, match="longer than 1 s"):
+            http.get(url + "/slow")
+        assert time.monotonic() - t0 < 1.6
+        assert http.get(url + "/ok?again").status == 404  # the pool recovers
