@@ -487,3 +487,19 @@ def test_the_deadline_holds_over_tls(
             http.get(url + "/slow")
         assert time.monotonic() - t0 < 1.6
         assert http.get(url + "/ok?again").status == 404  # the pool recovers
+
+
+def test_robots_as_found_in_the_wild(site: SiteServer) -> None:
+    """Shapes seen in real robots.txt files (written by hand here): a UTF-8 byte-order
+    mark, CRLF line ends, lower-case field names, a ``;`` comment line, an empty
+    ``disallow:`` for one agent and a fractional Crawl-delay."""
+    site.page("/robots.txt", b"\xef\xbb\xbfuser-agent: *\r\n; robots text file\r\n"
+              b"disallow: /cgi-bin\r\nDisallow: /z\r\nCrawl-delay: 0.5\r\n\r\n"
+              b"user-agent: other\r\ndisallow:\r\n",
+              **{"Content-Type": "text/plain"})
+    site.page("/a", "fine")
+    with fast() as http:
+        assert http.get(site.url + "/a").text == "fine"
+        for path in ("/cgi-bin/x", "/z"):
+            with pytest.raises(FetchError, match="disallowed"):
+                http.get(site.url + path)

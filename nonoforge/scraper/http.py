@@ -101,8 +101,11 @@ def usable_charset(name: str | None) -> str | None:
 
 
 def decode_text(body: bytes, charset: str | None) -> str:
-    """``body`` as text in ``charset`` when usable, else UTF-8; bad bytes replaced."""
+    """``body`` as text in ``charset`` when usable, else UTF-8; bad bytes replaced. A UTF-8
+    byte-order mark is dropped (else a robots.txt's first ``User-agent`` goes unseen)."""
     codec = usable_charset(charset) or "utf-8"
+    if codec == "utf-8":
+        codec = "utf-8-sig"
     try:
         return body.decode(codec, errors="replace")
     except (LookupError, UnicodeError, ValueError, TypeError):
