@@ -29,8 +29,9 @@ from nonoforge.util import first_line, terminal_text
 if TYPE_CHECKING:
     from nonoforge.db.filters import Filters
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+# markup=False: text from files, pages and paths ("x[/b]") is printed, never interpreted
+out = Console(highlight=False, soft_wrap=True, markup=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
 
 _state: dict[str, bool] = {"debug": False, "quiet": False}
 
@@ -652,7 +653,7 @@ def _ingest_report(summary: Any, as_json: bool) -> None:
     if as_json:
         print_json(summary.as_dict())
         return
-    out.print(summary.line())
+    out.print(Text(terminal_text(summary.line())))
     for f in summary.failures[:10]:
         out.print(Text(terminal_text(f"  failed {f['item']}: {f['reason']}")))
     if summary.failed > 10:

@@ -69,3 +69,12 @@ def test_svg_with_a_control_character_title_is_well_formed(solved: bool) -> None
     root = ET.fromstring(svg)
     title = root.find("{http://www.w3.org/2000/svg}title")
     assert title is not None and title.text == 'Tom & "Jerry" <3 end'
+
+
+def test_a_path_that_looks_like_markup_is_printed_as_it_is(tmp_path: Path) -> None:
+    folder = tmp_path / "x[/b]"
+    folder.mkdir(parents=True)
+    (folder / "a.json").write_text(str(dumps(_puzzle("plain"), "json")))
+    r = runner.invoke(app, ["-q", "ingest", "path", str(folder), "--db", str(tmp_path / "c.db")])
+    assert r.exit_code == 0, r.output
+    assert "x[/b]" in r.output and "internal error" not in r.output
