@@ -189,16 +189,12 @@ class _Deadline:
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
-        self.at = time.monotonic() + seconds
         self.expired = False
         self._conn: Any = None
         self._sock: Any = None
         self._done = False
         self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
-
-    def remaining(self) -> float:
-        return max(0.0, self.at - time.monotonic())
 
     def __enter__(self) -> _Deadline:
         _current.deadline = self
@@ -332,6 +328,14 @@ def _address_refusal(host: str, port: int) -> str | None:
         if not real.is_global or real.is_multicast:
             return f"private address {real}"
     return None
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return True
 
 
 def _origin(url: str) -> tuple[str, str, int | None]:
@@ -511,17 +515,18 @@ class Http:
         if scheme not in ("http", "https") or not host or port is None or port < 0:
             return f"not an http(s) address: {scheme or 'no scheme'}"
         bscheme, bhost, bport = _origin(base)
-        if _address_refusal(bhost, bport or 80) is None:  # a public base: no way inside
-            inside = _address_refusal(host, port)
-            if inside is not None:
-                return inside
         listed = f"{host}:{port}" in self._site_hosts or (
             host in self._site_hosts and port in (80, 443)
         )
         upgrade = (bscheme, bport, scheme, port) == ("http", 80, "https", 443) and host == bhost
-        if (scheme, host, port) != (bscheme, bhost, bport) and not (listed or upgrade):
+        home = (scheme, host, port) == (bscheme, bhost, bport) or listed or upgrade
+        if not home and not _is_ip(host):  # judged without a name lookup for the target
             return f"another site {host}:{port}"
-        return None
+        if _address_refusal(bhost, bport or 80) is None:  # a public base: no way inside
+            inside = _address_refusal(host, port)
+            if inside is not None:
+                return inside
+        return None if home else f"another site {host}:{port}"
 
     def allowed(self, url: str) -> bool:
         """Whether robots.txt lets us fetch ``url`` (fetching robots.txt when needed)."""
