@@ -42,6 +42,7 @@ class Reply:
     drip: float = 0.0  # seconds between single bytes of the body (a slow server)
     chunked: bool = False  # Transfer-Encoding: chunked (one-byte chunks when dripping)
     drip_headers: bool = False  # the status line and headers dribble too, one byte per drip
+    raw: bytes | None = None  # sent as it is (status line, headers, body), then the close
 
     def data(self) -> bytes:
         return self.body.encode() if isinstance(self.body, str) else self.body
@@ -101,6 +102,11 @@ class SiteServer:
                 if r.delay:
                     time.sleep(r.delay)
                 data = r.data()
+                if r.raw is not None:
+                    self.close_connection = True
+                    self.wfile.write(r.raw)
+                    self.wfile.flush()
+                    return
                 if r.drip or r.chunked:
                     self._drip(r, data)
                     return

@@ -503,3 +503,19 @@ def test_robots_as_found_in_the_wild(site: SiteServer) -> None:
         for path in ("/cgi-bin/x", "/z"):
             with pytest.raises(FetchError, match="disallowed"):
                 http.get(site.url + path)
+
+
+@pytest.mark.parametrize("raw", [
+    b"HTTP/1.1 302 Found\r\nLocation: \xa9x\r\nContent-Length: 0\r\n\r\n",
+    b"HTTP/1.1 302 Found\r\nLocation: http://[::1\r\nContent-Length: 0\r\n\r\n",
+    b"HTTP/1.1 200 OK\r\nContent-Length: 2\xb2\r\n\r\nhi",  # latin-1 "2²"
+], ids=["location-not-utf8", "location-bad-ipv6", "length-superscript-digit"])
+def test_a_malformed_answer_is_a_fetch_error(site: SiteServer, raw: bytes) -> None:
+    """Found by fuzzing the HTTP layer with a raw local server (bench-style, not committed)."""
+    site.add("/m", Reply(raw=raw))
+    with fast(retries=0) as http:
+        try:
+            r = http.get(site.url + "/m")
+        except FetchError:
+            return
+    assert r.status == 200 and r.body == b"hi"  # an unreadable length is no length at all

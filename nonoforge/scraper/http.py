@@ -709,6 +709,8 @@ class Http:
             raise _Retry(f"connection failed ({_short(e)})") from None
         except requests.exceptions.RequestException as e:
             raise FetchError(f"bad request ({_short(e)}): {url}") from None
+        except ValueError as e:  # requests reads a redirect's Location early: bad bytes, "[::1"
+            raise FetchError(f"unusable answer ({type(e).__name__}: {_short(e)}): {url}") from None
         with r:
             status = r.status_code
             hdrs = {k.lower(): v for k, v in r.headers.items()}
@@ -729,7 +731,8 @@ class Http:
         """The body, streamed: too large fails at once; truncated, too slow or badly encoded
         is retried."""
         declared = hdrs.get("content-length", "").strip()
-        length = int(declared) if declared.isdigit() and len(declared) < 19 else None
+        ok = declared.isascii() and declared.isdigit() and len(declared) < 19  # not "2²"
+        length = int(declared) if ok else None
         if length is not None and length > cap:
             raise FetchError(f"response of {length} bytes exceeds the cap of {cap} bytes: {url}")
         coding = hdrs.get("content-encoding", "")
