@@ -10,6 +10,9 @@ lines), and reads it. An *escape* is any exception outside nonoforge's error fam
 per-input limit. Each distinct escape (target, exception type, innermost nonoforge line)
 is kept once, with the input that caused it written to ``--out``.
 
+The ROFL kernels are compiled before the clock starts; ``NONOFORGE_ROFL_JIT=0`` fuzzes
+their plain-Python versions instead (what a few conversions use before compiling).
+
 Targets: every registered format read by name (``loads(data, fmt)``) and written back
 when it reads, detection by content (``detect``), and the ROFL decoder on its own:
 one record payload (``rofl-record``) and a damaged container salvaged (``rofl-salvage``).
@@ -297,6 +300,11 @@ def run(
     pool = seeds()
     report = Report()
     share = seconds / max(1, len(chosen))
+    if os.environ.get("NONOFORGE_ROFL_JIT") != "0":
+        # Compile the ROFL kernels now, outside any per-input limit: the decoder switches
+        # to them after 64 calls, and an alarm landing inside `import numba` would leave a
+        # half-imported module behind. NONOFORGE_ROFL_JIT=0 fuzzes the plain-Python ones.
+        rofl_format._kernels(jit=True)
     old = signal.signal(signal.SIGALRM, _on_alarm)
     try:
         for name in chosen:
