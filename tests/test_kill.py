@@ -141,12 +141,12 @@ def _check(db: Path, n: int, ingest: bool) -> None:
 
 @pytest.mark.parametrize("seed", [1])
 def test_kill_9_during_db_import_loses_nothing(tmp_path: Path, seed: int) -> None:
-    """One ROFL file of 1300 puzzles (committed in batches of 500) and 40 puzzle files."""
+    """One ROFL file of 700 puzzles (committed in batches of 500) and 20 puzzle files."""
     rng = random.Random(seed)
-    puzzles = _puzzles(1340, seed)
-    (tmp_path / "bulk.rofl").write_bytes(rofl.dumps(puzzles[:1300]))
+    puzzles = _puzzles(720, seed)
+    (tmp_path / "bulk.rofl").write_bytes(rofl.dumps(puzzles[:700]))
     files = [str(tmp_path / "bulk.rofl")]
-    for i, p in enumerate(puzzles[1300:]):
+    for i, p in enumerate(puzzles[700:]):
         f = tmp_path / f"p{i:02d}.non"
         f.write_text(str(dumps(p, "non")))
         files.append(str(f))
@@ -162,7 +162,7 @@ def test_kill_9_during_db_import_loses_nothing(tmp_path: Path, seed: int) -> Non
 @pytest.mark.parametrize("seed", [1])
 def test_kill_9_during_ingest_dir_loses_nothing(tmp_path: Path, seed: int) -> None:
     rng = random.Random(seed)
-    puzzles = _puzzles(120, seed + 100)
+    puzzles = _puzzles(80, seed + 100)
     folder = tmp_path / "puzzles"
     (folder / "sub").mkdir(parents=True)
     for i, p in enumerate(puzzles):
