@@ -304,7 +304,7 @@ def run(
         # Compile the ROFL kernels now, outside any per-input limit: the decoder switches
         # to them after 64 calls, and an alarm landing inside `import numba` would leave a
         # half-imported module behind. NONOFORGE_ROFL_JIT=0 fuzzes the plain-Python ones.
-        rofl_format._kernels(jit=True)
+        _compile_rofl_kernels()
     old = signal.signal(signal.SIGALRM, _on_alarm)
     try:
         for name in chosen:
@@ -347,6 +347,12 @@ def run(
     finally:
         signal.signal(signal.SIGALRM, old)
     return report
+
+
+def _compile_rofl_kernels() -> None:
+    from nonoforge.formats.rofl.kernels import _kernels
+
+    _kernels(jit=True)
 
 
 def _warmup_stall(fn: Callable[[bytes], None], data: bytes, limit: float) -> bool:
