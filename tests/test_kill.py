@@ -26,7 +26,10 @@ from nonoforge.formats import dumps, rofl
 from nonoforge.puzzle import Grid, Meta, Puzzle
 
 ROOT = Path(__file__).resolve().parents[1]
-pytestmark = pytest.mark.slow
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds a session's processes in /proc"),
+]
 
 
 def _puzzles(n: int, seed: int, side: int = 8) -> list[Puzzle]:
