@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint bench postgres chromium clean
+.PHONY: demo test test-fast typecheck lint bench postgres chromium clean
 
 $(BIN)/nonoforge: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,7 +36,16 @@ chromium:
 
 test: $(BIN)/nonoforge postgres chromium
 	$(BIN)/ruff check nonoforge tests bench
+	$(BIN)/mypy nonoforge
 	$(BIN)/python -m pytest -n 2 -q
+
+# The edit loop: everything but the tests marked slow (CI still runs those), under 2 minutes.
+test-fast: $(BIN)/nonoforge
+	$(BIN)/ruff check nonoforge tests bench
+	$(BIN)/python -m pytest -n 2 -q -m "not slow"
+
+typecheck: $(BIN)/nonoforge
+	$(BIN)/mypy nonoforge
 
 lint: $(BIN)/nonoforge
 	$(BIN)/ruff check nonoforge tests bench

@@ -90,8 +90,20 @@ app = make_app(
 )
 
 
+def _version(value: bool) -> None:
+    if value:
+        from nonoforge import __version__
+
+        out.print(f"nonoforge {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def _main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True,
+                           help="Show the version and exit.")
+    ] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks of errors.")] = False,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bars or messages on stderr.")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +12,42 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data"
 #: The workplace's shared corpora sit beside the project; a user's clone has none.
-SHARED = ROOT.parent / "shared"
+#: ``NONOFORGE_SHARED`` points elsewhere (a CI cache, another checkout's corpora).
+SHARED = Path(os.environ.get("NONOFORGE_SHARED") or ROOT.parent / "shared")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Compile the numba kernels once per test run, before any test's clock starts.
+
+    Kernels are cached on disk (``cache=True``; in ``__pycache__`` beside the sources, or
+    ``NUMBA_CACHE_DIR`` when set, which CLI subprocesses inherit). Every xdist worker
+    gets here; a file lock lets the first compile and write the cache while the others
+    wait and then load it, so a cold run compiles once, not once per worker or per test.
+    Runs only when the collected tests imported the solver or ROFL.
+    """
+    wants_solver = "nonoforge.solver" in sys.modules
+    wants_rofl = "nonoforge.formats.rofl" in sys.modules
+    if not (wants_solver or wants_rofl) or not session.items:
+        return
+    import fcntl
+
+    lock_dir = Path(os.environ.get("NUMBA_CACHE_DIR") or ROOT / ".pytest_cache")
+    lock_dir.mkdir(parents=True, exist_ok=True)
+    with open(lock_dir / "numba-warmup.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if wants_solver:
+                from nonoforge.solver import warmup
+
+                warmup()
+            if wants_rofl:
+                from nonoforge.formats import dumps, loads
+                from nonoforge.puzzle import Grid, Puzzle
+
+                for grid in ([[1, 0], [0, 1]], [[1, 2], [2, 0]]):
+                    list(loads(dumps(Puzzle.from_grid(Grid(grid)), "rofl"), "rofl"))
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def shared_path(*parts: str) -> Path:

@@ -180,3 +180,10 @@ def test_hostile_files_through_the_cli(
     assert_clean_error(run("convert", str(src), str(out / "converted.json")))
     assert_clean_error(run("convert", str(src), str(out), "--to", "json"))
     assert not list(out.iterdir())  # no output file, no .part file
+
+
+def test_version() -> None:
+    from nonoforge import __version__
+
+    res = runner.invoke(app, ["--version"])
+    assert res.exit_code == 0 and res.stdout.strip() == f"nonoforge {__version__}"

