@@ -851,8 +851,9 @@ def generate(
                   f"{verdict}, {g.edits} edit(s) ({100 * g.edit_fraction:.1f} %), "
                   f"likeness {g.likeness:.2f}, "
                   f"{g.time_s:.2f} s -> {row['puzzle']}")
-        picture = preview(g.puzzle.goal, g.puzzle.palette, color=out.is_terminal)
-        out.print(Text.from_ansi(picture) if out.is_terminal else picture)
+        if g.puzzle.goal is not None:  # a generated puzzle always carries its picture
+            picture = preview(g.puzzle.goal, g.puzzle.palette, color=out.is_terminal)
+            out.print(Text.from_ansi(picture) if out.is_terminal else picture)
     if as_json:
         print_json(rows)
     elif not all(r["accepted"] for r in rows):

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from nonoforge.errors import FormatError, PuzzleError
 from nonoforge.puzzle import Meta, Puzzle
+
+T = TypeVar("T")
 
 #: Files larger than this are refused before they are read: no puzzle file is near it.
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -80,8 +83,9 @@ def strip_meta(p: Puzzle) -> Puzzle:
     return p.replace(meta=Meta(), goal=None)
 
 
-def puzzle_or_error(build: Callable[[], Puzzle], line: int | None = None) -> Puzzle:
-    """Build a puzzle, turning a :class:`PuzzleError` into a :class:`FormatError` at ``line``."""
+def puzzle_or_error(build: Callable[[], T], line: int | None = None) -> T:
+    """Build a puzzle (or a part of one, such as a palette), turning a
+    :class:`PuzzleError` into a :class:`FormatError` at ``line``."""
     try:
         return build()
     except PuzzleError as e:

@@ -382,13 +382,13 @@ def _read_one(sec: _Section) -> Puzzle | None:
 
     rows = [blocks(c) for c in raw["rows"][0]]
     cols = [blocks(c) for c in raw["columns"][0]]
-    m = Meta(**{k: (v or None) for k, v in meta.items()})
+    info = Meta(**{k: (v or None) for k, v in meta.items()})
     end = max(raw["rows"][2], raw["columns"][2])
     grid = None
     if goal is not None:
         grid = _parse_goal(goal[0], len(cols), len(rows), index, goal[1])
     return build_puzzle(
-        rows, cols, palette, m, raw["rows"][1], raw["columns"][1], end,
+        rows, cols, palette, info, raw["rows"][1], raw["columns"][1], end,
         grid, goal[1] if goal else None,
     )
 

@@ -106,7 +106,7 @@ def _read_clues(
                         f"{what}: colour {' '.join(map(str, rgb))} is not in the colour list",
                         line=line,
                     )
-                color = rgb_index[rgb]  # type: ignore[index]
+                color = rgb_index[rgb]
             clue.append((length, color))
         clues.append(clue)
     return clues

@@ -222,17 +222,17 @@ def _build(raw: _Raw, set_meta: dict[str, str]) -> Puzzle:
     names = [bg_name, fg_name, *(n for n in order if n not in (bg_name, fg_name))]
     for kind_ in ("rows", "columns"):
         for blocks in raw.clues.get(kind_, ([], 0))[0]:
-            for _, cname, line in blocks:
-                if cname is not None and cname not in defined:
-                    if cname not in _IMPLICIT:
-                        raise FormatError(f"unknown colour {cname[:30]!r}", line=line)
-                    defined[cname] = _IMPLICIT[cname]
-                    names.append(cname)
+            for _, used, line in blocks:
+                if used is not None and used not in defined:
+                    if used not in _IMPLICIT:
+                        raise FormatError(f"unknown colour {used[:30]!r}", line=line)
+                    defined[used] = _IMPLICIT[used]
+                    names.append(used)
     palette = puzzle_or_error(
         lambda: Palette(tuple(Color(n, defined[n][0]) for n in names)), raw.line
     )
     index = {n: i for i, n in enumerate(names)}
-    chars = {defined[n][1]: i for i, n in enumerate(names) if defined[n][1]}
+    chars = {ch: i for i, n in enumerate(names) if (ch := defined[n][1])}
 
     desc = raw.meta.get("description") or raw.meta.get("note")
     meta = Meta(
@@ -245,7 +245,7 @@ def _build(raw: _Raw, set_meta: dict[str, str]) -> Puzzle:
     )
     goal = _goal(raw.goal, chars) if raw.goal else None
     if not raw.clues:
-        if goal is None:
+        if goal is None or raw.goal is None:
             raise FormatError("puzzle has neither clues nor a goal", line=raw.line)
         g = goal
         return puzzle_or_error(lambda: Puzzle.from_grid(g, palette, meta), raw.goal[1])

@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from skimage.color import deltaE_ciede2000
@@ -38,6 +37,9 @@ from nonoforge.images.quantise import (
 )
 from nonoforge.puzzle import Clue, Grid, Meta, Palette, Puzzle, clue_of, min_length
 from nonoforge.solving import TECHNIQUES, mask_counts
+
+if TYPE_CHECKING:  # the solver (and numba) load only when a puzzle is solved
+    from nonoforge.solver import SolveResult
 
 #: Photos whose repair runs out of budget are quantised again with ever larger noise pieces
 #: dropped (:func:`~nonoforge.images.quantise.drop_crumbs`, in colour
@@ -61,7 +63,13 @@ POTENTIAL_SCORE = 0.5
 #: Weight of the shape term (edges over holes) against colour distance.
 SHAPE_WEIGHT = 0.5
 
-Solver = Callable[..., Any]
+class Solver(Protocol):
+    """What generation asks of a solver: :func:`nonoforge.solver.solve`'s signature."""
+
+    def __call__(
+        self, puzzle: Puzzle, *, max_solutions: int = ..., strategy: str = ...,
+        record_steps: bool = ...,
+    ) -> SolveResult: ...
 
 
 def default_solver() -> Solver:
@@ -79,13 +87,13 @@ def _rank(technique: str | None) -> int:
 
 def accept(
     puzzle: Puzzle, max_technique: str = "line", solver: Solver | None = None
-) -> tuple[bool, Any]:
+) -> tuple[bool, SolveResult]:
     """``(accepted, solve result)``: is ``puzzle`` unique within ``max_technique``?"""
     res = (solver or default_solver())(puzzle, strategy=_strategy(max_technique), max_solutions=2)
     return is_accepted(res, max_technique), res
 
 
-def is_accepted(res: Any, max_technique: str) -> bool:
+def is_accepted(res: SolveResult, max_technique: str) -> bool:
     """Whether a solve result proves the puzzle unique within ``max_technique``."""
     return res.status == "unique" and _rank(res.technique) <= _rank(max_technique)
 
@@ -98,7 +106,7 @@ def _strategy(max_technique: str) -> str:
     return max_technique
 
 
-def decided(res: Any) -> int:
+def decided(res: SolveResult) -> int:
     """Cells the solver settled (one colour left)."""
     return int((mask_counts(res.state) == 1).sum())
 
@@ -191,7 +199,7 @@ class Repair:
     rounds: int
     solves: int
     budget_spent: bool
-    result: Any = field(repr=False, default=None)
+    result: SolveResult | None = field(repr=False, default=None)
 
 
 def neighbour_counts(cells: np.ndarray, ncolors: int) -> np.ndarray:
@@ -316,8 +324,8 @@ def repair(
             scored.append((cost, pot, y, x, c, row, col))
         by_potential = sorted(scored, key=lambda t: (-t[1], t[0]))
         seen: set[tuple[int, int, int]] = set()
-        choice: tuple[float, int, int, int, Any] | None = None
-        fallback: tuple[float, int, int, int, Any] | None = None
+        choice: tuple[float, int, int, int, SolveResult] | None = None
+        fallback: tuple[float, int, int, int, SolveResult] | None = None
         half = candidates // 2
         for batch in range(WIDEN):
             cheap = scored[batch * (candidates - half) : (batch + 1) * (candidates - half)]

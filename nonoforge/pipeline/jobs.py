@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nonoforge.errors import UsageError
 from nonoforge.pipeline.batch import Batch, Item
@@ -28,6 +28,12 @@ from nonoforge.pipeline.rate import (
     site_difficulty,
 )
 from nonoforge.puzzle import Puzzle
+
+if TYPE_CHECKING:
+    from nonoforge.db import Corpus
+
+#: Where rating runs: worker processes here, or a Dask cluster.
+Executor = LocalExecutor | DaskExecutor
 
 Progress = Callable[[dict[str, Any]], None]
 
@@ -52,7 +58,7 @@ def make_executor(kind: str, workers: int | None, scheduler: str | None):  # noq
     raise UsageError(f"unknown executor {kind!r} (local or dask)")
 
 
-def model_for(corpus: Any, version: str, refit: bool = False) -> Model | None:
+def model_for(corpus: Corpus | None, version: str, refit: bool = False) -> Model | None:
     """The difficulty model for this solver version: the corpus's own, or the shipped one.
 
     A corpus uses the reference model shipped with nonoforge (``pipeline/models.json``,
@@ -88,9 +94,9 @@ def fit_report(model: Model) -> dict[str, Any]:
 
 
 def rate_corpus(
-    corpus: Any,
+    corpus: Corpus,
     *,
-    executor: Any,
+    executor: Executor,
     opts: RateOptions,
     refit: bool = False,
     keys: Iterable[str] | None = None,
@@ -126,7 +132,7 @@ def rate_corpus(
     return summary
 
 
-def grade_corpus(corpus: Any, version: str, summary: Summary, refit: bool = False) -> None:
+def grade_corpus(corpus: Corpus, version: str, summary: Summary, refit: bool = False) -> None:
     """Score and grade every result of this solver version with one model."""
     model = model_for(corpus, version, refit)
     rows = corpus.results(version)
@@ -146,7 +152,8 @@ def grade_corpus(corpus: Any, version: str, summary: Summary, refit: bool = Fals
 
 
 def rate_puzzles(
-    puzzles: list[Puzzle], *, executor: Any, opts: RateOptions, progress: Progress | None = None
+    puzzles: list[Puzzle], *, executor: Executor, opts: RateOptions,
+    progress: Progress | None = None,
 ) -> tuple[list[dict[str, Any]], Summary]:
     """Rate puzzles outside any corpus, rows in input order (scored by the shipped model)."""
     summary = Summary()
@@ -293,7 +300,7 @@ def _rate_in_corpus(
 
 
 def build_collection(
-    corpus: Any, name: str, filters: Filters, count: int = 100
+    corpus: Corpus, name: str, filters: Filters, count: int = 100
 ) -> list[Candidate]:
     """Select ``count`` puzzles from the rated corpus and store them under ``name``."""
     version = solver_version()

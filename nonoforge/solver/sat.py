@@ -39,7 +39,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from pysat.solvers import Solver
@@ -259,7 +259,7 @@ def _encode_line_regular(clue: Clue, cells: list[list[int]], nv: int, out: list[
     accept = {gap_of[k], first[k - 1] + clue[k - 1].length - 1} if k else {0}
     allowed = [[a for a in range(len(cells[i])) if cells[i][a] != FALSE] for i in range(n)]
     # forward reachable, then backward co-reachable
-    fwd = [set() for _ in range(n + 1)]
+    fwd: list[set[int]] = [set() for _ in range(n + 1)]
     fwd[0].add(0)
     for i in range(n):
         nxt = fwd[i + 1]
@@ -268,7 +268,7 @@ def _encode_line_regular(clue: Clue, cells: list[list[int]], nv: int, out: list[
                 q2 = succ[q].get(a)
                 if q2 is not None:
                     nxt.add(q2)
-    live = [set() for _ in range(n + 1)]
+    live: list[set[int]] = [set() for _ in range(n + 1)]
     live[n] = fwd[n] & accept
     for i in range(n - 1, -1, -1):
         for q in fwd[i]:
@@ -344,7 +344,9 @@ def solve_sat(
     t0 = time.perf_counter()
     enc = encode(puzzle, state)
     t1 = time.perf_counter()
-    base = {"variables": enc.nvars, "clauses": len(enc.clauses), "encode_s": t1 - t0}
+    base: dict[str, Any] = {
+        "variables": enc.nvars, "clauses": len(enc.clauses), "encode_s": t1 - t0,
+    }
     if enc.unsat:
         return SatOutcome("none", **base)
     solutions: list[Grid] = []
