@@ -16,6 +16,34 @@ DATA = Path(__file__).resolve().parent / "data"
 SHARED = Path(os.environ.get("NONOFORGE_SHARED") or ROOT.parent / "shared")
 
 
+#: Tests that take many seconds (measured with ``--durations``): subprocesses killed and
+#: resumed, process pools started and stopped, whole shared corpora, megabyte inputs. They
+#: stay in ``make test`` (CI); ``make test-fast`` (``-m "not slow"``) leaves them out. Kept
+#: here as node-id prefixes rather than decorators so that owners' files need no edit;
+#: a test file may also use ``@pytest.mark.slow`` itself.
+SLOW = (
+    "tests/test_db.py::test_import_killed_half_way_resumes_exactly",
+    "tests/test_db.py::test_fetching_killed_half_way_resumes_exactly",
+    "tests/test_db.py::test_concurrent_writers_wait_for_each_other",
+    "tests/test_formats.py::test_shared_file_reads_and_converts_everywhere[corpora/tournament/",
+    "tests/test_formats_xml.py::test_ten_megabyte_line",
+    "tests/test_pipeline_jobs.py::test_a_worker_that_dies_costs_one_puzzle_not_the_batch",
+    "tests/test_pipeline_jobs.py::test_dask_executor_gives_the_local_results",
+    "tests/test_pipeline_jobs.py::test_rating_is_deterministic_across_runs_and_worker_counts",
+    "tests/test_pipeline_jobs.py::test_demo_runs_end_to_end",
+    "tests/test_pipeline_rate.py::test_a_started_pool_is_closed_by_the_map_and_can_start_again",
+    "tests/test_pipeline_rate.py::test_the_pool_completes_deferred_rows_with_every_run",
+    "tests/test_rofl.py::test_kernels_match_plain_python",
+    "tests/test_scraper_ingest.py::test_sigkilled_ingest_resumes_with_every_puzzle_exactly_once",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.nodeid.startswith(SLOW):
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Compile the numba kernels once per test run, before any test's clock starts.
 
