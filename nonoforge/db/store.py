@@ -15,7 +15,6 @@ every finished batch and a re-run completes it exactly.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -45,6 +44,7 @@ from nonoforge.db.results import Results
 from nonoforge.db.stats import Stats
 from nonoforge.errors import CorpusError, FormatError
 from nonoforge.puzzle import Puzzle
+from nonoforge.util import open_atomic
 
 
 @dataclass
@@ -418,7 +418,6 @@ class Corpus(Results, Collections, Stats):
         """
         rofl = codec()
         dest = os.fspath(path)
-        tmp = dest + ".part"
         count = 0
 
         def counted() -> Iterator[Puzzle]:
@@ -428,17 +427,10 @@ class Corpus(Results, Collections, Stats):
                 yield p
 
         try:
-            with open(tmp, "wb") as fp:
+            with open_atomic(dest) as fp:
                 rofl.dump(counted(), fp)
-            os.replace(tmp, dest)
         except OSError as e:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
             raise CorpusError(f"{dest}: {e.strerror or e}") from None
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
         return count
 
     def import_files(

@@ -165,7 +165,7 @@ def rate_puzzles(
         rows.append(row)
         if progress:
             progress({"event": "rated", "row": row})
-    order = {}
+    order: dict[str, int] = {}
     for i, p in enumerate(puzzles):
         order.setdefault(p.key, i)
     rows.sort(key=lambda r: order[r["key"]])  # input order, whatever the workers did

@@ -148,7 +148,7 @@ def rate_puzzle(p: Puzzle, opts: RateOptions) -> dict[str, Any]:
         runs += [time_once(p, opts) for _ in range(repeats)]
         while repeats and sum(w for w, _ in runs) < opts.min_time_s and len(runs) < MAX_RUNS:
             runs.append(time_once(p, opts))
-    row = {
+    row: dict[str, Any] = {
         "key": p.key,
         "title": p.meta.title,
         "width": p.width,

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from nonoforge.errors import FormatError, UsageError
+from nonoforge.ranges import Span, parse_span
 from nonoforge.scraper.http import Http
 from nonoforge.scraper.local import Member, item_name, iter_members
 from nonoforge.scraper.nonograms import Nonograms
@@ -45,14 +46,9 @@ def parse_ids(text: str, limit: int = MAX_IDS) -> list[int]:
         t = token.strip()
         if not t:
             continue
-        lo_s, dash, hi_s = t.partition("-")
-        lo_s, hi_s = lo_s.strip(), hi_s.strip()
-        if not lo_s.isdigit() or (dash and not hi_s.isdigit()) or len(lo_s) > 9 or len(hi_s) > 9:
-            raise UsageError(f"bad id or range {t!r}: use numbers and ranges like 1-500,733")
-        lo = int(lo_s)
-        hi = int(hi_s) if dash else lo
-        if lo < 1 or hi < lo:
-            raise UsageError(f"bad range {t!r}: ids start at 1 and a range must not go down")
+        lo, hi = parse_span(t, "ids", within=Span(1, None))  # the one range grammar
+        if lo is None or hi is None:
+            raise UsageError(f"bad range {t!r}: a range of ids has both ends, like 1-500")
         if hi - lo + 1 + len(out) > limit:
             raise UsageError(f"{t!r} asks for too many ids (at most {limit} per run)")
         for i in range(lo, hi + 1):
