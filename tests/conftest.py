@@ -22,9 +22,6 @@ SHARED = Path(os.environ.get("NONOFORGE_SHARED") or ROOT.parent / "shared")
 #: here as node-id prefixes rather than decorators so that owners' files need no edit;
 #: a test file may also use ``@pytest.mark.slow`` itself.
 SLOW = (
-    "tests/test_db.py::test_import_killed_half_way_resumes_exactly",
-    "tests/test_db.py::test_fetching_killed_half_way_resumes_exactly",
-    "tests/test_db.py::test_concurrent_writers_wait_for_each_other",
     "tests/test_formats.py::test_shared_file_reads_and_converts_everywhere[corpora/tournament/",
     "tests/test_formats_xml.py::test_ten_megabyte_line",
     "tests/test_pipeline_jobs.py::test_a_worker_that_dies_costs_one_puzzle_not_the_batch",
