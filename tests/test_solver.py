@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import shared_path
+from conftest import SHARED, shared_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -329,13 +329,13 @@ def _read(path: Path) -> list[Puzzle]:
 
 
 def _survey_files() -> list[str]:
-    root = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "survey-free"
+    root = SHARED / "corpora" / "survey-free"
     names = sorted(f.name for f in root.glob("*.non")) if root.exists() else ["absent"]
     return [n for n in names if n not in ("knotty.non", "faase.non")]
 
 
 def _mikix_files() -> list[str]:
-    root = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "mikix-db"
+    root = SHARED / "corpora" / "mikix-db"
     if not root.exists():
         return ["absent"]
     return sorted(str(f.relative_to(root)) for f in root.rglob("*.non"))
