@@ -218,7 +218,7 @@ def rate_inputs(
     files: Sequence[str] | None,
     db: str | None,
     *,
-    executor: Any,
+    executor: Executor,
     opts: RateOptions,
     refit: bool = False,
     progress: Progress | None = None,
@@ -255,7 +255,7 @@ def rate_inputs(
 
 
 def _rate_files(
-    items: list[Item], executor: Any, opts: RateOptions, progress: Progress | None,
+    items: list[Item], executor: Executor, opts: RateOptions, progress: Progress | None,
 ) -> RateRun:
     puzzles = [it.puzzle for it in items if it.puzzle is not None]
     rows, summary = rate_puzzles(puzzles, executor=executor, opts=opts, progress=progress)
@@ -269,7 +269,8 @@ def _rate_files(
 
 
 def _rate_in_corpus(
-    items: list[Item] | None, corpus: Any, executor: Any, opts: RateOptions, refit: bool,
+    items: list[Item] | None, corpus: Corpus, executor: Executor, opts: RateOptions,
+    refit: bool,
     progress: Progress | None,
 ) -> RateRun:
     keys = None
