@@ -822,9 +822,10 @@ def generate(
     taken: set[str] = set()
     rows = []
     for image in images:
-        opts = {"colors": colors, "seed": seed, "fill": fill, "max_technique": max_technique,
-                "edit_budget": edit_budget, "crop": not no_crop, "repair_with": repair_with}
-        aimed: dict[str, object] = {}
+        opts: dict[str, Any] = {
+            "colors": colors, "seed": seed, "fill": fill, "max_technique": max_technique,
+            "edit_budget": edit_budget, "crop": not no_crop, "repair_with": repair_with}
+        aimed: dict[str, Any] = {}
         if grade is None:
             g = make(image, size=grid_size, width=width, **opts)
         else:

@@ -68,7 +68,7 @@ class Solver(Protocol):
 
     def __call__(
         self, puzzle: Puzzle, *, max_solutions: int = ..., strategy: str = ...,
-        record_steps: bool = ...,
+        record_steps: bool = ..., timeout: float | None = ...,
     ) -> SolveResult: ...
 
 
