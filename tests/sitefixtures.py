@@ -281,42 +281,85 @@ def webpbn_xml(p: Puzzle, pid: int, *, solution: bool = True) -> str:
 # -- nonograms.ru -----------------------------------------------------------------------
 
 
+_PAGE_WORDS = {
+    "en": ("Black &amp; white Japanese crossword", "Color Japanese crossword", "Size", "Picture",
+           "Difficulty", "Added", "Author"),
+    "ru": ("Черно-белый японский кроссворд", "Цветной японский кроссворд", "Размер", "Рисунок",
+           "Сложность", "Добавлен", "Автор"),
+}
+
+
 def nonograms_page(
     grid: np.ndarray | Grid,
     colors: list[tuple[int, int, int]],
     *,
     title: str = "A picture",
     author: str = "Some Author",
-    difficulty: str = "2 of 5",
+    author_id: int = 177539,
+    difficulty: str = "3/10",
+    rating: str = "6/10",
+    added: str = "22.12.22",
     size: str | None = None,
     seed: int = 0,
     d_line: str | None = None,
     raw_title: str | None = None,
+    lang: str = "en",
+    adult: bool = False,
+    trailing: int = 20,
 ) -> str:
-    """A page laid out like nonograms.ru's: title, information table, clue tables, ``var d``."""
+    """A page laid out like a real nonograms.org/.ru page (see ``docs/ingest.md``).
+
+    The information table is one row of label-and-value cells; the misleading parts are
+    there too: an outer layout table and a menu that say "Author", "Size" and
+    "Difficulty", the comment form with its difficulty <select>, surplus ``var d`` rows.
+    """
     cells = grid.cells if isinstance(grid, Grid) else np.asarray(grid)
     h, w = cells.shape
-    line = d_line if d_line is not None else format_d(encode(cells, colors, seed=seed))
+    line = d_line if d_line is not None else format_d(
+        encode(cells, colors, seed=seed, trailing=trailing))
     title_html = raw_title if raw_title is not None else escape(title)
     stated = size if size is not None else f"{w}x{h}"
+    bw_kind, color_kind, l_size, l_pic, l_diff, l_added, l_author = _PAGE_WORDS[lang]
+    kind = bw_kind if len(colors) == 1 and tuple(colors[0]) == (0, 0, 0) else color_kind
+    adult_cls = ' class="nonogram_title_adult"' if adult else ""
     return f"""<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>Japanese crossword «{escape(title)}»</title>
-<script src="/js/nonogram.min.js"></script></head>
-<body><div class="content">
-<h1 id="nonogram_title">{title_html}</h1>
-<table class="nonogram_descr">
-<tr><td>Size:</td><td>{escape(stated)}</td></tr>
-<tr><td>Picture rating:</td><td>4.5</td></tr>
-<tr><td>Difficulty:</td><td><img src="/i/diff.png" title="{escape(difficulty)}"></td></tr>
-<tr><td>Added:</td><td>2019-05-01</td></tr>
-<tr><td>Author:</td><td><a href="/authors/7">{escape(author)}</a></td></tr>
-</table>
-<table class="nonogram_table"><tr><td class="nmtt">1</td></tr><tr><td class="nmtl">1</td></tr>
-</table>
+<html><head><meta charset="utf-8"><title>{kind} «{escape(title)}»</title>
+<script src="/js/nonogram2.min.029.js"></script></head>
+<body><table class="main"><tr><td class="menu">{l_author} login · {l_size}: any · {l_diff}
+<table><tr><td>{l_size}:</td><td>all</td></tr><tr><td>{l_author}:</td><td>anyone</td></tr></table>
+</td><td class="main_content"><div class="content">
+<h1{adult_cls}>{kind} «{escape(title)}»</h1>
+<span id="nonogram_title" style="display:none">{title_html}</span>
+<table><tr><td>{l_size}: {escape(stated)}</td>
+<td>{l_pic}:<img src="/i/r.png" title="{escape(rating)}"></td>
+<td>{l_diff}:<img src="/i/d.png" title="{escape(difficulty)}"></td><td>{l_added}:</td>
+<td>{escape(added)}</td><td>{l_author}: <a id="nonogram_author_name"
+href="/user/{author_id}">{escape(author)}</a></td></tr></table>
 <script>var w=1;
 {line}
 var x = d.length;</script>
-</div></body></html>
+<table class="nonogram_table"><tr><td class="nmtt">1</td></tr><tr><td class="nmtl">1</td></tr>
+</table>
+<a id="nonogram_answer" href="/files/nonograms/large/a.png">Answer</a>
+<a id="nonogram_stat" href="/files/nonograms/stat/{lang}/1.png">Statistics</a>
+<form><table><tr><td>{l_author}:</td><td><input name="author"></td></tr>
+<tr><td>{l_diff}:</td><td><select name="level"><option>No response</option>
+<option>Very simple</option><option>Simple</option><option>Average</option>
+<option>Difficult</option>
+<option>Very difficult</option></select></td></tr></table></form>
+</div></td></tr></table></body></html>
+"""
+
+
+def nonograms_deleted_page(notice: str = "The crossword was deleted by its author.") -> str:
+    """What the sites answer (with 200) for a deleted puzzle: a red notice, no ``var d``."""
+    return f"""<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>Japanese crosswords</title>
+<script src="/js/nonogram2.min.029.js"></script><script>var lang="en";</script></head>
+<body><table class="main"><tr><td class="menu">Author · Size · Difficulty</td>
+<td><div class="content">
+<div style="color:red;font-size:16px;font-weight:bold;">{escape(notice)}</div>
+</div></td></tr></table></body></html>
 """
 
 

@@ -236,6 +236,26 @@ def test_old_and_empty_files_are_migrated_on_open(tmp_path: Path) -> None:
         assert c.get_model("v2") is None
 
 
+def test_provenance_extra_migration_keeps_rows_and_stores_json(tmp_path: Path) -> None:
+    from alembic import command
+
+    from nonoforge.db.connect import alembic_config
+
+    old = tmp_path / "v4.db"
+    with Corpus.open(old) as c:  # made at head, then taken back to 0004 (main before extra)
+        c.add(puzzles(2, 1))
+        with c.engine.begin() as conn:
+            command.downgrade(alembic_config(conn), "0004")
+    with Corpus.open(old) as c:
+        assert len(c) == 2
+        assert all(r["extra"] is None for r in c.info())
+        p = puzzles(1, 9)[0]
+        extra = {"difficulty": "3/10", "rating": "6/10", "added": "2022-12-22", "adult": False}
+        assert c.add_fetched("nonograms.org", "7", p, "done", extra=extra) == "new"
+        assert c.provenance(p.key)[0]["extra"] == extra
+        assert c.info([p.key])[0]["extra"] == extra
+
+
 def test_what_is_not_a_corpus_gives_corpus_error(tmp_path: Path) -> None:
     text_file = tmp_path / "notes.txt"
     text_file.write_text("these are not the tables you are looking for\n" * 50)

@@ -98,6 +98,11 @@ def test_nonograms_ingest_counts_logs_and_resumes(site: SiteServer, corpus: Corp
     assert "personal use" in prov[0]["licence"] and b"var d=" in prov[0]["raw"]
     assert corpus.get(heart.key).goal == Grid(HEART)
     assert any(src["name"] == "nonograms.ru" and src["licence"] for src in corpus.sources())
+    # the site's own fields are kept as provenance extra, shown by `db query --json` too
+    extra = prov[0]["extra"]
+    assert (extra["difficulty"], extra["rating"], extra["added"]) == ("3/10", "6/10", "2022-12-22")
+    assert extra["author_id"] == "177539" and extra["stat_url"].endswith("/stat/en/1.png")
+    assert [r["extra"]["difficulty"] for r in corpus.info([heart.key])] == ["3/10"]
 
     # the site fixes page 4; a re-run skips done and missing, retries the failed ones
     site.page("/nonograms/i/4", nonograms_page(HEART[::-1], BLACK, title="Upside down"))

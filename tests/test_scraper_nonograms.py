@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tracemalloc
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 from sitefixtures import (
     Reply,
     SiteServer,
+    nonograms_deleted_page,
     nonograms_page,
     offline,  # noqa: F401 - a fixture, used by pytestmark
 )
@@ -22,14 +24,18 @@ from nonoforge.scraper.http import Http
 from nonoforge.scraper.nonograms import (
     MAX_SIDE,
     Nonograms,
+    PageMissing,
     decode,
     encode,
     format_d,
     palette_of,
     parse_page,
     puzzle_from_page,
+    read_page,
     runs_of,
 )
+
+PAGES = Path(__file__).parent / "data" / "nonograms"
 
 RED, GREEN, BLUE = (200, 30, 40), (20, 160, 60), (10, 20, 230)
 HEART = np.array(
@@ -166,8 +172,90 @@ def test_page_gives_puzzle_metadata_and_a_trimmed_copy() -> None:
 def test_page_info_fields() -> None:
     _, info, _ = parse_page(nonograms_page(HEART, [(0, 0, 0)], title="  Heart\n  ", author="Bo"))
     assert (info.title, info.author, info.size) == ("Heart", "Bo", (7, 6))
-    assert info.difficulty == "2 of 5"
-    assert info.rating == "4.5" and info.date == "2019-05-01"
+    assert (info.difficulty, info.rating, info.date) == ("3/10", "6/10", "2022-12-22")
+    assert info.author_id == "177539" and info.adult is False
+
+
+# The hand-written pages in tests/data/nonograms follow a real nonograms.org page's
+# structure (issue 12; the pages themselves are the site's and are not copied here): a
+# BOM, one information row of label-and-value cells, an outer layout table and a menu
+# that also say "Author", "Size" and "Difficulty", the comment form's <select>, a var d
+# with surplus rows, the statistics and answer links; a colour page; a Russian page
+# (labels in Russian, a Cyrillic "х" in the size, a four-digit year, an adult marker);
+# a deleted page (200, red notice, no var d).
+
+ORG = "https://www.nonograms.org/nonograms/i/41234"
+
+
+def _page(name: str) -> bytes:
+    return (PAGES / name).read_bytes()
+
+
+def test_real_layout_black_and_white_page() -> None:
+    data = _page("org-bw-swan.html")
+    assert data.startswith(b"\xef\xbb\xbf")  # the BOM is part of the test
+    p, trimmed, info = read_page(data, site="nonograms.org", item="41234", url=ORG)
+    assert (p.width, p.height, p.is_bw) == (15, 15, True)
+    assert p.goal is not None and int(p.goal.cells.sum()) > 0  # the designer's picture
+    assert (info.title, info.author, info.author_id) == ("Swan on a lake", "L1nnea", "177539")
+    # the comment form's "Very simple..." and the layout table's "Author" are not read
+    assert (info.difficulty, info.rating, info.date) == ("3/10", "6/10", "2022-12-22")
+    assert info.stat_url == "https://www.nonograms.org/files/nonograms/stat/en/41234.png"
+    assert info.answer_url and info.answer_url.endswith("swan_1_1p.png")
+    assert info.adult is False and info.color is False
+    assert p.meta.note == "nonograms.org difficulty: 3/10"
+    assert info.extra() == {
+        "difficulty": "3/10", "rating": "6/10", "added": "2022-12-22", "author": "L1nnea",
+        "author_id": "177539", "stat_url": info.stat_url, "answer_url": info.answer_url,
+        "adult": False,
+    }
+    # surplus var d rows: 64 rows in the array, far fewer used; the page still parses
+    d, _, _ = parse_page(data)
+    assert len(d) == 64
+    # the trimmed copy parses again to the same puzzle and the same fields
+    again, _, info2 = read_page(trimmed, site="nonograms.org", item="41234", url=ORG)
+    assert again == p and info2 == info
+    assert "Very simple" not in trimmed and len(trimmed) < len(data) / 2
+
+
+def test_real_layout_colour_page() -> None:
+    p, _, info = read_page(_page("org-color-flag.html"), site="nonograms.org", item="20877",
+                           url="https://www.nonograms.org/nonograms2/i/20877")
+    assert (p.width, p.height, p.ncolors) == (8, 6, 3) and info.color is True
+    assert [c.rgb for c in p.palette][1:] == [(200, 30, 40), (20, 160, 60), (30, 60, 200)]
+    assert (info.title, info.author, info.author_id) == ("Flag & stripes", "Kåre Ødegård", "9031")
+    assert (info.difficulty, info.rating, info.date) == ("2/10", "8/10", "2021-07-03")
+
+
+def test_real_layout_russian_page() -> None:
+    p, _, info = read_page(_page("ru-bw-adult-heart.html"), site="nonograms.ru", item="7",
+                           url="https://www.nonograms.ru/nonograms/i/7")
+    assert (p.width, p.height) == (7, 6) and info.size == (7, 6)  # "7х6", Cyrillic х
+    assert (info.title, info.author, info.author_id) == ("Сердечко", "Валентина", "4411")
+    assert (info.difficulty, info.rating, info.date) == ("1/10", "5/10", "2019-02-14")
+    assert info.adult is True
+    assert info.stat_url == "https://www.nonograms.ru/files/nonograms/stat/ru/7.png"
+
+
+def test_deleted_page_is_missing_not_failed() -> None:
+    with pytest.raises(PageMissing, match="deleted by its author"):
+        parse_page(_page("org-deleted.html"))
+
+
+def test_labels_read_by_position_when_unknown() -> None:
+    page = nonograms_page(HEART, [(0, 0, 0)]).replace("Picture:", "Bild:").replace(
+        "Difficulty:<img", "Schwierigkeit:<img")
+    _, info, _ = parse_page(page)
+    assert (info.rating, info.difficulty) == ("6/10", "3/10")
+
+
+def test_russian_fixture_builder_and_size_check() -> None:
+    page = nonograms_page(HEART, [(0, 0, 0)], lang="ru", adult=True, added="01.02.2015")
+    p, info = read_page(page, site="nonograms.ru", item="3")[::2]
+    assert info.adult and info.date == "2015-02-01" and p.goal is not None
+    with pytest.raises(FormatError, match="page says 6x7"):
+        read_page(nonograms_page(HEART, [(0, 0, 0)], lang="ru", size="6х7"),
+                  site="nonograms.ru", item="3")
 
 
 @pytest.mark.parametrize(
@@ -259,6 +347,18 @@ def test_page_encodings(site: SiteServer) -> None:
         nono = Nonograms(http, site.url)
         got = [nono.fetch(i).puzzle for i in (1, 2, 3)]
     assert [(p.meta.title, p.meta.author) for p in got if p] == [("Сердце", "Автор")] * 3
+
+
+def test_deleted_page_and_site_fields(site: SiteServer) -> None:
+    site.page("/nonograms/i/1", nonograms_deleted_page())
+    site.page("/nonograms/i/2", nonograms_page(HEART, [(0, 0, 0)], title="Heart", seed=2))
+    with client() as http:
+        nono = Nonograms(http, site.url)
+        gone, ok = nono.fetch(1), nono.fetch(2)
+    assert gone.status == "missing" and "deleted" in (gone.reason or "")
+    assert [h.path for h in site.hits() if h.path.startswith("/nonograms2/")] == []
+    assert ok.status == "done" and ok.extra["difficulty"] == "3/10"
+    assert ok.extra["stat_url"] == site.url + "/files/nonograms/stat/en/1.png"
 
 
 def test_base_url_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

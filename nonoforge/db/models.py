@@ -93,6 +93,8 @@ provenance = Table(
     Column("note", Text),  # migration 0004
     Column("raw", LargeBinary),
     Column("added", DateTime(timezone=True), nullable=False),
+    # what the source says beyond the puzzle (nonograms: difficulty, rating, date, author id)
+    Column("extra", JSON),  # migration 0005
     UniqueConstraint("source", "source_id"),
 )
 

@@ -81,6 +81,8 @@ class _Item:
     #: puzzle's metadata carries without a source (a tournament ``$N``, an XML ``<id>``) is
     #: unique under it; under a site's name (a fetched item) the item is the id.
     per_file: bool = False
+    #: what the source says beyond the puzzle (provenance.extra, JSON)
+    extra: dict[str, Any] | None = None
 
 
 class Corpus(Results, Collections, Stats):
@@ -198,8 +200,12 @@ class Corpus(Results, Collections, Stats):
         status: str,
         reason: str | None = None,
         raw: bytes | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> str:
         """Record one fetched item and its puzzle (if any) in ONE transaction.
+
+        ``extra`` (JSON-serialisable: what the site says beyond the puzzle) is kept on the
+        puzzle's provenance row.
 
         Returns ``"new"`` or ``"duplicate"`` when a puzzle was given (a puzzle the corpus
         had, even from another source, is a duplicate), else ``status``. The puzzle's
@@ -217,7 +223,7 @@ class Corpus(Results, Collections, Stats):
             outcome = status
             key = None
             if puzzle is not None:
-                it = _Item(puzzle, raw, site, item)
+                it = _Item(puzzle, raw, site, item, extra=extra or None)
                 self._insert(conn, [it])
                 outcome = "new" if it.outcome == "new" else "duplicate"
                 key = puzzle.key
@@ -381,15 +387,15 @@ class Corpus(Results, Collections, Stats):
             return list(conn.scalars(q))
 
     def info(self, keys: Iterable[str] | None = None) -> list[dict[str, Any]]:
-        """Per puzzle: key, width, height, colors, has_goal, first provenance's title and
-        source, without decoding records (cheap listings for big corpora)."""
+        """Per puzzle: key, width, height, colors, has_goal, first provenance's title,
+        source and extra, without decoding records (cheap listings for big corpora)."""
         p, t = m.puzzles, m.provenance
         first = (
             select(t.c.puzzle_id, func.min(t.c.id).label("pv")).group_by(t.c.puzzle_id).subquery()
         )
         q = (
             select(p.c.key, p.c.width, p.c.height, p.c.colors, p.c.has_goal, t.c.title,
-                   t.c.source, t.c.source_id)
+                   t.c.source, t.c.source_id, t.c.extra)
             .select_from(p)
             .outerjoin(first, first.c.puzzle_id == p.c.id)
             .outerjoin(t, t.c.id == first.c.pv)
@@ -553,6 +559,7 @@ def _provenance(it: _Item, puzzle_id: int) -> dict[str, Any]:
         "licence": meta.licence,
         "note": meta.note,
         "raw": it.raw,
+        "extra": it.extra,
     }
 
 

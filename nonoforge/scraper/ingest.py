@@ -203,7 +203,7 @@ def ingest_site(
                 else:
                     outcome = corpus.add_fetched(
                         site.name, key, fetched.puzzle, fetched.status,
-                        reason=fetched.reason, raw=fetched.raw,
+                        reason=fetched.reason, raw=fetched.raw, extra=fetched.extra,
                     )
                 summary.record(key, outcome, fetched.reason)
                 if on_item is not None:

@@ -20,6 +20,10 @@ import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
+from html import escape
+from typing import Any
+from urllib.parse import urljoin
 
 import numpy as np
 from bs4 import BeautifulSoup, Tag
@@ -28,6 +32,7 @@ from nonoforge.errors import FetchError, FormatError, PuzzleError
 from nonoforge.puzzle import RGB, WHITE, Color, Grid, Meta, Palette, Puzzle
 from nonoforge.scraper.http import Http, usable_charset
 from nonoforge.scraper.site import DONE, Fetched, one_line
+from nonoforge.util import safe_text
 
 DEFAULT_URL = "https://www.nonograms.ru"
 #: The site's names: redirects may lead from one to another (see Http.allow_redirects_to).
@@ -49,7 +54,6 @@ LICENCE = (
 _VAR_D = re.compile(r"\bvar\s+d\s*=")
 _ROW = r"\[\s*\d{1,12}\s*(?:,\s*\d{1,12}\s*){3}\]"
 _ARRAY = re.compile(r"var\s+d\s*=\s*(\[\s*" + _ROW + r"(?:\s*,\s*" + _ROW + r")*\s*\])\s*;")
-_SIZE = re.compile(r"(\d{1,12})\s*[x×хX]\s*(\d{1,12})")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset=["']?([A-Za-z0-9_-]{1,40})""", re.I)
 
@@ -228,6 +232,19 @@ def palette_of(colors: Sequence[RGB]) -> Palette:
 
 
 # -- the page ---------------------------------------------------------------------------
+#
+# What a real page looks like (nonograms.org, 2023; nonograms.ru has the same structure
+# with Russian labels): the information table is ONE row of cells, each a label and its
+# value: ``Size: 15x15`` · ``Picture:<img title="6/10">`` · ``Difficulty:<img
+# title="3/10">`` · ``Added:`` · ``22.12.22`` · ``Author: <a id="nonogram_author_name"
+# href=".../user/ID">``. The same words appear elsewhere on the page (an outer layout
+# table, the menu, the comment form's difficulty <select>), so nothing is looked up by a
+# label anywhere on the page: the row is found by its structure (the cell that is exactly
+# ``Label: WxH``), and only its cells are read.
+
+
+class PageMissing(FormatError):
+    """The page says the puzzle is gone (a deleted puzzle answers 200 with a red notice)."""
 
 
 @dataclass(frozen=True)
@@ -237,67 +254,162 @@ class PageInfo:
     title: str | None = None
     author: str | None = None
     size: tuple[int, int] | None = None  # (width, height) as the page states it
-    difficulty: str | None = None
-    rating: str | None = None
-    date: str | None = None
+    difficulty: str | None = None  # the site's difficulty, "3/10"
+    rating: str | None = None  # the site's picture rating, "6/10"
+    date: str | None = None  # the date added, ISO "2022-12-22" when it reads as a date
+    author_id: str | None = None
+    stat_url: str | None = None  # the site's picture of solving statistics
+    answer_url: str | None = None
+    adult: bool = False
+    color: bool | None = None  # what the page's <title> says (None: it does not say)
+
+    def extra(self) -> dict[str, Any]:
+        """The site's fields kept as provenance ``extra`` (JSON-serialisable)."""
+        return {
+            "difficulty": self.difficulty,
+            "rating": self.rating,
+            "added": self.date,
+            "author": self.author,
+            "author_id": self.author_id,
+            "stat_url": self.stat_url,
+            "answer_url": self.answer_url,
+            "adult": self.adult,
+        }
 
 
+#: Labels of the information row, English and Russian (a label we do not know is read by
+#: position: the site's order is size, picture rating, difficulty, date, author).
 _LABELS = {
     "size": ("size", "размер"),
+    "rating": ("picture", "rating", "рисунок", "рейтинг", "картинка"),
     "difficulty": ("difficulty", "сложность"),
+    "date": ("added", "date", "добавлен", "добавлено", "дата"),
     "author": ("author", "автор"),
-    "rating": ("rating", "рейтинг"),
-    "date": ("added", "date", "добавлен", "дата"),
 }
+_X = "[x×хХX*]"
+_SIZE = re.compile(r"(\d{1,12})\s*" + _X + r"\s*(\d{1,12})")
+_SIZE_CELL = re.compile(r"^\s*([^\W\d_][^:\d]{0,30}):\s*(\d{1,12})\s*" + _X + r"\s*(\d{1,12})\s*$")
+_SIZE_LABEL = re.compile(r"^\s*(size|размер)\s*:", re.I)
+_SCORE = re.compile(r"^\s*(\d{1,3})\s*/\s*(\d{1,3})\s*$")
+_DATE = re.compile(r"^\s*(\d{1,2})\.(\d{1,2})\.(\d{2}|\d{4})\s*$")
+_USER_ID = re.compile(r"/user/(\d{1,12})(?:[/?#]|$)")
+_NAME_IN_TITLE = re.compile(r"«(.*?)»", re.S)
+_RED = re.compile(r"color\s*:\s*(red|#f00\b|#ff0000\b)", re.I)
+_COLOR_TITLE = ("color", "colour", "цветной")
+_BW_TITLE = ("black", "черно", "чёрно")
 
 
 def _clean(text: str | None, limit: int = MAX_TITLE) -> str | None:
     if text is None:
         return None
-    s = one_line(_CONTROL.sub(" ", text), limit)
+    s = one_line(safe_text(_CONTROL.sub(" ", text), limit * 4), limit)
     return s or None
 
 
-def _label_of(text: str) -> str | None:
-    low = text.strip().lower().rstrip(":").strip()
+def _label_field(label: str) -> str | None:
+    low = label.strip().lower()
     for field, names in _LABELS.items():
-        if any(n in low for n in names):
+        if low in names:
             return field
     return None
 
 
-def _value_text(cell: Tag) -> str:
-    img = cell.find("img", title=True)
-    text = cell.get_text(" ", strip=True)
-    if not text and isinstance(img, Tag):
-        return str(img.get("title"))
-    return text
+def _iso_date(text: str) -> str | None:
+    m = _DATE.match(text)
+    if not m:
+        return None
+    day, month, year = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    if year < 100:
+        year += 2000  # the sites opened in the 2000s: "22.12.22" is 2022
+    try:
+        return date(year, month, day).isoformat()
+    except ValueError:
+        return None
 
 
-def _info(soup: BeautifulSoup) -> tuple[dict[str, str], list[Tag]]:
-    """Label -> value from the information table rows, and the tables they came from."""
-    found: dict[str, str] = {}
-    tables: list[Tag] = []
-    for tr in soup.find_all("tr"):
-        cells = tr.find_all(["td", "th"], recursive=False)
-        if not cells:
+def _absolute(href: str | None, base: str | None) -> str | None:
+    if not href:
+        return None
+    href = href.strip()
+    if not base:
+        return _clean(href, 500)
+    return _clean(urljoin(base, href), 500)
+
+
+def _info_row(soup: BeautifulSoup) -> Tag | None:
+    """The information row: the ``<tr>`` holding a cell that is exactly ``Label: WxH``.
+
+    Only innermost cells count (an outer layout cell holds the whole table's text), and
+    among several candidates the one inside ``div.content`` wins.
+    """
+    found: list[Tag] = []
+    for td in soup.find_all("td"):
+        if td.find(["td", "table"]) is not None:
             continue
-        field = _label_of(cells[0].get_text(" ", strip=True))
-        if field is None or field in found:
+        if _SIZE_CELL.match(td.get_text(" ", strip=True)) and isinstance(td.parent, Tag):
+            found.append(td.parent)
+    for tr in found:
+        if tr.find_parent("div", class_="content") is not None:
+            return tr
+    return found[0] if found else None
+
+
+def _read_row(tr: Tag) -> dict[str, str]:
+    """Field -> value from the cells of the information row."""
+    out: dict[str, str] = {}
+    scores: list[str] = []
+    pending: str | None = None  # a label cell whose value is the next cell ("Added:" · date)
+    for td in tr.find_all(["td", "th"], recursive=False):
+        text = td.get_text(" ", strip=True)
+        label, colon, value = text.partition(":")
+        field = _label_field(label) if colon else None
+        value = value.strip()
+        img = td.find("img", title=True)
+        score = str(img.get("title")) if isinstance(img, Tag) else None
+        if score is not None and field in ("rating", "difficulty"):
+            out.setdefault(field, score)
+            pending = None
             continue
-        if len(cells) >= 2:
-            value = _value_text(cells[1])
-        else:  # "Size: 20x20" in one cell
-            value = cells[0].get_text(" ", strip=True).partition(":")[2].strip()
-        found[field] = value
-        table = tr.find_parent("table")
-        if isinstance(table, Tag) and all(table is not t for t in tables):
-            tables.append(table)
-    return found, tables
+        if score is not None and _SCORE.match(score):
+            scores.append(score)
+            pending = None
+            continue
+        if field == "size":
+            out.setdefault("size", value or text)
+        elif field in ("date", "author") and value:
+            out.setdefault(field, value)
+        elif field is not None and not value:
+            pending = field
+            continue
+        elif pending is not None and text:
+            out.setdefault(pending, text)
+        elif _iso_date(text):
+            out.setdefault("date", text)
+        pending = None
+    # labels we could not name: the site's order is picture rating, then difficulty
+    for field in ("rating", "difficulty"):
+        if field not in out and scores:
+            out[field] = scores.pop(0)
+    return out
+
+
+def _missing_notice(soup: BeautifulSoup) -> str | None:
+    """The text of a red notice (how the sites say a puzzle was deleted), or None."""
+    for el in soup.find_all(["div", "p", "span", "font"], style=True):
+        if _RED.search(str(el.get("style"))):
+            text = _clean(el.get_text(" ", strip=True), 200)
+            if text:
+                return text
+    return None
 
 
 def decode_html(data: bytes, encoding: str | None = None) -> str:
-    """Page bytes as text: the server's charset, else the page's ``<meta charset>``, else UTF-8."""
+    """Page bytes as text: a BOM, else the server's charset, else ``<meta charset>``, else UTF-8.
+
+    An unknown charset name is skipped, never an error; undecodable bytes are replaced.
+    """
+    if data.startswith(b"\xef\xbb\xbf"):
+        return data[3:].decode("utf-8", errors="replace")
     m = _META_CHARSET.search(data[:4096])
     meta = m.group(1).decode("ascii") if m else None
     for name in (usable_charset(encoding), usable_charset(meta), "utf-8"):
@@ -310,19 +422,21 @@ def decode_html(data: bytes, encoding: str | None = None) -> str:
 
 
 def parse_page(
-    html: str | bytes, encoding: str | None = None
+    html: str | bytes, encoding: str | None = None, url: str | None = None
 ) -> tuple[list[list[int]], PageInfo, str]:
     """The ``var d`` array, the page's information and a trimmed copy of the page.
 
-    ``html`` may be bytes (see :func:`decode_html`). The trimmed copy (title,
-    information table, the ``var d`` line) is what we keep as the raw source: enough to
-    parse again, a fraction of the page. FormatError when the page is not a puzzle page
-    we can trust.
+    ``html`` may be bytes (see :func:`decode_html`); ``url`` (where the page came from)
+    makes its links absolute. The trimmed copy (title, information table, links, the
+    ``var d`` line) is what we keep as the raw source: enough to parse again, a fraction
+    of the page. :class:`PageMissing` when the page says the puzzle was deleted;
+    FormatError when the page is not a puzzle page we can trust.
     """
     if len(html) > MAX_PAGE_CHARS:
         raise FormatError(f"page is larger than {MAX_PAGE_CHARS} characters")
     if isinstance(html, bytes):
         html = decode_html(html, encoding)
+    html = html.removeprefix("\ufeff")
     soup = BeautifulSoup(html, "html.parser")
     title_el = soup.find(id="nonogram_title")
     if isinstance(title_el, Tag) and title_el.find(True) is not None:
@@ -330,10 +444,21 @@ def parse_page(
         name = inner.name if isinstance(inner, Tag) else "?"
         raise FormatError(f"the title holds markup (<{name}>): refusing a possibly hostile page")
     title = _clean(title_el.get_text(" ", strip=True)) if isinstance(title_el, Tag) else None
+    head_title = soup.find("title")
+    head_text = head_title.get_text(" ", strip=True) if isinstance(head_title, Tag) else ""
+    if title is None:
+        m_name = _NAME_IN_TITLE.search(head_text)
+        title = _clean(m_name.group(1)) if m_name else None
+    low = head_text.lower()
+    color = (True if any(w in low for w in _COLOR_TITLE)
+             else False if any(w in low for w in _BW_TITLE) else None)
 
     scripts = [s for s in soup.find_all("script") if not s.get("src")]
     hits = [(s, m) for s in scripts for m in _VAR_D.finditer(s.string or "")]
     if not hits:
+        notice = _missing_notice(soup)
+        if notice is not None:
+            raise PageMissing(f"deleted: the page says \"{notice}\"")
         raise FormatError("no `var d` puzzle array on the page")
     if len(hits) > 1:
         raise FormatError("more than one `var d` on the page")
@@ -344,33 +469,92 @@ def parse_page(
         raise FormatError("`var d` is not an array of rows of four non-negative integers")
     d = json.loads(match.group(1))
 
-    fields, tables = _info(soup)
+    row = _info_row(soup)
+    fields = _read_row(row) if row is not None else {}
+    if row is None:  # no "Label: WxH" cell: a size label with a value we cannot read?
+        for td in soup.find_all("td"):
+            cell = td.get_text(" ", strip=True)
+            if td.find(["td", "table"]) is None and _SIZE_LABEL.match(cell):
+                raise FormatError(f"cannot read the stated size {one_line(cell, 40)!r}")
     size = None
     if "size" in fields:
         sm = _SIZE.search(fields["size"])
         if not sm:
             raise FormatError(f"cannot read the stated size {one_line(fields['size'], 40)!r}")
         size = (int(sm.group(1)), int(sm.group(2)))
+    author_el = soup.find("a", id="nonogram_author_name")
+    author = author_id = None
+    if isinstance(author_el, Tag):
+        author = _clean(author_el.get_text(" ", strip=True))
+        um = _USER_ID.search(str(author_el.get("href") or ""))
+        author_id = um.group(1) if um else None
+    if author is None:
+        author = _clean(fields.get("author"))
+    links: dict[str, str | None] = {}
+    for key in ("nonogram_stat", "nonogram_answer"):
+        el = soup.find(id=key)
+        href = (el.get("href") or el.get("src")) if isinstance(el, Tag) else None
+        links[key] = _absolute(str(href) if href else None, url)
+    date_text = fields.get("date")
     info = PageInfo(
         title=title,
-        author=_clean(fields.get("author")),
+        author=author,
         size=size,
-        difficulty=_clean(fields.get("difficulty"), 80),
-        rating=_clean(fields.get("rating"), 80),
-        date=_clean(fields.get("date"), 40),
+        difficulty=_clean(fields.get("difficulty"), 20),
+        rating=_clean(fields.get("rating"), 20),
+        date=(_iso_date(date_text) or _clean(date_text, 40)) if date_text else None,
+        author_id=author_id,
+        stat_url=links["nonogram_stat"],
+        answer_url=links["nonogram_answer"],
+        adult=soup.find(class_="nonogram_title_adult") is not None,
+        color=color,
     )
-    parts = [str(title_el)] if isinstance(title_el, Tag) else []
-    parts += [str(t) for t in tables]
+    parts = [f"<title>{escape(head_text)}</title>"] if head_text else []
+    if info.adult:
+        parts.append('<div class="nonogram_title_adult"></div>')
+    if isinstance(title_el, Tag):
+        parts.append(str(title_el))
+    if row is not None:
+        table = row.find_parent("table")
+        parts.append(str(table if isinstance(table, Tag) else row))
+    elif isinstance(author_el, Tag):
+        parts.append(str(author_el))
+    for key in ("nonogram_answer", "nonogram_stat"):
+        el = soup.find(id=key)
+        if isinstance(el, Tag) and el.name in ("a", "img"):
+            parts.append(str(el))
     parts.append(f"<script>{match.group(0)}</script>")
     trimmed = "<html><body>\n" + "\n".join(parts) + "\n</body></html>\n"
     return d, info, trimmed
 
 
 def puzzle_from_page(
-    html: str | bytes, *, site: str, item: str, encoding: str | None = None
+    html: str | bytes,
+    *,
+    site: str,
+    item: str,
+    encoding: str | None = None,
+    url: str | None = None,
 ) -> tuple[Puzzle, str]:
     """The puzzle a page carries (clues derived from its picture) and the trimmed page."""
-    d, info, trimmed = parse_page(html, encoding)
+    puzzle, trimmed, _ = read_page(html, site=site, item=item, encoding=encoding, url=url)
+    return puzzle, trimmed
+
+
+def read_page(
+    html: str | bytes,
+    *,
+    site: str,
+    item: str,
+    encoding: str | None = None,
+    url: str | None = None,
+) -> tuple[Puzzle, str, PageInfo]:
+    """The puzzle a page carries, the trimmed page and what the page says about it.
+
+    The decoded picture is the designer's goal: the puzzle carries it, so the corpus
+    keeps it. The size the page states must be the decoded picture's.
+    """
+    d, info, trimmed = parse_page(html, encoding, url)
     dec = decode(d)
     if info.size is not None and info.size != (dec.width, dec.height):
         raise FormatError(
@@ -392,7 +576,7 @@ def puzzle_from_page(
         puzzle = Puzzle.from_grid(Grid(dec.grid), palette_of(dec.colors), meta)
     except PuzzleError as e:
         raise FormatError(f"the picture makes no puzzle: {e}") from None
-    return puzzle, trimmed
+    return puzzle, trimmed, info
 
 
 # -- the site ---------------------------------------------------------------------------
@@ -425,10 +609,12 @@ class Nonograms:
             if not resp.ok:
                 return Fetched.failed(key, f"HTTP {resp.status}: {url}", url)
             try:
-                puzzle, trimmed = puzzle_from_page(
-                    resp.body, site=self.name, item=key, encoding=resp.charset
+                puzzle, trimmed, info = read_page(
+                    resp.body, site=self.name, item=key, encoding=resp.charset, url=url
                 )
+            except PageMissing as e:  # deleted: definite, never retried
+                return Fetched.missing(key, f"{e.reason}: {url}", url)
             except FormatError as e:
                 return Fetched.failed(key, f"{e.reason}: {url}", url)
-            return Fetched(key, DONE, puzzle, raw=trimmed.encode(), url=url)
+            return Fetched(key, DONE, puzzle, raw=trimmed.encode(), url=url, extra=info.extra())
         return Fetched.missing(key, "no black-and-white or colour page (404)", self.urls(item)[0])

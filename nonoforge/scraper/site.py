@@ -7,8 +7,8 @@ A site never raises for a bad page; only bugs escape.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from nonoforge.puzzle import Puzzle
 
@@ -38,6 +38,9 @@ class Fetched:
     reason: str | None = None
     raw: bytes | None = None
     url: str | None = None
+    #: What the site says about the item beyond the puzzle (JSON-serialisable): for
+    #: nonograms.org/.ru its difficulty, picture rating, date added, author id, links.
+    extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
