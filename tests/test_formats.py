@@ -334,3 +334,74 @@ def test_hostile_files_list_covers_the_brief() -> None:
     assert {"noise", "empty", "long", "negative", "billion"} <= kinds
     assert any(n.startswith("long-clue") for n in HOSTILE_IDS)
 
+
+
+# -- text as found in the wild (issue 12) and made safe once (issue 14) -------------------
+
+DANCER_CP1252 = (
+    b'catalogue "webpbn.com #1"\ntitle "Danseuse \xe9l\xe9gante"\nby "J\xf6rg W\xe9lter"\n'
+    b'copyright "\xa9 2004 J\xf6rg \x96 all rights"\nwidth 5\nheight 10\n\nrows\n2\n2,1\n1,1\n3\n'
+    b"1,1\n1,1\n2\n1,1\n1,2\n2\n\ncolumns\n2,1\n2,1,3\n7\n1,3\n2,1\n"
+)
+
+
+def test_cp1252_non_reads_with_the_right_title_and_round_trips() -> None:
+    # the shape of the 79 files of the 2014 webpbn archive that were refused as "binary"
+    assert detect(DANCER_CP1252, "x.non").name == "non"
+    (p,) = loads(DANCER_CP1252, path="x.non")
+    assert (p.meta.title, p.meta.author) == ("Danseuse élégante", "Jörg Wélter")
+    assert p.meta.copyright == "© 2004 Jörg – all rights"  # 0x96 is cp1252's en dash
+    again = list(loads(dumps(p, "non"), "non"))[0]  # written back as UTF-8: the text stays
+    assert again.meta == p.meta
+
+
+def test_latin1_only_bytes_and_every_text_reader_fall_back() -> None:
+    from nonoforge.formats.base import decode_text
+
+    assert decode_text(b"caf\xe9 \x81") == "café \x81"  # 0x81: undefined in cp1252 -> Latin-1
+    assert decode_text("caf\u00e9".encode()) == "café"
+    assert decode_text(b"\xef\xbb\xbfcaf\xc3\xa9") == "café"
+    assert decode_text("caf\u00e9".encode("utf-16")) == "café"
+    p = Puzzle.from_grid(Grid([[1, 0], [1, 1]]), meta=Meta(title="Café ©"))
+    for name, f in FORMATS.items():
+        if f.binary or f.write is None or not f.accepts(p):
+            continue
+        text = dumps(p, name)
+        assert isinstance(text, str)
+        latin = text.encode("cp1252", errors="replace")
+        got = list(loads(latin, name))
+        assert got and (got[0].rows, got[0].columns) == (p.rows, p.columns), name
+        if f.holds(p).meta.title:
+            assert got[0].meta.title == "Café ©", name
+
+
+def test_xml_honours_its_declared_encoding() -> None:
+    doc = (
+        '<?xml version="1.0" encoding="ISO-8859-1"?>\n<puzzleset><puzzle type="grid">'
+        "<title>Ã©tÃ© é</title><clues type=\"columns\"><line><count>1</count></line></clues>"
+        '<clues type="rows"><line><count>1</count></line></clues></puzzle></puzzleset>\n'
+    )
+    (p,) = loads(doc.encode("latin-1"), path="x.xml")
+    assert p.meta.title == "Ã©tÃ© é"  # read as Latin-1, as declared, not as UTF-8
+
+
+def test_a_few_high_bytes_never_make_a_file_binary() -> None:
+    from nonoforge.formats.base import looks_binary
+
+    assert not looks_binary(DANCER_CP1252)
+    assert not looks_binary(b"\xff\xfe" + "text".encode("utf-16-le"))
+    assert looks_binary(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    with pytest.raises(FormatError, match="binary"):
+        detect(b"\x00\x01\x02\x03garbage\x00" * 20, "x.bin")
+
+
+def test_text_is_made_safe_once_at_the_reader() -> None:
+    import json
+
+    base = json.loads(dumps(Puzzle.from_grid(Grid([[1]]), meta=Meta(title="t")), "json"))
+    doc = json.dumps({**base, "meta": {"title": "bad \ud800 and \x1b[31mred"}})  # valid JSON
+    (p,) = loads(doc.encode(), "json")
+    assert p.meta.title == "bad \ufffd and \ufffd[31mred"
+    p.meta.title.encode("utf-8")  # storable
+    (q,) = loads(json.dumps({**base, "meta": {"title": "x" * 50_000}}).encode(), "json")
+    assert q.meta.title is not None and len(q.meta.title) <= 1000

@@ -19,7 +19,6 @@ import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, func, select, update
@@ -522,18 +521,9 @@ def _where(args: dict[str, Any]) -> list[Any]:
 
 
 def _read_bytes(path: str, limit: int) -> bytes:
-    try:
-        if os.path.getsize(path) > limit:
-            raise FormatError(f"file is larger than {limit // 2**20} MiB", path=path)
-        return Path(path).read_bytes()
-    except IsADirectoryError:
-        raise FormatError("is a directory, not a puzzle file", path=path) from None
-    except FileNotFoundError:
-        raise FormatError("no such file", path=path) from None
-    except PermissionError:
-        raise FormatError("permission denied", path=path) from None
-    except OSError as e:
-        raise FormatError(e.strerror or str(e), path=path) from None
+    from nonoforge.formats.base import read_regular  # a FIFO or device is refused, not awaited
+
+    return read_regular(path, limit)
 
 
 def _provenance(it: _Item, puzzle_id: int) -> dict[str, Any]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 
 from nonoforge.errors import FormatError
 
@@ -35,7 +34,16 @@ from nonoforge.formats import (  # noqa: F401
 from nonoforge.formats import (  # noqa: F401
     json as _json,
 )
-from nonoforge.formats.base import FORMATS, MAX_FILE_BYTES, Format, register
+from nonoforge.formats.base import (
+    FORMATS,
+    MAX_FILE_BYTES,
+    Format,
+    decode_text,
+    looks_binary,
+    read_regular,
+    register,
+    safe_puzzle,
+)
 from nonoforge.puzzle import Puzzle
 from nonoforge.util import write_atomic
 
@@ -77,10 +85,8 @@ def _by_extension(path: str | None) -> Format | None:
 
 def detect(data: bytes, path: str | None = None) -> Format:
     """The format of a file's content, by sniffing it (then by the file's extension)."""
-    try:
-        text: str | bytes = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = data
+    # text in any encoding we read (see decode_text); only bytes no text holds make it binary
+    text: str | bytes = data if looks_binary(data) else decode_text(data)
     for f in sorted(FORMATS.values(), key=lambda f: f.priority):
         sample = data if f.binary else text
         if f.binary != isinstance(sample, bytes):
@@ -119,17 +125,12 @@ def loads(
     if companions and path and f.with_companions is not None and os.path.isfile(path):
         found = f.with_companions(path)
         if found is not None:
-            yield from found
+            yield from (safe_puzzle(x) for x in found)  # text made safe here too
             return
-    if f.binary:
-        content: str | bytes = raw
-    else:
-        try:
-            content = raw.decode("utf-8-sig")
-        except UnicodeDecodeError as e:
-            raise FormatError(f"not UTF-8 text (byte {e.start})", path=path) from None
+    content: str | bytes = raw if f.binary else decode_text(raw)
     try:
-        yield from f.read(content)
+        for p in f.read(content):
+            yield safe_puzzle(p)  # text made safe once, here, for every reader
     except FormatError as e:
         raise e.located(path) from None
     except RecursionError:
@@ -139,19 +140,7 @@ def loads(
 def iter_file(path: str | os.PathLike[str], fmt: str | None = None) -> Iterator[Puzzle]:
     """The puzzles in a file, as a stream."""
     p = str(path)
-    try:
-        size = os.path.getsize(p)
-        if size > MAX_FILE_BYTES:
-            raise FormatError(f"file is larger than {MAX_FILE_BYTES // 2**20} MiB", path=p)
-        data = Path(p).read_bytes()
-    except IsADirectoryError:
-        raise FormatError("is a directory, not a puzzle file", path=p) from None
-    except FileNotFoundError:
-        raise FormatError("no such file", path=p) from None
-    except PermissionError:
-        raise FormatError("permission denied", path=p) from None
-    except OSError as e:
-        raise FormatError(e.strerror or str(e), path=p) from None
+    data = read_regular(p, MAX_FILE_BYTES)  # a FIFO or device is refused, never waited on
     f = get_format(fmt) if fmt else detect(data, p)
     yield from loads(data, f, p, companions=True)
 

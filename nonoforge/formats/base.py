@@ -9,12 +9,19 @@ fills in the path.
 
 from __future__ import annotations
 
+import codecs
+import dataclasses
+import errno
+import os
+import re
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 from nonoforge.errors import FormatError, PuzzleError
 from nonoforge.puzzle import Meta, Puzzle
+from nonoforge.util import safe_text
 
 T = TypeVar("T")
 
@@ -109,3 +116,143 @@ def _show(token: str) -> str:
 def numbered_lines(text: str) -> Iterable[tuple[int, str]]:
     """``(line_number, line)`` pairs, numbered from 1."""
     return enumerate(text.splitlines(), start=1)
+
+
+# -- text as found in the wild ------------------------------------------------------------
+
+_XML_DECL = re.compile(rb"""^<\?xml[^>]{0,200}?encoding\s*=\s*["']([A-Za-z0-9._-]{1,40})["']""")
+_BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF32_LE, "utf-32"),
+         (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF16_LE, "utf-16"),
+         (codecs.BOM_UTF16_BE, "utf-16"))
+#: Bytes that never occur in text: NUL and the C0 controls other than tab, LF, FF, CR, ESC.
+_CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 12, 13, 26, 27))
+
+
+def declared_encoding(data: bytes) -> str | None:
+    """The encoding an XML declaration at the start of ``data`` names (a known codec), or None."""
+    m = _XML_DECL.match(data.lstrip(b"\xef\xbb\xbf \t\r\n")[:300])
+    if not m:
+        return None
+    try:
+        return codecs.lookup(m.group(1).decode("ascii")).name
+    except LookupError:
+        return None
+
+
+def decode_text(data: bytes) -> str:
+    """A text file's bytes as text, as such files are found in the wild; never fails.
+
+    A byte-order mark decides first; then an XML declaration's encoding; then UTF-8; a
+    file that is not UTF-8 is read whole as cp1252 (which webpbn's old ``.non`` files and
+    Windows editors write: é, ö, ©), or as Latin-1 when it holds a byte cp1252 leaves
+    undefined. One byte never makes a file "binary": see :func:`looks_binary`.
+    """
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            return data[len(bom):].decode(name, errors="replace")
+    declared = declared_encoding(data)
+    if declared is not None and declared != "utf-8":
+        return data.decode(declared, errors="replace")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    try:
+        return data.decode("cp1252")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def looks_binary(data: bytes, sample: int = 8192) -> bool:
+    """Whether ``data`` is not text at all: a NUL, or many control bytes, in its head.
+
+    High bytes (a title in Latin-1) never count: only bytes no text file holds.
+    """
+    head = data[:sample]
+    if not head or any(head.startswith(bom) for bom, _ in _BOMS[1:]):
+        return False
+    if b"\x00" in head:
+        return True
+    controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
+    return controls > max(4, len(head) // 50)
+
+
+#: Longest text a metadata field keeps: titles, authors... are short; notes may not be.
+MAX_META_CHARS = 1000
+MAX_NOTE_CHARS = 20000
+
+
+def safe_meta(meta: Meta) -> Meta:
+    """``meta`` with every field made safe to store (:func:`nonoforge.util.safe_text`)."""
+    changes = {}
+    for f in dataclasses.fields(meta):
+        value = getattr(meta, f.name)
+        if isinstance(value, str):
+            limit = MAX_NOTE_CHARS if f.name == "note" else MAX_META_CHARS
+            safe = safe_text(value, limit)
+            if safe != value:
+                changes[f.name] = safe
+    return dataclasses.replace(meta, **changes) if changes else meta
+
+
+def safe_puzzle(p: Puzzle) -> Puzzle:
+    """``p`` with its metadata made safe: the one place readers' text is cleaned."""
+    meta = safe_meta(p.meta)
+    return p if meta is p.meta else p.replace(meta=meta)
+
+
+# -- reading files -------------------------------------------------------------------------
+
+
+def read_regular(path: str | os.PathLike[str], cap: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file of at most ``cap`` bytes; FormatError otherwise.
+
+    The file is opened without blocking and checked before anything is read, so a FIFO,
+    a device or a socket is refused at once instead of hanging; a file that grows past
+    the cap while read is refused too.
+    """
+    p = os.fspath(path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(p, flags)
+    except IsADirectoryError:
+        raise FormatError("is a directory, not a puzzle file", path=p) from None
+    except FileNotFoundError:
+        raise FormatError("no such file", path=p) from None
+    except PermissionError:
+        raise FormatError("permission denied", path=p) from None
+    except OSError as e:
+        if e.errno == errno.ENXIO:  # a FIFO nobody writes to, a socket
+            raise FormatError("not a regular file (a FIFO or socket)", path=p) from None
+        raise FormatError(e.strerror or str(e), path=p) from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise FormatError("is a directory, not a puzzle file", path=p)
+        if not stat.S_ISREG(st.st_mode):
+            raise FormatError(f"not a regular file ({_kind(st.st_mode)})", path=p)
+        if st.st_size > cap:
+            raise FormatError(f"file is larger than {_size(cap)}", path=p)
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(cap + 1)
+    except OSError as e:
+        raise FormatError(e.strerror or str(e), path=p) from None
+    finally:
+        os.close(fd)
+    if len(data) > cap:
+        raise FormatError(f"file is larger than {_size(cap)}", path=p)
+    return data
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a file"
+
+
+def _size(n: int) -> str:
+    return f"{n // 2**20} MiB" if n >= 2**20 else f"{n} bytes"

@@ -32,7 +32,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from nonoforge.errors import FormatError
-from nonoforge.formats.base import MAX_SIDE, Format, parse_int, puzzle_or_error, register
+from nonoforge.formats.base import (
+    MAX_SIDE,
+    Format,
+    decode_text,
+    parse_int,
+    puzzle_or_error,
+    read_regular,
+    register,
+)
 from nonoforge.puzzle import Grid, Meta, Palette, Puzzle
 
 _HEADER = re.compile(r"\$\s*(\d{1,9})")
@@ -169,11 +177,8 @@ def read_with_solutions(
     if spath is None:
         raise FormatError("no solution file at ../solution/<same name>", path=qpath)
     spath = str(spath)
-    try:
-        qtext = Path(qpath).read_text(encoding="utf-8-sig")
-        stext = Path(spath).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as e:
-        raise FormatError(f"cannot read: {e}", path=qpath) from None
+    qtext = decode_text(read_regular(qpath))
+    stext = decode_text(read_regular(spath))
     try:
         goals = read_solutions(stext)
     except FormatError as e:
