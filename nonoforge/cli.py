@@ -160,11 +160,27 @@ def read_inputs(paths: list[str], fmt: str | None = None) -> Iterator[tuple[str,
 
 def resolve_input(path: str) -> str:
     """A path as given, or the bundled file an ``example:NAME`` names."""
-    if path.startswith("example:"):
-        from nonoforge.examples import example_path
+    from nonoforge.examples import resolve
 
-        return str(example_path(path.removeprefix("example:")))
-    return path
+    return resolve(path)
+
+
+def batch_inputs(paths: list[str], fmt: str | None = None) -> Any:
+    """The per-file loop of batch commands (:class:`nonoforge.pipeline.batch.Batch`): each
+    bad file gives one line on stderr and an item with its error; see :func:`end_batch`."""
+    from nonoforge.pipeline.batch import Batch
+    from nonoforge.util import terminal_text
+
+    def say(file: str, reason: str) -> None:
+        err.print(Text(terminal_text(f"error: {file}: {reason}"), style="red"))
+
+    return Batch(paths, fmt, resolve=resolve_input, on_error=say, reraise=_state["debug"])
+
+
+def end_batch(batch: Any) -> None:
+    """Exit with the batch's code (2) when one of its files failed."""
+    if batch.exit_code:
+        raise typer.Exit(batch.exit_code)
 
 
 def print_json(data: Any) -> None:
@@ -242,49 +258,78 @@ def info(
 ) -> None:
     """Size, colours, clue statistics and the stable key of each puzzle.
 
-    Example: nonoforge info --json puzzles/*.non
+    A file that cannot be read is reported (with --json, as {"file", "error"} in its place)
+    and the others are answered; the exit code is then 2.
+
+    Example: nonoforge info --json example:dancer example:petro
     """
-    rows = [puzzle_info(path, p) for path, p in read_inputs(files, fmt)]
+    batch = batch_inputs(files, fmt)
+    rows = [it.as_error() if it.error else puzzle_info(it.file, it.puzzle) for it in batch]
     if as_json:
         print_json(rows)
+        end_batch(batch)
         return
     for r in rows:
+        if "error" in r:
+            continue
         title = f" {r['title']!r}" if r["title"] else ""
         out.print(Text(
             f"{terminal_text(r['file'])}{title}: {r['width']}x{r['height']}, "
             f"{r['colors']} colour(s), {r['blocks']} blocks, {r['filled']} cells filled, "
             f"key {r['key']}" + (", goal" if r["has_goal"] else "")
         ))
+    end_batch(batch)
 
 
 @app.command()
 def convert(
-    source: Annotated[str, typer.Argument(help="Input puzzle file.")],
+    sources: Annotated[list[str], typer.Argument(help="Input puzzle files, then DEST.")],
     dest: Annotated[str, typer.Argument(help="Output file, or a directory for one file each.")],
     to: Annotated[str | None, typer.Option("--to", "-t", help="Output format name.")] = None,
     fmt: Annotated[str | None, typer.Option("--from", help="Input format name.")] = None,
 ) -> None:
     """Convert puzzles between formats; the output format follows --to or DEST's extension.
 
-    Example: nonoforge convert webpbn-1.xml dancer.non
+    With several SOURCES (or a file of several puzzles in a one-puzzle format), DEST is a
+    directory; a source that cannot be read is reported and the others converted (exit 2).
+
+    Example: nonoforge convert example:dancer dancer.xml
     """
+    from nonoforge.examples import stem as stem_of
     from nonoforge.formats import get_format, write_file
 
-    puzzles = [p for _, p in read_inputs([source], fmt)]
+    batch = batch_inputs(sources, fmt)
+    by_file: dict[str, list[Puzzle]] = {}
+    for it in batch:
+        if it.puzzle is not None:
+            by_file.setdefault(it.file, []).append(it.puzzle)
     target = Path(dest)
+    if len(sources) > 1 and not target.is_dir():
+        raise UsageError("DEST must be an existing directory when converting several files")
     if target.is_dir():
         if to is None:
             raise UsageError("name the output format with --to when DEST is a directory")
         f = get_format(to)
-        stem = Path(source).stem
-        for i, p in enumerate(puzzles, start=1):
-            name = stem if len(puzzles) == 1 else f"{stem}-{i:04d}"
-            write_file(p, target / f"{name}{f.extensions[0]}", f.name)
-        err.print(f"wrote {len(puzzles)} file(s) to {dest}") if not is_quiet() else None
+        n = 0
+        for source, puzzles in by_file.items():
+            stem = stem_of(source)
+            for i, p in enumerate(puzzles, start=1):
+                name = stem if len(puzzles) == 1 else f"{stem}-{i:04d}"
+                try:
+                    write_file(p, target / f"{name}{f.extensions[0]}", f.name)
+                    n += 1
+                except FormatError as e:
+                    batch.fail(source, e)
+        if n and not is_quiet():
+            err.print(f"wrote {n} file(s) to {dest}")
+        end_batch(batch)
         return
-    f = write_file(puzzles, dest, to)
-    if not is_quiet():
-        err.print(f"wrote {len(puzzles)} puzzle(s) to {dest} ({f.name})")
+    puzzles = [p for ps in by_file.values() for p in ps]
+    if puzzles:
+        f = write_file(puzzles, dest, to)
+        if not is_quiet():
+            err.print(f"wrote {len(puzzles)} puzzle(s) to {dest} ({f.name})")
+    end_batch(batch)
 
 
 @app.command("formats")
@@ -343,9 +388,18 @@ def solve_cmd(
     if strategy not in STRATEGIES:
         raise UsageError(f"unknown strategy {strategy!r} (choose from {', '.join(STRATEGIES)})")
     results = []
-    for path, p in read_inputs(files, fmt):
-        res = solve(p, max_solutions=max_solutions, timeout=timeout, strategy=strategy,
-                    record_steps=steps, budget=budget)
+    batch = batch_inputs(files, fmt)
+    for it in batch:
+        if it.error is not None:
+            results.append(it.as_error())
+            continue
+        path, p = it.file, it.puzzle
+        try:
+            res = solve(p, max_solutions=max_solutions, timeout=timeout, strategy=strategy,
+                        record_steps=steps, budget=budget)
+        except NonoforgeError as e:  # the solver refuses this one: the others go on
+            results.append(batch.fail(path, e))
+            continue
         chars = cell_chars(p.ncolors)
         if as_json:
             item: dict[str, Any] = {
@@ -378,6 +432,7 @@ def solve_cmd(
         out.print()
     if as_json:
         print_json(results)
+    end_batch(batch)
 
 # --- db ---
 
@@ -497,17 +552,24 @@ def db_import(
 ) -> None:
     """Add the puzzles of files to the corpus; duplicates merge, re-imports add nothing.
 
-    A file that cannot be read is reported and the others are imported; the exit code is
-    then non-zero. Interrupted imports keep every committed batch: just run them again.
+    A folder is read recursively (files of the formats nonoforge reads). A file that
+    cannot be read is reported and the others are imported; the exit code is then 2.
+    Interrupted imports keep every committed batch: just run them again.
 
-    Example: nonoforge db import --db corpus.db puzzles/*.non collection.rofl
+    Example: nonoforge db import --db corpus.db puzzles/ collection.rofl example:dancer
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from nonoforge.db import Corpus
+    from nonoforge.scraper.local import expand_folders
+    from nonoforge.util import terminal_text
 
-    paths = [resolve_input(f) for f in files]
+    def skipped(name: str, why: str) -> None:
+        if not is_quiet():
+            err.print(Text(terminal_text(f"skipped {name}: {why}")))
+
     failed: dict[str, str] = {}
+    paths = list(expand_folders([resolve_input(f) for f in files], skipped))
 
     def on_error(path: str, e: Exception) -> None:
         failed.setdefault(path, str(e))

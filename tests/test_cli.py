@@ -187,3 +187,85 @@ def test_version() -> None:
 
     res = runner.invoke(app, ["--version"])
     assert res.exit_code == 0 and res.stdout.strip() == f"nonoforge {__version__}"
+
+
+# -- batches that keep going (issues 12 and 14) -----------------------------------------------
+
+
+def _bad_files(tmp_path: Path) -> tuple[str, str]:
+    binary = tmp_path / "binary.non"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
+    return str(binary), str(tmp_path / "missing.non")
+
+
+def test_solve_batch_answers_every_good_file_in_order_and_exits_2(tmp_path: Path) -> None:
+    binary, missing = _bad_files(tmp_path)
+    result = run("solve", "--json", "example:dancer", binary, PATTERN, missing, FLOWER)
+    assert result.exit_code == 2, result.output
+    rows = json.loads(result.stdout)
+    assert [r["file"] for r in rows] == ["example:dancer", binary, PATTERN, PATTERN, missing,
+                                         FLOWER]
+    assert [r.get("status") for r in rows] == ["unique", None, "unique", "unique", None,
+                                               "unique"]
+    assert rows[1]["error"].startswith("not a puzzle file") and rows[4]["error"] == "no such file"
+    errors = result.stderr.strip().splitlines()
+    assert errors == [f"error: {binary}: {rows[1]['error']}", f"error: {missing}: no such file"]
+
+
+def test_info_batch_text_and_json(tmp_path: Path) -> None:
+    binary, missing = _bad_files(tmp_path)
+    result = run("info", "--json", binary, SAVE)
+    assert result.exit_code == 2
+    rows = json.loads(result.stdout)
+    assert rows[0] == {"file": binary, "error": rows[0]["error"]} and rows[1]["width"] == 5
+    text = run("info", missing, SAVE)
+    assert text.exit_code == 2 and text.stdout.startswith(SAVE)
+    assert text.stderr.strip() == f"error: {missing}: no such file"
+
+
+def test_convert_several_files_into_a_folder(tmp_path: Path) -> None:
+    binary, _ = _bad_files(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    result = run("convert", "example:dancer", binary, SAVE, str(out), "--to", "non")
+    assert result.exit_code == 2 and binary in result.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["dancer.non", "heart.non"]
+    assert run("convert", SAVE, FLOWER, str(tmp_path / "x.non")).exit_code == 2  # not a folder
+
+
+def test_fifo_gives_one_line_and_never_hangs(tmp_path: Path) -> None:
+    import os
+
+    pipe = tmp_path / "pipe.non"
+    os.mkfifo(pipe)
+    result = run("info", str(pipe))
+    assert_clean_error(result)
+    assert "not a regular file (a FIFO" in result.stderr
+
+
+def test_db_import_reads_a_folder_and_one_bad_title_costs_nothing(tmp_path: Path) -> None:
+    import os
+
+    folder = tmp_path / "in"
+    (folder / "sub").mkdir(parents=True)
+    good = [Puzzle.from_grid(Grid.from_rows(r), meta=Meta(title=f"p{i}"))
+            for i, r in enumerate([["#.", "##"], ["##", "#."], ["#.#", "###"]])]
+    (folder / "a.non").write_text(str(dumps(good[0], "non")))
+    (folder / "sub" / "b.xml").write_text(str(dumps(good[1], "xml")))
+    doc = json.loads(dumps(good[2], "json"))
+    doc["meta"]["title"] = "\ud800 lone surrogate"
+    (folder / "sub" / "c.json").write_text(json.dumps(doc))  # valid JSON, \ud800 escaped
+    (folder / "notes.txt").write_text("not a puzzle extension: not read")
+    os.mkfifo(folder / "pipe.non")
+    outside = tmp_path / "outside.non"
+    outside.write_text(str(dumps(good[0], "non")))
+    os.symlink(outside, folder / "link.non")
+    db = str(tmp_path / "c.db")
+    result = run("db", "import", "--db", db, str(folder))
+    assert result.exit_code == 0, result.output
+    assert "3 new" in result.stderr and "pipe.non" in result.stderr and "link.non" in result.stderr
+    query = json.loads(run("db", "query", "--db", db, "--json").stdout)
+    assert sorted(r["title"] for r in query) == ["p0", "p1", "\ufffd lone surrogate"]
+    binary, _ = _bad_files(tmp_path)
+    again = run("db", "import", "--db", db, binary, str(folder / "a.non"))
+    assert again.exit_code == 2 and binary in again.stderr

@@ -52,8 +52,38 @@ def test_directory_recursively_in_order(tmp_path: Path) -> None:
     got = members(tmp_path)
     assert list(got) == ["ROOT/a.non", "ROOT/link.non", "ROOT/sub/b.xml",
                          "ROOT/sub/deeper/c.json"]
-    assert got["ROOT/link.non"] == (None, "symbolic link, not followed")
+    assert got["ROOT/link.non"] == (
+        None, "symbolic link to a file outside the folder: not followed")
     assert got["ROOT/a.non"][0] == text(A, "non")
+
+
+def test_fifo_in_a_folder_is_recorded_never_opened(tmp_path: Path) -> None:
+    (tmp_path / "a.non").write_bytes(text(A, "non"))
+    os.mkfifo(tmp_path / "pipe.non")  # opening it for reading would wait for a writer
+    os.mkfifo(tmp_path / "pipe.zip")
+    got = members(tmp_path)  # returns at once (a hang here is the bug of issue 14.3)
+    assert got["ROOT/pipe.non"] == (None, "not a regular file (a FIFO), skipped")
+    assert got["ROOT/pipe.zip"][1] == "not a regular file (a FIFO), skipped"
+    assert got["ROOT/a.non"][0] == text(A, "non")
+    assert members(tmp_path / "pipe.non") == {"ROOT": (None, "not a regular file (a FIFO)")}
+
+
+def test_symlinks_out_of_the_tree_are_recorded_not_followed(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.non").write_bytes(text(B, "non"))
+    root = tmp_path / "root"
+    (root / "sub").mkdir(parents=True)
+    (root / "sub" / "a.non").write_bytes(text(A, "non"))
+    os.symlink(outside, root / "elsewhere")  # a folder outside the tree
+    os.symlink(root / "sub", root / "again")  # a folder inside it
+    os.symlink(outside / "secret.non", root / "s.non")
+    got = members(root)
+    link = "symbolic link to a {} the folder: not followed"
+    assert got["ROOT/elsewhere"] == (None, link.format("folder outside"))
+    assert got["ROOT/again"] == (None, link.format("folder inside"))
+    assert got["ROOT/s.non"] == (None, link.format("file outside"))
+    assert not any("secret" in k for k in got) and got["ROOT/sub/a.non"][0] == text(A, "non")
 
 
 def test_a_single_file_and_a_missing_path(tmp_path: Path) -> None:

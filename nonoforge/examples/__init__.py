@@ -37,3 +37,19 @@ def example_path(name: str) -> Path:
             return ex.path
     known = ", ".join(ex.name for ex in list_examples())
     raise UsageError(f"no bundled example {name!r} (known: {known})")
+
+
+#: How a command line names a bundled example: ``example:dancer``.
+PREFIX = "example:"
+
+
+def resolve(path: str) -> str:
+    """A path as given, or the bundled file an ``example:NAME`` names (UsageError if none)."""
+    if path.startswith(PREFIX):
+        return str(example_path(path.removeprefix(PREFIX)))
+    return path
+
+
+def stem(path: str) -> str:
+    """The name to give files written for ``path``: ``example:koala`` gives ``koala``."""
+    return Path(path.removeprefix(PREFIX)).stem

@@ -16,7 +16,7 @@ import stat
 import tarfile
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -108,29 +108,114 @@ def iter_members(
         root = root.resolve()
     if root.is_dir():
         yield from _directory(root, shown, max_member, max_total)
-    elif root.is_file():
-        yield from _file(root, shown, max_member, max_total)
     elif root.exists():
-        yield Member(shown, error="not a regular file or directory")
+        yield from _file(root, shown, max_member, max_total)
     else:
         yield Member(shown, error="no such file or directory")
 
 
-def _directory(root: Path, shown: str, max_member: int, max_total: int) -> Iterator[Member]:
+def walk(root: Path, shown: str) -> Iterator[tuple[Path, str, str | None]]:
+    """``(path, name, why_skipped)`` for every entry under the folder ``root``, sorted.
+
+    The one folder walk of nonoforge (``ingest DIR``, ``db import DIR``): hidden files
+    and folders are skipped; symbolic links (to files or folders) are never followed and
+    each is reported with its reason; anything but a regular file (a FIFO, a socket, a
+    device) is reported and never opened, so nothing can hang on it. Entries are told
+    by ``lstat``, before anything is opened.
+    """
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        base = Path(dirpath)
+        keep = []
+        for d in sorted(dirnames):
+            if d.startswith("."):
+                continue
+            if (base / d).is_symlink():
+                yield from _link(root, base / d, shown, folder=True)
+                continue
+            keep.append(d)
+        dirnames[:] = keep
         for fn in sorted(filenames):
             if fn.startswith("."):
                 continue
-            p = Path(dirpath) / fn
+            p = base / fn
             name = f"{shown}/{p.relative_to(root).as_posix()}"
-            if p.is_symlink():
-                yield Member(name, error="symbolic link, not followed")
+            try:
+                mode = p.lstat().st_mode
+            except OSError as e:
+                yield p, name, e.strerror or str(e)
                 continue
+            if stat.S_ISLNK(mode):
+                yield from _link(root, p, shown, folder=False)
+            elif not stat.S_ISREG(mode):
+                yield p, name, f"not a regular file ({_kind(mode)}), skipped"
+            else:
+                yield p, name, None
+
+
+def expand_folders(
+    paths: Iterable[str], on_skip: Callable[[str, str], None] | None = None
+) -> Iterator[str]:
+    """``paths`` with each folder replaced by the puzzle files under it (``db import DIR``).
+
+    Folders are walked by :func:`walk` (hidden entries, links and non-regular files
+    skipped, each skip told to ``on_skip(name, why)``); only files with an extension of a
+    format nonoforge reads are taken, in sorted order. Other paths pass unchanged.
+    """
+    from nonoforge.formats import FORMATS
+
+    known = tuple({ext for f in FORMATS.values() for ext in f.extensions})
+    for path in paths:
+        root = Path(path)
+        if not root.is_dir():
+            yield path
+            continue
+        for p, name, why in walk(root, path.rstrip("/") or "/"):
+            if why is not None:
+                if on_skip is not None:
+                    on_skip(name, why)
+            elif p.name.lower().endswith(known):
+                yield str(p)
+
+
+def _link(root: Path, p: Path, shown: str, *, folder: bool) -> Iterator[tuple[Path, str, str]]:
+    name = f"{shown}/{p.relative_to(root).as_posix()}"
+    try:
+        target = p.resolve(strict=False)
+        inside = target == root.resolve() or root.resolve() in target.parents
+    except (OSError, RuntimeError):  # a loop of links
+        inside = False
+    where = "inside the folder" if inside else "outside the folder"
+    what = "folder" if folder else "file"
+    yield p, name, f"symbolic link to a {what} {where}: not followed"
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a file"
+
+
+def _directory(root: Path, shown: str, max_member: int, max_total: int) -> Iterator[Member]:
+    for p, name, why in walk(root, shown):
+        if why is not None:
+            yield Member(name, error=why)
+        else:
             yield from _file(p, name, max_member, max_total)
 
 
 def _file(p: Path, name: str, max_member: int, max_total: int) -> Iterator[Member]:
+    try:
+        mode = p.stat().st_mode
+    except OSError as e:
+        yield Member(name, error=e.strerror or str(e))
+        return
+    if not stat.S_ISREG(mode):  # checked before anything opens it: a FIFO would block
+        yield Member(name, error=f"not a regular file ({_kind(mode)})")
+        return
     kind = archive_kind(p)
     if kind == "zip":
         yield from _zip(p, name, max_member, max_total)
@@ -141,19 +226,13 @@ def _file(p: Path, name: str, max_member: int, max_total: int) -> Iterator[Membe
 
 
 def _plain(p: Path, name: str, cap: int) -> Member:
+    from nonoforge.errors import FormatError
+    from nonoforge.formats.base import read_regular
+
     try:
-        st = p.stat()
-        if not stat.S_ISREG(st.st_mode):
-            return Member(name, error="not a regular file")
-        if st.st_size > cap:
-            return Member(name, error=f"file of {st.st_size} bytes exceeds the cap of {cap}")
-        with p.open("rb") as f:
-            data = f.read(cap + 1)
-    except OSError as e:
-        return Member(name, error=e.strerror or str(e))
-    if len(data) > cap:
-        return Member(name, error=f"file exceeds the cap of {cap} bytes")
-    return Member(name, data)
+        return Member(name, read_regular(p, cap))
+    except FormatError as e:
+        return Member(name, error=e.reason)
 
 
 def _too_big(size: int, cap: int) -> str:
