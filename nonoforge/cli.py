@@ -493,15 +493,35 @@ def _filters(width: int | None = None, height: int | None = None, size: str | No
     )
 
 
+def corpus_target(db: str | None, *, create: bool = False) -> str:
+    """The corpus ``--db`` names. Only ``db init``, ``db import`` and ``ingest`` create one
+    (``create``); for the others a SQLite file that does not exist is an error (a typo in
+    --db), not a new empty corpus."""
+    from nonoforge.db import DEFAULT_PATH
+    from nonoforge.errors import CorpusError
+
+    target = db or DEFAULT_PATH
+    if not create and "://" not in target and not Path(target).exists():
+        raise CorpusError(f"no corpus at {target} (create one with: nonoforge db init "
+                          f"--db {target}, or db import, or ingest)")
+    return target
+
+
+def open_corpus(db: str | None, *, create: bool = False) -> Any:
+    """The one place the CLI opens the corpus (see :func:`corpus_target`)."""
+    from nonoforge.db import Corpus
+
+    return Corpus.open(corpus_target(db, create=create))
+
+
 @db_app.command("init")
 def db_init(db: CorpusOption = None) -> None:
     """Create the corpus (or bring an old one's schema up to date) and say where it is.
 
     Example: nonoforge db init --db corpus.db
     """
-    from nonoforge.db import Corpus
 
-    with Corpus.open(db) as c:
+    with open_corpus(db, create=True) as c:
         n = len(c)
         where = c.engine.url.render_as_string(hide_password=True)
     out.print(f"corpus ready: {where} ({n} puzzle{'s' if n != 1 else ''})")
@@ -520,9 +540,8 @@ def db_stats(
 
     Example: nonoforge db stats --json
     """
-    from nonoforge.db import Corpus
 
-    with Corpus.open(db) as c:
+    with open_corpus(db) as c:
         s = c.stats(solver_version)
     if as_json:
         print_json(s)
@@ -560,7 +579,6 @@ def db_import(
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from nonoforge.db import Corpus
     from nonoforge.scraper.local import expand_folders
     from nonoforge.util import terminal_text
 
@@ -575,7 +593,7 @@ def db_import(
         failed.setdefault(path, str(e))
         err.print(Text(f"error: {terminal_text(first_line(e))}", style="red"))
 
-    with Corpus.open(db) as c:
+    with open_corpus(db, create=True) as c:
         if is_quiet():
             stats = c.import_files(paths, on_error=on_error)
         else:
@@ -609,11 +627,10 @@ def db_export(
 
     Example: nonoforge db export easy.rofl --grade 1-2 --size ..15 --colors 1
     """
-    from nonoforge.db import Corpus
 
     filters = _filters(width, height, size, colors, source, status, technique, grade,
                        solver_version, limit)
-    with Corpus.open(db) as c:
+    with open_corpus(db) as c:
         n = c.export_rofl(dest, **filters.query_kwargs())
     if not is_quiet():
         err.print(f"wrote {n} puzzle(s) to {dest}")
@@ -632,11 +649,10 @@ def db_query(
 
     Example: nonoforge db query --size 20x20..30x30 --source webpbn --limit 10
     """
-    from nonoforge.db import Corpus
 
     filters = _filters(width, height, size, colors, source, status, technique, grade,
                        solver_version, limit)
-    with Corpus.open(db) as c:
+    with open_corpus(db) as c:
         rows = c.info(c.keys(**filters.query_kwargs()))
     if as_json:
         print_json(rows)
@@ -715,23 +731,27 @@ def _ingest_http(rate: float, cache_dir: str | None, no_cache: bool, timeout: fl
 
 def _ingest_corpus(db: str | None, dry_run: bool) -> Any:
     """The corpus to write to; for a dry run, only one that already exists (or None)."""
-    from nonoforge.db import DEFAULT_PATH, Corpus
+    from nonoforge.db import DEFAULT_PATH
 
     target = db or DEFAULT_PATH
     if dry_run and "://" not in target and not Path(target).exists():
         return None
-    return Corpus.open(target)
+    return open_corpus(target, create=True)
 
 
 def _ingest_report(summary: Any, as_json: bool) -> None:
+    from nonoforge.util import terminal_text
+
     if as_json:
         print_json(summary.as_dict())
-        return
-    out.print(Text(terminal_text(summary.line())))
-    for f in summary.failures[:10]:
-        out.print(Text(terminal_text(f"  failed {f['item']}: {f['reason']}")))
-    if summary.failed > 10:
-        out.print(f"  ... {summary.failed - 10} more (see the fetch log)")
+    else:
+        out.print(Text(terminal_text(summary.line())))
+        for f in summary.failures[:10]:
+            out.print(Text(terminal_text(f"  failed {f['item']}: {f['reason']}")))
+        if summary.failed > 10:
+            out.print(f"  ... {summary.failed - 10} more (see the fetch log)")
+    if summary.exit_code:  # every item tried failed: 5 for the network, else 2
+        raise typer.Exit(summary.exit_code)
 
 
 def _ingest_ids(which: str, ids: str, db: str | None, base_url: str | None, rate: float,
@@ -812,8 +832,10 @@ def ingest_path_cmd(
     """
     from contextlib import nullcontext
 
-    from nonoforge.scraper.ingest import ingest_path
+    from nonoforge.scraper.ingest import check_source, ingest_path
 
+    path = resolve_input(path)
+    check_source(path)  # before a corpus is created for nothing
     corpus = _ingest_corpus(db, dry_run)
     with corpus or nullcontext():
         summary = ingest_path(corpus, path, dry_run=dry_run, progress=not is_quiet())
@@ -1038,6 +1060,8 @@ def rate(
     if runs < 1 or timeout <= 0 or budget < 1:
         raise UsageError("--runs and --budget must be at least 1 and --timeout positive")
     opts = RateOptions(timeout=timeout, runs=runs, budget=budget)
+    if not files or db is not None:  # a corpus is read: a --db typo must not make one
+        corpus_target(db, create=bool(files))
     ex = jobs.make_executor(executor, workers, scheduler)
     bar = _progress_bar("rating")
     with bar as progress:
@@ -1092,7 +1116,6 @@ def collection_build(
 
     Example: nonoforge collection build starter --count 20 --grade 1-3 --size 5x5..30x30
     """
-    from nonoforge.db import Corpus
     from nonoforge.pipeline import jobs
 
     if count < 1:
@@ -1100,7 +1123,7 @@ def collection_build(
     if grades is not None and grade is not None:
         raise UsageError("give --grade once (--grades is its old name)")
     filters = _filters(size=size, colors=colors, source=source, grade=grade or grades)
-    with Corpus.open(db) as corpus:
+    with open_corpus(db) as corpus:
         chosen = jobs.build_collection(corpus, name, filters, count)
     if as_json:
         print_json([{"position": i, "key": c.puzzle.key, "title": c.puzzle.meta.title,
@@ -1141,12 +1164,11 @@ def collection_export(
 
     Example: nonoforge collection export starter --to starter.pdf --page letter
     """
-    from nonoforge.db import Corpus
     from nonoforge.pipeline import jobs
     from nonoforge.pipeline.export import ExportOptions
 
     opts = ExportOptions(fmt, page, greyscale, overwrite, steps, include_ambiguous)
-    with Corpus.open(db) as corpus:
+    with open_corpus(db) as corpus:
         done = jobs.export_collection(corpus, name, to, opts=opts,
                                       warn=lambda m: err.print(f"warning: {m}", markup=False))
     if not is_quiet():

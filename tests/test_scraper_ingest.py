@@ -385,3 +385,63 @@ def test_no_test_touches_the_internet() -> None:
     assert s.failed == 1 and "robots.txt unreachable" in s.failures[0]["reason"]
     with pytest.raises(OSError, match="tests stay offline"):
         socket.getaddrinfo("webpbn.com", 443)
+
+
+# -- honest exit codes, one bad item, a FIFO (issues 12, 14, 20) -----------------------------
+
+
+def test_cli_exit_codes(site: SiteServer, tmp_path: Path) -> None:
+    db = str(tmp_path / "c.db")
+    net = ["--base-url", site.url, "--rate", "1000", "--no-cache", "--retries", "0"]
+    # the source does not exist: an error, and no corpus is made for nothing
+    res = runner.invoke(app, ["-q", "ingest", str(tmp_path / "nope"), "--db", db])
+    assert res.exit_code == 2 and "no such file" in res.stderr and not Path(db).exists()
+    # every item failed for the network's reasons (HTTP 500 with no retry): 5
+    site.add("/nonograms/i/1", Reply(500, "down"))
+    res = runner.invoke(app, ["-q", "ingest", "nonograms", "1", "--db", db, *net])
+    assert res.exit_code == 5, res.output
+    # every item failed for the page's reasons: 2
+    site.page("/nonograms/i/2", "<html><body>no puzzle here</body></html>")
+    res = runner.invoke(app, ["-q", "ingest", "nonograms", "2", "--db", db, *net])
+    assert res.exit_code == 2, res.output
+    # something ingested, whatever else failed: 0; all already there on a re-run: 0
+    site.page("/nonograms/i/3", nonograms_page(HEART, BLACK, seed=3))
+    res = runner.invoke(app, ["-q", "ingest", "nonograms", "1-3", "--db", db, *net, "--json"])
+    assert res.exit_code == 0 and json.loads(res.stdout)["exit_code"] == 0
+    res = runner.invoke(app, ["-q", "ingest", "nonograms", "3", "--db", db, *net])
+    assert res.exit_code == 0, res.output
+    # a folder whose every file fails: 2
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "x.non").write_bytes(b"\x00\x01binary\x00")
+    assert runner.invoke(app, ["-q", "ingest", str(bad), "--db", db]).exit_code == 2
+
+
+def test_fifo_and_a_bad_title_in_an_ingested_folder(tmp_path: Path, corpus: Corpus) -> None:
+    import os
+
+    d = tmp_path / "in"
+    d.mkdir()
+    a, b = _puzzles(2, 4)
+    (d / "a.non").write_text(str(dumps(a, "non")))
+    doc = json.loads(dumps(b, "json"))
+    doc.setdefault("meta", {})["title"] = "\ud800"  # valid JSON: a lone surrogate
+    (d / "b.json").write_text(json.dumps(doc))
+    os.mkfifo(d / "pipe.non")  # opening it would wait forever for a writer
+    s = ingest_path(corpus, str(d))
+    assert (s.new, s.failed) == (2, 1)
+    assert "FIFO" in s.failures[0]["reason"] and s.failures[0]["item"].endswith("pipe.non")
+    assert sorted(p.meta.title or "" for p in corpus.query()) == sorted(
+        [a.meta.title or "", "\ufffd"])
+
+
+def test_db_typo_is_an_error_not_a_new_corpus(tmp_path: Path) -> None:
+    typo = str(tmp_path / "corpsu.db")
+    for args in (["db", "stats"], ["db", "query"], ["db", "export", str(tmp_path / "x.rofl")],
+                 ["rate"], ["collection", "build", "c"], ["collection", "export", "c", "--to",
+                                                           str(tmp_path / "x.pdf")]):
+        res = runner.invoke(app, [*args, "--db", typo])
+        assert res.exit_code == 4, (args, res.output)
+        assert "no corpus at" in res.stderr and not Path(typo).exists(), args
+    assert runner.invoke(app, ["db", "init", "--db", typo]).exit_code == 0
+    assert runner.invoke(app, ["db", "stats", "--db", typo]).exit_code == 0

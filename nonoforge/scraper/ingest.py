@@ -9,13 +9,14 @@ With ``dry_run`` everything is fetched and parsed but nothing is written.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from nonoforge.errors import FormatError, UsageError
+from nonoforge.errors import FetchError, FormatError, UsageError
 from nonoforge.ranges import Span, parse_span
 from nonoforge.scraper.http import Http
 from nonoforge.scraper.local import Member, item_name, iter_members
@@ -33,6 +34,8 @@ MAX_LISTED = 50
 LOCAL = "local"
 
 OUTCOMES = ("new", "duplicate", "missing", "failed")
+#: The exit code of a run in which every item failed, not for network reasons.
+FAILED_EXIT = FormatError.exit_code
 
 
 def parse_ids(text: str, limit: int = MAX_IDS) -> list[int]:
@@ -73,11 +76,17 @@ class IngestSummary:
     seconds: float = 0.0
     failures: list[dict[str, str]] = field(default_factory=list)
     http: dict[str, int] | None = None
+    #: how many of the failures were the network's or the server's (not the page's)
+    network_failed: int = 0
 
-    def record(self, item: str, outcome: str, reason: str | None = None) -> None:
+    def record(
+        self, item: str, outcome: str, reason: str | None = None, *, network: bool = False
+    ) -> None:
         if outcome not in OUTCOMES:
             raise ValueError(f"unknown outcome {outcome!r}")
         setattr(self, outcome, getattr(self, outcome) + 1)
+        if outcome == FAILED and network:
+            self.network_failed += 1
         if outcome == FAILED and len(self.failures) < MAX_LISTED:
             self.failures.append({"item": item, "reason": one_line(reason or "unknown")})
 
@@ -95,6 +104,14 @@ class IngestSummary:
             self.counts
         )
 
+    @property
+    def exit_code(self) -> int:
+        """0 when something was ingested (or was already there), or nothing failed; when
+        every item that was tried failed: 5 if all for network reasons, else 2."""
+        if not self.failed or self.new or self.duplicate or self.skipped:
+            return 0
+        return FetchError.exit_code if self.network_failed == self.failed else FAILED_EXIT
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "source": self.source,
@@ -108,6 +125,8 @@ class IngestSummary:
             "seconds": round(self.seconds, 3),
             "failures": list(self.failures),
             "http": self.http,
+            "network_failed": self.network_failed,
+            "exit_code": self.exit_code,
         }
 
 
@@ -205,7 +224,7 @@ def ingest_site(
                         site.name, key, fetched.puzzle, fetched.status,
                         reason=fetched.reason, raw=fetched.raw, extra=fetched.extra,
                     )
-                summary.record(key, outcome, fetched.reason)
+                summary.record(key, outcome, fetched.reason, network=fetched.network)
                 if on_item is not None:
                     on_item(fetched, outcome)
                 bar.advance()
@@ -277,6 +296,12 @@ def _parse_member(m: Member) -> tuple[list[Any], str | None]:
     return puzzles, None
 
 
+def check_source(path: str) -> None:
+    """FormatError when ``path`` (a file, folder or archive to ingest) does not exist."""
+    if not os.path.lexists(path):
+        raise FormatError("no such file or directory", path=path)
+
+
 def ingest_path(
     corpus: Corpus | None,
     path: str,
@@ -295,6 +320,7 @@ def ingest_path(
     """
     if corpus is None and not dry_run:
         raise UsageError("a corpus is needed unless this is a dry run")
+    check_source(path)
     summary = IngestSummary(f"{site}:{path}", dry_run=dry_run)
     seen: set[str] = set()
     t0 = time.monotonic()

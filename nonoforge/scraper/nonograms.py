@@ -603,11 +603,11 @@ class Nonograms:
             try:
                 resp = self.http.get(url)
             except FetchError as e:
-                return Fetched.failed(key, str(e), url)
+                return Fetched.failed(key, str(e), url, network=True)
             if resp.status in (404, 410):
                 continue
             if not resp.ok:
-                return Fetched.failed(key, f"HTTP {resp.status}: {url}", url)
+                return Fetched.failed(key, f"HTTP {resp.status}: {url}", url, network=True)
             try:
                 puzzle, trimmed, info = read_page(
                     resp.body, site=self.name, item=key, encoding=resp.charset, url=url

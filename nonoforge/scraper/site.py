@@ -41,6 +41,8 @@ class Fetched:
     #: What the site says about the item beyond the puzzle (JSON-serialisable): for
     #: nonograms.org/.ru its difficulty, picture rating, date added, author id, links.
     extra: dict[str, Any] = field(default_factory=dict)
+    #: a failure of the network or the server (not of the page): counted apart, exit 5
+    network: bool = False
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -51,8 +53,10 @@ class Fetched:
             object.__setattr__(self, "reason", one_line(self.reason))
 
     @classmethod
-    def failed(cls, item: str, reason: str, url: str | None = None) -> Fetched:
-        return cls(item, FAILED, reason=reason, url=url)
+    def failed(
+        cls, item: str, reason: str, url: str | None = None, *, network: bool = False
+    ) -> Fetched:
+        return cls(item, FAILED, reason=reason, url=url, network=network)
 
     @classmethod
     def missing(cls, item: str, reason: str, url: str | None = None) -> Fetched:

@@ -90,11 +90,11 @@ class Webpbn:
                 form = {"id": key, "fmt": "xml", "go": "1", "xml_soln": "on"}
                 resp = self.http.post(url, form)
         except FetchError as e:
-            return Fetched.failed(key, str(e), url)
+            return Fetched.failed(key, str(e), url, network=True)
         if resp.status in (404, 410):
             return Fetched.missing(key, f"HTTP {resp.status}", url)
         if not resp.ok:
-            return Fetched.failed(key, f"HTTP {resp.status}: {url}", url)
+            return Fetched.failed(key, f"HTTP {resp.status}: {url}", url, network=True)
         try:
             puzzle = parse_xml(resp.body, key)
         except FormatError as e:
