@@ -893,6 +893,7 @@ def generate(
 
     Example: nonoforge generate cat.png --size 30x30 --colors 4 --out puzzles/
     """
+    from nonoforge.examples import stem as example_stem
     from nonoforge.images.generate import generate as make
     from nonoforge.images.output import unique_stem, write_explain, write_generated
     from nonoforge.images.quantise import parse_size
@@ -911,16 +912,17 @@ def generate(
             "edit_budget": edit_budget, "crop": not no_crop, "repair_with": repair_with}
         aimed: dict[str, Any] = {}
         if grade is None:
-            g = make(image, size=grid_size, width=width, **opts)
+            g = make(resolve_input(image), size=grid_size, width=width, **opts)
         else:
             from nonoforge.pipeline.aim import generate_for_grade
 
-            g, got, note = generate_for_grade(image, grade, size=grid_size, **opts)
+            g, got, note = generate_for_grade(resolve_input(image), grade, size=grid_size,
+                                              **opts)
             aimed = {"grade": got, "grade_wanted": grade, "grade_note": note}
         for note in (g.colors_note, aimed.get("grade_note")):
             if note:
                 err.print(f"note: {image}: {note}", markup=False, highlight=False)
-        stem = unique_stem(Path(image).stem, taken)
+        stem = unique_stem(example_stem(image), taken)
         paths = write_generated(g, out_dir, stem, fmt)
         row = {"image": image, **g.summary(), **aimed, "puzzle": paths.pop("puzzle"),
                "files": paths}
@@ -960,12 +962,13 @@ def render(
 
     Example: nonoforge render dancer.non --out sheets/ --gif
     """
+    from nonoforge.examples import stem as example_stem
     from nonoforge.images.output import render_puzzle, unique_stem
 
     taken: set[str] = set()
     rows = []
     for path, p in read_inputs(files, fmt):
-        stem = unique_stem(Path(path).stem, taken)
+        stem = unique_stem(example_stem(path), taken)
         written = render_puzzle(p, out_dir, stem, png=png, svg=svg, gif=gif)
         rows.append({"file": path, "key": p.key, **written})
         if not as_json and not is_quiet():

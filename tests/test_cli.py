@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 import pytest
@@ -269,3 +270,50 @@ def test_db_import_reads_a_folder_and_one_bad_title_costs_nothing(tmp_path: Path
     binary, _ = _bad_files(tmp_path)
     again = run("db", "import", "--db", db, binary, str(folder / "a.non"))
     assert again.exit_code == 2 and binary in again.stderr
+
+
+# -- example:NAME everywhere a file is taken (issue 12) ---------------------------------------
+
+EXAMPLE_RUNS: dict[tuple[str, ...], list[str]] = {
+    ("show",): ["show", "example:dancer"],
+    ("info",): ["info", "example:dancer"],
+    ("convert",): ["convert", "example:dancer", "{out}", "--to", "xml"],
+    ("solve",): ["solve", "example:dancer"],
+    ("render",): ["render", "example:dancer", "--out", "{out}", "--no-png"],
+    ("generate",): ["generate", "example:koala", "--size", "10x10", "--out", "{out}"],
+    ("rate",): ["rate", "example:dancer", "--workers", "1", "--runs", "1"],
+    ("db", "import"): ["db", "import", "example:dancer", "--db", "{out}/c.db"],
+    ("ingest", "path"): ["ingest", "path", "example:dancer", "--db", "{out}/c.db"],
+}
+FILE_ARGS = {"files", "images", "sources", "source", "path"}
+
+
+def _file_taking_commands() -> list[tuple[str, ...]]:
+    """Every command (sub-commands too) with an argument naming input files."""
+    found = []
+
+    def visit(cmd: Any, path: tuple[str, ...]) -> None:
+        for name, sub in sorted(getattr(cmd, "commands", {}).items()):
+            visit(sub, (*path, name))
+        params = getattr(cmd, "params", [])
+        if any(type(p).__name__.endswith("Argument") and p.name in FILE_ARGS for p in params):
+            found.append(path)
+
+    visit(typer.main.get_command(app), ())
+    return found
+
+
+def test_every_file_taking_command_is_tried_on_an_example() -> None:
+    assert set(_file_taking_commands()) <= set(EXAMPLE_RUNS)
+
+
+@pytest.mark.parametrize("command", sorted(EXAMPLE_RUNS), ids=" ".join)
+def test_example_names_work_everywhere(command: tuple[str, ...], tmp_path: Path) -> None:
+    args = [a.replace("{out}", str(tmp_path)) for a in EXAMPLE_RUNS[command]]
+    result = run("-q", *args)
+    assert result.exit_code == 0, result.output
+    assert "no such file" not in result.output
+    written = [p.name for p in tmp_path.iterdir()]
+    assert not any("example:" in n for n in written), written  # the prefix is dropped
+    if command in (("convert",), ("render",), ("generate",)):
+        assert any(n.startswith(("dancer", "koala")) for n in written), written
