@@ -257,6 +257,8 @@ def test_db_import_reads_a_folder_and_one_bad_title_costs_nothing(tmp_path: Path
     doc["meta"]["title"] = "\ud800 lone surrogate"
     (folder / "sub" / "c.json").write_text(json.dumps(doc))  # valid JSON, \ud800 escaped
     (folder / "notes.txt").write_text("not a puzzle extension: not read")
+    odd = Puzzle.from_grid(Grid.from_rows(["##", "##"]), meta=Meta(title="rofl \ud800"))
+    (folder / "sub" / "d.rofl").write_bytes(bytes(dumps(odd, "rofl")))  # ROFL keeps it as is
     os.mkfifo(folder / "pipe.non")
     outside = tmp_path / "outside.non"
     outside.write_text(str(dumps(good[0], "non")))
@@ -264,9 +266,10 @@ def test_db_import_reads_a_folder_and_one_bad_title_costs_nothing(tmp_path: Path
     db = str(tmp_path / "c.db")
     result = run("db", "import", "--db", db, str(folder))
     assert result.exit_code == 0, result.output
-    assert "3 new" in result.stderr and "pipe.non" in result.stderr and "link.non" in result.stderr
+    assert "4 new" in result.stderr and "pipe.non" in result.stderr and "link.non" in result.stderr
     query = json.loads(run("db", "query", "--db", db, "--json").stdout)
-    assert sorted(r["title"] for r in query) == ["p0", "p1", "\ufffd lone surrogate"]
+    assert sorted(r["title"] for r in query) == ["p0", "p1", "rofl \ufffd",
+                                                 "\ufffd lone surrogate"]
     binary, _ = _bad_files(tmp_path)
     again = run("db", "import", "--db", db, binary, str(folder / "a.non"))
     assert again.exit_code == 2 and binary in again.stderr

@@ -465,7 +465,7 @@ class Corpus(Results, Collections, Stats):
         on_file: Callable[[str, int], None] | None,
     ) -> Iterator[_Item]:
         from nonoforge.formats import loads
-        from nonoforge.formats.base import MAX_FILE_BYTES
+        from nonoforge.formats.base import MAX_FILE_BYTES, safe_puzzle
 
         for path in paths:
             name = os.fspath(path)
@@ -478,7 +478,8 @@ class Corpus(Results, Collections, Stats):
                     reader = codec().iter_load(data, on_error="collect")
                     for p in reader:
                         n += 1
-                        yield _Item(p, None, source, str(n), per_file=True)
+                        # text made safe, as loads does for every other reader
+                        yield _Item(safe_puzzle(p), None, source, str(n), per_file=True)
                     problems = [e.located(name) for e in reader.errors]
                     if problems and on_error is None:
                         raise problems[0]
