@@ -222,12 +222,17 @@ def show(
 
     Example: nonoforge show tests/data/dancer.non
     """
-    for path, p in read_inputs(files, fmt):
+    batch = batch_inputs(files, fmt)
+    for it in batch:
+        if it.puzzle is None:
+            continue
+        path, p = it.file, it.puzzle
         title = terminal_text(p.meta.title or os.path.basename(path))
         out.print(Text(f"{title}  ({p.width}x{p.height}, {p.ncolors} colour"
                        f"{'s' if p.ncolors != 1 else ''}, key {p.key})", style="bold"))
         out.print(styled_drawing(p, p.goal))
         out.print()
+    end_batch(batch)
 
 
 def puzzle_info(path: str, p: Puzzle) -> dict[str, Any]:

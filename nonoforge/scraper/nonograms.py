@@ -291,7 +291,9 @@ _SIZE = re.compile(r"(\d{1,12})\s*" + _X + r"\s*(\d{1,12})")
 _SIZE_CELL = re.compile(r"^\s*([^\W\d_][^:\d]{0,30}):\s*(\d{1,12})\s*" + _X + r"\s*(\d{1,12})\s*$")
 _SIZE_LABEL = re.compile(r"^\s*(size|размер)\s*:", re.I)
 _SCORE = re.compile(r"^\s*(\d{1,3})\s*/\s*(\d{1,3})\s*$")
-_DATE = re.compile(r"^\s*(\d{1,2})\.(\d{1,2})\.(\d{2}|\d{4})\s*$")
+_DATE = re.compile(
+    r"^\s*(\d{1,2})\.(\d{1,2})\.(\d{2}|\d{4})(?:[\s,]+\d{1,2}:\d{2}(?::\d{2})?)?\s*$"
+)
 _USER_ID = re.compile(r"/user/(\d{1,12})(?:[/?#]|$)")
 _NAME_IN_TITLE = re.compile(r"«(.*?)»", re.S)
 _RED = re.compile(r"color\s*:\s*(red|#f00\b|#ff0000\b)", re.I)
