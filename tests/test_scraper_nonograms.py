@@ -179,7 +179,8 @@ def test_page_info_fields() -> None:
 # The hand-written pages in tests/data/nonograms follow a real nonograms.org page's
 # structure (issue 12; the pages themselves are the site's and are not copied here): a
 # BOM, one information row of label-and-value cells, an outer layout table and a menu
-# that also say "Author", "Size" and "Difficulty", the comment form's <select>, a var d
+# that also say "Author", "Size" and "Difficulty" (the menu even has an exact
+# "Size: 10x10" filter cell, outside div.content), the comment form's <select>, a var d
 # with surplus rows, the statistics and answer links; a colour page; a Russian page
 # (labels in Russian, a Cyrillic "х" in the size, a four-digit year, an adult marker);
 # a deleted page (200, red notice, no var d).
