@@ -243,6 +243,11 @@ def test_deleted_page_is_missing_not_failed() -> None:
         parse_page(_page("org-deleted.html"))
 
 
+def test_score_from_alt_when_the_image_has_no_title() -> None:
+    page = nonograms_page(HEART, [(0, 0, 0)]).replace('title="3/10"', 'alt="3/10"')
+    assert parse_page(page)[1].difficulty == "3/10"
+
+
 def test_labels_read_by_position_when_unknown() -> None:
     page = nonograms_page(HEART, [(0, 0, 0)]).replace("Picture:", "Bild:").replace(
         "Difficulty:<img", "Schwierigkeit:<img")

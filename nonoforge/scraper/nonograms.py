@@ -366,8 +366,9 @@ def _read_row(tr: Tag) -> dict[str, str]:
         label, colon, value = text.partition(":")
         field = _label_field(label) if colon else None
         value = value.strip()
-        img = td.find("img", title=True)
-        score = str(img.get("title")) if isinstance(img, Tag) else None
+        img = td.find("img")  # the score is its title (and, on some pages, its alt)
+        mark = (img.get("title") or img.get("alt")) if isinstance(img, Tag) else None
+        score = str(mark).strip() if mark else None
         if score is not None and field in ("rating", "difficulty"):
             out.setdefault(field, score)
             pending = None
