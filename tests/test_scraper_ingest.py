@@ -309,6 +309,9 @@ def test_cli_nonograms_json(site: SiteServer, tmp_path: Path) -> None:
     data = json.loads(res.stdout)
     assert (data["new"], data["duplicate"], data["missing"], data["failed"]) == (2, 1, 1, 2)
     assert data["http"]["requests"] >= 6
+    rows = json.loads(runner.invoke(app, ["db", "query", "--db", db, "--json"]).stdout)
+    assert [(r["title"], r["extra"]["difficulty"], r["extra"]["added"]) for r in rows] == [
+        ("Heart", "3/10", "2022-12-22"), ("Flag", "3/10", "2022-12-22")]
 
 
 def test_cli_webpbn_with_env_base_url_and_cache(site: SiteServer, tmp_path: Path,
