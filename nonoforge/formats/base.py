@@ -230,7 +230,7 @@ def read_regular(path: str | os.PathLike[str], cap: int = MAX_FILE_BYTES) -> byt
         if stat.S_ISDIR(st.st_mode):
             raise FormatError("is a directory, not a puzzle file", path=p)
         if not stat.S_ISREG(st.st_mode):
-            raise FormatError(f"not a regular file ({_kind(st.st_mode)})", path=p)
+            raise FormatError(f"not a regular file ({file_kind(st.st_mode)})", path=p)
         if st.st_size > cap:
             raise FormatError(f"file is larger than {_size(cap)}", path=p)
         with os.fdopen(fd, "rb", closefd=False) as f:
@@ -244,7 +244,8 @@ def read_regular(path: str | os.PathLike[str], cap: int = MAX_FILE_BYTES) -> byt
     return data
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a non-regular file is, for messages: a FIFO, a socket, a device."""
     if stat.S_ISFIFO(mode):
         return "a FIFO"
     if stat.S_ISSOCK(mode):

@@ -20,6 +20,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from nonoforge.errors import FormatError
+from nonoforge.formats.base import file_kind, read_regular
+
 #: Largest member we read (puzzle files are kilobytes; a big multi-puzzle file a few MiB).
 MAX_MEMBER_BYTES = 16 * 2**20
 #: Largest total we read out of one archive.
@@ -147,7 +150,7 @@ def walk(root: Path, shown: str) -> Iterator[tuple[Path, str, str | None]]:
             if stat.S_ISLNK(mode):
                 yield from _link(root, p, shown, folder=False)
             elif not stat.S_ISREG(mode):
-                yield p, name, f"not a regular file ({_kind(mode)}), skipped"
+                yield p, name, f"not a regular file ({file_kind(mode)}), skipped"
             else:
                 yield p, name, None
 
@@ -189,16 +192,6 @@ def _link(root: Path, p: Path, shown: str, *, folder: bool) -> Iterator[tuple[Pa
     yield p, name, f"symbolic link to a {what} {where}: not followed"
 
 
-def _kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "not a file"
-
-
 def _directory(root: Path, shown: str, max_member: int, max_total: int) -> Iterator[Member]:
     for p, name, why in walk(root, shown):
         if why is not None:
@@ -214,7 +207,7 @@ def _file(p: Path, name: str, max_member: int, max_total: int) -> Iterator[Membe
         yield Member(name, error=e.strerror or str(e))
         return
     if not stat.S_ISREG(mode):  # checked before anything opens it: a FIFO would block
-        yield Member(name, error=f"not a regular file ({_kind(mode)})")
+        yield Member(name, error=f"not a regular file ({file_kind(mode)})")
         return
     kind = archive_kind(p)
     if kind == "zip":
@@ -226,9 +219,6 @@ def _file(p: Path, name: str, max_member: int, max_total: int) -> Iterator[Membe
 
 
 def _plain(p: Path, name: str, cap: int) -> Member:
-    from nonoforge.errors import FormatError
-    from nonoforge.formats.base import read_regular
-
     try:
         return Member(name, read_regular(p, cap))
     except FormatError as e:
