@@ -297,6 +297,7 @@ _DATE = re.compile(
 _USER_ID = re.compile(r"/user/(\d{1,12})(?:[/?#]|$)")
 _NAME_IN_TITLE = re.compile(r"«(.*?)»", re.S)
 _RED = re.compile(r"color\s*:\s*(red|#f00\b|#ff0000\b)", re.I)
+_IDS = ("nonogram_title", "nonogram_author_name", "nonogram_stat", "nonogram_answer")
 _COLOR_TITLE = ("color", "colour", "цветной")
 _BW_TITLE = ("black", "черно", "чёрно")
 
@@ -338,22 +339,31 @@ def _absolute(href: str | None, base: str | None) -> str | None:
     return _clean(urljoin(base, href), 500)
 
 
+_SIZE_TEXT = re.compile(r"\d\s*" + _X + r"\s*\d")
+
+
 def _info_row(soup: BeautifulSoup) -> Tag | None:
     """The information row: the ``<tr>`` holding a cell that is exactly ``Label: WxH``.
 
     Only innermost cells count (an outer layout cell holds the whole table's text), and
-    among several candidates the one inside ``div.content`` wins.
+    among several candidates the one inside ``div.content`` wins. Candidates are found
+    from the text nodes that hold a ``WxH`` (not by reading every cell of the page: a big
+    puzzle's page has tens of thousands).
     """
     found: list[Tag] = []
-    for td in soup.find_all("td"):
+    for text in soup.find_all(string=_SIZE_TEXT):
+        td = text.find_parent("td")
+        if not isinstance(td, Tag) or any(td is f for f in found):
+            continue
         if td.find(["td", "table"]) is not None:
             continue
         if _SIZE_CELL.match(td.get_text(" ", strip=True)) and isinstance(td.parent, Tag):
-            found.append(td.parent)
-    for tr in found:
+            found.append(td)
+    rows = [td.parent for td in found if isinstance(td.parent, Tag)]
+    for tr in rows:
         if tr.find_parent("div", class_="content") is not None:
             return tr
-    return found[0] if found else None
+    return rows[0] if rows else None
 
 
 def _read_row(tr: Tag) -> dict[str, str]:
@@ -441,7 +451,11 @@ def parse_page(
         html = decode_html(html, encoding)
     html = html.removeprefix("\ufeff")
     soup = BeautifulSoup(html, "html.parser")
-    title_el = soup.find(id="nonogram_title")
+    by_id: dict[str, Tag] = {}
+    for el in soup.find_all(id=list(_IDS)):  # one pass over the page for every id we read
+        if isinstance(el, Tag):
+            by_id.setdefault(str(el.get("id")), el)
+    title_el = by_id.get("nonogram_title")
     if isinstance(title_el, Tag) and title_el.find(True) is not None:
         inner = title_el.find(True)
         name = inner.name if isinstance(inner, Tag) else "?"
@@ -485,7 +499,7 @@ def parse_page(
         if not sm:
             raise FormatError(f"cannot read the stated size {one_line(fields['size'], 40)!r}")
         size = (int(sm.group(1)), int(sm.group(2)))
-    author_el = soup.find("a", id="nonogram_author_name")
+    author_el = by_id.get("nonogram_author_name")
     author = author_id = None
     if isinstance(author_el, Tag):
         author = _clean(author_el.get_text(" ", strip=True))
@@ -495,7 +509,7 @@ def parse_page(
         author = _clean(fields.get("author"))
     links: dict[str, str | None] = {}
     for key in ("nonogram_stat", "nonogram_answer"):
-        el = soup.find(id=key)
+        el = by_id.get(key)
         href = (el.get("href") or el.get("src")) if isinstance(el, Tag) else None
         links[key] = _absolute(str(href) if href else None, url)
     date_text = fields.get("date")
@@ -523,7 +537,7 @@ def parse_page(
     elif isinstance(author_el, Tag):
         parts.append(str(author_el))
     for key in ("nonogram_answer", "nonogram_stat"):
-        el = soup.find(id=key)
+        el = by_id.get(key)
         if isinstance(el, Tag) and el.name in ("a", "img"):
             parts.append(str(el))
     parts.append(f"<script>{match.group(0)}</script>")
