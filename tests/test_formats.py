@@ -405,3 +405,13 @@ def test_text_is_made_safe_once_at_the_reader() -> None:
     p.meta.title.encode("utf-8")  # storable
     (q,) = loads(json.dumps({**base, "meta": {"title": "x" * 50_000}}).encode(), "json")
     assert q.meta.title is not None and len(q.meta.title) <= 1000
+
+
+@pytest.mark.parametrize("name", ["idna", "punycode", "rot13", "hex", "base64", "undefined",
+                                  "utf-7", "utf-16", "unicode_escape", "no-such-codec"])
+def test_a_bogus_declared_encoding_falls_back(name: str) -> None:
+    from nonoforge.formats.base import decode_text
+
+    doc = f'<?xml version="1.0" encoding="{name}"?><puzzleset>caf\u00e9</puzzleset>'
+    assert decode_text(doc.encode()).endswith("café</puzzleset>")
+    assert decode_text(doc.encode("cp1252")).endswith("café</puzzleset>")

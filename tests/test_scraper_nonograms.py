@@ -248,6 +248,13 @@ def test_score_from_alt_when_the_image_has_no_title() -> None:
     assert parse_page(page)[1].difficulty == "3/10"
 
 
+@pytest.mark.parametrize("charset", ["undefined", "idna", "rot13", "x-unknown"])
+def test_a_bogus_charset_falls_back_to_utf8(charset: str) -> None:
+    page = nonograms_page(HEART, [(0, 0, 0)], title="Сердце").replace(
+        'charset="utf-8"', f'charset="{charset}"').encode()
+    assert parse_page(page, encoding=charset)[1].title == "Сердце"
+
+
 def test_labels_read_by_position_when_unknown() -> None:
     page = nonograms_page(HEART, [(0, 0, 0)]).replace("Picture:", "Bild:").replace(
         "Difficulty:<img", "Schwierigkeit:<img")

@@ -128,15 +128,49 @@ _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF32_LE, "utf-32"),
 _CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 12, 13, 26, 27))
 
 
-def declared_encoding(data: bytes) -> str | None:
-    """The encoding an XML declaration at the start of ``data`` names (a known codec), or None."""
-    m = _XML_DECL.match(data.lstrip(b"\xef\xbb\xbf \t\r\n")[:300])
-    if not m:
+#: Codecs that are not a way to store text in a file, whatever a document declares: the
+#: transforms (idna, punycode), the escapes, "undefined", UTF-7, and the wide encodings
+#: (a declaration we could read as ASCII cannot be in UTF-16/32: it lies).
+_NOT_FILE_ENCODINGS = frozenset({
+    "idna", "punycode", "undefined", "utf-7", "unicode-escape", "raw-unicode-escape",
+    "utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be",
+})
+
+
+def text_codec(name: str | None) -> str | None:
+    """The codec a charset name means, if it is one a text file or page can be in; else None.
+
+    Unknown and bogus names (``undefined``, ``idna``, ``rot13``, ``base64``...) give None,
+    so the caller falls back instead of failing.
+    """
+    if not name:
         return None
     try:
-        return codecs.lookup(m.group(1).decode("ascii")).name
-    except LookupError:
+        info = codecs.lookup(name.strip().strip("\"'"))
+    except (LookupError, ValueError):
         return None
+    if not getattr(info, "_is_text_encoding", True):
+        return None
+    canonical = info.name.replace("_", "-")
+    return None if canonical in _NOT_FILE_ENCODINGS else info.name
+
+
+def decode_as(data: bytes, name: str | None) -> str | None:
+    """``data`` decoded with the charset ``name`` (bad bytes replaced), or None when
+    ``name`` is not a usable text encoding."""
+    codec = text_codec(name)
+    if codec is None:
+        return None
+    try:
+        return data.decode(codec, errors="replace")
+    except (UnicodeError, LookupError, ValueError):  # pragma: no cover - text codecs replace
+        return None
+
+
+def declared_encoding(data: bytes) -> str | None:
+    """The encoding an XML declaration at the start of ``data`` names (a usable one), or None."""
+    m = _XML_DECL.match(data.lstrip(b"\xef\xbb\xbf \t\r\n")[:300])
+    return text_codec(m.group(1).decode("ascii")) if m else None
 
 
 def decode_text(data: bytes) -> str:
@@ -152,7 +186,9 @@ def decode_text(data: bytes) -> str:
             return data[len(bom):].decode(name, errors="replace")
     declared = declared_encoding(data)
     if declared is not None and declared != "utf-8":
-        return data.decode(declared, errors="replace")
+        text = decode_as(data, declared)
+        if text is not None:
+            return text
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
