@@ -255,6 +255,16 @@ def test_a_bogus_charset_falls_back_to_utf8(charset: str) -> None:
     assert parse_page(page, encoding=charset)[1].title == "Сердце"
 
 
+def test_size_split_over_elements_and_a_red_background_is_no_notice() -> None:
+    page = nonograms_page(HEART, [(0, 0, 0)]).replace("<td>Size: 7x6</td>",
+                                                      "<td>Size: 7<span>x</span>6</td>")
+    assert parse_page(page)[1].size == (7, 6)
+    odd = "<html><body><div style='background-color:red'>ad</div><p>no puzzle</p></body></html>"
+    with pytest.raises(FormatError, match="no `var d`") as e:
+        parse_page(odd)
+    assert not isinstance(e.value, PageMissing)
+
+
 def test_labels_read_by_position_when_unknown() -> None:
     page = nonograms_page(HEART, [(0, 0, 0)]).replace("Picture:", "Bild:").replace(
         "Difficulty:<img", "Schwierigkeit:<img")

@@ -296,7 +296,7 @@ _DATE = re.compile(
 )
 _USER_ID = re.compile(r"/user/(\d{1,12})(?:[/?#]|$)")
 _NAME_IN_TITLE = re.compile(r"«(.*?)»", re.S)
-_RED = re.compile(r"color\s*:\s*(red|#f00\b|#ff0000\b)", re.I)
+_RED = re.compile(r"(?<![-\w])color\s*:\s*(red|#f00\b|#ff0000\b)", re.I)
 _IDS = ("nonogram_title", "nonogram_author_name", "nonogram_stat", "nonogram_answer")
 _COLOR_TITLE = ("color", "colour", "цветной")
 _BW_TITLE = ("black", "черно", "чёрно")
@@ -487,12 +487,16 @@ def parse_page(
     d = json.loads(match.group(1))
 
     row = _info_row(soup)
+    if row is None:  # the slow way: "WxH" split over elements, or a size we cannot read
+        cells = [(td, td.get_text(" ", strip=True)) for td in soup.find_all("td")
+                 if td.find(["td", "table"]) is None]
+        row = next((td.parent for td, cell in cells
+                    if _SIZE_CELL.match(cell) and isinstance(td.parent, Tag)), None)
+        if row is None:
+            for _, cell in cells:
+                if _SIZE_LABEL.match(cell) and cell.partition(":")[2].strip():
+                    raise FormatError(f"cannot read the stated size {one_line(cell, 40)!r}")
     fields = _read_row(row) if row is not None else {}
-    if row is None:  # no "Label: WxH" cell: a size label with a value we cannot read?
-        for td in soup.find_all("td"):
-            cell = td.get_text(" ", strip=True)
-            if td.find(["td", "table"]) is None and _SIZE_LABEL.match(cell):
-                raise FormatError(f"cannot read the stated size {one_line(cell, 40)!r}")
     size = None
     if "size" in fields:
         sm = _SIZE.search(fields["size"])
