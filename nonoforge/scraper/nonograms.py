@@ -513,8 +513,8 @@ def parse_page(
         author = _clean(fields.get("author"))
     links: dict[str, str | None] = {}
     for key in ("nonogram_stat", "nonogram_answer"):
-        el = by_id.get(key)
-        href = (el.get("href") or el.get("src")) if isinstance(el, Tag) else None
+        link = by_id.get(key)
+        href = (link.get("href") or link.get("src")) if isinstance(link, Tag) else None
         links[key] = _absolute(str(href) if href else None, url)
     date_text = fields.get("date")
     info = PageInfo(
@@ -541,9 +541,9 @@ def parse_page(
     elif isinstance(author_el, Tag):
         parts.append(str(author_el))
     for key in ("nonogram_answer", "nonogram_stat"):
-        el = by_id.get(key)
-        if isinstance(el, Tag) and el.name in ("a", "img"):
-            parts.append(str(el))
+        link = by_id.get(key)
+        if isinstance(link, Tag) and link.name in ("a", "img"):
+            parts.append(str(link))
     parts.append(f"<script>{match.group(0)}</script>")
     trimmed = "<html><body>\n" + "\n".join(parts) + "\n</body></html>\n"
     return d, info, trimmed
