@@ -257,3 +257,14 @@ def test_shared_webpbn_export_reads() -> None:
     assert p.key == same.key and p.rows[1] == (Block(2), Block(1))
     for f in sorted(path.parent.glob("*.xml")):
         assert read_file(f) and xml.sniff(f.read_text())
+
+
+def test_nested_puzzleset_is_a_format_error_not_a_crash() -> None:
+    # found by bench/fuzz.py: a <puzzleset><puzzle> nested inside <clues> replaced the
+    # current puzzle while the clue kind stayed "rows" (KeyError escaped the reader)
+    doc = (
+        '<puzzleset><puzzle><clues type="rows"><puzzleset><puzzle><x><clues><line/>'
+        "</clues></x></puzzle></puzzleset></clues></puzzle></puzzleset>"
+    )
+    with pytest.raises(FormatError, match="puzzleset"):
+        list(loads(doc.encode(), "xml"))

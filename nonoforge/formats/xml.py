@@ -112,8 +112,11 @@ class _Target:
         if parent is None:
             if tag != "puzzleset":
                 raise self.fail(f"not a webpbn puzzle file: the root is <{name[:30]}>")
+        elif tag == "puzzleset":
+            raise self.fail("a <puzzleset> inside another element")
         elif tag == "puzzle" and parent == "puzzleset":
             self.cur = _Raw(self.line, at)
+            self.clue_kind = None
             self.puzzles.append(self.cur)
         elif tag == "clues" and parent == "puzzle" and self.cur is not None:
             kind = at.get("type", "").lower()
