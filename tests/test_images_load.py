@@ -223,3 +223,11 @@ def test_large_jpeg_is_decoded_at_reduced_scale(tmp_path: Path) -> None:
     a = load_image(p)
     assert max(a.shape[:2]) <= WORK_SIDE
     assert a.shape[1] > a.shape[0]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_fifo_is_refused_at_once_not_waited_on(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.png"
+    os.mkfifo(fifo)  # nobody writes to it: a plain open() would block forever
+    with pytest.raises(ImageError, match="not a regular file"):
+        load_image(fifo)

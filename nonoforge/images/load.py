@@ -13,13 +13,15 @@ sRGB-encoded, so the quantiser sees a single representation.
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageMode, ImageOps, UnidentifiedImageError
 
-from nonoforge.errors import ImageError
+from nonoforge.errors import FormatError, ImageError
+from nonoforge.formats.base import read_regular
 from nonoforge.images.light import block_reduce_linear
 
 #: Largest canvas we decode (pixels). A 45x45 puzzle needs nothing near this.
@@ -29,6 +31,9 @@ MEMORY_BUDGET = 256 * 2**20
 #: Bytes per pixel the loader adds to the decoded image: an RGBA copy (4) and a float32
 #: RGBA working copy (16) that is shrunk to :data:`WORK_SIDE` in strips.
 LOADER_BYTES = 4 + 16
+
+#: The largest image file read (compressed bytes); the decoded cost is checked apart.
+MAX_IMAGE_FILE_BYTES = 64 * 1024 * 1024
 #: Longest side of the working image (pixels); larger pictures are shrunk to it.
 WORK_SIDE = 1024
 #: Smallest width and height that still carry a picture.
@@ -83,16 +88,13 @@ def load_image(path: str | os.PathLike[str]) -> np.ndarray:
     canvas over :data:`MAX_PIXELS` (checked from the header, before decoding) or under 2x2.
     """
     p = str(path)
-    try:
-        fp = open(p, "rb")  # noqa: SIM115 - closed below; errors here are about the path
-    except FileNotFoundError:
-        raise ImageError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise ImageError(f"{p}: is a directory, not an image") from None
-    except PermissionError:
-        raise ImageError(f"{p}: permission denied") from None
-    except OSError as e:
-        raise ImageError(f"{p}: cannot read ({e.strerror or e})") from None
+    try:  # a regular file under the cap only: a FIFO or a device is refused, never waited on
+        fp = io.BytesIO(read_regular(p, MAX_IMAGE_FILE_BYTES))
+    except FormatError as e:
+        reason = e.reason.replace("a puzzle file", "an image")
+        if not reason.startswith(("no such file", "permission denied", "is a directory")):
+            reason = f"cannot read ({reason})"
+        raise ImageError(f"{p}: {reason}") from None
     try:
         # Image.open reads the header only; the checks run before any decoding. Only the
         # first frame of an animation is decoded (Pillow opens on it and we never seek).
