@@ -87,10 +87,10 @@ class Item:
 
 def items_of(corpus: Any, name: str) -> list[Item]:
     """The collection's puzzles in order, with their stored ratings (no answers yet)."""
-    from nonoforge.pipeline.jobs import solver_version
+    from nonoforge.solver import SOLVER_VERSION
 
     puzzles = corpus.collection(name)
-    results = {r["key"]: r for r in corpus.results(solver_version())}
+    results = {r["key"]: r for r in corpus.results(SOLVER_VERSION)}
     return [Item(p, i, dict(results.get(p.key, {})), None, results.get(p.key, {}).get("status"))
             for i, p in enumerate(puzzles, start=1)]
 
