@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from nonoforge.puzzle import Grid, Puzzle
 from nonoforge.solver import cnf
-from nonoforge.solver.core import Tables
 from nonoforge.solver.sat import encode
+from nonoforge.solver.tables import Tables
 
 
 def placements(lengths: list[int], colours: list[int], n: int) -> list[list[int]]:

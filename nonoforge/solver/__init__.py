@@ -13,9 +13,20 @@ The ladder, easiest first: ``trivial`` lines, simple ``overlap``, complete ``lin
 docs/solver.md for the design and the benchmark figures.
 """
 
+from typing import Any
+
 from nonoforge.solver.core import SOLVER_VERSION, STRATEGIES, solve, warmup
-from nonoforge.solver.line import solve_line
 from nonoforge.solver.result import STATUSES, TECHNIQUES, SolveResult, state_rows
+
+
+def __getattr__(name: str) -> Any:
+    # solve_line lives with the compiled kernels: importing it loads numba, so only on use
+    if name == "solve_line":
+        from nonoforge.solver.line import solve_line
+
+        return solve_line
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "SOLVER_VERSION",

@@ -6,7 +6,7 @@ for a 25x25 puzzle, as much as the CDCL search of a typical one), so its loops l
 compiled by numba like the rest of the solver. The Python side keeps the interface and the
 readable description of the encoding (see :mod:`nonoforge.solver.sat`).
 
-Lines come as :class:`nonoforge.solver.core.Tables` describes them: ``lines[l]`` is (first
+Lines come as :class:`nonoforge.solver.tables.Tables` describes them: ``lines[l]`` is (first
 cell, stride, length, first block, blocks) and ``blen``/``bcol`` hold the blocks. Cell masks
 are ``uint64`` colour sets (bit 0 background). Clauses come out in CSR form: literals in
 ``lits[cstart[i]:cstart[i + 1]]``, constants already simplified away.

@@ -1,7 +1,7 @@
 """The compiled solving engine: propagation, probing and backtracking in one resumable loop.
 
 Everything here runs under numba. The engine's whole state lives in arrays the caller owns
-(:class:`~nonoforge.solver.core.Work` allocates them), so :func:`run` can stop after any
+(:class:`~nonoforge.solver.driver.Work` allocates them), so :func:`run` can stop after any
 unit of work (one propagation, one probed cell, one search node) and be called again to go
 on exactly where it stopped. The Python layer uses that to honour wall-clock timeouts
 without letting time decide *what* is computed: the same puzzle always does the same work

@@ -25,13 +25,10 @@ from numba import njit
 
 from nonoforge.errors import SolverError
 from nonoforge.puzzle import Clue
+from nonoforge.solver.tables import BITS, MAX_COLORS
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
-#: ``BITS[c]`` is the mask of colour ``c`` (a table avoids mixed-sign shifts in numba).
-BITS = np.array([1 << c for c in range(64)], dtype=np.uint64)
-#: The most colours a mask can hold besides the background.
-MAX_COLORS = 63
 
 
 @njit(cache=True, nogil=True)

@@ -1,0 +1,199 @@
+"""Driving the compiled engine: its working memory and the time-sliced loop.
+
+:class:`Work` allocates every array :func:`nonoforge.solver.engine.run` works in (the whole
+resumable solve state) and :func:`drive` calls the engine in slices of deterministic work,
+looking at the clock and the work budget only between slices. Importing this module loads
+numba and the compiled kernels; :mod:`nonoforge.solver.core` imports it only when a puzzle
+needs the engine.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from nonoforge.errors import SolverError
+from nonoforge.puzzle import Grid, Puzzle
+from nonoforge.solver import engine as E  # noqa: N812
+from nonoforge.solver.tables import BITS, Tables
+
+#: How a probed cell is scored as a branching candidate (engine knob): 0 the fewest cells
+#: a branch settles, 1 their sum, 2 their product, 3 fewest then most. The fewest measured
+#: best over uniqueness proofs and tournament puzzles together (see docs/solver.md).
+BRANCH_SCORE = 0
+#: Which colour of the branching cell is tried first: 0 lowest index, 1 the branch that
+#: settles the fewest cells (least constrained: most likely to hold a solution), 2 the most.
+BRANCH_ORDER = 1
+#: Line-cache slots per line of the puzzle (rounded to a power of two, 64 .. 65536).
+CACHE_SLOTS_PER_LINE = 256
+#: Work per slice (line solves) when no deadline needs watching.
+_FREE_SLICE = 500_000
+
+
+class Work:
+    """The engine's working memory for one solve (the whole resumable state)."""
+
+    def __init__(self, t: Tables, max_solutions: int, record_steps: bool) -> None:
+        h, w = t.height, t.width
+        ncell, nl, maxn = h * w, h + w, max(h, w)
+        self.t = t
+        self.cur = np.zeros(ncell, dtype=np.uint64)
+        cap = min(ncell, 64)
+        self.stack = np.zeros((cap, ncell), dtype=np.uint64)
+        self.bcell = np.zeros(cap, dtype=np.int64)
+        self.brem = np.zeros(cap, dtype=np.uint64)
+        self.sched = np.zeros((nl + 1, 4), dtype=np.int64)
+        self.sched[:nl, 0] = -1
+        self.v = np.zeros(E.NV, dtype=np.int64)
+        size = (t.max_blocks + 1) * (maxn + 2)
+        self.F = np.zeros(size, dtype=np.uint8)
+        self.B = np.zeros(size, dtype=np.uint8)
+        self.run_ = np.zeros(maxn + 1, dtype=np.int64)
+        self.sc = np.zeros(3 * (t.max_blocks + 1) + 128, dtype=np.uint64)
+        # line cache (black and white): 5 words a slot, a power of two of slots
+        slots = 1 << int(np.clip(np.ceil(np.log2(nl * CACHE_SLOTS_PER_LINE)), 6, 16))
+        self.cache = np.zeros(slots * 5 if t.ncolors == 1 else 5, dtype=np.uint64)
+        self.lm = np.zeros(maxn, dtype=np.uint64)
+        self.out = np.zeros(maxn, dtype=np.uint64)
+        self.trail = np.zeros(ncell + 1, dtype=np.int64)
+        self.trold = np.zeros(ncell + 1, dtype=np.uint64)
+        self.stamp = np.zeros(ncell, dtype=np.int64)
+        self.hcnt = np.zeros(ncell, dtype=np.int64)
+        self.hacc = np.zeros(ncell, dtype=np.uint64)
+        self.hstamp = np.zeros(ncell, dtype=np.int64)
+        self.touched = np.zeros(ncell, dtype=np.int64)
+        self.sols = np.zeros((min(max_solutions, 16), ncell + 1), dtype=np.uint64)
+        nsteps = max(16, min(2048, 32_000_000 // (8 * ncell))) if record_steps else 1
+        self.steps = np.zeros((nsteps, ncell), dtype=np.uint64)
+        self.v[E.V_MAXSOL] = max_solutions
+        self.v[E.V_NCOL] = t.ncolors
+        self.v[E.V_RECORD] = 1 if record_steps else 0
+        self.v[E.V_BEST] = -1
+        self.v[E.V_HEUR] = BRANCH_SCORE
+        self.v[E.V_ORDER] = BRANCH_ORDER
+
+    def grow_stack(self) -> None:
+        """Double the search stack (the engine asks when a branch would overflow it)."""
+        cap = self.stack.shape[0]
+        stack = np.zeros((cap * 2, self.stack.shape[1]), dtype=np.uint64)
+        stack[:cap] = self.stack
+        bcell = np.zeros(cap * 2, dtype=np.int64)
+        bcell[:cap] = self.bcell
+        brem = np.zeros(cap * 2, dtype=np.uint64)
+        brem[:cap] = self.brem
+        self.stack, self.bcell, self.brem = stack, bcell, brem
+
+    def work(self) -> int:
+        """Work done so far, in the units of the engine's slices."""
+        v = self.v
+        return int(v[E.V_LINES] + v[E.V_CACHEHIT] + v[E.V_WORK])
+
+    def grow_sols(self) -> None:
+        """More room for solutions (up to max_solutions; the engine asks before it fills)."""
+        cap = self.sols.shape[0]
+        new = min(int(self.v[E.V_MAXSOL]), cap * 2 + 64)
+        sols = np.zeros((new, self.sols.shape[1]), dtype=np.uint64)
+        sols[:cap] = self.sols
+        self.sols = sols
+
+    def run(self, work_limit: int) -> int:
+        t = self.t
+        return int(E.run(
+            self.cur, self.stack, self.bcell, self.brem, t.height, t.width, t.lines, t.blen,
+            t.bcol, BITS, t.full, self.sched, self.v, self.F, self.B, self.run_, self.sc,
+            self.cache, self.lm, self.out, self.trail, self.trold, self.stamp, self.steps,
+            self.hcnt, self.hacc, self.hstamp, self.touched, self.sols, work_limit,
+        ))
+
+    def drain_steps(self, into: list[np.ndarray]) -> None:
+        n = int(self.v[E.V_NSTEPS])
+        shape = (self.t.height, self.t.width)
+        into.extend(self.steps[i].reshape(shape).copy() for i in range(n))
+        self.v[E.V_NSTEPS] = 0
+
+    def root_state(self) -> np.ndarray:
+        """Where logic stopped at the root: the state before the first guess."""
+        src = self.stack[0] if self.v[E.V_MAXDEPTH] > 0 else self.cur
+        return src.reshape(self.t.height, self.t.width).copy()
+
+    def effort(self) -> dict[str, int]:
+        v = self.v
+        return {
+            "line_solves": int(v[E.V_LINES]),
+            "cache_hits": int(v[E.V_CACHEHIT]),
+            "trivial_lines": int(v[E.V_TRIVIAL]),
+            "overlap_lines": int(v[E.V_OVERLAP]),
+            "sweeps": int(v[E.V_SWEEPS]),
+            "cells_by_line": int(v[E.V_LINECHG]),
+            "probes": int(v[E.V_PROBES]),
+            "probe_assumptions": int(v[E.V_PBRANCH]),
+            "probe_contradictions": int(v[E.V_PCONTRA]),
+            "cells_by_probe": int(v[E.V_PROBECHG]),
+            "nodes": int(v[E.V_NODES]),
+            "backtracks": int(v[E.V_BACKTRACKS]),
+            "max_depth": int(v[E.V_MAXDEPTH]),
+            "work": self.work(),
+        }
+
+
+def state_to_grid(state: np.ndarray, ncolors: int) -> Grid:
+    """A fully decided state (one bit a cell) as a picture of colour indices."""
+    cells = np.zeros(state.shape, dtype=np.uint8)
+    for c in range(1, ncolors + 1):
+        cells[state == BITS[c]] = c
+    return Grid(cells)
+
+
+def drive(
+    w: Work,
+    deadline: float | None,
+    steps: list[np.ndarray],
+    puzzle: Puzzle,
+    grids: list[Grid],
+    budget: int | None = None,
+) -> tuple[int, str | None]:
+    """Run the engine in slices until it stops; ``(return code, "timeout" | "budget" | None)``.
+
+    Solutions are turned into grids and verified between slices, so that their cost counts
+    against the deadline too; ``grids`` receives them. The engine checks its work limit
+    only between units of work, and a slice ending early changes nothing it computes, so
+    capping the last slice just past ``budget`` stops it at the same point on every run.
+    """
+    slice_ = 2_000 if deadline is not None else _FREE_SLICE
+    while True:
+        t_slice = time.monotonic()
+        done0 = w.work()
+        limit = done0 + slice_ if budget is None else min(done0 + slice_, budget + 1)
+        rc = w.run(limit)
+        collect(w, puzzle, grids)
+        if rc == E.RC_GROW_STACK:
+            w.grow_stack()
+        elif rc == E.RC_GROW_SOLS:
+            w.grow_sols()
+        elif rc == E.RC_STEPS:
+            w.drain_steps(steps)
+        elif rc != E.RC_PAUSED:
+            return rc, None
+        elif budget is not None and w.work() > budget:
+            return rc, "budget"
+        if deadline is not None:
+            now = time.monotonic()
+            left = deadline - now
+            if left <= 0:
+                return rc, "timeout"
+            # aim each slice at a small fraction of the time left (at most 50 ms)
+            done = max(w.work() - done0, 1)
+            rate = done / max(now - t_slice, 1e-6)
+            slice_ = int(max(50, min(rate * min(0.05, left * 0.25), 10 * slice_)))
+
+
+def collect(w: Work, puzzle: Puzzle, grids: list[Grid]) -> None:
+    """Verify and keep the solutions the engine found since the last call."""
+    n = min(int(w.v[E.V_NSOL]), w.sols.shape[0], int(w.v[E.V_MAXSOL]))
+    t = w.t
+    for i in range(len(grids), n):
+        g = state_to_grid(w.sols[i, :-1].reshape(t.height, t.width), t.ncolors)
+        if not g.matches(puzzle):
+            raise SolverError("internal error: the solver produced a grid that breaks a clue")
+        grids.append(g)

@@ -1,0 +1,280 @@
+"""Line logic in plain Python, for answering small puzzles before the engine is loaded.
+
+A process that solves one small puzzle would spend nearly all its time importing numba and
+loading the compiled kernels (about 0.6 s of CPU) to do a few dozen line solves. Most
+puzzles people make are settled by line logic alone, so :func:`solve_by_lines` runs the
+engine's root rungs -- trivial lines, simple overlap, then complete line logic propagated to
+a fixpoint -- here, in plain Python, for black-and-white puzzles up to
+:data:`QUICK_MAX_CELLS` cells. It copies the engine's schedule exactly (the same order of
+lines: most-changed first, in generations; the same counters), so a puzzle it answers gets
+the very verdict, technique and effort counts the engine gives it (a test compares them on
+many puzzles). When line logic leaves cells undecided, or the puzzle is too big or
+coloured, it answers ``None`` and the caller runs the engine from the start.
+
+The line solver is the textbook O(k*n) dynamic programme (prefixes that hold the first
+``j`` blocks, suffixes that hold the rest); complete line logic has one answer, so it
+narrows exactly as the engine's bit-parallel kernel does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from nonoforge.puzzle import Grid, Puzzle
+
+#: Puzzles with more cells go straight to the compiled engine.
+QUICK_MAX_CELLS = 2500
+#: Line-solver work (cells times blocks + 1, summed over line solves) after which the
+#: plain-Python path gives up and hands the puzzle to the engine: about 0.1 s of CPU.
+QUICK_MAX_OPS = 400_000
+
+# technique indices, as in the engine
+_T_TRIVIAL, _T_OVERLAP, _T_LINE = 0, 1, 2
+_TECHNIQUES = ("trivial", "overlap", "line")
+
+
+@dataclass
+class QuickOutcome:
+    """What the plain-Python line logic decided (the fields of a ``SolveResult``)."""
+
+    status: str
+    technique: str
+    effort: dict[str, int]
+    state: np.ndarray
+    solutions: list[Grid] = field(default_factory=list)
+
+
+def line_logic(masks: list[int], lens: list[int]) -> list[int] | None:
+    """Complete line logic for a black-and-white line: the masks (1 white, 2 black, 3
+    either) every placement of blocks ``lens`` consistent with ``masks`` allows, or None.
+
+    >>> line_logic([3, 3, 3, 3], [3])
+    [3, 2, 2, 3]
+    """
+    n, k = len(masks), len(lens)
+    canw = [m & 1 != 0 for m in masks]
+    # nb[i]: cells before i that cannot be black; a block fits [s, e) iff nb[e] == nb[s]
+    nb = [0] * (n + 1)
+    for i in range(n):
+        nb[i + 1] = nb[i] + (masks[i] & 2 == 0)
+    # F[j][i]: blocks 0..j-1 fit in cells [0, i), the other cells there white
+    F = [[False] * (n + 1) for _ in range(k + 1)]  # noqa: N806
+    f0 = F[0]
+    f0[0] = True
+    for i in range(1, n + 1):
+        f0[i] = f0[i - 1] and canw[i - 1]
+    for j in range(1, k + 1):
+        ln, fj, fp = lens[j - 1], F[j], F[j - 1]
+        for i in range(ln, n + 1):
+            if fj[i - 1] and canw[i - 1]:
+                fj[i] = True
+                continue
+            s = i - ln
+            if nb[i] == nb[s]:
+                fj[i] = fp[s] if j == 1 else (s >= 1 and canw[s - 1] and fp[s - 1])
+    if not F[k][n]:
+        return None
+    # B[j][i]: blocks j..k-1 fit in cells [i, n), the other cells there white
+    B = [[False] * (n + 1) for _ in range(k + 1)]  # noqa: N806
+    bk = B[k]
+    bk[n] = True
+    for i in range(n - 1, -1, -1):
+        bk[i] = bk[i + 1] and canw[i]
+    for j in range(k - 1, -1, -1):
+        ln, bj, bn = lens[j], B[j], B[j + 1]
+        for i in range(n - ln, -1, -1):
+            if bj[i + 1] and canw[i]:
+                bj[i] = True
+                continue
+            e = i + ln
+            if nb[e] == nb[i]:
+                bj[i] = bn[e] if j == k - 1 else (e < n and canw[e] and bn[e + 1])
+    out = [0] * n
+    for i in range(n):
+        if canw[i]:
+            for j in range(k + 1):
+                if F[j][i] and B[j][i + 1]:
+                    out[i] = 1
+                    break
+    cover = [0] * (n + 1)
+    for j in range(k):
+        ln = lens[j]
+        fj, bn = F[j], B[j + 1]
+        for s in range(n - ln + 1):
+            e = s + ln
+            if nb[e] != nb[s]:
+                continue
+            if not (f0[s] if j == 0 else (s >= 1 and canw[s - 1] and fj[s - 1])):
+                continue
+            if bn[e] if j == k - 1 else (e < n and canw[e] and bn[e + 1]):
+                cover[s] += 1
+                cover[e] -= 1
+    run = 0
+    for i in range(n):
+        run += cover[i]
+        if run:
+            out[i] |= 2
+    return out
+
+
+def _overlap(n: int, lens: list[int]) -> list[int]:
+    """Simple overlap on an empty line (the engine's ``overlap_line`` for one colour)."""
+    k = len(lens)
+    out = [1] * n
+    if k == 0:
+        return out
+    slack = n - (sum(lens) + k - 1)
+    pos = 0
+    for b, ln in enumerate(lens):
+        if b > 0:
+            pos += 1
+        for j in range(pos, pos + ln + slack):
+            out[j] |= 2
+        pos += ln
+    pos = 0
+    for b, ln in enumerate(lens):
+        if b > 0:
+            if slack == 0:
+                out[pos] = 1
+            pos += 1
+        for j in range(pos + slack, pos + ln):
+            out[j] = 2
+        pos += ln
+    return out
+
+
+def solve_by_lines(puzzle: Puzzle, max_solutions: int, budget: int | None) -> QuickOutcome | None:
+    """The engine's root line logic, in Python: the outcome when it decides the puzzle
+    (solved, or a contradiction), else None (the engine must run: probing, search)."""
+    h, w = puzzle.height, puzzle.width
+    if puzzle.ncolors != 1 or h * w > QUICK_MAX_CELLS or h * w == 0:
+        return None
+    ncell, nl = h * w, h + w
+    cells = [list(range(r * w, r * w + w)) for r in range(h)]
+    cells += [list(range(c, ncell, w)) for c in range(w)]
+    clues = [[b.length for b in clue] for clue in (*puzzle.rows, *puzzle.columns)]
+    cnt = dict.fromkeys(("lines", "trivial", "overlap", "sweeps", "linechg", "ops"), 0)
+    tech = _T_TRIVIAL
+    st = [3] * ncell
+    # init_state: trivial lines first, then simple overlap on the others
+    ok = True
+    for kind in (0, 1):
+        changed = 0
+        for line in range(nl):
+            lens, idx = clues[line], cells[line]
+            n = len(idx)
+            trivial = not lens or sum(lens) + len(lens) - 1 == n
+            if trivial != (kind == 0):
+                continue
+            cnt["trivial" if kind == 0 else "overlap"] += 1
+            for j, o in enumerate(_overlap(n, lens)):
+                c = idx[j]
+                nm = st[c] & o
+                if nm != st[c]:
+                    st[c] = nm
+                    changed += 1
+                    if nm == 0:
+                        ok = False
+        if changed:
+            tech = max(tech, kind)
+    undec = sum(1 for m in st if m == 3)
+    solved = False
+    propagated = ok
+    if ok:
+        done = _propagate(st, h, cells, clues, undec, cnt)
+        if done is None:
+            return None  # more work than the plain-Python path is worth
+        ok, undec, changed_any = done
+        if changed_any:
+            tech = _T_LINE
+        solved = ok and undec == 0
+        if ok and not solved:
+            return None  # probing or search needed: the engine's job
+    work = cnt["lines"]
+    effort = {
+        "line_solves": cnt["lines"], "cache_hits": 0, "trivial_lines": cnt["trivial"],
+        "overlap_lines": cnt["overlap"], "sweeps": cnt["sweeps"],
+        "cells_by_line": cnt["linechg"], "probes": 0, "probe_assumptions": 0,
+        "probe_contradictions": 0, "cells_by_probe": 0, "nodes": 0, "backtracks": 0,
+        "max_depth": 0, "work": work,
+    }
+    state = np.array(st, dtype=np.uint64).reshape(h, w)
+    if not solved:
+        # a contradiction: the engine notes it and checks its work limit once more
+        status = _after_limit("none", work, budget, propagated)
+        return QuickOutcome(status, _TECHNIQUES[tech], effort, state)
+    grid = Grid((state == 2).astype(np.uint8))
+    effort["work"] = work + 1 + 4 * ncell  # the engine charges storing a solution so
+    if max_solutions >= 2:
+        status = _after_limit("unique", effort["work"], budget, True)
+    else:
+        status = "unique"  # the engine stops at the solution asked for, proven by logic
+    return QuickOutcome(status, _TECHNIQUES[tech], effort, state, [grid])
+
+
+def _after_limit(status: str, work: int, budget: int | None, propagated: bool) -> str:
+    """The engine looks at its work limit once more before it reports the end."""
+    if propagated and budget is not None and work > budget:
+        return "budget"
+    return status
+
+
+def _propagate(
+    st: list[int], h: int, cells: list[list[int]], clues: list[list[int]], undec: int,
+    cnt: dict[str, int],
+) -> tuple[bool, int, bool] | None:
+    """The engine's ``propagate`` at the root: ``(no contradiction, undecided, changed)``,
+    or None past :data:`QUICK_MAX_OPS`."""
+    nl = len(cells)
+    gen = [-1] * nl  # the generation a line waits in, -1 when it does not wait
+    score = [0] * nl
+    cur = list(range(nl))
+    nxt: list[int] = []
+    g = 0
+    for line in cur:
+        gen[line], score[line] = g, 1
+    changed_any = False
+    while True:
+        if not cur:
+            cnt["sweeps"] += 1
+            g += 1
+            if not nxt:
+                return True, undec, changed_any
+            cur, nxt = nxt, []
+            continue
+        bi, bs = 0, score[cur[0]]
+        for i in range(1, len(cur)):
+            if score[cur[i]] > bs:
+                bs, bi = score[cur[i]], i
+        line = cur[bi]
+        cur[bi] = cur[-1]
+        cur.pop()
+        gen[line], score[line] = -1, 0
+        idx = cells[line]
+        lm = [st[c] for c in idx]
+        cnt["lines"] += 1
+        cnt["ops"] += len(lm) * (len(clues[line]) + 1)
+        if cnt["ops"] > QUICK_MAX_OPS:
+            return None
+        out = line_logic(lm, clues[line])
+        if out is None:
+            return False, undec, changed_any
+        if out == lm:
+            continue
+        changed_any = True
+        cross0 = 0 if line >= h else h
+        for j, o in enumerate(out):
+            if o == lm[j]:
+                continue
+            st[idx[j]] = o
+            if o != 3:
+                undec -= 1
+            cnt["linechg"] += 1
+            x = cross0 + j
+            if gen[x] == -1:
+                gen[x], score[x] = g + 1, 1
+                nxt.append(x)
+            else:
+                score[x] += 1

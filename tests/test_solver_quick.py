@@ -1,0 +1,155 @@
+"""The plain-Python line logic that answers small puzzles before numba is loaded.
+
+It must give exactly what the compiled engine gives -- verdict, technique, every effort
+count, the solution and the state -- so the process a puzzle lands in never shows.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import ROOT, shared_path
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nonoforge.formats import read_file
+from nonoforge.puzzle import Grid, Puzzle
+from nonoforge.solver import core, quick, solve_line
+
+
+def _engine(p: Puzzle, max_solutions: int, budget: int | None, strategy: str = "auto"):
+    return core._solve(p, max_solutions, None, strategy, None, False, budget)
+
+
+def _same_as_engine(p: Puzzle, max_solutions: int, budget: int | None) -> bool:
+    """Whether the plain-Python answer (if it answers) is the engine's, field by field."""
+    q = quick.solve_by_lines(p, max_solutions, budget)
+    if q is None:
+        return False
+    r = _engine(p, max_solutions, budget)
+    assert (q.status, q.technique, q.effort) == (r.status, r.technique, r.effort)
+    assert q.solutions == r.solutions
+    assert np.array_equal(q.state, r.state)
+    return True
+
+
+def _random(seed: int, h: int, w: int, density: float) -> Puzzle:
+    rng = np.random.default_rng(seed)
+    g = (rng.random((h, w)) < density).astype(np.uint8)
+    g[0, 0] = 1
+    return Puzzle.from_grid(Grid(g))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_random_puzzles_match_the_engine(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    h, w = (int(x) for x in rng.integers(1, 30, size=2))
+    p = _random(seed, h, w, (0.55, 0.7, 0.85)[seed % 3])
+    answered = 0
+    for ms in (1, 2):
+        for budget in (None, 0, 20, 10**9):
+            answered += _same_as_engine(p, ms, budget)
+    assert answered in (0, 8)
+
+
+def test_contradictions_match_the_engine() -> None:
+    # rows of one picture, columns of the same picture with its rows shuffled: the totals
+    # agree (the model insists), the clues mostly do not
+    nones = 0
+    for seed in range(60):
+        rng = np.random.default_rng(seed)
+        g = (rng.random((6, 7)) < 0.7).astype(np.uint8)
+        shuffled = g[rng.permutation(6)]
+        p = Puzzle.from_clues([[b.length for b in c] for c in Puzzle.from_grid(Grid(g)).rows],
+                              [[b.length for b in c] for c in
+                               Puzzle.from_grid(Grid(shuffled)).columns])
+        for budget in (None, 0, 10**9):
+            _same_as_engine(p, 2, budget)
+        q = quick.solve_by_lines(p, 2, None)
+        nones += q is not None and q.status == "none"
+    assert nones > 10
+
+
+def test_survey_and_example_puzzles_match_the_engine() -> None:
+    files = sorted(shared_path("corpora", "survey-free").glob("*.non"))
+    files += sorted((ROOT / "nonoforge" / "examples" / "puzzles").glob("*.non"))
+    answered = 0
+    for f in files:
+        for p in read_file(f):
+            for ms in (1, 2):
+                answered += _same_as_engine(p, ms, None)
+    assert answered >= 10  # dancer, cat, knot, skid, swing... are line-solvable
+
+
+def test_gives_up_on_what_needs_probing_or_colour() -> None:
+    edge = read_file(ROOT / "nonoforge" / "examples" / "puzzles" / "edge.non")[0]
+    assert quick.solve_by_lines(edge, 2, None) is None  # needs probing
+    colour = Puzzle.from_grid(Grid([[1, 2], [2, 1]]))
+    assert quick.solve_by_lines(colour, 2, None) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=20), st.data())
+def test_line_logic_matches_the_compiled_kernel(masks: list[int], data: st.DataObject) -> None:
+    from nonoforge.puzzle import Block
+
+    n = len(masks)
+    lens: list[int] = []
+    room = n
+    while room > 0 and data.draw(st.booleans()):
+        ln = data.draw(st.integers(1, room))
+        lens.append(ln)
+        room -= ln + 1
+    ours = quick.line_logic(masks, lens)
+    theirs = solve_line(tuple(Block(ln, 1) for ln in lens), masks, kernel="dp")
+    if theirs is None:
+        assert ours is None
+    else:
+        assert ours == theirs.tolist()
+
+
+def _modules_after(args: list[str]) -> set[str]:
+    """The modules a CLI command leaves imported, run in a fresh interpreter."""
+    code = (
+        "import sys\n"
+        f"sys.argv = ['nonoforge', *{args!r}]\n"
+        "from nonoforge.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "sys.stderr.write('\\nMODULES ' + ' '.join(sorted(sys.modules)) + '\\n')\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                       timeout=120)
+    line = r.stderr.rsplit("MODULES ", 1)[-1]
+    return set(line.split())
+
+
+DANCER = str(ROOT / "nonoforge" / "examples" / "puzzles" / "dancer.non")
+
+
+@pytest.mark.parametrize("args", [
+    ["info", DANCER],
+    ["show", DANCER],
+    ["formats"],
+    ["--help"],
+    ["solve", "--help"],
+    ["solve", DANCER],  # line-solvable and small: answered in plain Python
+])
+def test_commands_that_do_not_need_the_engine_never_import_numba(args: list[str]) -> None:
+    mods = _modules_after(args)
+    assert "nonoforge.cli" in mods  # the command did run
+    assert "numba" not in mods and "nonoforge.solver.engine" not in mods
+
+
+def test_convert_does_not_import_numba(tmp_path: Path) -> None:
+    mods = _modules_after(["convert", DANCER, str(tmp_path / "d.xml")])
+    assert (tmp_path / "d.xml").exists()
+    assert "numba" not in mods
+
+
+def test_solve_loads_the_engine_when_logic_needs_probing() -> None:
+    edge = str(ROOT / "nonoforge" / "examples" / "puzzles" / "edge.non")
+    assert "nonoforge.solver.engine" in _modules_after(["solve", edge])
