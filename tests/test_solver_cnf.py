@@ -103,20 +103,24 @@ def test_the_cnf_has_exactly_the_solutions_of_brute_force(
     assert all_solutions(p, state=state) == expected
 
 
+#: The kernels' stop flag, never set here.
+GO = np.zeros(1, dtype=np.int64)
+
+
 def test_a_small_buffer_asks_for_more_room() -> None:
     p = Puzzle.from_grid(Grid.from_rows(["#..", ".#.", "..#"]))  # six solutions
     t = Tables.of(p)
     masks = np.full(9, t.full, dtype=np.uint64)
     feas = np.zeros((len(t.blen), 3), dtype=np.bool_)
     slo, shi = np.zeros(len(t.blen), dtype=np.int64), np.zeros(len(t.blen), dtype=np.int64)
-    assert cnf.narrow(masks, t.lines, t.blen, t.bcol, feas, slo, shi)
+    assert cnf.narrow(masks, t.lines, t.blen, t.bcol, feas, slo, shi, GO)
     lits = np.zeros((9, 2), dtype=np.int64)
     top = np.zeros(4, dtype=np.int64)
     small = cnf.emit(masks, 2, t.lines, t.blen, t.bcol, feas, slo, shi, True, lits,
-                     np.zeros(6, dtype=np.int64), np.zeros(3, dtype=np.int64), top)
+                     np.zeros(6, dtype=np.int64), np.zeros(3, dtype=np.int64), top, GO)
     assert small == cnf.EMIT_FULL
     rc = cnf.emit(masks, 2, t.lines, t.blen, t.bcol, feas, slo, shi, True, lits,
-                  np.zeros(3000, dtype=np.int64), np.zeros(1001, dtype=np.int64), top)
+                  np.zeros(3000, dtype=np.int64), np.zeros(1001, dtype=np.int64), top, GO)
     assert rc == 0 and top[0] > 0 and top[3] > 0
 
 
@@ -128,5 +132,20 @@ def test_a_line_that_cannot_be_placed_is_unsat() -> None:
     masks[0] = np.uint64(1)
     feas = np.zeros((len(t.blen), 2), dtype=np.bool_)
     slo, shi = np.zeros(len(t.blen), dtype=np.int64), np.zeros(len(t.blen), dtype=np.int64)
-    assert not cnf.narrow(masks, t.lines, t.blen, t.bcol, feas, slo, shi)
+    assert not cnf.narrow(masks, t.lines, t.blen, t.bcol, feas, slo, shi, GO)
     assert encode(p, masks.reshape(2, 2)).unsat
+
+
+def test_a_stop_flag_stops_the_kernels() -> None:
+    p = Puzzle.from_grid(Grid.from_rows(["#..", ".#.", "..#"]))
+    t = Tables.of(p)
+    stop = np.ones(1, dtype=np.int64)
+    masks = np.full(9, t.full, dtype=np.uint64)
+    feas = np.zeros((len(t.blen), 3), dtype=np.bool_)
+    slo, shi = np.zeros(len(t.blen), dtype=np.int64), np.zeros(len(t.blen), dtype=np.int64)
+    assert not cnf.narrow(masks, t.lines, t.blen, t.bcol, feas, slo, shi, stop)
+    assert cnf.narrow(masks, t.lines, t.blen, t.bcol, feas, slo, shi, GO)
+    rc = cnf.emit(masks, 2, t.lines, t.blen, t.bcol, feas, slo, shi, True,
+                  np.zeros((9, 2), dtype=np.int64), np.zeros(3000, dtype=np.int64),
+                  np.zeros(1001, dtype=np.int64), np.zeros(4, dtype=np.int64), stop)
+    assert rc == cnf.EMIT_STOPPED

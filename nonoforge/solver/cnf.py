@@ -25,6 +25,10 @@ FALSE = -TRUE
 #: :func:`emit` return codes besides success (0).
 EMIT_FULL = 1  # the clause buffer is too small: grow it and call again
 EMIT_UNSAT = 2  # a cell has no colour left, or a clause lost every literal
+EMIT_STOPPED = 3  # stop[0] was set (a deadline, from another thread): nothing usable
+
+# ``stop`` (an int64 array of one) is how a deadline reaches these kernels: they run
+# without the GIL, a timer thread sets ``stop[0] = 1``, and they look at it once a line.
 
 
 @njit(cache=True, nogil=True)
@@ -131,8 +135,9 @@ def _feasible(masks, first, stride, n, off, k, blen, bcol, feas, lastbad, nextba
 
 
 @njit(cache=True, nogil=True)
-def narrow(masks, lines, blen, bcol, feas, slo, shi):
-    """Narrow the cells' colours and find every block's feasible starts; False if unsat.
+def narrow(masks, lines, blen, bcol, feas, slo, shi, stop):
+    """Narrow the cells' colours and find every block's feasible starts; False if unsat
+    (or stopped: ``stop[0]`` set, which the caller checks first).
 
     First each line's packing ranges (exact on a blank line, cheap), then, line by line
     (rows, then columns, each seeing what the lines before it narrowed), the feasible
@@ -150,6 +155,8 @@ def narrow(masks, lines, blen, bcol, feas, slo, shi):
     maxk = max(1, lines[:, 4].max()) if nl else 1
     fwd = np.zeros((maxk, maxn), dtype=np.bool_)
     for li in range(nl):
+        if stop[0] != 0:
+            return False
         first, stride, n, off, k = (
             lines[li, 0], lines[li, 1], lines[li, 2], lines[li, 3], lines[li, 4]
         )
@@ -157,6 +164,8 @@ def narrow(masks, lines, blen, bcol, feas, slo, shi):
             return False
     one = np.uint64(1)
     for li in range(nl):
+        if stop[0] != 0:
+            return False
         first, stride, n, off, k = (
             lines[li, 0], lines[li, 1], lines[li, 2], lines[li, 3], lines[li, 4]
         )
@@ -216,8 +225,9 @@ def _put(out, cstart, top, a, b, c):
 
 @njit(cache=True, nogil=True)
 def emit(masks, ncol, lines, blen, bcol, feas, slo, shi, with_lines, lits, out, cstart,
-         top):
-    """Number the cell variables and emit the clauses; returns 0, EMIT_FULL or EMIT_UNSAT.
+         top, stop):
+    """Number the cell variables and emit the clauses; returns 0, EMIT_FULL, EMIT_UNSAT or
+    EMIT_STOPPED.
 
     ``lits[cell, colour]`` receives the literal "cell has colour" (a constant where the
     cell's mask decides it): one possible colour is a constant, two share one variable,
@@ -275,6 +285,8 @@ def emit(masks, ncol, lines, blen, bcol, feas, slo, shi, with_lines, lits, out, 
         maxk = max(1, lines[:, 4].max()) if lines.shape[0] else 1
         base = np.zeros(maxk, dtype=np.int64)
         for li in range(lines.shape[0]):
+            if stop[0] != 0:
+                return EMIT_STOPPED
             first, stride, n, off, k = (
                 lines[li, 0], lines[li, 1], lines[li, 2], lines[li, 3], lines[li, 4]
             )

@@ -191,40 +191,55 @@ def _solve(
     steps: list[np.ndarray] = []
     grids: list[Grid] = []
     rc, stop = D.drive(w, deadline, steps, puzzle, grids, budget)
-    if record_steps:
-        w.drain_steps(steps)
-    effort = w.effort()
-    technique = TECHNIQUES[int(w.v[E.V_TECH])]
-    proven_by_logic = int(w.v[E.V_MAXDEPTH]) == 0 and int(w.v[E.V_UNDEC]) == 0
-    if stop is not None:
-        status = stop
-    elif rc == E.RC_DONE:
-        n = len(grids)
-        status = ("none", "unique")[n] if n < 2 else "multiple"
-    elif rc == E.RC_SOLS:
-        # one solution asked for: unique only when logic alone forced it
-        status = (
-            "multiple" if max_solutions >= 2 else "unique" if proven_by_logic else "unsolved"
-        )
-    elif rc == E.RC_LIMIT:
-        status = "unsolved"
-    elif rc == E.RC_NODES:
-        status = "budget"
-        if use_sat and node_budget is None:
+    if rc == E.RC_NODES and stop is None and use_sat and node_budget is None:
+        from nonoforge.solver.sat import TooLarge
+
+        effort = w.effort()
+        try:
             status, grids = _sat_fallback(puzzle, w, grids, max_solutions, deadline, effort,
                                           budget)
-            technique = "search"
-    else:  # pragma: no cover - the engine returns nothing else
-        raise SolverError(f"internal error: engine returned {rc}")
+        except TooLarge:  # no CNF of this size: the search goes on where it stopped
+            w.v[E.V_NODELIM] = -1
+            rc, stop = D.drive(w, deadline, steps, puzzle, grids, budget)
+        else:
+            return SolveResult(status=status, solutions=grids, technique="search",
+                               effort=effort, time_s=time.monotonic() - t0,
+                               state=w.root_state(), steps=steps)
+    if record_steps:
+        w.drain_steps(steps)
     return SolveResult(
-        status=status,
+        status=_engine_status(w, rc, stop, grids, max_solutions),
         solutions=grids,
-        technique=technique,
-        effort=effort,
+        technique=TECHNIQUES[int(w.v[E.V_TECH])],
+        effort=w.effort(),
         time_s=time.monotonic() - t0,
         state=w.root_state(),
         steps=steps,
     )
+
+
+def _engine_status(
+    w: Work, rc: int, stop: str | None, grids: list[Grid], max_solutions: int
+) -> str:
+    """The verdict from how the engine stopped: "unique" only with a proof of it."""
+    from nonoforge.solver import engine as E  # noqa: N812
+
+    if stop is not None:
+        return stop
+    if rc == E.RC_DONE:
+        n = len(grids)
+        return ("none", "unique")[n] if n < 2 else "multiple"
+    if rc == E.RC_SOLS:
+        # one solution asked for: unique only when logic alone forced it
+        proven_by_logic = int(w.v[E.V_MAXDEPTH]) == 0 and int(w.v[E.V_UNDEC]) == 0
+        if max_solutions >= 2:
+            return "multiple"
+        return "unique" if proven_by_logic else "unsolved"
+    if rc == E.RC_LIMIT:
+        return "unsolved"
+    if rc == E.RC_NODES:
+        return "budget"
+    raise SolverError(f"internal error: engine returned {rc}")  # pragma: no cover
 
 
 def _sat_fallback(

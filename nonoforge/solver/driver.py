@@ -9,6 +9,7 @@ needs the engine.
 
 from __future__ import annotations
 
+import threading
 import time
 
 import numpy as np
@@ -38,7 +39,7 @@ class Work:
         h, w = t.height, t.width
         ncell, nl, maxn = h * w, h + w, max(h, w)
         self.t = t
-        self.cur = np.zeros(ncell, dtype=np.uint64)
+        self.cur = np.full(ncell, t.full, dtype=np.uint64)  # what a stop before any logic reports
         cap = min(ncell, 64)
         self.stack = np.zeros((cap, ncell), dtype=np.uint64)
         self.bcell = np.zeros(cap, dtype=np.int64)
@@ -83,6 +84,10 @@ class Work:
         brem = np.zeros(cap * 2, dtype=np.uint64)
         brem[:cap] = self.brem
         self.stack, self.bcell, self.brem = stack, bcell, brem
+
+    def stop(self) -> None:
+        """Stop the engine (from another thread) within one line solve; not resumable."""
+        self.v[E.V_STOP] = 1
 
     def work(self) -> int:
         """Work done so far, in the units of the engine's slices."""
@@ -161,12 +166,37 @@ def drive(
     capping the last slice just past ``budget`` stops it at the same point on every run.
     """
     slice_ = 2_000 if deadline is not None else _FREE_SLICE
+    timer = None
+    if deadline is not None:
+        # one unit of engine work (a propagation on a huge puzzle) may outlast a slice:
+        # the timer stops the engine from outside, within one line solve
+        timer = threading.Timer(max(0.0, deadline - time.monotonic()), w.stop)
+        timer.daemon = True
+        timer.start()
+    try:
+        return _slices(w, deadline, steps, puzzle, grids, budget, slice_)
+    finally:
+        if timer is not None:
+            timer.cancel()
+
+
+def _slices(
+    w: Work,
+    deadline: float | None,
+    steps: list[np.ndarray],
+    puzzle: Puzzle,
+    grids: list[Grid],
+    budget: int | None,
+    slice_: int,
+) -> tuple[int, str | None]:
     while True:
         t_slice = time.monotonic()
         done0 = w.work()
         limit = done0 + slice_ if budget is None else min(done0 + slice_, budget + 1)
         rc = w.run(limit)
         collect(w, puzzle, grids)
+        if rc == E.RC_STOPPED:
+            return rc, "timeout"
         if rc == E.RC_GROW_STACK:
             w.grow_stack()
         elif rc == E.RC_GROW_SOLS:

@@ -68,6 +68,11 @@ V_CACHEHIT = 33  # line solves answered by the cache
 V_HEUR = 34  # branching score (experiments)
 V_ORDER = 35  # branch order (experiments)
 V_WORK = 36  # other work (solution bookkeeping), in line-solve units
+#: Set to 1 from another thread (the deadline's timer; the engine runs without the GIL) to
+#: stop the engine within one line solve: propagation looks at it before every line. A
+#: stop is final (the caller reports a timeout), so it may leave the search unresumable,
+#: but never a probe's assumption in the state.
+V_STOP = 37
 NV = 40
 
 PH_INIT = 0
@@ -84,6 +89,7 @@ RC_LIMIT = 2  # the strategy's rung is exhausted with cells undecided
 RC_NODES = 3  # node budget used up
 RC_SOLS = 4  # max_solutions reached
 RC_STEPS = 5  # steps buffer full: drain it and call again
+RC_STOPPED = 6  # v[V_STOP] was set: the deadline passed (not resumable)
 RC_GROW_STACK = -1  # the search stack is full: grow it and call again
 RC_GROW_SOLS = -2  # the solution store may overflow: grow it and call again
 
@@ -168,6 +174,9 @@ def propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache,
     mono = v[V_NCOL] == 1
     cmask = np.uint64(cache.shape[0] // 5 - 1)
     while True:
+        if v[V_STOP] != 0:
+            _clear_schedule(sched)
+            return False  # the caller sees V_STOP: not a contradiction
         g = v[V_GEN]
         ncur = sched[nl, 0]
         if ncur == 0:
@@ -396,6 +405,11 @@ def _probe_cell(p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, c
         ok = propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache, lm, out,
                        trail, trold, stamp, steps, False)
         nt = v[V_TRAIL]
+        if v[V_STOP] != 0:  # stopped from outside: undo the assumption, learn nothing
+            for t in range(nt - 1, -1, -1):
+                st[trail[t]] = trold[t]
+            v[V_UNDEC] = und0
+            return 0, 0, U0
         if ok:
             nsurv += 1
             if v[V_UNDEC] == 0:
@@ -472,6 +486,8 @@ def run(cur, stack, bcell, brem, H, W, lines, blen, bcol, bits, full, sched, v, 
     """
     ncell = H * W
     while True:
+        if v[V_STOP] != 0:
+            return RC_STOPPED
         if v[V_LINES] + v[V_CACHEHIT] + v[V_WORK] >= work_limit:
             return RC_PAUSED
         if v[V_RECORD] == 1 and v[V_NSTEPS] >= steps.shape[0]:
@@ -492,6 +508,8 @@ def run(cur, stack, bcell, brem, H, W, lines, blen, bcol, bits, full, sched, v, 
             _new_trail(v, stamp)
             ok = propagate(cur, H, W, lines, blen, bcol, bits, sched, v, F, B, run_, sc, cache, lm,
                            out, trail, trold, stamp, steps, depth == 0)
+            if v[V_STOP] != 0:
+                return RC_STOPPED
             if depth == 0 and v[V_TRAIL] > 0:
                 v[V_TECH] = max(v[V_TECH], T_LINE)
             if not ok:
@@ -521,6 +539,8 @@ def run(cur, stack, bcell, brem, H, W, lines, blen, bcol, bits, full, sched, v, 
             status, score, first = _probe_cell(
                 p, cur, H, W, lines, blen, bcol, bits, sched, v, F, B, run_, sc, cache, lm, out,
                 trail, trold, stamp, steps, hcnt, hacc, hstamp, touched, sols)
+            if v[V_STOP] != 0:
+                return RC_STOPPED
             if v[V_NSOL] >= v[V_MAXSOL]:
                 v[V_PHASE] = PH_DONE
                 return RC_SOLS
@@ -535,6 +555,8 @@ def run(cur, stack, bcell, brem, H, W, lines, blen, bcol, bits, full, sched, v, 
                 _new_trail(v, stamp)
                 ok = propagate(cur, H, W, lines, blen, bcol, bits, sched, v, F, B, run_, sc,
                                cache, lm, out, trail, trold, stamp, steps, depth == 0)
+                if v[V_STOP] != 0:
+                    return RC_STOPPED
                 if not ok:
                     v[V_PHASE] = PH_BACK
                 elif v[V_UNDEC] == 0:

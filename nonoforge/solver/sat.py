@@ -58,6 +58,21 @@ from nonoforge.solver.tables import Tables
 #: CaDiCaL in python-sat, MiniSat can be interrupted, so a deadline holds to milliseconds.
 SOLVER_NAME = "minisat22"
 
+#: The most clauses a CNF may have: past this the encoding is refused (a SolverError;
+#: the ``auto`` strategy then goes on searching). A random 1000x1000 picture would need
+#: hundreds of millions; the survey's largest (Faase, 80x95) needs far fewer.
+MAX_CLAUSES = 1 << 24
+#: Clauses converted and loaded into the solver per step, between looks at the deadline.
+_CHUNK = 1 << 17
+
+
+class Stopped(Exception):
+    """The deadline passed while the CNF was being built or loaded."""
+
+
+class TooLarge(SolverError):
+    """The CNF would exceed :data:`MAX_CLAUSES`."""
+
 Status = Literal["unique", "multiple", "none", "timeout", "budget"]
 
 
@@ -132,14 +147,24 @@ class Encoding:
         return int(self._free.sum())
 
 
-def encode(puzzle: Puzzle, state: np.ndarray | None = None, lines: str = "order") -> Encoding:
+def encode(
+    puzzle: Puzzle,
+    state: np.ndarray | None = None,
+    lines: str = "order",
+    stop: np.ndarray | None = None,
+) -> Encoding:
     """The CNF of ``puzzle``, restricted to the colours ``state`` still allows.
 
     ``state`` is an ``(height, width)`` array of colour bitmasks (bit ``c`` set: colour ``c``
     still possible, bit 0 is the background), such as propagation leaves behind. Colours it
     rules out are never given a variable, so a mostly solved state makes a small CNF.
-    ``lines`` is the line encoding: ``"order"`` (the default) or ``"regular"``.
+    ``lines`` is the line encoding: ``"order"`` (the default) or ``"regular"``. ``stop``
+    is a one-element int64 array another thread sets to 1 at a deadline; the encoder looks
+    at it once a line (and between chunks of clauses) and raises :class:`Stopped`.
+    Raises :class:`TooLarge` (a :class:`SolverError`) past :data:`MAX_CLAUSES`.
     """
+    if stop is None:
+        stop = np.zeros(1, dtype=np.int64)
     if lines not in _LINE_ENCODERS:
         raise SolverError(f"unknown line encoding {lines!r} (order or regular)")
     h, w = puzzle.height, puzzle.width
@@ -156,29 +181,41 @@ def encode(puzzle: Puzzle, state: np.ndarray | None = None, lines: str = "order"
     feas = np.zeros((len(t.blen), max(h, w)), dtype=np.bool_)
     slo = np.zeros(len(t.blen), dtype=np.int64)
     shi = np.zeros(len(t.blen), dtype=np.int64)
-    if not cnf.narrow(masks, t.lines, t.blen, t.bcol, feas, slo, shi):
+    narrowed = cnf.narrow(masks, t.lines, t.blen, t.bcol, feas, slo, shi, stop)
+    if stop[0]:
+        raise Stopped
+    if not narrowed:
         enc = Encoding(h, w, lits)
         enc.unsat = True
         return enc
     order = lines == "order"
-    # room for every clause the order encoding can emit, about (4 k + 1) n per line
+    # room for every clause the order encoding can emit, about (4 k + 1) n per line (a
+    # bound far above the need on big puzzles: start lower there, grow when asked)
     size = 64 + int(((4 * t.lines[:, 4] + 1) * t.lines[:, 2]).sum()) + h * w * ncol * ncol
+    size = min(size, 1 << 20)
     while True:
         out = np.zeros(3 * size, dtype=np.int64)
         cstart = np.zeros(size + 1, dtype=np.int64)
         top = np.zeros(4, dtype=np.int64)
         rc = cnf.emit(
-            masks, ncol, t.lines, t.blen, t.bcol, feas, slo, shi, order, lits, out, cstart, top
+            masks, ncol, t.lines, t.blen, t.bcol, feas, slo, shi, order, lits, out, cstart, top,
+            stop,
         )
+        if rc == cnf.EMIT_STOPPED:
+            raise Stopped
         if rc != cnf.EMIT_FULL:
             break
-        size *= 4
+        if size >= MAX_CLAUSES:
+            raise TooLarge(
+                f"the puzzle is too large for the SAT back-end (over {MAX_CLAUSES:,} clauses)"
+            )
+        size = min(size * 4, MAX_CLAUSES)
     enc = Encoding(h, w, lits)
     if rc == cnf.EMIT_UNSAT:
         enc.unsat = True
         return enc
     nv = int(top[3])
-    clauses = _clause_lists(out[: top[1]], cstart[: top[0] + 1])
+    clauses = _clause_lists(out[: top[1]], cstart[: top[0] + 1], stop)
     if not order:
         cells = lits.tolist()
         cells_of = [cells[r * w : (r + 1) * w] for r in range(h)] + [cells[c::w] for c in range(w)]
@@ -210,16 +247,20 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _clause_lists(lits: np.ndarray, cstart: np.ndarray) -> list[list[int]]:
+def _clause_lists(lits: np.ndarray, cstart: np.ndarray, stop: np.ndarray) -> list[list[int]]:
     """CSR clauses as python-sat wants them (lists of ints), in their order."""
     sizes = np.diff(cstart)
     clauses: list[list[int]] = [[]] * len(sizes)
     with _gc_paused():
         for size in np.unique(sizes).tolist():
-            which = np.flatnonzero(sizes == size)
-            rows = lits[cstart[which][:, None] + np.arange(size)].tolist()
-            for i, row in zip(which.tolist(), rows, strict=True):
-                clauses[i] = row
+            which_all = np.flatnonzero(sizes == size)
+            for c0 in range(0, len(which_all), _CHUNK):
+                if stop[0]:
+                    raise Stopped
+                which = which_all[c0 : c0 + _CHUNK]
+                rows = lits[cstart[which][:, None] + np.arange(size)].tolist()
+                for i, row in zip(which.tolist(), rows, strict=True):
+                    clauses[i] = row
     return clauses
 
 
@@ -342,17 +383,29 @@ def solve_sat(
     if max_solutions < 1:
         raise SolverError(f"max_solutions must be at least 1, got {max_solutions}")
     t0 = time.perf_counter()
-    enc = encode(puzzle, state)
-    t1 = time.perf_counter()
-    base: dict[str, Any] = {
-        "variables": enc.nvars, "clauses": len(enc.clauses), "encode_s": t1 - t0,
-    }
-    if enc.unsat:
-        return SatOutcome("none", **base)
+    stop = np.zeros(1, dtype=np.int64)
+    timer = None
+    if deadline is not None:
+        # the encoder's kernels run without the GIL: a timer stops them from outside
+        timer = threading.Timer(max(0.0, deadline - time.monotonic()), stop.fill, (1,))
+        timer.daemon = True
+        timer.start()
+    try:
+        enc = encode(puzzle, state, stop=stop)
+        t1 = time.perf_counter()
+        base: dict[str, Any] = {
+            "variables": enc.nvars, "clauses": len(enc.clauses), "encode_s": t1 - t0,
+        }
+        if enc.unsat:
+            return SatOutcome("none", **base)
+        solver = _loaded(enc.clauses, stop)
+    except Stopped:
+        return SatOutcome("timeout", encode_s=time.perf_counter() - t0)
+    finally:
+        if timer is not None:
+            timer.cancel()
     solutions: list[Grid] = []
     status: Status | None = None
-    with _gc_paused():
-        solver = Solver(name=SOLVER_NAME, bootstrap_with=enc.clauses)
     with solver:
         while status is None:
             result = _solve_until(solver, deadline, conflict_budget)
@@ -385,6 +438,21 @@ def solve_sat(
         solve_s=time.perf_counter() - t1,
         **base,
     )
+
+
+def _loaded(clauses: list[list[int]], stop: np.ndarray) -> Solver:
+    """A solver holding ``clauses``, loaded in chunks so that a deadline can stop it."""
+    solver = Solver(name=SOLVER_NAME)
+    try:
+        with _gc_paused():
+            for c0 in range(0, len(clauses), _CHUNK):
+                if stop[0]:
+                    raise Stopped
+                solver.append_formula(clauses[c0 : c0 + _CHUNK])
+    except BaseException:
+        solver.delete()
+        raise
+    return solver
 
 
 #: Conflict budgets of successive CaDiCaL calls when a deadline is set: python-sat cannot
@@ -439,4 +507,6 @@ def _solve_until(
     return result
 
 
-__all__ = ["SOLVER_NAME", "Encoding", "SatOutcome", "encode", "solve_sat"]
+__all__ = ["MAX_CLAUSES", "SOLVER_NAME", "Encoding", "SatOutcome", "Stopped", "TooLarge",
+           "encode",
+           "solve_sat"]
