@@ -394,3 +394,54 @@ def test_a_stopped_solve_reports_only_what_logic_proved() -> None:
         res = solve(p, timeout=timeout)
         assert np.all(res.state & goal == goal)
         assert all(g.matches(p) for g in res.solutions)
+
+
+def _module_imports(path: Path, package: str) -> set[str]:
+    """The nonoforge modules a solver module imports, at import time or on first use
+    inside a function (those under TYPE_CHECKING are never imported)."""
+    import ast
+
+    tree = ast.parse(path.read_text())
+    skip = {
+        id(sub) for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for sub in ast.walk(node)
+    }
+    found: set[str] = set()
+    for sub in ast.walk(tree):
+        if id(sub) in skip:
+            continue
+        if isinstance(sub, ast.Import):
+            found |= {a.name for a in sub.names if a.name.startswith("nonoforge")}
+        elif isinstance(sub, ast.ImportFrom) and (sub.module or "").startswith("nonoforge"):
+            for a in sub.names:
+                full = f"{sub.module}.{a.name}"
+                is_module = (path.parent / f"{a.name}.py").exists() and sub.module == package
+                found.add(full if is_module else sub.module)
+    return found
+
+
+def test_solver_modules_import_no_cycle() -> None:
+    # issue 18: sat imported Tables from core, which imported sat back inside a broad except
+    pkg = Path(__file__).resolve().parents[1] / "nonoforge" / "solver"
+    graph = {
+        f"nonoforge.solver.{f.stem}": {
+            m for m in _module_imports(f, "nonoforge.solver") if m.startswith("nonoforge.solver.")
+        }
+        for f in pkg.glob("*.py") if f.stem != "__init__"
+    }
+    assert graph["nonoforge.solver.sat"] >= {"nonoforge.solver.tables"}
+    assert "nonoforge.solver.core" not in graph["nonoforge.solver.sat"]
+
+    def visit(m: str, path: tuple[str, ...]) -> None:
+        assert m not in path, f"import cycle: {' -> '.join((*path, m))}"
+        for n in graph.get(m, ()):
+            visit(n, (*path, m))
+
+    for m in graph:
+        visit(m, ())
+
+
+def test_core_has_no_broad_except_around_imports() -> None:
+    src = (Path(__file__).resolve().parents[1] / "nonoforge" / "solver" / "core.py").read_text()
+    assert "except Exception" not in src and "except ImportError" not in src
