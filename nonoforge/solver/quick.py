@@ -25,7 +25,7 @@ import numpy as np
 from nonoforge.puzzle import Grid, Puzzle
 
 #: Puzzles with more cells go straight to the compiled engine.
-QUICK_MAX_CELLS = 2500
+QUICK_MAX_CELLS = 10_000
 #: Line-solver work (cells times blocks + 1, summed over line solves) after which the
 #: plain-Python path gives up and hands the puzzle to the engine: about 0.1 s of CPU.
 QUICK_MAX_OPS = 400_000
