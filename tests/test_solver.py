@@ -193,7 +193,7 @@ def test_timeout_is_honoured(timeout: float) -> None:
     # Never early; how soon after is a figure for bench/deadlines.py, not a unit test's
     # bound (a shared box stalls a process for seconds). The guard only catches a hang.
     assert timeout <= elapsed < timeout + 30
-    assert res.effort["nodes"] > 0 and len(res.solutions) > 2
+    assert res.effort["line_solves"] > 0  # (how far it got depends on the machine's load)
     assert all(g.matches(p) for g in res.solutions[:50])
 
 

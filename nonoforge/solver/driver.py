@@ -18,6 +18,7 @@ from nonoforge.errors import SolverError
 from nonoforge.puzzle import Grid, Puzzle
 from nonoforge.solver import engine as E  # noqa: N812
 from nonoforge.solver.tables import BITS, Tables
+from nonoforge.solving import mask_colours
 
 #: How a probed cell is scored as a branching candidate (engine knob): 0 the fewest cells
 #: a branch settles, 1 their sum, 2 their product, 3 fewest then most. The fewest measured
@@ -144,10 +145,7 @@ class Work:
 
 def state_to_grid(state: np.ndarray, ncolors: int) -> Grid:
     """A fully decided state (one bit a cell) as a picture of colour indices."""
-    cells = np.zeros(state.shape, dtype=np.uint8)
-    for c in range(1, ncolors + 1):
-        cells[state == BITS[c]] = c
-    return Grid(cells)
+    return Grid(mask_colours(state, 0).astype(np.uint8))
 
 
 def drive(
