@@ -84,8 +84,9 @@ _compiled = False
 def warmup() -> float:
     """Compile (or load from numba's cache) every kernel on a tiny puzzle; seconds spent.
 
-    :func:`solve` calls this once before its clock starts, so compile time never counts
-    against a timeout or a per-puzzle time.
+    :func:`solve` calls this when a puzzle first needs the compiled engine, before its
+    clock starts, so compile time never counts against a timeout or a per-puzzle time.
+    Batch jobs call it up front so that every puzzle is timed on the same engine.
     """
     global _compiled
     if _compiled:
@@ -117,9 +118,9 @@ def solve(
     ``strategy`` picks how far up the technique ladder to go: ``line`` (overlap and
     complete line logic), ``probe`` (adds probing), ``search`` (backtracking with probing at
     every node), ``sat`` (the SAT back-end alone) or ``auto`` (search, handing over to SAT
-    after ``node_budget`` nodes, by default :func:`auto_node_budget`, when SAT is
-    available). ``timeout``
-    (seconds) is honoured within about 10 %; ``node_budget`` bounds the search (``budget``
+    after ``node_budget`` nodes, by default :func:`auto_node_budget`). ``timeout``
+    (seconds) stops the solve within about one line solve of the deadline (a timer stops
+    the compiled kernels from outside); ``node_budget`` bounds the search (``budget``
     status when it runs out, except in ``auto``, where it is the hand-over point).
     ``budget`` is a deterministic amount of work (the ``work`` effort count: engine work
     units plus :data:`SAT_CONFLICT_WORK` per SAT conflict): a solve that needs more is
