@@ -378,7 +378,9 @@ def test_deadline_holds_on_a_huge_puzzle(huge_puzzle: Puzzle, strategy: str) -> 
     res = solve(huge_puzzle, timeout=timeout, strategy=strategy)
     elapsed = time.monotonic() - t0
     assert res.status == "timeout"
-    assert elapsed < timeout + 1.0
+    # generous (a shared box stalls processes), yet far below the 8+ s that one
+    # uninterruptible propagation or the encoder used to overshoot by
+    assert elapsed < timeout + 5.0
     assert res.state.shape == (1000, 1000)
 
 
