@@ -4,12 +4,13 @@
 
 Without FILES it uses every tournament set of ``../shared/corpora/tournament/question/*.txt``
 (27 sets, 27,000 puzzles, each read with its ``../solution/`` goals; the target: the import
-at the rate of 2000 puzzles in under 10 s, i.e. 200 puzzles/s). It prints, for a fresh corpus in a temporary folder:
-the time to parse the files alone, to import them (parse + store), to store the parsed
-puzzles alone (``Corpus.add``, fresh corpus, opening included), to import them again
-(everything a duplicate), to stream every puzzle back, to export them to ROFL and to import
-that file into a second fresh corpus, with the sizes of the database and the ROFL file.
-Numba kernels of the ROFL codec are compiled (or loaded from cache) before timing starts.
+at the rate of 2000 puzzles in under 10 s, i.e. 200 puzzles/s). It prints, for a fresh
+corpus in a temporary folder: the time to parse the files alone, to import them (parse +
+store), to store the parsed puzzles alone (``Corpus.add``, fresh corpus, opening
+included), to import them again (everything a duplicate), to stream every puzzle back, to
+export them to ROFL and to import that file into a second fresh corpus, with the sizes of
+the database and the ROFL file. Numba kernels of the ROFL codec are compiled (or loaded
+from cache) before timing starts.
 """
 
 from __future__ import annotations
