@@ -2,13 +2,15 @@
 
     .venv/bin/python bench/corpus.py [FILES...]
 
-Without FILES it uses the 2000 puzzles of ``../shared/corpora/tournament/question/*.txt``
-(the target: the import under 10 s). It prints, for a fresh corpus in a temporary folder:
-the time to parse the files alone, to import them (parse + store), to store the parsed
-puzzles alone (``Corpus.add``, fresh corpus, opening included), to import them again
-(everything a duplicate), to stream every puzzle back, to export them to ROFL and to import
-that file into a second fresh corpus, with the sizes of the database and the ROFL file.
-Numba kernels of the ROFL codec are compiled (or loaded from cache) before timing starts.
+Without FILES it uses every tournament set of ``../shared/corpora/tournament/question/*.txt``
+(27 sets, 27,000 puzzles, each read with its ``../solution/`` goals; the target: the import
+at the rate of 2000 puzzles in under 10 s, i.e. 200 puzzles/s). It prints, for a fresh
+corpus in a temporary folder: the time to parse the files alone, to import them (parse +
+store), to store the parsed puzzles alone (``Corpus.add``, fresh corpus, opening
+included), to import them again (everything a duplicate), to stream every puzzle back, to
+export them to ROFL and to import that file into a second fresh corpus, with the sizes of
+the database and the ROFL file. Numba kernels of the ROFL codec are compiled (or loaded
+from cache) before timing starts.
 """
 
 from __future__ import annotations
@@ -89,7 +91,8 @@ def main() -> int:
           f"{', ...' if len(files) > 4 else ''}); puzzles: {n}")
     print(f"parse only:                 {parse_s:6.2f} s  ({n / parse_s:8.0f} puzzles/s)")
     print(f"import into fresh corpus:   {import_s:6.2f} s  ({n / import_s:8.0f} puzzles/s)  "
-          f"{first}  target < 10 s: {'met' if import_s < 10 else 'MISSED'}")
+          f"{first}  target >= 200 puzzles/s (2000 in 10 s): "
+          f"{'met' if n / import_s >= 200 else 'MISSED'} (wall clock; the machine may be shared)")
     print(f"store only (add parsed):    {store_s:6.2f} s  ({n / store_s:8.0f} puzzles/s, "
           f"{store_s / n * 1e3:.2f} ms a puzzle)")
     print(f"import again (duplicates):  {again_s:6.2f} s  {again}")

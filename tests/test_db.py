@@ -878,6 +878,7 @@ def _check_kept(
         p = got[key]
         fields = {f: getattr(p.meta, f) for f in META_FIELDS}
         assert fields in [f for f, _ in options], (key, fields, options[0][0])
+        assert p.palette in [q.canonical().palette for _, q in options], key  # names, RGB
         goals = [q.canonical().goal for _, q in options if q.goal is not None]
         if goals:
             assert p.goal is not None and p.goal in goals, key
