@@ -216,8 +216,8 @@ def _as_clue(raw: Any, what: str) -> Clue:
             try:
                 length, color = item
                 blocks.append(Block(int(length), int(color)))
-            except (TypeError, ValueError):
-                raise PuzzleError(f"{what}: not a block: {item!r}") from None
+            except (TypeError, ValueError, OverflowError):  # 1e999 in JSON is float('inf')
+                raise PuzzleError(f"{what}: not a block: {repr(item)[:40]}") from None
     return tuple(blocks)
 
 

@@ -68,6 +68,8 @@ def test_min_length_needs_gaps_only_between_same_colours() -> None:
         ([[(1, 2)]], [[(1, 2)]], None, "unknown colour 2 (the palette has colours 1..1)"),
         ([[1], [1]], [[2], [1]], None, "colour 'black': rows paint 2 cells but columns paint 3"),
         ([], [], None, "at least one row and one column"),
+        # bench/fuzz.py: JSON's 1e999 parses to inf, and int(inf) raised OverflowError
+        ([[(1, float("inf"))]], [[1]], None, "row 1: not a block: (1, inf)"),
     ],
 )
 def test_validation_messages(rows, cols, palette, message) -> None:
