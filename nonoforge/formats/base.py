@@ -134,6 +134,7 @@ _CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 12, 13, 26, 27))
 _NOT_FILE_ENCODINGS = frozenset({
     "idna", "punycode", "undefined", "utf-7", "unicode-escape", "raw-unicode-escape",
     "utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be",
+    "mbcs", "oem", "charmap",
 })
 
 
@@ -141,9 +142,11 @@ def text_codec(name: str | None) -> str | None:
     """The codec a charset name means, if it is one a text file or page can be in; else None.
 
     Unknown and bogus names (``undefined``, ``idna``, ``rot13``, ``base64``...) give None,
-    so the caller falls back instead of failing.
+    so the caller falls back instead of failing. Files and web pages (HTTP ``charset``,
+    ``<meta charset>``) share this one judgement; a page declaring UTF-16 in its text is
+    read as UTF-8, as browsers do.
     """
-    if not name:
+    if not name or len(name) > 40:
         return None
     try:
         info = codecs.lookup(name.strip().strip("\"'"))

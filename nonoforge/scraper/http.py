@@ -32,7 +32,6 @@ status (404, 403, ...) comes back as a :class:`Response` for the caller to judge
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import email.utils
 import hashlib
@@ -58,6 +57,7 @@ import urllib3.connectionpool
 
 from nonoforge import __version__
 from nonoforge.errors import FetchError
+from nonoforge.formats.base import text_codec
 from nonoforge.util import first_line, open_atomic
 
 #: Where people who see our requests in their logs can read what we are.
@@ -77,33 +77,10 @@ _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 ENCODINGS = frozenset({"gzip", "x-gzip", "deflate"})
 #: Codec names Python knows that are no charset a web page may use (``utf-7`` smuggles
 #: markup past filters; the others are not byte-to-text encodings of documents at all).
-_NOT_WEB_CHARSETS = frozenset(
-    {"idna", "punycode", "undefined", "unicode-escape", "raw-unicode-escape", "utf-7",
-     "mbcs", "oem", "charmap"}
-)
-
-
-def usable_charset(name: str | None) -> str | None:
-    """The codec to decode a document with for a charset label, or None to use UTF-8.
-
-    Unknown labels and codecs that are no web charset (``undefined``, ``idna``, ...) give
-    None, so callers fall back to UTF-8 with replacement instead of failing.
-    """
-    if not name or len(name) > 40:
-        return None
-    try:
-        info = codecs.lookup(name.strip())
-    except (LookupError, ValueError, TypeError):
-        return None
-    if info.name in _NOT_WEB_CHARSETS or not getattr(info, "_is_text_encoding", True):
-        return None
-    return info.name
-
-
 def decode_text(body: bytes, charset: str | None) -> str:
     """``body`` as text in ``charset`` when usable, else UTF-8; bad bytes replaced. A UTF-8
     byte-order mark is dropped (else a robots.txt's first ``User-agent`` goes unseen)."""
-    codec = usable_charset(charset) or "utf-8"
+    codec = text_codec(charset) or "utf-8"
     if codec == "utf-8":
         codec = "utf-8-sig"
     try:

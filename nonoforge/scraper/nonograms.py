@@ -29,8 +29,9 @@ import numpy as np
 from bs4 import BeautifulSoup, Tag
 
 from nonoforge.errors import FetchError, FormatError, PuzzleError
+from nonoforge.formats.base import text_codec
 from nonoforge.puzzle import RGB, WHITE, Color, Grid, Meta, Palette, Puzzle
-from nonoforge.scraper.http import Http, usable_charset
+from nonoforge.scraper.http import Http
 from nonoforge.scraper.site import DONE, Fetched, one_line
 from nonoforge.util import safe_text
 
@@ -425,7 +426,7 @@ def decode_html(data: bytes, encoding: str | None = None) -> str:
         return data[3:].decode("utf-8", errors="replace")
     m = _META_CHARSET.search(data[:4096])
     meta = m.group(1).decode("ascii") if m else None
-    for name in (usable_charset(encoding), usable_charset(meta), "utf-8"):
+    for name in (text_codec(encoding), text_codec(meta), "utf-8"):
         if name:
             try:
                 return data.decode(name, errors="replace")
