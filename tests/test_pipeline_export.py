@@ -109,6 +109,16 @@ def test_exports_never_mix(tmp_path) -> None:
         assert res.exit_code == 2
         assert res.output.strip().count("\n") == 0 and "--overwrite" in res.output
     assert sorted(f.name for f in folder.iterdir()) == first
+    # --overwrite with an export that fails its checks removes nothing
+    for args in (("nosuch",), ("two", "--format", "bogus")):
+        res = export(db, *args, "--to", str(folder), "--overwrite")
+        assert res.exit_code != 0 and "error:" in res.output, args
+        assert sorted(f.name for f in folder.iterdir()) == first, args
+    book_pdf = tmp_path / "kept.pdf"
+    assert export(db, "two", "--to", str(book_pdf)).exit_code == 0
+    before = book_pdf.read_bytes()
+    res = export(db, "two", "--to", str(book_pdf), "--overwrite", "--page", "a5")
+    assert res.exit_code == 2 and book_pdf.read_bytes() == before
     # --overwrite: exactly the collection, the user's own file kept
     (folder / "my notes.txt").write_text("mine")
     res = export(db, "two", "--to", str(folder), "--overwrite")

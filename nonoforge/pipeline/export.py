@@ -180,18 +180,25 @@ def export_collection(
     opts = opts or ExportOptions()
     target = Path(to)
     kind = kind_of(to)
-    if kind == "dir":
-        claim_dir(target, opts.overwrite)
-    else:
-        claim_file(target, opts.overwrite)
-        target.parent.mkdir(parents=True, exist_ok=True)
+    # everything that can refuse the export is checked before --overwrite removes anything
     items = items_of(corpus, name)
     if not items:
         raise UsageError(f"collection {name!r} is empty or does not exist")
+    if kind == "dir":
+        from nonoforge.formats import get_format
+
+        get_format(opts.fmt)
+        claim_dir(target, opts.overwrite)
+    else:
+        if kind == "pdf":
+            from nonoforge.pipeline.pdf import page_size
+
+            page_size(opts.page)
+        claim_file(target, opts.overwrite)
+        target.parent.mkdir(parents=True, exist_ok=True)
     if kind == "rofl":
         from nonoforge.formats import write_file
 
-        target.parent.mkdir(parents=True, exist_ok=True)
         write_file([it.puzzle for it in items], target, "rofl")
         return Exported(to, kind, len(items))
     if kind == "dir":
@@ -206,9 +213,8 @@ def export_collection(
     if not chosen:
         raise UsageError(f"collection {name!r}: no puzzle with a known unique solution")
     if kind == "pdf":
-        from nonoforge.pipeline.pdf import BookEntry, book, page_size
+        from nonoforge.pipeline.pdf import BookEntry, book
 
-        page_size(opts.page)  # a bad --page fails before any work
         entries = [BookEntry(it.puzzle, n, it.title, it.grade, it.answer, it.note)
                    for n, it in enumerate(chosen, start=1)]
         write_atomic(target, book(entries, title=name, page=opts.page,
