@@ -126,6 +126,19 @@ def test_dask_executor_gives_the_local_results(tmp_path) -> None:
     assert ex.chunks < len(puzzles)  # puzzles travel in chunks, not one task each
 
 
+def test_a_source_filter_finds_a_puzzle_by_any_of_its_sources(tmp_path) -> None:
+    # the puzzle came first from "test", then from "mirror": the corpus keeps both
+    # provenances and its meta names the first; --source mirror must still select it
+    db = str(tmp_path / "c.db")
+    puzzles = small_corpus()
+    rate_into(db, LocalExecutor(1), puzzles)
+    again = puzzles[-1].replace(meta=Meta(title="again", source="mirror", source_id="9"))
+    with Corpus.open(db) as c:
+        c.add([again])
+        chosen = jobs.build_collection(c, "mirrored", Filters(source="mirror"), count=5)
+    assert [x.puzzle.key for x in chosen] == [again.key]
+
+
 def test_collection_honours_filters_order_and_exports(tmp_path) -> None:
     db = str(tmp_path / "c.db")
     rate_into(db, LocalExecutor(1), small_corpus())

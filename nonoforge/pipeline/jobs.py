@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from nonoforge.errors import UsageError
@@ -314,7 +314,9 @@ def build_collection(
         if r is None or r.get("score") is None:
             continue
         candidates.append(Candidate(p, r.get("grade"), float(r["score"]), p.meta.source))
-    chosen = select(candidates, filters, count)
+    # the query already kept puzzles with *any* provenance from the source; a puzzle's
+    # meta.source names only its first one, so the source is not judged again here
+    chosen = select(candidates, replace(filters, source=None), count)
     if not chosen:
         raise UsageError("no rated puzzle matches those filters")
     corpus.create_collection(
