@@ -24,7 +24,7 @@ from typer.exceptions import TyperException
 
 from nonoforge.errors import FormatError, NonoforgeError, UsageError
 from nonoforge.puzzle import Puzzle, cell_chars
-from nonoforge.util import first_line, terminal_text
+from nonoforge.util import first_line, terminal_text, unique_stem
 
 if TYPE_CHECKING:
     from nonoforge.db.filters import Filters
@@ -303,21 +303,23 @@ def convert(
     from nonoforge.examples import stem as stem_of
     from nonoforge.formats import get_format, write_file
 
+    target = Path(dest)
+    if len(sources) > 1 and not target.is_dir():
+        raise UsageError("DEST must be an existing directory when converting several files")
+    if target.is_dir() and to is None:
+        raise UsageError("name the output format with --to when DEST is a directory")
     batch = batch_inputs(sources, fmt)
     by_file: dict[str, list[Puzzle]] = {}
     for it in batch:
         if it.puzzle is not None:
             by_file.setdefault(it.file, []).append(it.puzzle)
-    target = Path(dest)
-    if len(sources) > 1 and not target.is_dir():
-        raise UsageError("DEST must be an existing directory when converting several files")
     if target.is_dir():
-        if to is None:
-            raise UsageError("name the output format with --to when DEST is a directory")
+        assert to is not None
         f = get_format(to)
         n = 0
+        taken: set[str] = set()
         for source, puzzles in by_file.items():
-            stem = stem_of(source)
+            stem = unique_stem(stem_of(source), taken)  # a/x.non and b/x.non: x, x-2
             for i, p in enumerate(puzzles, start=1):
                 name = stem if len(puzzles) == 1 else f"{stem}-{i:04d}"
                 try:
@@ -900,7 +902,7 @@ def generate(
     """
     from nonoforge.examples import stem as example_stem
     from nonoforge.images.generate import generate as make
-    from nonoforge.images.output import unique_stem, write_explain, write_generated
+    from nonoforge.images.output import write_explain, write_generated
     from nonoforge.images.quantise import parse_size
     from nonoforge.images.render import preview
 
@@ -968,7 +970,7 @@ def render(
     Example: nonoforge render dancer.non --out sheets/ --gif
     """
     from nonoforge.examples import stem as example_stem
-    from nonoforge.images.output import render_puzzle, unique_stem
+    from nonoforge.images.output import render_puzzle
 
     taken: set[str] = set()
     rows = []
@@ -1088,7 +1090,8 @@ def rate(
                                resolve=resolve_input)
     for e in run.entries:
         if "error" in e:
-            err.print(Text(f"error: {e.get('file') or e.get('key')}: {e['error']}", style="red"))
+            what = terminal_text(f"{e.get('file') or e.get('key')}: {e['error']}")
+            err.print(Text(f"error: {what}", style="red"))
     if as_json:
         print_json(run.entries)
         if not is_quiet():
@@ -1097,7 +1100,8 @@ def rate(
         for e in run.entries if files else []:
             if "error" not in e:
                 score = "-" if e["score"] is None else f"{e['score'] * 1000:.2f} ms"
-                out.print(Text(f"{e['file']}: {e['status']}, {e['technique']}, score {score}, "
+                out.print(Text(f"{terminal_text(e['file'])}: {e['status']}, {e['technique']}, "
+                               f"score {score}, "
                                f"grade {e['grade'] if e['grade'] is not None else '-'}"))
         _print_summary(run.summary.to_dict(), out)
     if run.failed:

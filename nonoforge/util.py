@@ -182,3 +182,12 @@ def write_atomic(path: str | os.PathLike[str], data: bytes | str) -> None:
     raw = data.encode("utf-8") if isinstance(data, str) else data
     with open_atomic(path) as f:
         f.write(raw)
+
+
+def unique_stem(stem: str, taken: set[str]) -> str:
+    """``stem``, or ``stem-2``, ``stem-3``... when an earlier input had the same name."""
+    name, k = stem, 2
+    while name in taken:
+        name, k = f"{stem}-{k}", k + 1
+    taken.add(name)
+    return name

@@ -234,6 +234,29 @@ def test_convert_several_files_into_a_folder(tmp_path: Path) -> None:
     assert run("convert", SAVE, FLOWER, str(tmp_path / "x.non")).exit_code == 2  # not a folder
 
 
+def test_convert_keeps_sources_of_the_same_name_apart(tmp_path: Path) -> None:
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "x.non").write_bytes((DATA / "dancer.non").read_bytes())
+    out = tmp_path / "out"
+    out.mkdir()
+    result = run("convert", str(tmp_path / "a" / "x.non"), str(tmp_path / "b" / "x.non"),
+                 str(out), "--to", "non")
+    assert result.exit_code == 0, result.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["x-2.non", "x.non"]
+
+
+def test_rate_escapes_control_characters_in_file_names(tmp_path: Path) -> None:
+    hostile = tmp_path / "y\x1b[7mBAD.non"
+    hostile.write_bytes((DATA / "dancer.non").read_bytes())
+    missing = tmp_path / "z\x07gone.non"
+    result = run("rate", str(hostile), str(missing), "--workers", "1", "--runs", "1")
+    assert result.exit_code == 2
+    for text in (result.stdout, result.stderr):
+        assert "\x1b" not in text and "\x07" not in text
+    assert "\\x1b" in result.stdout and "\\x07" in result.stderr
+
+
 def test_fifo_gives_one_line_and_never_hangs(tmp_path: Path) -> None:
     import os
 

@@ -130,15 +130,6 @@ def _scale(p: Puzzle) -> int:
     return max(4, min(20, 400 // max(p.width, p.height)))
 
 
-def unique_stem(stem: str, taken: set[str]) -> str:
-    """``stem``, or ``stem-2``, ``stem-3``... when an earlier input had the same name."""
-    name, k = stem, 2
-    while name in taken:
-        name, k = f"{stem}-{k}", k + 1
-    taken.add(name)
-    return name
-
-
 def write_explain(
     gen: Generated, directory: str | os.PathLike[str], stem: str, solver: Solver | None = None
 ) -> dict[str, Any]:
