@@ -58,7 +58,7 @@ def generate_for_grade(
         got = grade_of(g)
         if got is None:
             continue
-        if best is None or abs(got - grade) < best[0]:
+        if best is None or abs(got - grade) <= best[0]:  # a tie: the larger grid is closer
             best = (abs(got - grade), g, got)
         if got >= grade:  # larger grids only get harder
             break
