@@ -66,7 +66,7 @@ def bare(p: Puzzle) -> Puzzle:
     else:
         canonical = used == list(range(1, len(used) + 1)) and len(p.palette) == len(used) + 1
     if not canonical:
-        return p.canonical().replace(meta=Meta())
+        return p.canonical().with_meta(Meta())
     if not p.meta:
         return p
     return p.with_meta(Meta())  # already validated: only the metadata changes

@@ -465,13 +465,13 @@ class Corpus(Results, Collections, Stats):
         on_file: Callable[[str, int], None] | None,
     ) -> Iterator[_Item]:
         from nonoforge.formats import loads
-        from nonoforge.formats.base import MAX_FILE_BYTES, safe_puzzle
+        from nonoforge.formats.base import MAX_FILE_BYTES, read_regular, safe_puzzle
 
         for path in paths:
             name = os.fspath(path)
             n = 0
             try:
-                data = _read_bytes(name, MAX_FILE_BYTES)
+                data = read_regular(name, MAX_FILE_BYTES)  # a FIFO or device: refused
                 source = f"file:{os.path.basename(name)}"
                 if data[:4] == b"ROFL":
                     # every intact record is imported; what was damaged is reported after
@@ -519,12 +519,6 @@ FILTERS = ("width", "height", "min_size", "max_size", "colors", "source", "statu
 def _where(args: dict[str, Any]) -> list[Any]:
     """The WHERE conditions of the filters among a query method's arguments."""
     return conditions(**{name: args[name] for name in FILTERS})
-
-
-def _read_bytes(path: str, limit: int) -> bytes:
-    from nonoforge.formats.base import read_regular  # a FIFO or device is refused, not awaited
-
-    return read_regular(path, limit)
 
 
 def _provenance(it: _Item, puzzle_id: int) -> dict[str, Any]:

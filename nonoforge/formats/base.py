@@ -237,7 +237,7 @@ def safe_meta(meta: Meta) -> Meta:
 def safe_puzzle(p: Puzzle) -> Puzzle:
     """``p`` with its metadata made safe: the one place readers' text is cleaned."""
     meta = safe_meta(p.meta)
-    return p if meta is p.meta else p.replace(meta=meta)
+    return p if meta is p.meta else p.with_meta(meta)  # the clues are already valid
 
 
 # -- reading files -------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from typing import Any
 
 from nonoforge.errors import FormatError, NonoforgeError
 from nonoforge.puzzle import Puzzle
+from nonoforge.util import first_line
 
 #: The exit code of a batch in which some item failed (that of a bad file).
 FAILED_EXIT = FormatError.exit_code
@@ -31,11 +32,8 @@ FAILED_EXIT = FormatError.exit_code
 def reason_of(e: BaseException) -> str:
     """The one-line reason of an error, without the file name (the item names it)."""
     if isinstance(e, FormatError):
-        text = e.reason if e.line is None else f"line {e.line}: {e.reason}"
-    else:
-        text = str(e) or type(e).__name__
-    lines = text.splitlines()
-    return lines[0] if lines else type(e).__name__
+        return first_line(e.reason if e.line is None else f"line {e.line}: {e.reason}")
+    return first_line(e)
 
 
 @dataclass(frozen=True)
@@ -45,7 +43,6 @@ class Item:
     file: str  # as the user gave it (``example:dancer`` stays so)
     puzzle: Puzzle | None = None
     error: str | None = None
-    number: int = 1  # the puzzle's position in its file
 
     def as_error(self) -> dict[str, Any]:
         """What stands in a ``--json`` list in place of the file's answers."""
@@ -68,7 +65,6 @@ class Batch:
     #: let the first error propagate (``--debug``: its traceback is what is wanted)
     reraise: bool = False
     failed: list[dict[str, Any]] = field(default_factory=list)
-    count: int = 0
 
     def __iter__(self) -> Iterator[Item]:
         from nonoforge.formats import iter_file
@@ -79,8 +75,7 @@ class Batch:
                 real = self.resolve(path) if self.resolve is not None else path
                 for p in iter_file(real, self.fmt):
                     n += 1
-                    self.count += 1
-                    yield Item(path, p, number=n)
+                    yield Item(path, p)
                 if n == 0:
                     raise FormatError("no puzzle in file")
             except NonoforgeError as e:

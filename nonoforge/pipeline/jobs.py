@@ -224,7 +224,6 @@ def rate_inputs(
     progress: Progress | None = None,
     fmt: str | None = None,
     resolve: Callable[[str], str] | None = None,
-    open_corpus: Callable[..., Any] | None = None,
 ) -> RateRun:
     """The ``rate`` command: rate files, a corpus, or files added to a corpus.
 
@@ -234,21 +233,17 @@ def rate_inputs(
     whole corpus). An unreadable file or a puzzle the solver refuses costs only itself:
     it is an entry with its error and the rest are rated. Closes ``executor``.
 
-    ``resolve`` maps a file name as given to the file to read (``example:NAME``);
-    ``open_corpus(db, create=...)`` opens the corpus (default :meth:`Corpus.open`; the CLI
-    passes its own, which refuses a ``--db`` that does not exist unless files are added).
+    ``resolve`` maps a file name as given to the file to read (``example:NAME``). The
+    corpus is opened (and created when missing) with :meth:`Corpus.open`; the CLI refuses
+    a ``--db`` that does not exist before calling, unless files are added.
     """
     items = list(Batch(files, fmt, resolve=resolve)) if files else None
     try:
         if items is not None and db is None:
             return _rate_files(items, executor, opts, progress)
-        if open_corpus is None:
-            from nonoforge.db import Corpus
+        from nonoforge.db import Corpus
 
-            def open_corpus(db: str | None, create: bool = False) -> Any:
-                return Corpus.open(db)
-
-        with open_corpus(db, create=items is not None) as corpus:
+        with Corpus.open(db) as corpus:
             return _rate_in_corpus(items, corpus, executor, opts, refit, progress)
     finally:
         executor.close()

@@ -143,7 +143,7 @@ class Work:
         }
 
 
-def state_to_grid(state: np.ndarray, ncolors: int) -> Grid:
+def state_to_grid(state: np.ndarray) -> Grid:
     """A fully decided state (one bit a cell) as a picture of colour indices."""
     return Grid(mask_colours(state, 0).astype(np.uint8))
 
@@ -221,7 +221,7 @@ def collect(w: Work, puzzle: Puzzle, grids: list[Grid]) -> None:
     n = min(int(w.v[E.V_NSOL]), w.sols.shape[0], int(w.v[E.V_MAXSOL]))
     t = w.t
     for i in range(len(grids), n):
-        g = state_to_grid(w.sols[i, :-1].reshape(t.height, t.width), t.ncolors)
+        g = state_to_grid(w.sols[i, :-1].reshape(t.height, t.width))
         if not g.matches(puzzle):
             raise SolverError("internal error: the solver produced a grid that breaks a clue")
         grids.append(g)
