@@ -9,7 +9,6 @@ needs the engine.
 
 from __future__ import annotations
 
-import threading
 import time
 
 import numpy as np
@@ -17,6 +16,7 @@ import numpy as np
 from nonoforge.errors import SolverError
 from nonoforge.puzzle import Grid, Puzzle
 from nonoforge.solver import engine as E  # noqa: N812
+from nonoforge.solver.alarm import Alarm
 from nonoforge.solver.tables import BITS, Tables
 from nonoforge.solving import mask_colours
 
@@ -31,6 +31,8 @@ BRANCH_ORDER = 1
 CACHE_SLOTS_PER_LINE = 256
 #: Work per slice (line solves) when no deadline needs watching.
 _FREE_SLICE = 500_000
+#: Puzzles larger than this arm their deadline alarm before the first slice.
+_ARM_AT_ONCE_CELLS = 4096
 
 
 class Work:
@@ -164,18 +166,13 @@ def drive(
     capping the last slice just past ``budget`` stops it at the same point on every run.
     """
     slice_ = 2_000 if deadline is not None else _FREE_SLICE
-    timer = None
-    if deadline is not None:
-        # one unit of engine work (a propagation on a huge puzzle) may outlast a slice:
-        # the timer stops the engine from outside, within one line solve
-        timer = threading.Timer(max(0.0, deadline - time.monotonic()), w.stop)
-        timer.daemon = True
-        timer.start()
-    try:
-        return _slices(w, deadline, steps, puzzle, grids, budget, slice_)
-    finally:
-        if timer is not None:
-            timer.cancel()
+    # one unit of engine work (a propagation on a large puzzle) may outlast a slice: the
+    # alarm stops the engine from outside, within one line solve. A small puzzle is armed
+    # only when its first slice did not finish it (most are solved in that slice).
+    with Alarm(deadline, w.stop) as alarm:
+        if puzzle.width * puzzle.height > _ARM_AT_ONCE_CELLS:
+            alarm.arm()
+        return _slices(w, deadline, steps, puzzle, grids, budget, slice_, alarm)
 
 
 def _slices(
@@ -186,6 +183,7 @@ def _slices(
     grids: list[Grid],
     budget: int | None,
     slice_: int,
+    alarm: Alarm,
 ) -> tuple[int, str | None]:
     while True:
         t_slice = time.monotonic()
@@ -205,6 +203,7 @@ def _slices(
             return rc, None
         elif budget is not None and w.work() > budget:
             return rc, "budget"
+        alarm.arm()
         if deadline is not None:
             now = time.monotonic()
             left = deadline - now

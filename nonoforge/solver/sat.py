@@ -34,7 +34,6 @@ in Python it took as long as a typical puzzle's CDCL search.
 from __future__ import annotations
 
 import gc
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -47,6 +46,7 @@ from pysat.solvers import Solver
 from nonoforge.errors import SolverError
 from nonoforge.puzzle import Clue, Grid, Puzzle
 from nonoforge.solver import cnf
+from nonoforge.solver.alarm import Alarm
 from nonoforge.solver.cnf import FALSE, TRUE
 from nonoforge.solver.tables import Tables
 
@@ -384,12 +384,8 @@ def solve_sat(
         raise SolverError(f"max_solutions must be at least 1, got {max_solutions}")
     t0 = time.perf_counter()
     stop = np.zeros(1, dtype=np.int64)
-    timer = None
-    if deadline is not None:
-        # the encoder's kernels run without the GIL: a timer stops them from outside
-        timer = threading.Timer(max(0.0, deadline - time.monotonic()), stop.fill, (1,))
-        timer.daemon = True
-        timer.start()
+    # the encoder's kernels run without the GIL: the alarm stops them from outside
+    alarm = Alarm(deadline, stop.fill, 1).arm()
     try:
         enc = encode(puzzle, state, stop=stop)
         t1 = time.perf_counter()
@@ -402,8 +398,7 @@ def solve_sat(
     except Stopped:
         return SatOutcome("timeout", encode_s=time.perf_counter() - t0)
     finally:
-        if timer is not None:
-            timer.cancel()
+        alarm.cancel()
     solutions: list[Grid] = []
     status: Status | None = None
     with solver:
@@ -497,14 +492,11 @@ def _solve_until(
             i += 1
     if left is not None:
         solver.conf_budget(left)
-    timer = threading.Timer(max(0.0, deadline - time.monotonic()), solver.interrupt)
-    timer.start()
-    try:
-        result = solver.solve_limited(expect_interrupt=True)
+    try:  # the alarm is cancelled before the interrupt flag is cleared
+        with Alarm(deadline, solver.interrupt).arm():
+            return solver.solve_limited(expect_interrupt=True)
     finally:
-        timer.cancel()
         solver.clear_interrupt()
-    return result
 
 
 __all__ = ["MAX_CLAUSES", "SOLVER_NAME", "Encoding", "SatOutcome", "Stopped", "TooLarge",
