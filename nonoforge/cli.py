@@ -941,9 +941,10 @@ def generate(
             continue
         verdict = "accepted" if g.accepted else "NOT accepted (edit budget spent)"
         verdict += f" with {len(g.givens)} given(s)" if g.givens else ""
+        like = "-" if row["likeness"] is None else f"{row['likeness']:.2f}"  # computed once
         out.print(f"{image}: {g.puzzle.width}x{g.puzzle.height}, {g.puzzle.ncolors} colour(s), "
                   f"{verdict}, {g.edits} edit(s) ({100 * g.edit_fraction:.1f} %), "
-                  f"likeness {g.likeness:.2f}, "
+                  f"likeness {like}, "
                   f"{g.time_s:.2f} s -> {row['puzzle']}")
         if g.puzzle.goal is not None:  # a generated puzzle always carries its picture
             picture = preview(g.puzzle.goal, g.puzzle.palette, color=out.is_terminal)

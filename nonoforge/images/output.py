@@ -67,12 +67,13 @@ def write_generated(
     d = out_dir(directory)
     p = gen.puzzle
     paths = {"puzzle": str(d / f"{stem}{f.extensions[0]}")}
-    write_file(p, paths["puzzle"], f.name)
-    if gen.givens:
+    if gen.givens:  # .non only (checked above): the puzzle with its documented givens line
+        from nonoforge.formats import dumps
         from nonoforge.images.givens import givens_line
 
-        text = Path(paths["puzzle"]).read_text(encoding="utf-8")
-        _write(Path(paths["puzzle"]), text + givens_line(gen.givens))
+        _write(Path(paths["puzzle"]), str(dumps(p, "non")) + givens_line(gen.givens))
+    else:
+        write_file(p, paths["puzzle"], f.name)
     paths["sheet_png"] = _write(
         d / f"{stem}-sheet.png", png_bytes(sheet_png(p, givens=gen.givens))
     )

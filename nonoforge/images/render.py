@@ -254,9 +254,8 @@ def explain_png(
 ) -> Image.Image:
     """The picture with the ambiguous ``cells`` (that flip between two solutions, or that
     line logic leaves open) framed in magenta, the rest faded so they stand out."""
-    im = solution_png(grid, palette, scale)
-    im = Image.blend(im, Image.new("RGB", im.size, PAPER), 0.55)
     base = solution_png(grid, palette, scale)
+    im = Image.blend(base, Image.new("RGB", base.size, PAPER), 0.55)
     d = ImageDraw.Draw(im)
     s = scale
     for i, j in cells:
