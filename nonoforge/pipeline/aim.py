@@ -15,19 +15,27 @@ from typing import Any
 
 from nonoforge.errors import UsageError
 from nonoforge.images.generate import Generated, generate
+from nonoforge.pipeline.difficulty import Model
 
 #: Longest sides tried, smallest first.
 SIDES = (10, 15, 20, 25, 30, 35, 40, 45)
 
 
-def grade_of(generated: Generated) -> int | None:
-    """The shipped model's grade of a generated puzzle (None when it cannot be graded)."""
-    from nonoforge.pipeline.rate import RateOptions, bundled_model, rate_puzzle, score_rows
+def shipped_model() -> Model:
+    """The difficulty model shipped for this solver version (a one-line error if none)."""
+    from nonoforge.pipeline.rate import bundled_model
     from nonoforge.solver.core import SOLVER_VERSION
 
     model = bundled_model(SOLVER_VERSION)
     if model is None:
         raise UsageError(f"no difficulty model is shipped for solver {SOLVER_VERSION}")
+    return model
+
+
+def grade_of(generated: Generated, model: Model) -> int | None:
+    """``model``'s grade of a generated puzzle (None when it cannot be graded)."""
+    from nonoforge.pipeline.rate import RateOptions, rate_puzzle, score_rows
+
     row = rate_puzzle(generated.puzzle, RateOptions(runs=1))
     score_rows([row], model)
     return row["grade"]
@@ -44,6 +52,7 @@ def generate_for_grade(
     """
     if not 1 <= grade <= 5:
         raise UsageError(f"grade must be 1..5, got {grade}")
+    model = shipped_model()  # before any work: a missing model is said at once
     most_w, most_h = size or (45, 45)
     top = max(most_w, most_h)
     sides = [s for s in SIDES if s < top] + [top]
@@ -55,7 +64,7 @@ def generate_for_grade(
         fallback = fallback or g
         if not g.accepted:
             continue
-        got = grade_of(g)
+        got = grade_of(g, model)
         if got is None:
             continue
         if best is None or abs(got - grade) <= best[0]:  # a tie: the larger grid is closer

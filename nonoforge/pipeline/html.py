@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from nonoforge.pipeline.dataset import clues_json
 from nonoforge.util import safe_text, xml_text
 
 if TYPE_CHECKING:
@@ -66,8 +67,8 @@ def puzzle_json(it: Item) -> dict[str, Any]:
         "colors": [c.hex for c in p.palette],
         "ink": ["#{:02x}{:02x}{:02x}".format(*text_color(c.rgb)) for c in p.palette],
         "names": [safe_text(c.name, 40) for c in p.palette],
-        "rows": [[[b.length, b.color] for b in c] for c in p.rows],
-        "cols": [[[b.length, b.color] for b in c] for c in p.columns],
+        "rows": clues_json(p.rows, bw=False),  # the page reads [length, colour] pairs
+        "cols": clues_json(p.columns, bw=False),
         "seed": seed,
         "sol": encode(it.answer, seed),
     }
