@@ -11,7 +11,6 @@ import json
 import os
 import sys
 import traceback
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -142,20 +141,6 @@ def main() -> None:
 
 # ---------------------------------------------------------------------------------------
 # shared argument handling
-
-
-def read_inputs(paths: list[str], fmt: str | None = None) -> Iterator[tuple[str, Puzzle]]:
-    """``(path, puzzle)`` for every puzzle in the named files (``example:NAME`` too)."""
-    from nonoforge.formats import iter_file
-
-    for path in paths:
-        real = resolve_input(path)
-        n = 0
-        for p in iter_file(real, fmt):
-            n += 1
-            yield path, p
-        if n == 0:
-            raise FormatError("no puzzle in file", path=path)
 
 
 def resolve_input(path: str) -> str:
@@ -968,22 +953,30 @@ def render(
 ) -> None:
     """Draw puzzle sheets (PNG, SVG), solution pictures and solve animations (GIF).
 
-    Example: nonoforge render dancer.non --out sheets/ --gif
+    Example: nonoforge render example:dancer --out sheets/ --gif
     """
     from nonoforge.examples import stem as example_stem
     from nonoforge.images.output import render_puzzle
 
     taken: set[str] = set()
-    rows = []
-    for path, p in read_inputs(files, fmt):
+    rows: list[dict[str, Any]] = []
+    batch = batch_inputs(files, fmt)
+    for it in batch:
+        if it.puzzle is None:
+            rows.append(it.as_error())
+            continue
+        path, p = it.file, it.puzzle
         stem = unique_stem(example_stem(path), taken)
         written = render_puzzle(p, out_dir, stem, png=png, svg=svg, gif=gif)
         rows.append({"file": path, "key": p.key, **written})
         if not as_json and not is_quiet():
             names = ", ".join(v for k, v in written.items() if k != "status")
-            out.print(f"{path}: {names or 'nothing to write'}")
+            out.print(terminal_text(f"{path}: {names or 'nothing to write'}"))
     if as_json:
         print_json(rows)
+    end_batch(batch)
+
+
 # --- pipeline ---
 
 def _progress_bar(total_label: str):  # noqa: ANN202 - a rich Progress or a null context

@@ -159,6 +159,17 @@ def test_render_missing_file(tmp_path: Path) -> None:
     assert_clean_error(run("render", str(tmp_path / "none.non"), "--out", str(tmp_path)))
 
 
+def test_render_answers_the_good_files_of_a_batch_with_a_bad_one(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.non"
+    bad.write_bytes(b"\x00\x01 not a puzzle")
+    r = run("render", "example:dancer", str(bad), "--out", str(tmp_path), "--no-png", "--json")
+    assert r.exit_code == 2
+    rows = json.loads(r.stdout)
+    assert [row["file"] for row in rows] == ["example:dancer", str(bad)]
+    assert "error" in rows[1] and "error" not in rows[0]
+    assert (tmp_path / "dancer-sheet.svg").exists()
+
+
 def test_generate_json_reports_likeness_margins_specks_and_colours(tmp_path: Path) -> None:
     import skimage.data
 
