@@ -154,8 +154,6 @@ def batch_inputs(paths: list[str], fmt: str | None = None) -> Any:
     """The per-file loop of batch commands (:class:`nonoforge.pipeline.batch.Batch`): each
     bad file gives one line on stderr and an item with its error; see :func:`end_batch`."""
     from nonoforge.pipeline.batch import Batch
-    from nonoforge.util import terminal_text
-
     def say(file: str, reason: str) -> None:
         err.print(Text(terminal_text(f"error: {file}: {reason}"), style="red"))
 
@@ -572,8 +570,6 @@ def db_import(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from nonoforge.scraper.local import expand_folders
-    from nonoforge.util import terminal_text
-
     def skipped(name: str, why: str) -> None:
         if not is_quiet():
             err.print(Text(terminal_text(f"skipped {name}: {why}")))
@@ -723,17 +719,17 @@ def _ingest_http(rate: float, cache_dir: str | None, no_cache: bool, timeout: fl
 
 def _ingest_corpus(db: str | None, dry_run: bool) -> Any:
     """The corpus to write to; for a dry run, only one that already exists (or None)."""
-    from nonoforge.db import DEFAULT_PATH
+    from nonoforge.errors import CorpusError
 
-    target = db or DEFAULT_PATH
-    if dry_run and "://" not in target and not Path(target).exists():
-        return None
-    return open_corpus(target, create=True)
+    if dry_run:
+        try:
+            corpus_target(db)  # the one existence check
+        except CorpusError:
+            return None
+    return open_corpus(db, create=True)
 
 
 def _ingest_report(summary: Any, as_json: bool) -> None:
-    from nonoforge.util import terminal_text
-
     if as_json:
         print_json(summary.as_dict())
     else:
