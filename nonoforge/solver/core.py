@@ -64,13 +64,13 @@ def _checked(puzzle: Puzzle, grids: list[Grid]) -> list[Grid]:
 
 def _solve_sat(
     puzzle: Puzzle, state: np.ndarray | None, max_solutions: int, deadline: float | None,
-    conflict_budget: int | None,
+    conflict_budget: int | None, tables: Tables,
 ) -> SatOutcome:
     """The SAT back-end (imported on first use: it loads python-sat and compiled kernels)."""
     from nonoforge.solver.sat import solve_sat
 
     return solve_sat(puzzle, state=state, max_solutions=max_solutions, deadline=deadline,
-                     conflict_budget=conflict_budget)
+                     conflict_budget=conflict_budget, tables=tables)
 
 
 def engine_loaded() -> bool:
@@ -259,7 +259,7 @@ def _sat_fallback(
     conflicts = None if budget is None else (budget - effort["work"]) // SAT_CONFLICT_WORK
     if conflicts is not None and conflicts < 0:
         return "budget", _checked(puzzle, grids)[:max_solutions]
-    out = _solve_sat(puzzle, w.root_state(), max_solutions, deadline, conflicts)
+    out = _solve_sat(puzzle, w.root_state(), max_solutions, deadline, conflicts, w.t)
     effort["sat_conflicts"] = int(out.conflicts)
     effort["sat_decisions"] = int(out.decisions)
     effort["work"] += SAT_CONFLICT_WORK * int(out.conflicts)
@@ -283,7 +283,7 @@ def _solve_sat_only(
     budget: int | None = None,
 ) -> SolveResult:
     conflicts = None if budget is None else budget // SAT_CONFLICT_WORK
-    out = _solve_sat(puzzle, None, max_solutions, deadline, conflicts)
+    out = _solve_sat(puzzle, None, max_solutions, deadline, conflicts, Tables.of(puzzle))
     full = np.uint64((1 << (puzzle.ncolors + 1)) - 1)
     grids = _checked(puzzle, list(out.solutions)[:max_solutions])
     if out.status == "unique" and grids:

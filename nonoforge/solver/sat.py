@@ -48,7 +48,7 @@ from nonoforge.puzzle import Clue, Grid, Puzzle
 from nonoforge.solver import cnf
 from nonoforge.solver.alarm import Alarm
 from nonoforge.solver.cnf import FALSE, TRUE
-from nonoforge.solver.tables import Tables
+from nonoforge.solver.tables import Tables, check_colours
 
 #: The CDCL solver python-sat runs. On the CNFs the ``auto`` strategy hands over from the
 #: tournament sets (root logic states), MiniSat 2.2 needed 25-45 % less time than Glucose 4
@@ -57,6 +57,12 @@ from nonoforge.solver.tables import Tables
 #: random 40x40-45x45 proofs either may win (bench/sat.py --random shows it). Unlike
 #: CaDiCaL in python-sat, MiniSat can be interrupted, so a deadline holds to milliseconds.
 SOLVER_NAME = "minisat22"
+
+#: Conflicts of the first attempt at a first solution; attempt ``a`` (from 1) may use
+#: this times the ``a``-th term of Luby's sequence before the solver starts afresh on a
+#: renumbered CNF (:meth:`Encoding.renumbered`). Only the first solution is sought this
+#: way; a uniqueness proof continues on the solver that found it. 0: no restarts.
+RESTART_UNIT = 0
 
 #: The most clauses a CNF may have: past this the encoding is refused (a SolverError;
 #: the ``auto`` strategy then goes on searching). A random 1000x1000 picture would need
@@ -141,10 +147,40 @@ class Encoding:
         free = np.flatnonzero(self._free)
         return (-self._lits[free, self._colours(model)[free]]).tolist()
 
+    def renumbered(self, seed: int) -> Encoding:
+        """The same CNF with its variables renamed by a permutation drawn from ``seed``.
+
+        A CDCL solver breaks its first ties by variable number, and on the hand-over CNFs
+        of the tournament sets the conflicts to a first solution vary tenfold between
+        numberings (TCGA 2022's 452: 1,957 to 39,819 over eight): restarting on another
+        numbering cuts that tail (see :data:`RESTART_UNIT`).
+        """
+        perm = np.zeros(self.nvars + 1, dtype=np.int64)
+        perm[1:] = np.random.default_rng(seed).permutation(self.nvars) + 1
+        out = Encoding(self.height, self.width, _renamed(self._lits, perm))
+        out.nvars = self.nvars
+        sizes = [len(c) for c in self.clauses]
+        flat = np.fromiter((x for c in self.clauses for x in c), dtype=np.int64,
+                           count=sum(sizes))
+        lits = np.sign(flat) * perm[np.abs(flat)]
+        bounds = np.cumsum([0, *sizes]).tolist()
+        every = lits.tolist()
+        with _gc_paused():
+            out.clauses = [every[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+        return out
+
     @property
     def free_cells(self) -> int:
         """How many cells the encoding leaves open (the rest are fixed constants)."""
         return int(self._free.sum())
+
+
+def _renamed(lits: np.ndarray, perm: np.ndarray) -> np.ndarray:
+    """Cell literals under a variable renaming (the constants stay)."""
+    var = (lits != TRUE) & (lits != FALSE)
+    out = lits.copy()
+    out[var] = np.sign(lits[var]) * perm[np.abs(lits[var])]
+    return out
 
 
 def encode(
@@ -152,6 +188,7 @@ def encode(
     state: np.ndarray | None = None,
     lines: str = "order",
     stop: np.ndarray | None = None,
+    tables: Tables | None = None,
 ) -> Encoding:
     """The CNF of ``puzzle``, restricted to the colours ``state`` still allows.
 
@@ -161,14 +198,18 @@ def encode(
     ``lines`` is the line encoding: ``"order"`` (the default) or ``"regular"``. ``stop``
     is a one-element int64 array another thread sets to 1 at a deadline; the encoder looks
     at it once a line (and between chunks of clauses) and raises :class:`Stopped`.
-    Raises :class:`TooLarge` (a :class:`SolverError`) past :data:`MAX_CLAUSES`.
+    ``tables`` are the puzzle's arrays when the caller has them (and has checked the
+    colours). Raises :class:`TooLarge` (a :class:`SolverError`) past :data:`MAX_CLAUSES`.
     """
     if stop is None:
         stop = np.zeros(1, dtype=np.int64)
     if lines not in _LINE_ENCODERS:
         raise SolverError(f"unknown line encoding {lines!r} (order or regular)")
     h, w = puzzle.height, puzzle.width
-    t = Tables.of(puzzle)
+    if tables is None:
+        check_colours(puzzle)
+        tables = Tables.of(puzzle)
+    t = tables
     ncol = puzzle.ncolors + 1
     masks = np.full(h * w, t.full, dtype=np.uint64)
     if state is not None:
@@ -191,8 +232,8 @@ def encode(
     order = lines == "order"
     # room for every clause the order encoding can emit, about (4 k + 1) n per line (a
     # bound far above the need on big puzzles: start lower there, grow when asked)
-    size = 64 + int(((4 * t.lines[:, 4] + 1) * t.lines[:, 2]).sum()) + h * w * ncol * ncol
-    size = min(size, 1 << 20)
+    bound = 64 + int(((4 * t.lines[:, 4] + 1) * t.lines[:, 2]).sum()) + h * w * ncol * ncol
+    size = min(bound, 1 << 20)
     while True:
         out = np.zeros(3 * size, dtype=np.int64)
         cstart = np.zeros(size + 1, dtype=np.int64)
@@ -209,7 +250,9 @@ def encode(
             raise TooLarge(
                 f"the puzzle is too large for the SAT back-end (over {MAX_CLAUSES:,} clauses)"
             )
-        size = min(size * 4, MAX_CLAUSES)
+        # straight to the bound (it was only estimated low to spare memory): the CNF is
+        # built at most twice, not once per fourfold growth
+        size = min(max(size * 4, bound), MAX_CLAUSES)
     enc = Encoding(h, w, lits)
     if rc == cnf.EMIT_UNSAT:
         enc.unsat = True
@@ -367,6 +410,7 @@ def solve_sat(
     max_solutions: int = 2,
     deadline: float | None = None,
     conflict_budget: int | None = None,
+    tables: Tables | None = None,
 ) -> SatOutcome:
     """Solve ``puzzle`` with a CDCL solver, counting solutions up to ``max_solutions``.
 
@@ -379,6 +423,7 @@ def solve_sat(
     ``conflict_budget`` is how many CDCL conflicts the calls may use in all (MiniSat's
     conflict budget: the same CNF stops at the same point on every machine); a search that
     needs more is stopped at the first conflict past it, and the outcome is ``"budget"``.
+    ``tables``: see :func:`encode`.
     """
     if max_solutions < 1:
         raise SolverError(f"max_solutions must be at least 1, got {max_solutions}")
@@ -387,7 +432,7 @@ def solve_sat(
     # the encoder's kernels run without the GIL: the alarm stops them from outside
     alarm = Alarm(deadline, stop.fill, 1).arm()
     try:
-        enc = encode(puzzle, state, stop=stop)
+        enc = encode(puzzle, state, stop=stop, tables=tables)
         t1 = time.perf_counter()
         base: dict[str, Any] = {
             "variables": enc.nvars, "clauses": len(enc.clauses), "encode_s": t1 - t0,
@@ -395,19 +440,38 @@ def solve_sat(
         if enc.unsat:
             return SatOutcome("none", **base)
         solver = _loaded(enc.clauses, stop)
+        enc0 = enc
     except Stopped:
         return SatOutcome("timeout", encode_s=time.perf_counter() - t0)
     finally:
         alarm.cancel()
     solutions: list[Grid] = []
     status: Status | None = None
-    with solver:
+    spent = [0, 0]  # conflicts and decisions of abandoned attempts
+    attempt = 0
+    try:
         while status is None:
-            result = _solve_until(solver, deadline, conflict_budget)
+            left = None if conflict_budget is None else conflict_budget - spent[0]
+            step = None
+            if RESTART_UNIT and not solutions:
+                step = RESTART_UNIT * _luby(attempt + 1)
+            limit = step if left is None else left if step is None else min(step, left)
+            result = _solve_until(solver, deadline, limit)
             if result is None:
-                used = int(solver.accum_stats().get("conflicts", 0))
-                spent = conflict_budget is not None and used > conflict_budget
-                status = "budget" if spent else "timeout"
+                stats = solver.accum_stats()
+                used = int(stats.get("conflicts", 0))
+                late = deadline is not None and time.monotonic() >= deadline
+                if step is not None and used > step and not late and (left is None
+                                                                      or left > step):
+                    # this numbering is stuck: start afresh on another (deterministic)
+                    spent[0] += used
+                    spent[1] += int(stats.get("decisions", 0))
+                    solver.delete()
+                    attempt += 1
+                    enc = enc0.renumbered(attempt)
+                    solver = _loaded(enc.clauses, stop)
+                    continue
+                status = "budget" if left is not None and used > left else "timeout"
             elif not result:
                 status = "unique" if solutions else "none"
             else:
@@ -425,14 +489,29 @@ def solve_sat(
                 else:
                     solver.add_clause(blocking)
         stats = solver.accum_stats()
+    finally:
+        solver.delete()
     return SatOutcome(
         status,
         solutions,
-        conflicts=int(stats.get("conflicts", 0)),
-        decisions=int(stats.get("decisions", 0)),
+        conflicts=spent[0] + int(stats.get("conflicts", 0)),
+        decisions=spent[1] + int(stats.get("decisions", 0)),
         solve_s=time.perf_counter() - t1,
         **base,
     )
+
+
+def _luby(i: int) -> int:
+    """The ``i``-th term (from 1) of Luby's sequence 1 1 2 1 1 2 4 1 1 2 1 1 2 4 8 ..."""
+    k = 1
+    while (1 << k) - 1 < i:
+        k += 1
+    while i != (1 << k) - 1:
+        i -= (1 << (k - 1)) - 1
+        k = 1
+        while (1 << k) - 1 < i:
+            k += 1
+    return 1 << (k - 1)
 
 
 def _loaded(clauses: list[list[int]], stop: np.ndarray) -> Solver:

@@ -50,7 +50,8 @@ class Tables:
 
     @classmethod
     def of(cls, puzzle: Puzzle) -> Tables:
-        check_colours(puzzle)
+        """The arrays of ``puzzle``; the entry points (``solve``, ``sat.encode``) have
+        already refused a puzzle with too many colours (:func:`check_colours`)."""
         h, w = puzzle.height, puzzle.width
         lines = np.zeros((h + w, 5), dtype=np.int64)
         blen: list[int] = []
