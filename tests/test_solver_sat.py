@@ -33,6 +33,16 @@ def random_puzzle(seed: int, h: int, w: int, density: float) -> Puzzle:
     return Puzzle.from_grid(Grid((rng.random((h, w)) < density).astype(int)))
 
 
+def test_encode_refuses_too_many_colours() -> None:
+    # encode checks the colours itself when no caller handed it checked tables
+    pal = Palette.of(*[(f"c{i}", f"#{i:02x}{i:02x}{i:02x}") for i in range(66)])
+    p = Puzzle.from_clues([[(1, 64)]], [[(1, 64)]], pal)
+    with pytest.raises(SolverError, match="at most 63 colours"):
+        encode(p)
+    with pytest.raises(SolverError, match="at most 63 colours"):
+        solve_sat(p)
+
+
 # -- known answers ---------------------------------------------------------------------
 
 

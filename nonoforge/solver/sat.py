@@ -58,12 +58,6 @@ from nonoforge.solver.tables import Tables, check_colours
 #: CaDiCaL in python-sat, MiniSat can be interrupted, so a deadline holds to milliseconds.
 SOLVER_NAME = "minisat22"
 
-#: Conflicts of the first attempt at a first solution; attempt ``a`` (from 1) may use
-#: this times the ``a``-th term of Luby's sequence before the solver starts afresh on a
-#: renumbered CNF (:meth:`Encoding.renumbered`). Only the first solution is sought this
-#: way; a uniqueness proof continues on the solver that found it. 0: no restarts.
-RESTART_UNIT = 0
-
 #: The most clauses a CNF may have: past this the encoding is refused (a SolverError;
 #: the ``auto`` strategy then goes on searching). A random 1000x1000 picture would need
 #: hundreds of millions; the survey's largest (Faase, 80x95) needs far fewer.
@@ -147,40 +141,10 @@ class Encoding:
         free = np.flatnonzero(self._free)
         return (-self._lits[free, self._colours(model)[free]]).tolist()
 
-    def renumbered(self, seed: int) -> Encoding:
-        """The same CNF with its variables renamed by a permutation drawn from ``seed``.
-
-        A CDCL solver breaks its first ties by variable number, and on the hand-over CNFs
-        of the tournament sets the conflicts to a first solution vary tenfold between
-        numberings (TCGA 2022's 452: 1,957 to 39,819 over eight): restarting on another
-        numbering cuts that tail (see :data:`RESTART_UNIT`).
-        """
-        perm = np.zeros(self.nvars + 1, dtype=np.int64)
-        perm[1:] = np.random.default_rng(seed).permutation(self.nvars) + 1
-        out = Encoding(self.height, self.width, _renamed(self._lits, perm))
-        out.nvars = self.nvars
-        sizes = [len(c) for c in self.clauses]
-        flat = np.fromiter((x for c in self.clauses for x in c), dtype=np.int64,
-                           count=sum(sizes))
-        lits = np.sign(flat) * perm[np.abs(flat)]
-        bounds = np.cumsum([0, *sizes]).tolist()
-        every = lits.tolist()
-        with _gc_paused():
-            out.clauses = [every[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
-        return out
-
     @property
     def free_cells(self) -> int:
         """How many cells the encoding leaves open (the rest are fixed constants)."""
         return int(self._free.sum())
-
-
-def _renamed(lits: np.ndarray, perm: np.ndarray) -> np.ndarray:
-    """Cell literals under a variable renaming (the constants stay)."""
-    var = (lits != TRUE) & (lits != FALSE)
-    out = lits.copy()
-    out[var] = np.sign(lits[var]) * perm[np.abs(lits[var])]
-    return out
 
 
 def encode(
@@ -440,38 +404,19 @@ def solve_sat(
         if enc.unsat:
             return SatOutcome("none", **base)
         solver = _loaded(enc.clauses, stop)
-        enc0 = enc
     except Stopped:
         return SatOutcome("timeout", encode_s=time.perf_counter() - t0)
     finally:
         alarm.cancel()
     solutions: list[Grid] = []
     status: Status | None = None
-    spent = [0, 0]  # conflicts and decisions of abandoned attempts
-    attempt = 0
-    try:
+    with solver:
         while status is None:
-            left = None if conflict_budget is None else conflict_budget - spent[0]
-            step = None
-            if RESTART_UNIT and not solutions:
-                step = RESTART_UNIT * _luby(attempt + 1)
-            limit = step if left is None else left if step is None else min(step, left)
-            result = _solve_until(solver, deadline, limit)
+            result = _solve_until(solver, deadline, conflict_budget)
             if result is None:
-                stats = solver.accum_stats()
-                used = int(stats.get("conflicts", 0))
-                late = deadline is not None and time.monotonic() >= deadline
-                if step is not None and used > step and not late and (left is None
-                                                                      or left > step):
-                    # this numbering is stuck: start afresh on another (deterministic)
-                    spent[0] += used
-                    spent[1] += int(stats.get("decisions", 0))
-                    solver.delete()
-                    attempt += 1
-                    enc = enc0.renumbered(attempt)
-                    solver = _loaded(enc.clauses, stop)
-                    continue
-                status = "budget" if left is not None and used > left else "timeout"
+                used = int(solver.accum_stats().get("conflicts", 0))
+                spent = conflict_budget is not None and used > conflict_budget
+                status = "budget" if spent else "timeout"
             elif not result:
                 status = "unique" if solutions else "none"
             else:
@@ -489,29 +434,14 @@ def solve_sat(
                 else:
                     solver.add_clause(blocking)
         stats = solver.accum_stats()
-    finally:
-        solver.delete()
     return SatOutcome(
         status,
         solutions,
-        conflicts=spent[0] + int(stats.get("conflicts", 0)),
-        decisions=spent[1] + int(stats.get("decisions", 0)),
+        conflicts=int(stats.get("conflicts", 0)),
+        decisions=int(stats.get("decisions", 0)),
         solve_s=time.perf_counter() - t1,
         **base,
     )
-
-
-def _luby(i: int) -> int:
-    """The ``i``-th term (from 1) of Luby's sequence 1 1 2 1 1 2 4 1 1 2 1 1 2 4 8 ..."""
-    k = 1
-    while (1 << k) - 1 < i:
-        k += 1
-    while i != (1 << k) - 1:
-        i -= (1 << (k - 1)) - 1
-        k = 1
-        while (1 << k) - 1 < i:
-            k += 1
-    return 1 << (k - 1)
 
 
 def _loaded(clauses: list[list[int]], stop: np.ndarray) -> Solver:
