@@ -71,6 +71,19 @@ def test_max_solutions_one_does_not_claim_uniqueness() -> None:
     assert solve(bw(".#.", "###", ".#."), max_solutions=1).status == "unique"
 
 
+def test_one_solution_goes_to_sat_without_search() -> None:
+    # max_solutions=1 hands over to SAT right after root probing (core.AUTO_FIRST_NODES);
+    # with two asked for, the same puzzle is searched first
+    rng = np.random.default_rng(4)
+    p = Puzzle.from_grid(Grid((rng.random((12, 12)) < 0.5).astype(int)))
+    two = solve(p, max_solutions=2)
+    assert two.status == "multiple" and two.effort["nodes"] >= 1
+    one = solve(p, max_solutions=1)
+    assert one.status == "unsolved" and one.technique == "search"
+    assert one.effort["nodes"] == 0 and "sat_conflicts" in one.effort
+    assert len(one.solutions) == 1 and one.solutions[0].matches(p)
+
+
 @pytest.mark.parametrize(
     ("rows", "cols"),
     [

@@ -42,6 +42,11 @@ _STRAT_LEVEL = {"line": 0, "probe": 1, "search": 2, "auto": 2}
 #: nodes clause learning wins by far (e.g. 0.03-0.3 s against tens of seconds).
 AUTO_NODE_WORK = 30_000
 AUTO_MIN_NODES = 50
+#: The same when one solution is asked for (``max_solutions=1``, as tournaments ask): SAT
+#: right after root probing. On the hard halves of TAAI 2011 and TCGA 2022 (450 puzzles)
+#: that took 11-16 % less CPU than searching 50 nodes first: a search that fails to find a
+#: solution in a few nodes rarely finds one before CDCL does (see docs/solver.md).
+AUTO_FIRST_NODES = 0
 #: What one CDCL conflict of the SAT back-end costs in work units (the ``budget`` of
 #: :func:`solve` and the ``work`` effort count). Engine units are line requests (solved or
 #: answered by the cache) plus solution bookkeeping; measured on the tournament and survey
@@ -148,8 +153,11 @@ def solve(
                   allow_quick=True)
 
 
-def auto_node_budget(puzzle: Puzzle) -> int:
-    """The search nodes ``auto`` allows before handing over to SAT (by puzzle size)."""
+def auto_node_budget(puzzle: Puzzle, max_solutions: int = 2) -> int:
+    """The search nodes ``auto`` allows before handing over to SAT (by puzzle size, and
+    :data:`AUTO_FIRST_NODES` when only one solution is asked for)."""
+    if max_solutions == 1:
+        return AUTO_FIRST_NODES
     return max(AUTO_MIN_NODES, AUTO_NODE_WORK // (puzzle.width * puzzle.height))
 
 
@@ -186,7 +194,7 @@ def _solve(
     if node_budget is not None:
         w.v[E.V_NODELIM] = node_budget
     elif use_sat:
-        w.v[E.V_NODELIM] = auto_node_budget(puzzle)
+        w.v[E.V_NODELIM] = auto_node_budget(puzzle, max_solutions)
     else:
         w.v[E.V_NODELIM] = -1
     steps: list[np.ndarray] = []
