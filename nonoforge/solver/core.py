@@ -45,8 +45,10 @@ AUTO_MIN_NODES = 50
 #: The same when one solution is asked for (``max_solutions=1``, as tournaments ask): SAT
 #: right after root probing. On the hard halves of TAAI 2011 and TCGA 2022 (450 puzzles)
 #: that took 11-16 % less CPU than searching 50 nodes first: a search that fails to find a
-#: solution in a few nodes rarely finds one before CDCL does (see docs/solver.md).
+#: solution in a few nodes rarely finds one before CDCL does (see docs/solver.md). Only
+#: measured on 25x25 puzzles, so larger ones keep the usual budget.
 AUTO_FIRST_NODES = 0
+AUTO_FIRST_MAX_CELLS = 1024
 #: What one CDCL conflict of the SAT back-end costs in work units (the ``budget`` of
 #: :func:`solve` and the ``work`` effort count). Engine units are line requests (solved or
 #: answered by the cache) plus solution bookkeeping; measured on the tournament and survey
@@ -156,7 +158,7 @@ def solve(
 def auto_node_budget(puzzle: Puzzle, max_solutions: int = 2) -> int:
     """The search nodes ``auto`` allows before handing over to SAT (by puzzle size, and
     :data:`AUTO_FIRST_NODES` when only one solution is asked for)."""
-    if max_solutions == 1:
+    if max_solutions == 1 and puzzle.width * puzzle.height <= AUTO_FIRST_MAX_CELLS:
         return AUTO_FIRST_NODES
     return max(AUTO_MIN_NODES, AUTO_NODE_WORK // (puzzle.width * puzzle.height))
 
