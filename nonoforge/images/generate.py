@@ -49,7 +49,7 @@ if TYPE_CHECKING:  # the solver (and numba) load only when a puzzle is solved
     from nonoforge.solver import SolveResult
 
 #: Photos whose repair runs out of budget are quantised again with ever larger noise pieces
-#: dropped (:func:`~nonoforge.images.quantise.drop_crumbs`, in black-and-white after
+#: dropped (:func:`~nonoforge.images.quantise.drop_crumbs`, in black-and-white from 12 on after
 #: :func:`~nonoforge.images.quantise.smooth_shapes`; in colour
 #: :func:`~nonoforge.images.quantise.merge_crumbs`): a star field of two-cell blobs is
 #: ambiguous in too many places for a few edits.

@@ -360,6 +360,8 @@ def trim_box(
 
 #: Photo black-and-white: ink pieces and holes smaller than this (8-connected) are noise.
 CRUMB = 3
+#: Retries from this crumb size on also smooth the shapes (:func:`smooth_shapes`).
+SMOOTH_CRUMB = 12
 #: Smallest crop box (pixels a side).
 MIN_CROP = 4
 
@@ -753,7 +755,7 @@ def _best_bw(
         labels = ink.astype(np.int64)
         if o.despeckle_passes and min(labels.shape) >= 3:
             labels = despeckle(labels, o.despeckle_passes)
-            if o.crumb > CRUMB:  # a retry after a failed repair: simplify harder
+            if o.crumb >= SMOOTH_CRUMB:  # a late retry after failed repairs
                 labels = smooth_shapes(labels)
             labels = drop_crumbs(labels, o.crumb)
         if not labels.any() or labels.all():
