@@ -790,9 +790,10 @@ def _bw_likeness(
     best = _best_bw(lab[..., 0], _silhouettes(lab, wlab, opaque, bg_lab), o)
     if best is None:
         raise ImageError("the image is a single flat colour: nothing to draw")
-    if min(lab.shape[:2]) >= 3 and fragmentation(best[1]) > FRAGMENTED:
+    if min(lab.shape[:2]) >= 3:
         drawn = _best_bw(lab[..., 0], _sketches(work, wlab, opaque, bg_lab), o)
-        if drawn is not None and drawn[0] >= best[0] - SKETCH_SLACK:
+        slack = SKETCH_SLACK if fragmentation(best[1]) > FRAGMENTED else 0.0
+        if drawn is not None and drawn[0] > best[0] - slack:
             best = drawn
     return best[1], BW_LAB
 
