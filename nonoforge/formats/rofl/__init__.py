@@ -49,6 +49,7 @@ from nonoforge.formats.rofl.container import (
 from nonoforge.formats.rofl.record import (
     FLAG_GOAL,
     FLAG_META,
+    FLAG_MODEL,
     FLAG_PALETTE,
     FLAG_PALETTE_REF,
     FLAG_RAW_GOAL,
@@ -62,6 +63,7 @@ __all__ = [
     "END_SYNC",
     "FLAG_GOAL",
     "FLAG_META",
+    "FLAG_MODEL",
     "FLAG_PALETTE",
     "FLAG_PALETTE_REF",
     "FLAG_RAW_GOAL",
