@@ -1,5 +1,5 @@
-"""ROFL v2 (and v1 read): round trips, canonical bytes, the table, corruption and salvage, random
-access, limits, start-up."""
+"""ROFL v3 (and v1, v2 read): round trips, canonical bytes, the table, range-coded clues,
+corruption and salvage, random access, limits, start-up."""
 
 from __future__ import annotations
 
@@ -356,6 +356,24 @@ V1_EXAMPLE = bytes.fromhex(  # docs/rofl.md, the 2x2 example as version 1 wrote 
     "524f464c01" "c552065a020200005fe02bf0e31b" "c5450101" "00cf63c453"
     "1300000000000000" "4c464f52"
 )
+
+
+V2_EXAMPLE = bytes.fromhex(  # docs/rofl.md §5, the 2x2 example as version 2 wrote it
+    "524f464c02" "c552065a020200005fe02bf0e31b" "c545010100" "00cff48ad9"
+    "1300000000000000" "4c464f52"
+)
+V3_EXAMPLE = bytes.fromhex(  # docs/rofl.md §5, the same in version 3
+    "524f464c03" "c5520476020240" "80dc0f0895" "c545010100" "00cff48ad9"
+    "1100000000000000" "4c464f52"
+)
+
+
+def test_version_2_files_are_still_read_and_version_3_is_the_documented_one() -> None:
+    p = Puzzle.from_clues([[1], [1]], [[1], [1]])
+    assert list(rofl.iter_load(V2_EXAMPLE)) == [p]
+    assert rofl.read_at(V2_EXAMPLE, 0) == p
+    assert rofl.dumps([p]) == V3_EXAMPLE
+    assert list(rofl.iter_load(V3_EXAMPLE)) == [p]
 
 
 def test_version_1_files_and_payloads_are_still_read() -> None:
