@@ -633,9 +633,9 @@ def test_model_kernels_match_plain_python() -> None:
     tables = model_table(21), model_table(13), model_last(13), model_binomials()
     fn = k["_enc_model"]
     plain = getattr(fn, "py_func", fn)
-    section, bits = fn(counts, lengths, 13, 21, *tables)
-    section2, bits2 = plain(counts, lengths, 13, 21, *tables)
-    assert bytes(section) == bytes(section2) and bits == bits2
+    section, shorter = fn(counts, lengths, 13, 21, *tables)
+    section2, shorter2 = plain(counts, lengths, 13, 21, *tables)
+    assert bytes(section) == bytes(section2) and shorter == shorter2
     arr = np.frombuffer(bytes(section), np.uint8)
     fn = k["_dec_model"]
     plain = getattr(fn, "py_func", fn)

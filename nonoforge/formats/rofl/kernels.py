@@ -83,11 +83,15 @@ def _best_rice(values: Any, n: int) -> tuple[int, int]:
     best = -1
     for k in range(16):
         c = n * (1 + k)
+        q = 0
         for i in range(n):
-            c += values[i] >> k
+            q += values[i] >> k
+        c += q
         if best < 0 or c < best:
             best = c
             best_k = k
+        if q == 0:  # every value fits in k bits: a larger k only costs more
+            break
     return best_k, best
 
 
@@ -479,12 +483,26 @@ def _rc_get_uniform(
     return value, p, code, rng
 
 
+def _model_wins(counts: Any, lengths: Any, size: int) -> bool:
+    """Whether ``size`` bytes are fewer than the black-and-white Rice section's."""
+    return size < (_clue_plan(counts, lengths, 0)[4] + 7) // 8
+
+
 def _enc_model(
     counts: Any, lengths: Any, height: int, width: int,
     tab_r: Any, tab_c: Any, last: Any, binom: Any,
-) -> tuple[Any, int]:
-    """The range-coded clue section of a black-and-white puzzle (v3), and the size in bits
-    of the Rice section instead (the writer keeps the shorter).
+) -> tuple[Any, bool]:
+    """The range-coded clue section of a black-and-white puzzle (v3), and whether it is
+    shorter than the Rice section (the writer keeps the shorter)."""
+    code = _model_code(counts, lengths, height, width, tab_r, tab_c, last, binom)
+    return code, _model_wins(counts, lengths, code.shape[0])
+
+
+def _model_code(
+    counts: Any, lengths: Any, height: int, width: int,
+    tab_r: Any, tab_c: Any, last: Any, binom: Any,
+) -> Any:
+    """The range code of a black-and-white puzzle's clues (v3).
 
     ``tab_r``/``tab_c``: cumulative frequencies of (k, s) for rows/columns, one row per
     density; ``last``: of k given s for the last column, whose s follows from the others.
@@ -529,14 +547,16 @@ def _enc_model(
             n, low, rng = _rc_put_uniform(buf, n, low, rng, r, binom[s - 1, k - 1])
         j += k
     n = _rc_flush(buf, n, low, rng)
-    return buf[:n], _clue_plan(counts, lengths, 0)[4]
+    return buf[:n]
 
 
 def _dec_model(
     data: Any, pos: int, end: int, height: int, width: int,
     tab_r: Any, tab_c: Any, last: Any, binom: Any,
 ) -> tuple[int, int, int, Any, Any, int]:
-    """Decode a range-coded clue section in bytes ``pos .. end``.
+    """Decode a range-coded clue section in bytes ``pos .. end`` and check that it is the
+    one code a writer makes of these clues (a range coder's last bytes have slack, and the
+    Rice section must be longer).
 
     Returns ``(error, where, bytes read, counts, lengths, nblocks)``; the bytes read include
     the decoder's look-ahead (a valid section is never longer).
@@ -618,6 +638,13 @@ def _dec_model(
             painted += s
         elif li < nlines - 1:
             painted -= s
+    again = _model_code(counts, lengths[:j], height, width, tab_r, tab_c, last, binom)
+    size = again.shape[0]
+    if size != end - pos or not _model_wins(counts, lengths[:j], size):
+        return 8, -1, p - pos, counts, lengths, j
+    for i in range(size):
+        if again[i] != data[pos + i]:
+            return 8, -1, p - pos, counts, lengths, j
     return 0, -1, p - pos, counts, lengths, j
 
 
@@ -676,6 +703,13 @@ def model_last(n: int) -> Any:
     return np.array(rows, np.int64)
 
 
+@functools.cache
+def model_tables(width: int, height: int) -> tuple[Any, Any, Any, Any]:
+    """What the model kernels take for a ``width`` x ``height`` puzzle: the (k, s) tables of
+    rows and columns, the last column's table and the binomials."""
+    return model_table(width), model_table(height), model_last(height), model_binomials()
+
+
 def _model_density(painted: int, cells: int) -> int:
     """The canonical density level: ``painted / cells`` rounded to ``1 / MODEL_Q`` (halves
     up), kept in ``1 .. MODEL_Q - 1``."""
@@ -691,12 +725,13 @@ _ERRORS = {
     5: "number too large",
     6: "goal runs overflow the picture",
     7: "range-coded section is corrupt",
+    8: "range-coded section is not canonical",
 }
 
 _HELPERS = (
     "_bitlen", "_put_bits", "_put_rice", "_get_bits", "_get_rice", "_best_rice", "_grow",
     "_clue_plan", "_sym", "_rc_put", "_rc_put_uniform", "_rc_flush", "_rc_byte", "_rc_get",
-    "_rc_take", "_rc_get_uniform", "_model_density",
+    "_rc_take", "_rc_get_uniform", "_model_density", "_model_code", "_model_wins",
 )
 _KERNELS = (
     "_enc_clues", "_dec_clues", "_enc_goal", "_dec_goal", "_clues_of_grid", "_enc_model",
