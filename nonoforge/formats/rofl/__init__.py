@@ -10,8 +10,9 @@ colour nonograms; version 1 is ours and ``docs/rofl.md`` is its full specificati
   parameters chosen per puzzle; colour indices take ``ceil(log2 C)`` bits and only when there
   are several colours. Black-and-white clues (sides up to 64) are range-coded instead
   under a random-picture model when that is shorter (v3: TAAI 2011's random 25x25
-  tournament puzzles take 81.6 bytes a payload instead of 87.9). A puzzle with a goal picture stores the picture instead of its clues
-  (run lengths in the same coder) because the clues follow from it.
+  tournament puzzles take 81.6 bytes a payload instead of 87.9). A puzzle with a goal
+  picture stores the picture instead of its clues (run lengths in the same coder) because
+  the clues follow from it.
 * a **container** (:func:`dump` / :func:`iter_load`) is ``ROFL`` + a version byte, then
   records, each framed by a sync marker, its length, a header check byte and a CRC-32, then
   an end block (record count, optional index of record offsets, CRC-32) and a trailer that
