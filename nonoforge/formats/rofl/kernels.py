@@ -370,6 +370,16 @@ def _sym(n: int, k: int, s: int) -> int:
     return 1 + (k - 1) * (n + 2 - k) + s - k
 
 
+def _rc_carry(buf: Any, n: int) -> None:
+    """Add 1 to the ``n`` bytes written so far, read as one big-endian number (a carry out of
+    ``low``; it never runs past the first byte, as the code stays below 1)."""
+    i = n - 1
+    while buf[i] == 255:
+        buf[i] = 0
+        i -= 1
+    buf[i] += np.uint8(1)
+
+
 def _rc_put(
     buf: Any, n: int, low: int, rng: int, cum: int, freq: int, tot: int
 ) -> tuple[int, int, int]:
@@ -379,11 +389,7 @@ def _rc_put(
     rng = r * freq
     if low >= _WORD:
         low -= _WORD
-        i = n - 1
-        while buf[i] == 255:
-            buf[i] = 0
-            i -= 1
-        buf[i] += np.uint8(1)
+        _rc_carry(buf, n)
     while rng < _TOP:
         buf[n] = np.uint8(low >> 24)
         n += 1
@@ -421,11 +427,7 @@ def _rc_flush(buf: Any, n: int, low: int, rng: int) -> int:
         v = low
     if v >= _WORD:
         v -= _WORD
-        i = n - 1
-        while buf[i] == 255:
-            buf[i] = 0
-            i -= 1
-        buf[i] += np.uint8(1)
+        _rc_carry(buf, n)
     for i in range(nb):
         buf[n] = np.uint8((v >> (24 - 8 * i)) & 0xFF)
         n += 1
@@ -730,8 +732,8 @@ _ERRORS = {
 
 _HELPERS = (
     "_bitlen", "_put_bits", "_put_rice", "_get_bits", "_get_rice", "_best_rice", "_grow",
-    "_clue_plan", "_sym", "_rc_put", "_rc_put_uniform", "_rc_flush", "_rc_byte", "_rc_get",
-    "_rc_take", "_rc_get_uniform", "_model_density", "_model_code", "_model_wins",
+    "_clue_plan", "_sym", "_rc_carry", "_rc_put", "_rc_put_uniform", "_rc_flush", "_rc_byte",
+    "_rc_get", "_rc_take", "_rc_get_uniform", "_model_density", "_model_code", "_model_wins",
 )
 _KERNELS = (
     "_enc_clues", "_dec_clues", "_enc_goal", "_dec_goal", "_clues_of_grid", "_enc_model",
