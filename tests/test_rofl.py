@@ -551,6 +551,17 @@ def test_model_is_used_when_shorter_and_rice_otherwise() -> None:
     b = rofl.encode(_bw(drawn))
     assert not b[2] & rofl.FLAG_MODEL
     assert rofl.decode(b) == _bw(drawn)
+    # its range code is a valid code of the same clues, but not the one code: refused
+    from nonoforge.formats.rofl.kernels import model_tables
+
+    p = _bw(drawn)
+    lines = p.rows + p.columns
+    counts = np.array([len(c) for c in lines], np.int64)
+    lengths = np.array([blk.length for c in lines for blk in c], np.int64)
+    code, shorter = _kernels()["_enc_model"](counts, lengths, 30, 30, *model_tables(30, 30))
+    assert not shorter
+    with pytest.raises(RoflError, match="not canonical"):
+        rofl.decode(b[:2] + bytes([rofl.FLAG_MODEL]) + bytes(code))
 
 
 def test_taai_2011_clues_take_under_85_bytes() -> None:
