@@ -21,9 +21,12 @@ from rich.text import Text
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
+from nonoforge import cliparams
 from nonoforge.errors import FormatError, NonoforgeError, UsageError
 from nonoforge.puzzle import Puzzle, cell_chars
 from nonoforge.util import first_line, terminal_text, unique_stem
+
+cliparams.install()  # plain values converted without pydantic: start-up time (issue 15)
 
 if TYPE_CHECKING:
     from nonoforge.db.filters import Filters

@@ -46,8 +46,6 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 
-import numpy as np
-
 from nonoforge.errors import FormatError, PuzzleError
 from nonoforge.formats.base import Format, parse_int, register
 from nonoforge.puzzle import (
@@ -158,7 +156,7 @@ MAX_GOAL_CELLS = 4_000_000
 
 def decode_cells(rows: Sequence[str], table: dict[str, int], lineno: int) -> Grid:
     """A goal picture drawn as equal-length strings, ``table`` giving each character's
-    colour index; decoded through numpy so large pictures stay small in memory."""
+    colour index; kept as one byte a cell, so large pictures stay small in memory."""
     width = len(rows[0]) if rows else 0
     if not rows or not width or any(len(r) != width for r in rows):
         raise FormatError("goal rows must be non-empty and of equal length", line=lineno)
@@ -170,8 +168,7 @@ def decode_cells(rows: Sequence[str], table: dict[str, int], lineno: int) -> Gri
     if rest:
         raise FormatError(f"goal has an unknown cell character {rest[0]!r}", line=lineno)
     coded = text.translate({k: chr(v) for k, v in known.items()}).encode("latin-1")
-    cells = np.frombuffer(coded, dtype=np.uint8)
-    return Grid(cells.reshape(len(rows), width))
+    return Grid.from_bytes(coded, len(rows), width)
 
 
 def clean_text(text: str | None, keep: Callable[[str], bool] | None = None) -> str | None:
