@@ -7,17 +7,16 @@ shows the traceback instead. Data goes to stdout, progress and messages to stder
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape as escape_markup
-from rich.text import Text
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
@@ -28,12 +27,63 @@ from nonoforge.util import first_line, terminal_text, unique_stem
 
 cliparams.install()  # plain values converted without pydantic: start-up time (issue 15)
 
+
+
+class _OnFirstUse:
+    """Stands for an object made on first use (a call or an attribute). rich costs about
+    0.03 s of CPU to import: ``info`` and ``convert`` print plain lines (:func:`echo`) and
+    never load it (issue 15)."""
+
+    __slots__ = ("_make", "_obj")
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make, self._obj = make, None
+
+    def _get(self) -> Any:
+        if self._obj is None:
+            self._obj = self._make()
+        return self._obj
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._get(), name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._get()(*args, **kwargs)
+
+    def __enter__(self) -> Any:  # rich's Live and Progress hold their console in `with`
+        return self._get().__enter__()
+
+    def __exit__(self, *exc: object) -> Any:
+        return self._get().__exit__(*exc)
+
+
+def _console(stderr: bool) -> Any:
+    from rich.console import Console
+
+    # markup=False: text from files, pages and paths ("x[/b]") is printed, never interpreted
+    return Console(stderr=stderr, highlight=False, soft_wrap=True, markup=False)
+
+
 if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.markup import escape as escape_markup
+    from rich.text import Text
+
     from nonoforge.db.filters import Filters
 
-# markup=False: text from files, pages and paths ("x[/b]") is printed, never interpreted
-out = Console(highlight=False, soft_wrap=True, markup=False)
-err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
+    out: Console
+    err: Console
+else:
+    Text = _OnFirstUse(lambda: importlib.import_module("rich.text").Text)
+    escape_markup = _OnFirstUse(lambda: importlib.import_module("rich.markup").escape)
+    out = _OnFirstUse(lambda: _console(stderr=False))
+    err = _OnFirstUse(lambda: _console(stderr=True))
+
+
+def echo(line: str) -> None:
+    """One plain line of data on stdout, as ``out.print(Text(line))`` prints it, without
+    loading rich."""
+    sys.stdout.write(line + "\n")
 
 _state: dict[str, bool] = {"debug": False, "quiet": False}
 
@@ -264,11 +314,11 @@ def info(
         if "error" in r:
             continue
         title = f" {r['title']!r}" if r["title"] else ""
-        out.print(Text(
+        echo(
             f"{terminal_text(r['file'])}{title}: {r['width']}x{r['height']}, "
             f"{r['colors']} colour(s), {r['blocks']} blocks, {r['filled']} cells filled, "
             f"key {r['key']}" + (", goal" if r["has_goal"] else "")
-        ))
+        )
     end_batch(batch)
 
 
