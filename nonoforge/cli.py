@@ -386,8 +386,8 @@ def list_formats() -> None:
     for f in FORMATS.values():
         caps = ["read"] + (["write"] if f.write else []) + (["colour"] if f.color else [])
         caps += ["many per file"] if f.multi else []
-        out.print(f"{f.name:<11} {' '.join(f.extensions):<18} {', '.join(caps):<34} "
-                  f"{f.description}")
+        echo(f"{f.name:<11} {' '.join(f.extensions):<18} {', '.join(caps):<34} "
+             f"{f.description}")
 
 
 # ---------------------------------------------------------------------------------------
