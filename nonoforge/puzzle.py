@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import operator
 import string
 import sys
 from collections.abc import Iterable, Iterator, Sequence
@@ -199,11 +200,13 @@ def _runs_match(cells: np.ndarray, clues: tuple[Clue, ...]) -> bool:
     return bool(np.array_equal(got, want))
 
 
+_LENGTH, _COLOR = operator.itemgetter(0), operator.itemgetter(1)  # of a Block, at C speed
+
+
 def min_length(clue: Clue) -> int:
     """The fewest cells a clue fits in: its blocks, plus a gap between same-colour neighbours."""
-    total = sum(b.length for b in clue)
-    total += sum(1 for a, b in zip(clue, clue[1:], strict=False) if a.color == b.color)
-    return total
+    colors = list(map(_COLOR, clue))
+    return sum(map(_LENGTH, clue)) + sum(map(operator.eq, colors, colors[1:]))
 
 
 def _is_np_integer(x: Any) -> bool:
@@ -214,6 +217,8 @@ def _is_np_integer(x: Any) -> bool:
 
 def _as_clue(raw: Any, what: str) -> Clue:
     """Accept a clue as blocks, ``(length, colour)`` pairs or bare lengths (colour 1)."""
+    if type(raw) is tuple and set(map(type, raw)) <= {Block}:
+        return raw  # already a clue (files, grids): the common case, checked at C speed
     blocks = []
     try:
         items = list(raw)
@@ -603,7 +608,13 @@ class Puzzle:
         totals: dict[str, dict[int, int]] = {"row": {}, "column": {}}
         for kind, i, clue in self.lines():
             n = self.width if kind == "row" else self.height
-            for b in clue:
+            t = totals[kind]
+            colors = set(map(_COLOR, clue))
+            if len(colors) == 1 and 1 <= min(colors) <= ncol and min(map(_LENGTH, clue)) >= 1:
+                c = min(colors)  # a one-colour clue of good blocks, summed at C speed
+                t[c] = t.get(c, 0) + sum(map(_LENGTH, clue))
+                colors.clear()
+            for b in clue if colors else ():
                 if b.length < 1:
                     raise PuzzleError(
                         f"{kind} {i + 1}: block length must be positive, got {b.length}"
@@ -613,7 +624,6 @@ class Puzzle:
                         f"{kind} {i + 1}: unknown colour {b.color} "
                         f"(the palette has colours 1..{ncol})"
                     )
-                t = totals[kind]
                 t[b.color] = t.get(b.color, 0) + b.length
             need = min_length(clue)
             if need > n:
