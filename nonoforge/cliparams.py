@@ -3,9 +3,9 @@
 typer (0.2x) converts every option and argument through a pydantic ``TypeAdapter``: the
 first value parsed imports pydantic and builds adapters, about 0.1 s of CPU, a third of
 what ``nonoforge info`` may spend in all (issue 15). Our options are plain strings, integers
-and floats, so :func:`install` gives each parameter of a command a converter that handles
-those in a few lines of Python and hands anything else, every error included, to typer's
-own converter: a value converts to exactly what typer would give, and a bad value gets
+and floats, so after :func:`install` each parameter gets a converter that handles those in
+a few lines of Python and hands anything else, every error included, to typer's own
+converter: a value converts to exactly what typer would give, and a bad value gets
 typer's own message and exit code. The grammar stays typer's.
 
 :func:`install` replaces typer's factory of converters (``typer.core.build_runtime_param``)
@@ -72,8 +72,11 @@ if RuntimeParam is not None:
         """typer's factory of converters, plain ones first."""
         if descriptor.file_annotation is not None or descriptor.parameter_info.parser:
             return build_runtime_param(descriptor)
-        return _PlainParam(parameter_info=descriptor.parameter_info,
-                           annotation=descriptor.annotation)
+        try:
+            return _PlainParam(parameter_info=descriptor.parameter_info,
+                               annotation=descriptor.annotation)
+        except TypeError:  # pragma: no cover - a typer whose converters take more fields
+            return build_runtime_param(descriptor)
 
 
 def install() -> None:
