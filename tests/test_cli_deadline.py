@@ -55,7 +55,8 @@ def test_solve_counts_start_up_reading_and_engine_loading(tmp_path: Path,
                                                           strategy: str) -> None:
     # a fresh process spends well over 0.2 s of CPU (so of wall time) importing, reading
     # and loading the compiled engine before it solves: with the clock started at the
-    # command's start, the engine finds the deadline passed and stops after one slice
+    # command's start, the deadline has passed by then (the engine is not even loaded, or
+    # stops after one slice)
     f = tmp_path / "endless.non"
     write_file(endless(), f)
     r = subprocess.run(

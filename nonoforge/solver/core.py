@@ -178,6 +178,11 @@ def _solve(
                 effort=q.effort, time_s=time.monotonic() - t0, state=q.state,
             )
     if allow_quick:  # compile time (or loading from numba's cache) is not the puzzle's time
+        if deadline is not None and not engine_loaded() and time.monotonic() >= deadline:
+            # reading a huge file took the time: loading the engine would only overshoot
+            return SolveResult(status="timeout", solutions=[], technique=TECHNIQUES[0],
+                               effort={"work": 0}, time_s=time.monotonic() - t0,
+                               state=_undecided(puzzle))
         t0 += warmup()
     if strategy == "sat":
         return _solve_sat_only(puzzle, max_solutions, deadline, t0, budget)
@@ -283,18 +288,23 @@ def _sat_status(status: str, found: list[Grid], max_solutions: int) -> str:
     return status
 
 
+def _undecided(puzzle: Puzzle) -> np.ndarray:
+    """The state that says nothing: every colour still possible in every cell."""
+    full = np.uint64((1 << (puzzle.ncolors + 1)) - 1)
+    return np.full((puzzle.height, puzzle.width), full, dtype=np.uint64)
+
+
 def _solve_sat_only(
     puzzle: Puzzle, max_solutions: int, deadline: float | None, t0: float,
     budget: int | None = None,
 ) -> SolveResult:
     conflicts = None if budget is None else budget // SAT_CONFLICT_WORK
     out = _solve_sat(puzzle, None, max_solutions, deadline, conflicts)
-    full = np.uint64((1 << (puzzle.ncolors + 1)) - 1)
     grids = _checked(puzzle, list(out.solutions)[:max_solutions])
     if out.status == "unique" and grids:
         state = (np.uint64(1) << grids[0].cells.astype(np.uint64)).astype(np.uint64)
     else:
-        state = np.full((puzzle.height, puzzle.width), full, dtype=np.uint64)
+        state = _undecided(puzzle)
     return SolveResult(
         status=_sat_status(out.status, grids, max_solutions),
         solutions=grids,
