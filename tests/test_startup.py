@@ -38,7 +38,7 @@ def _imported(args: list[str]) -> set[str]:
 @pytest.mark.parametrize("args", [["info", DANCER], ["info", "--json", DANCER], ["formats"]])
 def test_fast_commands_import_no_numpy_pydantic_or_rich(args: list[str]) -> None:
     mods = _imported(args)
-    assert "nonoforge.cli" in mods and "nonoforge.formats" in mods or args == ["formats"]
+    assert "nonoforge.cli" in mods and "nonoforge.formats" in mods  # the command did run
     assert not {m for m in mods if m.split(".")[0] in HEAVY}
 
 
