@@ -29,10 +29,9 @@ from nonoforge.util import first_line, terminal_text, unique_stem
 cliparams.install()  # plain values converted without pydantic: start-up time (issue 15)
 
 
-
 class _OnFirstUse:
     """Stands for an object made on first use (a call or an attribute). rich costs about
-    0.03 s of CPU to import: ``info`` and ``convert`` print plain lines (:func:`echo`) and
+    0.03 s of CPU to import: ``info`` and ``formats`` print plain lines (:func:`echo`) and
     never load it (issue 15)."""
 
     __slots__ = ("_make", "_obj")
