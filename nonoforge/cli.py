@@ -14,6 +14,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -21,12 +22,38 @@ import typer
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
-from nonoforge import cliparams
+from nonoforge.cliparams import TYPER, plain
 from nonoforge.errors import FormatError, NonoforgeError, UsageError
 from nonoforge.puzzle import Puzzle, cell_chars
 from nonoforge.util import first_line, terminal_text, unique_stem
 
-cliparams.install()  # plain values converted without pydantic: start-up time (issue 15)
+try:  # typer's private coercion layer (typer 0.2x): plain values converted without pydantic
+    import typer.core as _typer_core
+    from typer._coercion import RuntimeParam, build_runtime_param
+except ImportError:  # pragma: no cover - another typer converts as it always did
+    pass
+else:
+
+    @dataclass(frozen=True)
+    class _PlainParam(RuntimeParam):
+        """Plain values by :func:`nonoforge.cliparams.plain`, the rest by typer's own
+        converter (errors and their messages included): start-up time, issue 15."""
+
+        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+            got = plain(self.annotation, self.parameter_info, value)
+            if got is not TYPER:
+                return got
+            typer_own = build_runtime_param(param.type_descriptor)
+            return typer_own._coerce_value(value, param=param, ctx=ctx)
+
+    def _converter(descriptor: Any) -> Any:
+        """typer's factory of converters, plain ones first."""
+        if descriptor.file_annotation is not None or descriptor.parameter_info.parser:
+            return build_runtime_param(descriptor)
+        return _PlainParam(parameter_info=descriptor.parameter_info,
+                           annotation=descriptor.annotation)
+
+    _typer_core.build_runtime_param = _converter  # every parameter, help options included
 
 
 class _OnFirstUse:

@@ -1,8 +1,8 @@
 """Start-up (issue 15): what a command imports, and the plain value converter behind it.
 
 Timing lives in ``bench/startup.py``; these tests pin the mechanism: which heavy modules a
-fast command never loads, and that :mod:`nonoforge.cliparams` converts every value exactly
-as typer's own (pydantic) converter does, errors included.
+fast command never loads, and that plain values (:mod:`nonoforge.cliparams`) convert exactly
+as with typer's own (pydantic) converter, errors included.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import typer.core
 from typer.testing import CliRunner
 
 import nonoforge.cli  # noqa: F401 - installs the plain converter, as the command does
-from nonoforge import cliparams
 
 ROOT = Path(__file__).resolve().parents[1]
 DANCER = str(ROOT / "nonoforge" / "examples" / "puzzles" / "dancer.non")
@@ -114,6 +113,5 @@ def test_plain_conversion_matches_typers_own(args: list[str],
 
 def test_the_plain_converter_is_installed() -> None:
     assert typer.core.build_runtime_param is not typer._coercion.build_runtime_param
-    cliparams.install()  # twice is harmless
     r = CliRunner().invoke(probe, ["a", "--count", "4", "--seconds", "2"])
     assert r.output.strip() == "(['a'], 4, None, 2.0, 1, None, False)"
