@@ -401,6 +401,9 @@ class Grid:
     def __hash__(self) -> int:
         return hash((self.shape, self._bytes()))
 
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled as its bytes alone (worker pools)
+        return (Grid.from_bytes, (self._bytes(), *self._shape))
+
     def __repr__(self) -> str:
         return f"Grid({[list(row) for row in self._lines()[0]]!r})"
 
