@@ -1,4 +1,4 @@
-"""ROFL v2: a compact, checksummed, streamable binary container of puzzles.
+"""ROFL v3: a compact, checksummed, streamable binary container of puzzles.
 
 The name comes from the "ROFL Omitting Format Language" sketched in izaron's article on
 colour nonograms; version 1 is ours and ``docs/rofl.md`` is its full specification. In short:
@@ -8,8 +8,11 @@ colour nonograms; version 1 is ours and ``docs/rofl.md`` is its full specificati
   section, then the metadata strings. The bit section holds the clues as Golomb-Rice codes
   (block lengths, and the number of blocks per line as a signed offset from its median) with
   parameters chosen per puzzle; colour indices take ``ceil(log2 C)`` bits and only when there
-  are several colours. A puzzle with a goal picture stores the picture instead of its clues
-  (run lengths in the same coder) because the clues follow from it.
+  are several colours. Black-and-white clues (sides up to 64) are range-coded instead
+  under a random-picture model when that is shorter (v3: TAAI 2011's random 25x25
+  tournament puzzles take 81.6 bytes a payload instead of 87.9). A puzzle with a goal
+  picture stores the picture instead of its clues (run lengths in the same coder) because
+  the clues follow from it.
 * a **container** (:func:`dump` / :func:`iter_load`) is ``ROFL`` + a version byte, then
   records, each framed by a sync marker, its length, a header check byte and a CRC-32, then
   an end block (record count, optional index of record offsets, CRC-32) and a trailer that
@@ -49,6 +52,7 @@ from nonoforge.formats.rofl.container import (
 from nonoforge.formats.rofl.record import (
     FLAG_GOAL,
     FLAG_META,
+    FLAG_MODEL,
     FLAG_PALETTE,
     FLAG_PALETTE_REF,
     FLAG_RAW_GOAL,
@@ -62,6 +66,7 @@ __all__ = [
     "END_SYNC",
     "FLAG_GOAL",
     "FLAG_META",
+    "FLAG_MODEL",
     "FLAG_PALETTE",
     "FLAG_PALETTE_REF",
     "FLAG_RAW_GOAL",
