@@ -38,7 +38,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from xml.etree.ElementTree import ParseError
-from xml.sax.saxutils import escape, quoteattr
 
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
@@ -334,10 +333,14 @@ def _names(p: Puzzle) -> list[str]:
 
 
 def _text(s: str) -> str:
+    from xml.sax.saxutils import escape  # imports urllib: only when writing (start-up time)
+
     return escape(s, {"\r": "&#13;"})
 
 
 def _write_one(p: Puzzle) -> list[str]:
+    from xml.sax.saxutils import quoteattr
+
     names = _names(p)
     chars = ".X" if p.is_bw else _CHARS
     out = [
