@@ -194,13 +194,12 @@ def _parse(data: bytes) -> _Target:
     return target
 
 
-def _build(raw: _Raw, set_meta: dict[str, str]) -> Puzzle:
-    kind = raw.attrs.get("type", "grid").lower()
-    if kind != "grid":
-        raise FormatError(f"puzzle type {kind[:20]!r} is not supported (only grid)", line=raw.line)
-    bg_name = raw.attrs.get("backgroundcolor", "white")
-    fg_name = raw.attrs.get("defaultcolor", "black")
-    defined: dict[str, tuple[tuple[int, int, int], str | None]] = {}
+_Defined = dict[str, tuple[tuple[int, int, int], str | None]]
+
+
+def _defined_colors(raw: _Raw) -> tuple[_Defined, list[str]]:
+    """The ``<color>`` elements: each name's RGB and char, and the names in order."""
+    defined: _Defined = {}
     order: list[str] = []
     for cname, ch, text, line in raw.colors:
         if cname in defined:
@@ -215,67 +214,97 @@ def _build(raw: _Raw, set_meta: dict[str, str]) -> Puzzle:
             raise FormatError(f"colour {cname[:30]!r}: char must be one character", line=line)
         defined[cname] = (rgb, ch)
         order.append(cname)
+    return defined, order
+
+
+def _implicit(name: str, defined: _Defined, line: int, what: str) -> bool:
+    """Define ``white``/``black`` when used without a ``<color>``; whether it was added."""
+    if name in defined:
+        return False
+    if name not in _IMPLICIT:
+        raise FormatError(what, line=line)
+    defined[name] = _IMPLICIT[name]
+    return True
+
+
+def _palette(raw: _Raw) -> tuple[Palette, list[str], dict[str, int]]:
+    """Background (0), default colour (1), the other colours in order, then implicit
+    colours only counts name: the palette, its names, and the goal's cell characters."""
+    bg_name = raw.attrs.get("backgroundcolor", "white")
+    fg_name = raw.attrs.get("defaultcolor", "black")
+    defined, order = _defined_colors(raw)
     for name in (bg_name, fg_name):
-        if name not in defined:
-            if name not in _IMPLICIT:
-                raise FormatError(f"colour {name[:30]!r} is used but not defined", line=raw.line)
-            defined[name] = _IMPLICIT[name]
+        _implicit(name, defined, raw.line, f"colour {name[:30]!r} is used but not defined")
     if bg_name == fg_name:
         raise FormatError("background and default colour are the same", line=raw.line)
     names = [bg_name, fg_name, *(n for n in order if n not in (bg_name, fg_name))]
-    for kind_ in ("rows", "columns"):
-        for blocks in raw.clues.get(kind_, ([], 0))[0]:
+    for kind in ("rows", "columns"):
+        for blocks in raw.clues.get(kind, ([], 0))[0]:
             for _, used, line in blocks:
-                if used is not None and used not in defined:
-                    if used not in _IMPLICIT:
-                        raise FormatError(f"unknown colour {used[:30]!r}", line=line)
-                    defined[used] = _IMPLICIT[used]
+                if used is not None and _implicit(
+                    used, defined, line, f"unknown colour {used[:30]!r}"
+                ):
                     names.append(used)
     palette = puzzle_or_error(
         lambda: Palette(tuple(Color(n, defined[n][0]) for n in names)), raw.line
     )
-    index = {n: i for i, n in enumerate(names)}
     chars = {ch: i for i, n in enumerate(names) if (ch := defined[n][1])}
+    return palette, names, chars
 
-    desc = raw.meta.get("description") or raw.meta.get("note")
-    meta = Meta(
-        title=clean_text(raw.meta.get("title")),
-        author=clean_text(raw.meta.get("author") or set_meta.get("author")),
-        copyright=clean_text(raw.meta.get("copyright") or set_meta.get("copyright")),
-        source=clean_text(raw.meta.get("source") or set_meta.get("source")),
-        source_id=clean_text(raw.meta.get("id")),
-        note=clean_text(desc),
+
+def _meta(raw: _Raw, set_meta: dict[str, str]) -> Meta:
+    """The puzzle's metadata; the set's author, copyright and source fill in."""
+    m = raw.meta
+    return Meta(
+        title=clean_text(m.get("title")),
+        author=clean_text(m.get("author") or set_meta.get("author")),
+        copyright=clean_text(m.get("copyright") or set_meta.get("copyright")),
+        source=clean_text(m.get("source") or set_meta.get("source")),
+        source_id=clean_text(m.get("id")),
+        note=clean_text(m.get("description") or m.get("note")),
     )
+
+
+def _count(text: str, cname: str | None, line: int, index: dict[str, int]) -> Block:
+    if text.strip().startswith("-"):
+        raise FormatError(f"negative count {text.strip()[:20]!r}", line=line)
+    n = parse_int(text, line, "count")
+    if n == 0:
+        raise FormatError("a count of 0", line=line)
+    return Block(n, index[cname] if cname is not None else 1)
+
+
+def _clues(raw: _Raw, kind: str, index: dict[str, int]) -> tuple[list[Clue], list[int]]:
+    """The clues of ``<clues type=kind>`` (present) and the line each starts on."""
+    out: list[Clue] = []
+    where: list[int] = []
+    lines, at = raw.clues[kind]
+    for blocks in lines:
+        out.append(tuple(_count(text, cname, line, index) for text, cname, line in blocks))
+        where.append(blocks[0][2] if blocks else at)
+    if not out:
+        raise FormatError(f"<clues type={kind!r}> has no <line>", line=at)
+    return out, where
+
+
+def _build(raw: _Raw, set_meta: dict[str, str]) -> Puzzle:
+    kind = raw.attrs.get("type", "grid").lower()
+    if kind != "grid":
+        raise FormatError(f"puzzle type {kind[:20]!r} is not supported (only grid)", line=raw.line)
+    palette, names, chars = _palette(raw)
+    meta = _meta(raw, set_meta)
     goal = _goal(raw.goal, chars) if raw.goal else None
     if not raw.clues:
         if goal is None or raw.goal is None:
             raise FormatError("puzzle has neither clues nor a goal", line=raw.line)
         g = goal
         return puzzle_or_error(lambda: Puzzle.from_grid(g, palette, meta), raw.goal[1])
-    for kind_ in ("rows", "columns"):
-        if kind_ not in raw.clues:
-            raise FormatError(f"puzzle has no <clues type={kind_!r}>", line=raw.line)
-
-    def clues(kind_: str) -> tuple[list[Clue], list[int]]:
-        out, where = [], []
-        lines, at = raw.clues[kind_]
-        for blocks in lines:
-            clue = []
-            for text, cname, line in blocks:
-                if text.strip().startswith("-"):
-                    raise FormatError(f"negative count {text.strip()[:20]!r}", line=line)
-                n = parse_int(text, line, "count")
-                if n == 0:
-                    raise FormatError("a count of 0", line=line)
-                clue.append(Block(n, index[cname] if cname is not None else 1))
-            out.append(tuple(clue))
-            where.append(blocks[0][2] if blocks else at)
-        if not out:
-            raise FormatError(f"<clues type={kind_!r}> has no <line>", line=at)
-        return out, where
-
-    rows, row_at = clues("rows")
-    cols, col_at = clues("columns")
+    for kind in ("rows", "columns"):
+        if kind not in raw.clues:
+            raise FormatError(f"puzzle has no <clues type={kind!r}>", line=raw.line)
+    index = {n: i for i, n in enumerate(names)}
+    rows, row_at = _clues(raw, "rows", index)
+    cols, col_at = _clues(raw, "columns", index)
     end = max(raw.clues["rows"][1], raw.clues["columns"][1])
     goal_line = raw.goal[1] if raw.goal else None
     return build_puzzle(rows, cols, palette, meta, row_at, col_at, end, goal, goal_line)
