@@ -415,3 +415,22 @@ def test_a_bogus_declared_encoding_falls_back(name: str) -> None:
     doc = f'<?xml version="1.0" encoding="{name}"?><puzzleset>caf\u00e9</puzzleset>'
     assert decode_text(doc.encode()).endswith("café</puzzleset>")
     assert decode_text(doc.encode("cp1252")).endswith("café</puzzleset>")
+
+
+def test_a_file_is_decoded_once_for_detection_and_reading(monkeypatch: pytest.MonkeyPatch) -> None:
+    import nonoforge.formats as formats
+
+    calls: list[int] = []
+    real = formats.decode_text
+
+    def counting(data: bytes) -> str:
+        calls.append(len(data))
+        return real(data)
+
+    monkeypatch.setattr(formats, "decode_text", counting)
+    data = shared_path("corpora", "survey-free", "faase.non").read_bytes()
+    assert len(list(loads(data))) == 1
+    assert len(calls) == 1
+    calls.clear()
+    assert len(list(loads(data, "non"))) == 1
+    assert len(calls) == 1

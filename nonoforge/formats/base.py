@@ -64,8 +64,9 @@ class Format:
     #: Detection tries formats in ascending priority: the most specific sniffers first.
     priority: int = 50
     #: For formats whose puzzles are completed by files beside them (the tournament sets'
-    #: solution files): read a file *by path* with its companions, or None when it has none.
-    with_companions: Callable[[str], list[Puzzle] | None] | None = None
+    #: solution files): given a file's path and its content (already read and decoded),
+    #: read it with its companions, or None when it has none.
+    with_companions: Callable[[str, str | bytes], list[Puzzle] | None] | None = None
 
     def accepts(self, p: Puzzle) -> bool:
         """Whether ``p`` can be written in this format without losing clues or colours."""
