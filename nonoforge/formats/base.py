@@ -235,6 +235,19 @@ def safe_meta(meta: Meta) -> Meta:
     return dataclasses.replace(meta, **changes) if changes else meta
 
 
+def clean_text(text: str | None) -> str | None:
+    """A metadata field as a format writes and keeps it: made safe by the one rule for
+    stored text (:func:`nonoforge.util.safe_text`: control characters *replaced*, never
+    dropped; line breaks normalised), surrounding space stripped; empty is None.
+
+    >>> clean_text("  Cat\x1b[31m ")
+    'Cat\ufffd[31m'
+    """
+    if text is None:
+        return None
+    return safe_text(text, len(text) + 1).strip() or None
+
+
 def safe_puzzle(p: Puzzle) -> Puzzle:
     """``p`` with its metadata made safe: the one place readers' text is cleaned."""
     meta = safe_meta(p.meta)

@@ -36,21 +36,20 @@ without a character in a colour puzzle is colour 1, the first colour. ``goal`` h
 Several puzzles a file ("nonpack"): separated by a line ``====``.
 
 This module also holds the few helpers the other line-based formats share (clue checks
-that know their line number, invented colours, text clean-up).
+that know their line number, invented colours).
 """
 
 from __future__ import annotations
 
 import html
 import re
-import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from nonoforge.errors import FormatError, PuzzleError
-from nonoforge.formats.base import Format, parse_int, register
+from nonoforge.formats.base import Format, clean_text, parse_int, register
 from nonoforge.puzzle import (
     BLACK,
     RGB,
@@ -66,6 +65,7 @@ from nonoforge.puzzle import (
     min_length,
     parse_rgb,
 )
+from nonoforge.util import REPLACEMENT
 
 # ---------------------------------------------------------------------------------------
 # helpers shared by the line-based formats (non, nin, cwc, olsak)
@@ -175,21 +175,6 @@ def decode_cells(rows: Sequence[str], table: dict[str, int], lineno: int) -> Gri
     return Grid(cells.reshape(len(rows), width))
 
 
-def clean_text(text: str | None, keep: Callable[[str], bool] | None = None) -> str | None:
-    """Metadata text as the line formats keep it: no control characters but ``\\t``,
-    ``\\n`` and ``\\r`` (``keep`` may refuse more), surrounding space stripped; empty is None.
-    """
-    if text is None:
-        return None
-    out = "".join(
-        ch
-        for ch in text
-        if (ch in "\t\n\r" or unicodedata.category(ch) not in ("Cc", "Cs"))
-        and (keep is None or keep(ch))
-    ).strip()
-    return out or None
-
-
 # ---------------------------------------------------------------------------------------
 # .non
 
@@ -213,11 +198,26 @@ _COLOR_LINE = re.compile(r"(\S)\s+(#?[0-9A-Fa-f]{6}|#?[0-9A-Fa-f]{3})(?:\s.*)?$"
 _SEPARATOR = "===="
 
 
+#: A character reference to a C0 control or DEL, which :func:`html.unescape` drops.
+_CONTROL_REF = re.compile(
+    r"&#(?:[xX]0*([0-9a-fA-F]{1,2})(?![0-9a-fA-F])|0*([0-9]{1,3})(?![0-9]));?"
+)
+
+
+def _control_ref(m: re.Match[str]) -> str:
+    n = int(m.group(1), 16) if m.group(1) is not None else int(m.group(2))
+    dropped = 1 <= n <= 8 or n == 0x0B or 0x0E <= n <= 0x1F or n == 0x7F
+    return REPLACEMENT if dropped else m.group(0)
+
+
 def _unquote(value: str) -> str:
-    """A key's value: a quoted string (HTML escapes decoded) or the bare rest of the line."""
+    """A key's value: a quoted string (HTML escapes decoded) or the bare rest of the line.
+
+    A reference to a control character is replaced with U+FFFD, as every reader's text is
+    (:func:`nonoforge.util.safe_text`), where HTML's rule would drop it."""
     v = value.strip()
     if len(v) >= 2 and v[0] == '"' and v.rfind('"') > 0:
-        return html.unescape(v[1 : v.rfind('"')])
+        return html.unescape(_CONTROL_REF.sub(_control_ref, v[1 : v.rfind('"')]))
     return v
 
 

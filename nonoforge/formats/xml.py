@@ -38,14 +38,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from xml.etree.ElementTree import ParseError
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax.saxutils import quoteattr
 
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
 
 from nonoforge.errors import FormatError, PuzzleError
-from nonoforge.formats.base import Format, parse_int, puzzle_or_error, register
-from nonoforge.formats.non import build_puzzle, clean_text, decode_cells
+from nonoforge.formats.base import Format, clean_text, parse_int, puzzle_or_error, register
+from nonoforge.formats.non import build_puzzle, decode_cells
 from nonoforge.puzzle import (
     BLACK,
     WHITE,
@@ -58,6 +58,7 @@ from nonoforge.puzzle import (
     Puzzle,
     parse_rgb,
 )
+from nonoforge.util import xml_chars, xml_text
 
 #: More blocks than any real document holds; refused to keep memory bounded.
 MAX_COUNTS = 2_000_000
@@ -341,17 +342,16 @@ def read(text: str | bytes) -> Iterator[Puzzle]:
 _CHARS = "." + string.ascii_letters + string.digits + "!#$%*+-/=@^_~"
 
 
-def _xml_ok(ch: str) -> bool:
-    return ch not in "\ufffe\uffff"
+def _kept(value: str | None) -> str | None:
+    """A metadata field as an XML file keeps it: made safe (:func:`clean_text`), then
+    without what XML cannot carry at all (:func:`~nonoforge.util.xml_chars`)."""
+    v = clean_text(value)
+    return None if v is None else clean_text(xml_chars(v))
 
 
 def _xml_name(i: int, c: Color) -> str:
     """A colour's name as written: kept unless XML cannot carry it."""
-    ok = all(
-        (ch in "\t\n\r" or ord(ch) >= 0x20) and _xml_ok(ch) and not 0xD800 <= ord(ch) <= 0xDFFF
-        for ch in c.name
-    )
-    return c.name if ok else f"color{i}"
+    return c.name if xml_chars(c.name) == c.name else f"color{i}"
 
 
 def _names(p: Puzzle) -> list[str]:
@@ -360,10 +360,6 @@ def _names(p: Puzzle) -> list[str]:
         n = _xml_name(i, c)
         names.append(n if n not in names else f"color{i}")
     return names
-
-
-def _text(s: str) -> str:
-    return escape(s, {"\r": "&#13;"})
 
 
 def _write_one(p: Puzzle) -> list[str]:
@@ -377,9 +373,9 @@ def _write_one(p: Puzzle) -> list[str]:
     fields = (("title", m.title), ("author", m.author), ("copyright", m.copyright),
               ("source", m.source), ("id", m.source_id), ("description", m.note))  # fmt: skip
     for tag, value in fields:
-        v = clean_text(value, _xml_ok)
+        v = _kept(value)
         if v is not None:
-            out.append(f"<{tag}>{_text(v)}</{tag}>")
+            out.append(f"<{tag}>{xml_text(v)}</{tag}>")
     for i, c in enumerate(p.palette):
         out.append(f"<color name={quoteattr(names[i])} char={quoteattr(chars[i])}>"
                    f"{c.hex[1:].upper()}</color>")  # fmt: skip
@@ -414,12 +410,12 @@ def holds(p: Puzzle) -> Puzzle:
     """Everything but the licence; colour names XML cannot carry are replaced."""
     m = p.meta
     meta = Meta(
-        title=clean_text(m.title, _xml_ok),
-        author=clean_text(m.author, _xml_ok),
-        copyright=clean_text(m.copyright, _xml_ok),
-        source=clean_text(m.source, _xml_ok),
-        source_id=clean_text(m.source_id, _xml_ok),
-        note=clean_text(m.note, _xml_ok),
+        title=_kept(m.title),
+        author=_kept(m.author),
+        copyright=_kept(m.copyright),
+        source=_kept(m.source),
+        source_id=_kept(m.source_id),
+        note=_kept(m.note),
     )
     names = _names(p)
     palette = Palette(tuple(Color(n, c.rgb) for n, c in zip(names, p.palette, strict=True)))
