@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from nonoforge.errors import FormatError, PuzzleError
-from nonoforge.puzzle import Meta, Puzzle
+from nonoforge.puzzle import Meta, Palette, Puzzle
 from nonoforge.util import safe_text
 
 T = TypeVar("T")
@@ -89,6 +89,12 @@ def register(fmt: Format) -> Format:
 def strip_meta(p: Puzzle) -> Puzzle:
     """``p`` without metadata or goal: what a clue-only format keeps."""
     return p.replace(meta=Meta(), goal=None)
+
+
+def bw_clues(p: Puzzle) -> Puzzle:
+    """``p``'s clues alone, in black on white: what a black-and-white, clue-only format
+    (``.nin``, CSV, Tatham's game IDs) keeps."""
+    return p.replace(meta=Meta(), goal=None, palette=Palette.bw())
 
 
 def puzzle_or_error(build: Callable[[], T], line: int | None = None) -> T:
