@@ -142,30 +142,43 @@ class _Target:
         parent = self.stack[-1][0] if self.stack else None
         text = "".join(self.text)
         self.text = []
-        cur = self.cur
-        if tag == "count" and parent == "line" and self.line_blocks is not None:
+        if tag in _META_TAGS:
+            self._end_meta(tag, parent, text)
+        elif tag == "puzzle":
+            self.cur = None
+        elif tag == "clues":
+            self.clue_kind = None
+        elif tag == "line" and parent == "clues":
+            self.line_blocks = None
+        elif tag == "count" and parent == "line" and self.line_blocks is not None:
             self.counts += 1
             if self.counts > MAX_COUNTS:
                 raise self.fail(f"more than {MAX_COUNTS} blocks")
             self.line_blocks.append((text, at.get("color"), line))
-        elif tag == "line" and parent == "clues":
-            self.line_blocks = None
-        elif tag == "clues":
-            self.clue_kind = None
-        elif tag == "color" and parent == "puzzle" and cur is not None:
+        elif parent in ("puzzle", "solution") and self.cur is not None:
+            self._end_in_puzzle(tag, parent, at, text, line)
+
+    def _end_meta(self, tag: str, parent: str | None, text: str) -> None:
+        """A metadata element: the puzzle's own, or the set's (which fills in)."""
+        if parent == "puzzle" and self.cur is not None:
+            self.cur.meta.setdefault(tag, text)
+        elif parent == "puzzleset":
+            self.set_meta.setdefault(tag, text)
+
+    def _end_in_puzzle(
+        self, tag: str, parent: str, at: dict[str, str], text: str, line: int
+    ) -> None:
+        """A ``<color>`` of the puzzle, or the ``<image>`` of its goal solution."""
+        cur = self.cur
+        assert cur is not None
+        if tag == "color" and parent == "puzzle":
             cname = at.get("name")
             if not cname:
                 raise FormatError("<color> without a name", line=line)
             cur.colors.append((cname, at.get("char"), text, line))
-        elif tag in _META_TAGS and parent == "puzzle" and cur is not None:
-            cur.meta.setdefault(tag, text)
-        elif tag in _META_TAGS and parent == "puzzleset":
-            self.set_meta.setdefault(tag, text)
-        elif tag == "image" and parent == "solution" and cur is not None:
-            if self.solution_type == "goal" and cur.goal is None:
-                cur.goal = (text, line)
-        elif tag == "puzzle":
-            self.cur = None
+        elif tag == "image" and parent == "solution" and cur.goal is None:
+            # the first image of a goal solution counts
+            cur.goal = (text, line) if self.solution_type == "goal" else None
 
     def close(self) -> None:
         return None
