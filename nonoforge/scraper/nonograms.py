@@ -367,6 +367,13 @@ def _info_row(soup: BeautifulSoup) -> Tag | None:
     return rows[0] if rows else None
 
 
+def _score_of(td: Tag) -> str | None:
+    """A cell's score picture's text: its title (and, on some pages, its alt)."""
+    img = td.find("img")
+    mark = (img.get("title") or img.get("alt")) if isinstance(img, Tag) else None
+    return str(mark).strip() if mark else None
+
+
 def _read_row(tr: Tag) -> dict[str, str]:
     """Field -> value from the cells of the information row."""
     out: dict[str, str] = {}
@@ -377,9 +384,7 @@ def _read_row(tr: Tag) -> dict[str, str]:
         label, colon, value = text.partition(":")
         field = _label_field(label) if colon else None
         value = value.strip()
-        img = td.find("img")  # the score is its title (and, on some pages, its alt)
-        mark = (img.get("title") or img.get("alt")) if isinstance(img, Tag) else None
-        score = str(mark).strip() if mark else None
+        score = _score_of(td)
         if score is not None and field in ("rating", "difficulty"):
             out.setdefault(field, score)
             pending = None
