@@ -132,7 +132,7 @@ def xml_chars(s: str) -> str:
     """``s`` without the characters XML 1.0 forbids (the ones :func:`xml_text` drops), not
     yet escaped: what a value becomes once written into XML and read back.
 
-    >>> xml_chars("a\x00b\ufffe")
+    >>> xml_chars("a\\x00b\\ufffe")
     'ab'
     """
     return _XML_FORBIDDEN.sub("", s)

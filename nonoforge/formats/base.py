@@ -246,8 +246,8 @@ def clean_text(text: str | None) -> str | None:
     stored text (:func:`nonoforge.util.safe_text`: control characters *replaced*, never
     dropped; line breaks normalised), surrounding space stripped; empty is None.
 
-    >>> clean_text("  Cat\x1b[31m ")
-    'Cat\ufffd[31m'
+    >>> clean_text("  Cat\\x1b[31m ")
+    'Cat\\ufffd[31m'
     """
     if text is None:
         return None
