@@ -32,7 +32,8 @@ import numpy as np
 
 from nonoforge.errors import FormatError
 from nonoforge.puzzle import Grid, Puzzle
-from nonoforge.solving import line_sweeps, mask_colours, mask_counts
+from nonoforge.solving import mask_colours, mask_counts
+from nonoforge.sweeps import line_sweeps
 
 Given = tuple[int, int, int]  # (row, column, colour), 0-based
 #: Undecided cells tried per round (those on the lines with the most undecided cells).

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from nonoforge.puzzle import Clue, Grid, Puzzle
-from nonoforge.solving import line_sweeps
+from nonoforge.sweeps import line_sweeps
 from nonoforge.util import safe_text
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ def line_trace(p: Puzzle, answer: Grid | None = None) -> list[dict[str, Any]]:
     """The solve as a list of line deductions, in the order a person could make them.
 
     Complete line logic is applied to rows then columns, sweep after sweep, until nothing
-    changes (:func:`nonoforge.solving.line_sweeps`); every application that decides new
+    changes (:func:`nonoforge.sweeps.line_sweeps`); every application that decides new
     cells is one step ``{"line": "row"|"column", "index": i, "cells": [[r, c, colour],
     ...]}`` (cells decided by that line given everything decided before). If line logic
     stops short, a last step ``{"line": None, "by": "search", "cells": [...]}`` holds the

@@ -1,4 +1,4 @@
-"""nonoforge.solving: the line sweep shared by the dataset's traces and the givens."""
+"""nonoforge.sweeps: the line sweep shared by the dataset's traces and the givens."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import numpy as np
 from nonoforge.images.givens import propagate
 from nonoforge.pipeline.dataset import line_trace
 from nonoforge.puzzle import Grid, Puzzle
-from nonoforge.solving import line_sweeps, mask_colours
+from nonoforge.solving import mask_colours
+from nonoforge.sweeps import line_sweeps
 
 
 def _open(p: Puzzle) -> np.ndarray:
