@@ -107,12 +107,12 @@ class Work:
 
     def run(self, work_limit: int) -> int:
         t = self.t
-        return int(E.run(
-            self.cur, self.stack, self.bcell, self.brem, t.height, t.width, t.lines, t.blen,
-            t.bcol, BITS, t.full, self.sched, self.v, self.F, self.B, self.run_, self.sc,
+        return int(E.run(E.Engine(
+            t.height, t.width, t.lines, t.blen, t.bcol, BITS, t.full, self.cur, self.stack,
+            self.bcell, self.brem, self.sched, self.v, self.F, self.B, self.run_, self.sc,
             self.cache, self.lm, self.out, self.trail, self.trold, self.stamp, self.steps,
-            self.hcnt, self.hacc, self.hstamp, self.touched, self.sols, work_limit,
-        ))
+            self.hcnt, self.hacc, self.hstamp, self.touched, self.sols,
+        ), work_limit))
 
     def drain_steps(self, into: list[np.ndarray]) -> None:
         n = int(self.v[E.V_NSTEPS])

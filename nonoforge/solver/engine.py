@@ -1,7 +1,8 @@
 """The compiled solving engine: propagation, probing and backtracking in one resumable loop.
 
 Everything here runs under numba. The engine's whole state lives in arrays the caller owns
-(:class:`~nonoforge.solver.driver.Work` allocates them), so :func:`run` can stop after any
+(:class:`~nonoforge.solver.driver.Work` allocates them and hands them over as one
+:class:`Engine` tuple), so :func:`run` can stop after any
 unit of work (one propagation, one probed cell, one search node) and be called again to go
 on exactly where it stopped. The Python layer uses that to honour wall-clock timeouts
 without letting time decide *what* is computed: the same puzzle always does the same work
@@ -14,9 +15,21 @@ Layout (all flat, ``int64`` unless said):
 * ``blen``, ``bcol``: block lengths and colours of all clues, concatenated;
 * ``cur``: the ``uint64`` state being worked on; ``stack``: saved states, one per depth;
 * ``v``: scalars and effort counters, indexed by the ``V_*`` constants below.
+
+:func:`run` takes the one :class:`Engine` tuple and is a small loop over phases
+(``PH_*``), one function each: the first logic on the blank grid, propagation, probing,
+branching and backtracking. A phase does its unit of work (probing: cell after cell, with
+run's checks between them), moves ``v[V_PHASE]`` on and answers an ``RC_*`` code, or
+``_GO`` to go on. ``run`` reads the arrays out of the tuple once per call and hands each
+phase the ones it uses: numba counts a reference every time an array is read out of a
+tuple or handed to a function, so the kernels that run per line or per probed cell
+(:func:`propagate`, :func:`_probe_cell`) keep their work inline and read no tuple; done
+per call of small helpers, that counting cost up to 18 % on the tournament sets.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -92,12 +105,51 @@ RC_STEPS = 5  # steps buffer full: drain it and call again
 RC_STOPPED = 6  # v[V_STOP] was set: the deadline passed (not resumable)
 RC_GROW_STACK = -1  # the search stack is full: grow it and call again
 RC_GROW_SOLS = -2  # the solution store may overflow: grow it and call again
+_GO = 100  # (phases only) no reason to return: the loop goes on
 
 T_TRIVIAL = 0
 T_OVERLAP = 1
 T_LINE = 2
 T_PROBE = 3
 T_SEARCH = 4
+
+
+class Engine(NamedTuple):
+    """Everything :func:`run` reads and writes: the puzzle's tables, the solve state, the
+    scratch memory of the line solvers and of probing. A typed tuple of arrays: numba
+    caches code that takes one (it does not cache a jitclass). Built afresh for each call,
+    as the driver may have grown the search stack or the solution store in between.
+    """
+
+    H: int  # rows
+    W: int  # columns
+    lines: np.ndarray  # (H + W, 5): first cell, stride, length, clue offset, blocks
+    blen: np.ndarray  # block lengths of all clues, concatenated
+    bcol: np.ndarray  # their colours
+    bits: np.ndarray  # bits[c]: the mask of colour c
+    full: np.uint64  # the mask of every colour
+    cur: np.ndarray  # the state being worked on (uint64 per cell)
+    stack: np.ndarray  # stack[d]: the state at depth d before branching
+    bcell: np.ndarray  # bcell[d]: the branching cell at depth d
+    brem: np.ndarray  # brem[d]: the colours still to try there
+    sched: np.ndarray  # the line schedule (see _schedule)
+    v: np.ndarray  # scalars and effort counters (V_*)
+    F: np.ndarray  # line-solver scratch: forward table
+    B: np.ndarray  # backward table
+    run: np.ndarray  # run lengths
+    sc: np.ndarray  # bit-parallel scratch
+    cache: np.ndarray  # black-and-white line cache, 5 words a slot
+    lm: np.ndarray  # the line being solved (masks)
+    out: np.ndarray  # what the line solver narrowed it to
+    trail: np.ndarray  # cells changed since the trail was started
+    trold: np.ndarray  # their masks before
+    stamp: np.ndarray  # stamp[c] == v[V_SID]: c is on the trail
+    steps: np.ndarray  # recorded root sweeps
+    hcnt: np.ndarray  # probing: how many surviving colours touched a cell
+    hacc: np.ndarray  # the union of what they left in it
+    hstamp: np.ndarray  # hstamp[c] == v[V_HSTAMP]: hcnt/hacc are of this probe
+    touched: np.ndarray  # cells touched by this probe
+    sols: np.ndarray  # solutions found, each followed by its hash
 
 
 @njit(cache=True, nogil=True)
@@ -159,6 +211,48 @@ def _clear_schedule(sched):
     sched[nl, 1] = 0
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _take_line(sched, nl, ncur):
+    """Take the most-changed waiting line (first listed on ties) off the current list."""
+    bi = 0
+    bs = sched[sched[0, 2], 1]
+    for i in range(1, ncur):
+        sc_i = sched[sched[i, 2], 1]
+        if sc_i > bs:
+            bs = sc_i
+            bi = i
+    line = sched[bi, 2]
+    sched[bi, 2] = sched[ncur - 1, 2]
+    sched[nl, 0] = ncur - 1
+    sched[line, 0] = -1
+    sched[line, 1] = 0
+    return line
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _end_sweep(st, v, sched, steps, nl, g, root):
+    """A generation is done: count (and at the root record) the sweep and start the next.
+
+    Returns False when no line waits for the next generation (the fixpoint).
+    """
+    v[V_SWEEPS] += 1
+    if root and v[V_RECORD] == 1:
+        if v[V_NSTEPS] < steps.shape[0]:
+            steps[v[V_NSTEPS], :] = st
+            v[V_NSTEPS] += 1
+        else:
+            v[V_STEPLOST] += 1
+    v[V_GEN] = g + 1
+    nnext = sched[nl, 1]
+    if nnext == 0:
+        return False
+    for i in range(nnext):
+        sched[i, 2] = sched[i, 3]
+    sched[nl, 0] = nnext
+    sched[nl, 1] = 0
+    return True
+
+
 @njit(cache=True, nogil=True)
 def propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache, lm, out,  # noqa: N803
               trail, trold, stamp, steps, root):
@@ -168,6 +262,9 @@ def propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache,
     place; a line changed after it was processed goes to the next generation. Every first
     change of a cell (per stamp id) is written to the trail so callers can undo or inspect
     it. Returns False on a contradiction (the schedule is then cleared).
+
+    The per-line work stays inline in this loop (see the module's note on reference
+    counting): only the schedule's bookkeeping is split out.
     """
     nl = H + W
     sid = v[V_SID]
@@ -180,35 +277,10 @@ def propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache,
         g = v[V_GEN]
         ncur = sched[nl, 0]
         if ncur == 0:
-            v[V_SWEEPS] += 1
-            if root and v[V_RECORD] == 1:
-                if v[V_NSTEPS] < steps.shape[0]:
-                    steps[v[V_NSTEPS], :] = st
-                    v[V_NSTEPS] += 1
-                else:
-                    v[V_STEPLOST] += 1
-            v[V_GEN] = g + 1
-            nnext = sched[nl, 1]
-            if nnext == 0:
+            if not _end_sweep(st, v, sched, steps, nl, g, root):
                 return True
-            for i in range(nnext):
-                sched[i, 2] = sched[i, 3]
-            sched[nl, 0] = nnext
-            sched[nl, 1] = 0
             continue
-        # the most-changed waiting line (first listed on ties)
-        bi = 0
-        bs = sched[sched[0, 2], 1]
-        for i in range(1, ncur):
-            sc_i = sched[sched[i, 2], 1]
-            if sc_i > bs:
-                bs = sc_i
-                bi = i
-        line = sched[bi, 2]
-        sched[bi, 2] = sched[ncur - 1, 2]
-        sched[nl, 0] = ncur - 1
-        sched[line, 0] = -1
-        sched[line, 1] = 0
+        line = _take_line(sched, nl, ncur)
         start = lines[line, 0]
         stride = lines[line, 1]
         n = lines[line, 2]
@@ -277,8 +349,8 @@ def propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache,
                     _schedule(sched, j, g)
 
 
-@njit(cache=True, nogil=True)
-def _new_trail(v, stamp):
+@njit(cache=True, nogil=True, inline="always")
+def _new_trail(v):
     v[V_TRAIL] = 0
     v[V_SID] += 1
 
@@ -313,55 +385,82 @@ def _store_solution(st, sols, v):
     v[V_WORK] += 4 * nc  # the caller turns it into a picture and checks it: charge that
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _is_trivial(lines, blen, bcol, line):
+    """Whether the clue of ``line`` fills it exactly (or is empty)."""
+    n = lines[line, 2]
+    b0 = lines[line, 3]
+    k = lines[line, 4]
+    total = 0
+    for b in range(k):
+        if b > 0 and bcol[b0 + b] == bcol[b0 + b - 1]:
+            total += 1
+        total += blen[b0 + b]
+    return k == 0 or total == n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _overlap_rung(s, kind):
+    """Simple overlap on the trivial lines (``kind`` 0) or the others (1), counted;
+    ``(cells narrowed, ok)``: not ok when a cell lost every colour."""
+    st = s.cur
+    v = s.v
+    lines = s.lines
+    blen = s.blen
+    bcol = s.bcol
+    out = s.out
+    changed = 0
+    ok = True
+    for line in range(s.H + s.W):
+        if _is_trivial(lines, blen, bcol, line) != (kind == 0):
+            continue
+        start = lines[line, 0]
+        stride = lines[line, 1]
+        n = lines[line, 2]
+        overlap_line(n, blen, bcol, lines[line, 3], lines[line, 4], out, s.bits, s.full)
+        if kind == 0:
+            v[V_TRIVIAL] += 1
+        else:
+            v[V_OVERLAP] += 1
+        for j in range(n):
+            cell = start + j * stride
+            nm = st[cell] & out[j]
+            if nm != st[cell]:
+                st[cell] = nm
+                changed += 1
+                if nm == U0:
+                    ok = False
+    return changed, ok
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _count_undecided(st):
+    und = 0
+    for c in range(st.shape[0]):
+        if not _is_single(st[c]):
+            und += 1
+    return und
+
+
 @njit(cache=True, nogil=True)
-def init_state(st, H, W, lines, blen, bcol, bits, full, out, v, sched):  # noqa: N803
+def init_state(s):
     """The trivial and simple-overlap rungs on the blank grid; schedules every line.
 
     Returns False when the rungs already contradict each other.
     """
-    nl = H + W
-    ncell = H * W
-    for c in range(ncell):
-        st[c] = full
+    v = s.v
+    st = s.cur
+    for c in range(s.H * s.W):
+        st[c] = s.full
     ok = True
     for kind in range(2):
-        changed = 0
-        for line in range(nl):
-            start = lines[line, 0]
-            stride = lines[line, 1]
-            n = lines[line, 2]
-            k = lines[line, 4]
-            # trivial lines in the first round, the others in the second
-            total = 0
-            for b in range(k):
-                if b > 0 and bcol[lines[line, 3] + b] == bcol[lines[line, 3] + b - 1]:
-                    total += 1
-                total += blen[lines[line, 3] + b]
-            is_trivial = k == 0 or total == n
-            if is_trivial != (kind == 0):
-                continue
-            overlap_line(n, blen, bcol, lines[line, 3], k, out, bits, full)
-            if kind == 0:
-                v[V_TRIVIAL] += 1
-            else:
-                v[V_OVERLAP] += 1
-            for j in range(n):
-                cell = start + j * stride
-                nm = st[cell] & out[j]
-                if nm != st[cell]:
-                    st[cell] = nm
-                    changed += 1
-                    if nm == U0:
-                        ok = False
+        changed, kind_ok = _overlap_rung(s, kind)
+        ok = ok and kind_ok
         if changed > 0:
             v[V_TECH] = max(v[V_TECH], T_TRIVIAL if kind == 0 else T_OVERLAP)
-    und = 0
-    for c in range(ncell):
-        if not _is_single(st[c]):
-            und += 1
-    v[V_UNDEC] = und
-    for line in range(nl):
-        _schedule_now(sched, line, v[V_GEN])
+    v[V_UNDEC] = _count_undecided(st)
+    for line in range(s.H + s.W):
+        _schedule_now(s.sched, line, v[V_GEN])
     return ok
 
 
@@ -393,7 +492,7 @@ def _probe_cell(p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, c
         if (m & cb) == U0:
             continue
         v[V_PBRANCH] += 1
-        _new_trail(v, stamp)
+        _new_trail(v)
         sid = v[V_SID]
         stamp[p] = sid
         trail[0] = p
@@ -474,171 +573,271 @@ def _probe_cell(p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, c
     return 0, score, first
 
 
-@njit(cache=True, nogil=True)
-def run(cur, stack, bcell, brem, H, W, lines, blen, bcol, bits, full, sched, v,  # noqa: N803
-        F, B, run_, sc, cache, lm, out, trail, trold, stamp, steps, hcnt, hacc, hstamp, touched,
-        sols, work_limit):
-    """Advance the solve until it ends or the work done (line requests, solved or cached,
-    plus bookkeeping) passes ``work_limit``.
+# ---- the phases of run -------------------------------------------------------------------
 
-    ``bcell[d]`` is the branching cell and ``brem[d]`` the colours still to try at depth
-    ``d``; ``stack[d]`` the state at depth ``d`` before branching. Returns an ``RC_*`` code.
+
+@njit(cache=True, nogil=True, inline="always")
+def _pause_reason(v, work_limit, nsteps, nsols):
+    """Why run must return before the next unit of work (an ``RC_*``), or ``_GO``;
+    ``nsteps``, ``nsols``: the room in the steps buffer and the solution store."""
+    if v[V_STOP] != 0:
+        return RC_STOPPED
+    if v[V_LINES] + v[V_CACHEHIT] + v[V_WORK] >= work_limit:
+        return RC_PAUSED
+    if v[V_RECORD] == 1 and v[V_NSTEPS] >= nsteps:
+        return RC_STEPS
+    if nsols < v[V_MAXSOL] and nsols - v[V_NSOL] <= v[V_NCOL] + 1:
+        return RC_GROW_SOLS  # one probe may find a solution per colour
+    return _GO
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _phase_init(s):
+    """PH_INIT: the first rungs on the blank grid (recorded as the first step)."""
+    v = s.v
+    ok = init_state(s)
+    if v[V_RECORD] == 1 and v[V_NSTEPS] < s.steps.shape[0]:
+        s.steps[v[V_NSTEPS], :] = s.cur
+        v[V_NSTEPS] += 1
+    v[V_PHASE] = PH_PROP if ok else PH_BACK
+    if not ok:
+        _clear_schedule(s.sched)
+    return _GO
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _solved(v, cur, sols):
+    """Every cell is decided: keep the solution; stop when enough, else backtrack."""
+    _store_solution(cur, sols, v)
+    if v[V_NSOL] >= v[V_MAXSOL]:
+        v[V_PHASE] = PH_DONE
+        return RC_SOLS
+    v[V_PHASE] = PH_BACK
+    return _GO
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _after_propagation(v, cur, sols, ok):
+    """Where a propagation leads: backtrack (contradiction), a solution, the end of the
+    line rung, or a (new) probe pass over the cells."""
+    if not ok:
+        v[V_PHASE] = PH_BACK
+        return _GO
+    if v[V_UNDEC] == 0:
+        return _solved(v, cur, sols)
+    if v[V_STRAT] == 0:
+        return RC_LIMIT
+    v[V_PHASE] = PH_PROBE
+    v[V_PSINCE] = 0
+    v[V_BEST] = -1
+    v[V_BSCORE] = -1
+    return _GO
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _phase_propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache, lm,  # noqa: N803
+                     out, trail, trold, stamp, steps, sols):
+    """PH_PROP: line logic to a fixpoint on a fresh trail."""
+    root = v[V_DEPTH] == 0
+    _new_trail(v)
+    ok = propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache, lm, out,
+                   trail, trold, stamp, steps, root)
+    if v[V_STOP] != 0:
+        return RC_STOPPED
+    if root and v[V_TRAIL] > 0:
+        v[V_TECH] = max(v[V_TECH], T_LINE)
+    return _after_propagation(v, st, sols, ok)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _probe_learnt(status, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache,  # noqa: N803
+                  lm, out, trail, trold, stamp, steps, sols):
+    """A probe contradicted (``status`` < 0: backtrack) or narrowed cells (propagate them,
+    then start the probe pass over)."""
+    root = v[V_DEPTH] == 0
+    if root:
+        v[V_TECH] = max(v[V_TECH], T_PROBE)
+    if status < 0:
+        _clear_schedule(sched)
+        v[V_PHASE] = PH_BACK
+        return _GO
+    _new_trail(v)
+    ok = propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache, lm, out,
+                   trail, trold, stamp, steps, root)
+    if v[V_STOP] != 0:
+        return RC_STOPPED
+    return _after_propagation(v, st, sols, ok)
+
+
+@njit(cache=True, nogil=True)
+def _next_probe(v, cur, ncell):
+    """The next undecided cell to probe (cells are taken in turn, wrapping around), or -1
+    when a whole pass since the last deduction found nothing more to probe."""
+    while v[V_PSINCE] < ncell:
+        p = v[V_PPOS]
+        v[V_PPOS] = p + 1 if p + 1 < ncell else 0
+        if not _is_single(cur[p]):
+            return p
+        v[V_PSINCE] += 1
+    return -1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _phase_probe(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache, lm, out,  # noqa: N803
+                 trail, trold, stamp, steps, hcnt, hacc, hstamp, touched, sols, work_limit):
+    """PH_PROBE: probe the undecided cells in turn (a probe that narrows cells propagates
+    them and starts the pass over); a pass that learns nothing ends in PH_DECIDE with the
+    best-scored cell to branch on. Goes from cell to cell itself, with run's checks
+    between them, and returns when the phase changes or run must return.
     """
-    ncell = H * W
+    nsteps = steps.shape[0]
+    nsols = sols.shape[0]
     while True:
+        p = _next_probe(v, st, H * W)
+        if p < 0:
+            v[V_PHASE] = PH_DECIDE
+            return _GO
+        status, score, first = _probe_cell(
+            p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache, lm, out,
+            trail, trold, stamp, steps, hcnt, hacc, hstamp, touched, sols)
         if v[V_STOP] != 0:
             return RC_STOPPED
-        if v[V_LINES] + v[V_CACHEHIT] + v[V_WORK] >= work_limit:
-            return RC_PAUSED
-        if v[V_RECORD] == 1 and v[V_NSTEPS] >= steps.shape[0]:
-            return RC_STEPS
-        if sols.shape[0] < v[V_MAXSOL] and sols.shape[0] - v[V_NSOL] <= v[V_NCOL] + 1:
-            return RC_GROW_SOLS  # one probe may find a solution per colour
+        if v[V_NSOL] >= v[V_MAXSOL]:
+            v[V_PHASE] = PH_DONE
+            return RC_SOLS
+        if status != 0:
+            rc = _probe_learnt(status, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run,
+                               sc, cache, lm, out, trail, trold, stamp, steps, sols)
+            if rc != _GO or v[V_PHASE] != PH_PROBE:
+                return rc
+        else:
+            v[V_PSINCE] += 1
+            if score > v[V_BSCORE]:
+                v[V_BSCORE] = score
+                v[V_BEST] = p
+                v[V_BRANCHC] = np.int64(first)
+        rc = _pause_reason(v, work_limit, nsteps, nsols)
+        if rc != _GO:
+            return rc
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _first_colour(bits, ncol, mask):
+    """The lowest colour in ``mask`` (U0 if none)."""
+    for c in range(ncol + 1):
+        if (mask & bits[c]) != U0:
+            return bits[c]
+    return U0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _branch_cell(v, cur, bits, ncell):
+    """The cell to branch on and the colour to try first there."""
+    p = v[V_BEST]
+    if p < 0:
+        # no probe scored (every cell had one survivor): take the first undecided
+        for c in range(ncell):
+            if not _is_single(cur[c]):
+                p = c
+                break
+    m = cur[p]
+    first = np.uint64(v[V_BRANCHC]) if v[V_BEST] >= 0 else U0
+    if (first & m) == U0 or not _is_single(first):
+        first = _first_colour(bits, v[V_NCOL], m)
+    return p, first
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _phase_branch(v, cur, stack, bcell, brem, bits, sched, H, W):  # noqa: N803
+    """PH_DECIDE: save the state, give the chosen cell its first colour, go one deeper."""
+    depth = v[V_DEPTH]
+    if v[V_STRAT] < 2:
+        return RC_LIMIT
+    if v[V_NODELIM] >= 0 and v[V_NODES] >= v[V_NODELIM]:
+        return RC_NODES
+    p, first = _branch_cell(v, cur, bits, H * W)
+    if depth == 0:
+        v[V_TECH] = max(v[V_TECH], T_SEARCH)
+    if depth >= stack.shape[0]:
+        return RC_GROW_STACK
+    stack[depth, :] = cur
+    bcell[depth] = p
+    brem[depth] = cur[p] & ~first
+    cur[p] = first
+    v[V_UNDEC] -= 1
+    v[V_DEPTH] = depth + 1
+    if depth + 1 > v[V_MAXDEPTH]:
+        v[V_MAXDEPTH] = depth + 1
+    v[V_NODES] += 1
+    _mark_cell(sched, H, W, p, v[V_GEN])
+    v[V_PHASE] = PH_PROP
+    return _GO
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _phase_backtrack(v, cur, stack, bcell, brem, bits, sched, H, W):  # noqa: N803
+    """PH_BACK: unwind to the deepest level with a colour left, restore its state and try
+    that colour (the search is over when none is left)."""
+    depth = v[V_DEPTH]
+    while depth > 0 and brem[depth - 1] == U0:
+        depth -= 1
+    v[V_DEPTH] = depth
+    if depth == 0:
+        v[V_PHASE] = PH_DONE
+        return RC_DONE
+    if v[V_NODELIM] >= 0 and v[V_NODES] >= v[V_NODELIM]:
+        return RC_NODES
+    v[V_BACKTRACKS] += 1
+    d = depth - 1
+    rem = brem[d]
+    nxt = _first_colour(bits, v[V_NCOL], rem)
+    brem[d] = rem & ~nxt
+    p = bcell[d]
+    cur[:] = stack[d, :]
+    und = _count_undecided(cur)
+    cur[p] = nxt
+    v[V_UNDEC] = und - 1
+    v[V_NODES] += 1
+    _clear_schedule(sched)
+    _mark_cell(sched, H, W, p, v[V_GEN])
+    v[V_PHASE] = PH_PROP
+    return _GO
+
+
+@njit(cache=True, nogil=True)
+def run(s, work_limit):
+    """Advance the solve held in ``s`` (an :class:`Engine`) until it ends or the work done
+    (line requests, solved or cached, plus bookkeeping) passes ``work_limit``.
+
+    Each turn of the loop does one unit of work in the current phase. Returns an ``RC_*``
+    code; the solve resumes where it stopped on the next call (except after RC_STOPPED).
+    The arrays are read out of ``s`` once here and handed to the hot phases (see
+    :func:`propagate` for why).
+    """
+    (H, W, lines, blen, bcol, bits, _full, cur, stack, bcell, brem, sched, v,  # noqa: N806
+     F, B, run_, sc, cache, lm, out, trail, trold, stamp, steps,  # noqa: N806
+     hcnt, hacc, hstamp, touched, sols) = s
+    nsteps = steps.shape[0]
+    nsols = sols.shape[0]
+    while True:
+        rc = _pause_reason(v, work_limit, nsteps, nsols)
+        if rc != _GO:
+            return rc
         ph = v[V_PHASE]
-        depth = v[V_DEPTH]
         if ph == PH_INIT:
-            ok = init_state(cur, H, W, lines, blen, bcol, bits, full, out, v, sched)
-            if v[V_RECORD] == 1 and v[V_NSTEPS] < steps.shape[0]:
-                steps[v[V_NSTEPS], :] = cur
-                v[V_NSTEPS] += 1
-            v[V_PHASE] = PH_PROP if ok else PH_BACK
-            if not ok:
-                _clear_schedule(sched)
+            rc = _phase_init(s)
         elif ph == PH_PROP:
-            _new_trail(v, stamp)
-            ok = propagate(cur, H, W, lines, blen, bcol, bits, sched, v, F, B, run_, sc, cache, lm,
-                           out, trail, trold, stamp, steps, depth == 0)
-            if v[V_STOP] != 0:
-                return RC_STOPPED
-            if depth == 0 and v[V_TRAIL] > 0:
-                v[V_TECH] = max(v[V_TECH], T_LINE)
-            if not ok:
-                v[V_PHASE] = PH_BACK
-            elif v[V_UNDEC] == 0:
-                _store_solution(cur, sols, v)
-                if v[V_NSOL] >= v[V_MAXSOL]:
-                    v[V_PHASE] = PH_DONE
-                    return RC_SOLS
-                v[V_PHASE] = PH_BACK
-            elif v[V_STRAT] == 0:
-                return RC_LIMIT
-            else:
-                v[V_PHASE] = PH_PROBE
-                v[V_PSINCE] = 0
-                v[V_BEST] = -1
-                v[V_BSCORE] = -1
+            rc = _phase_propagate(cur, H, W, lines, blen, bcol, bits, sched, v, F, B, run_, sc,
+                                  cache, lm, out, trail, trold, stamp, steps, sols)
         elif ph == PH_PROBE:
-            if v[V_PSINCE] >= ncell:
-                v[V_PHASE] = PH_DECIDE
-                continue
-            p = v[V_PPOS]
-            v[V_PPOS] = p + 1 if p + 1 < ncell else 0
-            if _is_single(cur[p]):
-                v[V_PSINCE] += 1
-                continue
-            status, score, first = _probe_cell(
-                p, cur, H, W, lines, blen, bcol, bits, sched, v, F, B, run_, sc, cache, lm, out,
-                trail, trold, stamp, steps, hcnt, hacc, hstamp, touched, sols)
-            if v[V_STOP] != 0:
-                return RC_STOPPED
-            if v[V_NSOL] >= v[V_MAXSOL]:
-                v[V_PHASE] = PH_DONE
-                return RC_SOLS
-            if status < 0:
-                if depth == 0:
-                    v[V_TECH] = max(v[V_TECH], T_PROBE)
-                _clear_schedule(sched)
-                v[V_PHASE] = PH_BACK
-            elif status > 0:
-                if depth == 0:
-                    v[V_TECH] = max(v[V_TECH], T_PROBE)
-                _new_trail(v, stamp)
-                ok = propagate(cur, H, W, lines, blen, bcol, bits, sched, v, F, B, run_, sc,
-                               cache, lm, out, trail, trold, stamp, steps, depth == 0)
-                if v[V_STOP] != 0:
-                    return RC_STOPPED
-                if not ok:
-                    v[V_PHASE] = PH_BACK
-                elif v[V_UNDEC] == 0:
-                    _store_solution(cur, sols, v)
-                    if v[V_NSOL] >= v[V_MAXSOL]:
-                        v[V_PHASE] = PH_DONE
-                        return RC_SOLS
-                    v[V_PHASE] = PH_BACK
-                else:
-                    v[V_PSINCE] = 0
-                    v[V_BEST] = -1
-                    v[V_BSCORE] = -1
-            else:
-                v[V_PSINCE] += 1
-                if score > v[V_BSCORE]:
-                    v[V_BSCORE] = score
-                    v[V_BEST] = p
-                    v[V_BRANCHC] = np.int64(first)
+            rc = _phase_probe(cur, H, W, lines, blen, bcol, bits, sched, v, F, B, run_, sc,
+                              cache, lm, out, trail, trold, stamp, steps, hcnt, hacc, hstamp,
+                              touched, sols, work_limit)
         elif ph == PH_DECIDE:
-            if v[V_STRAT] < 2:
-                return RC_LIMIT
-            if v[V_NODELIM] >= 0 and v[V_NODES] >= v[V_NODELIM]:
-                return RC_NODES
-            p = v[V_BEST]
-            if p < 0:
-                # no probe scored (every cell had one survivor): take the first undecided
-                for c in range(ncell):
-                    if not _is_single(cur[c]):
-                        p = c
-                        break
-            if depth == 0:
-                v[V_TECH] = max(v[V_TECH], T_SEARCH)
-            if depth >= stack.shape[0]:
-                return RC_GROW_STACK
-            stack[depth, :] = cur
-            m = cur[p]
-            first = np.uint64(v[V_BRANCHC]) if v[V_BEST] >= 0 else U0
-            if (first & m) == U0 or not _is_single(first):
-                for c in range(v[V_NCOL] + 1):
-                    if (m & bits[c]) != U0:
-                        first = bits[c]
-                        break
-            bcell[depth] = p
-            brem[depth] = m & ~first
-            cur[p] = first
-            v[V_UNDEC] -= 1
-            v[V_DEPTH] = depth + 1
-            if depth + 1 > v[V_MAXDEPTH]:
-                v[V_MAXDEPTH] = depth + 1
-            v[V_NODES] += 1
-            _mark_cell(sched, H, W, p, v[V_GEN])
-            v[V_PHASE] = PH_PROP
+            rc = _phase_branch(v, cur, stack, bcell, brem, bits, sched, H, W)
         elif ph == PH_BACK:
-            # unwind to the deepest level with a colour left to try
-            while depth > 0 and brem[depth - 1] == U0:
-                depth -= 1
-            v[V_DEPTH] = depth
-            if depth == 0:
-                v[V_PHASE] = PH_DONE
-                return RC_DONE
-            if v[V_NODELIM] >= 0 and v[V_NODES] >= v[V_NODELIM]:
-                return RC_NODES
-            v[V_BACKTRACKS] += 1
-            d = depth - 1
-            rem = brem[d]
-            nxt = U0
-            for c in range(v[V_NCOL] + 1):
-                if (rem & bits[c]) != U0:
-                    nxt = bits[c]
-                    break
-            brem[d] = rem & ~nxt
-            p = bcell[d]
-            cur[:] = stack[d, :]
-            und = 0
-            for c in range(ncell):
-                if not _is_single(cur[c]):
-                    und += 1
-            cur[p] = nxt
-            v[V_UNDEC] = und - 1
-            v[V_NODES] += 1
-            _clear_schedule(sched)
-            _mark_cell(sched, H, W, p, v[V_GEN])
-            v[V_PHASE] = PH_PROP
+            rc = _phase_backtrack(v, cur, stack, bcell, brem, bits, sched, H, W)
         else:
             return RC_DONE
+        if rc != _GO:
+            return rc
