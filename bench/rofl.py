@@ -1,4 +1,4 @@
-"""ROFL v2 sizes and speed: bytes per puzzle against .non text, gzip -9 and xz -9, and throughput.
+"""ROFL v3 sizes and speed: bytes per puzzle against .non text, gzip -9 and xz -9, and throughput.
 
 Run from the project root: ``.venv/bin/python bench/rofl.py`` (needs ../shared/corpora).
 Prints one table per corpus, a comparison of integer coders on the clue numbers, the size of
@@ -83,6 +83,20 @@ def sizes(name: str, puzzles: list[Puzzle], non_texts: list[bytes]) -> dict[str,
     return row
 
 
+def model_bits(p: Puzzle) -> float:
+    """Bits of a puzzle's clues under ROFL v3's model without rounding: each line
+    ``-log2(C(n-s+1, k) q^s (1-q)^(n-s))``, ``q`` the puzzle's density in 32nds (5 bits)."""
+    cells = p.width * p.height
+    painted = sum(b.length for c in p.rows for b in c)
+    q = min(max((64 * painted + cells) // (2 * cells), 1), 31) / 32
+    bits = math.log2(31)
+    for kind, _, c in p.lines():
+        n = p.width if kind == "row" else p.height
+        s, k = sum(b.length for b in c), len(c)
+        bits -= math.log2(math.comb(n - s + 1, k)) + s * math.log2(q) + (n - s) * math.log2(1 - q)
+    return bits
+
+
 def coder_costs(name: str, puzzles: list[Puzzle]) -> None:
     """Bits the clue numbers would take under other integer coders (lengths and counts)."""
     n = len(puzzles)
@@ -101,14 +115,15 @@ def coder_costs(name: str, puzzles: list[Puzzle]) -> None:
         width = max(lens, default=0).bit_length()
         tot["lengths: Elias-gamma"] += sum(gamma(v + 1) for v in lens)
         tot["lengths: adaptive fixed width"] += 5 + width * len(lens)
-        tot["lengths: Rice, best k a puzzle (ROFL)"] += 4 + rice_best(lens)
+        tot["lengths: Rice, best k a puzzle (ROFL v2)"] += 4 + rice_best(lens)
         tot["counts: Elias-gamma(count+1)"] += sum(gamma(c + 1) for c in cnts)
         tot["counts: Rice, best k"] += 4 + rice_best(cnts)
         med = sorted(cnts)[(len(cnts) - 1) // 2]
         zz = [2 * (c - med) if c >= med else 2 * (med - c) - 1 for c in cnts]
-        tot["counts: Rice of zigzag(count - median) (ROFL)"] += (
+        tot["counts: Rice of zigzag(count - median) (ROFL v2)"] += (
             4 + gamma(med + 1) + rice_best(zz)
         )
+        tot["lines under the random-picture model, ideal (ROFL v3)"] += model_bits(p)
     print(f"\n{name}: integer coders, bytes per puzzle")
     for k, v in tot.items():
         print(f"  {k:<46} {v / 8 / n:8.1f}")

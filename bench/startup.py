@@ -49,16 +49,16 @@ _PIECES = """
 import time
 t = time.process_time
 marks = [("interpreter", t())]
-import numpy
-marks.append(("numpy", t()))
-import nonoforge.puzzle
-marks.append(("nonoforge.puzzle", t()))
+import typer, typer.main
+marks.append(("typer (its own click)", t()))
+import nonoforge.cli
+marks.append(("nonoforge.cli (no rich, no numpy, no pydantic)", t()))
 import nonoforge.formats
 marks.append(("nonoforge.formats (every reader)", t()))
-import nonoforge.cli
-marks.append(("nonoforge.cli (typer, rich)", t()))
-import typer._adapters
-marks.append(("typer's pydantic adapters (first option parsed)", t()))
+import rich.console, rich.text
+marks.append(("rich (only when something styled is printed)", t()))
+import numpy
+marks.append(("numpy (a goal array, the solver)", t()))
 import nonoforge.solver
 marks.append(("nonoforge.solver (no numba)", t()))
 import nonoforge.solver.driver
@@ -66,6 +66,8 @@ marks.append(("numba + the compiled engine's module", t()))
 from nonoforge.solver import warmup
 warmup()
 marks.append(("loading every cached kernel (warmup)", t()))
+import pydantic, typer._adapters
+marks.append(("(not on our path any more: typer's pydantic converters)", t()))
 prev = 0.0
 for name, at in marks:
     print(f"{name}\\t{at - prev:.3f}")

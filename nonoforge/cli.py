@@ -7,32 +7,113 @@ shows the traceback instead. Data goes to stdout, progress and messages to stder
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
+import time
 import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape as escape_markup
-from rich.text import Text
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
+from nonoforge.cliparams import TYPER, plain
 from nonoforge.errors import FormatError, NonoforgeError, UsageError
 from nonoforge.puzzle import Puzzle, cell_chars
 from nonoforge.util import first_line, terminal_text, unique_stem
 
+try:  # typer's private coercion layer (typer 0.2x): plain values converted without pydantic
+    import typer.core as _typer_core
+    from typer._coercion import RuntimeParam, build_runtime_param
+except ImportError:  # pragma: no cover - another typer converts as it always did
+    pass
+else:
+
+    @dataclass(frozen=True)
+    class _PlainParam(RuntimeParam):
+        """Plain values by :func:`nonoforge.cliparams.plain`, the rest by typer's own
+        converter (errors and their messages included): start-up time, issue 15."""
+
+        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+            got = plain(self.annotation, self.parameter_info, value)
+            if got is not TYPER:
+                return got
+            typer_own = build_runtime_param(param.type_descriptor)
+            return typer_own._coerce_value(value, param=param, ctx=ctx)
+
+    def _converter(descriptor: Any) -> Any:
+        """typer's factory of converters, plain ones first."""
+        if descriptor.file_annotation is not None or descriptor.parameter_info.parser:
+            return build_runtime_param(descriptor)
+        return _PlainParam(parameter_info=descriptor.parameter_info,
+                           annotation=descriptor.annotation)
+
+    _typer_core.build_runtime_param = _converter  # every parameter, help options included
+
+
+class _OnFirstUse:
+    """Stands for an object made on first use (a call or an attribute). rich costs about
+    0.03 s of CPU to import: ``info`` and ``formats`` print plain lines (:func:`echo`) and
+    never load it (issue 15)."""
+
+    __slots__ = ("_make", "_obj")
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make, self._obj = make, None
+
+    def _get(self) -> Any:
+        if self._obj is None:
+            self._obj = self._make()
+        return self._obj
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._get(), name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._get()(*args, **kwargs)
+
+    def __enter__(self) -> Any:  # rich's Live and Progress hold their console in `with`
+        return self._get().__enter__()
+
+    def __exit__(self, *exc: object) -> Any:
+        return self._get().__exit__(*exc)
+
+
+def _console(stderr: bool) -> Any:
+    from rich.console import Console
+
+    # markup=False: text from files, pages and paths ("x[/b]") is printed, never interpreted
+    return Console(stderr=stderr, highlight=False, soft_wrap=True, markup=False)
+
+
 if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.markup import escape as escape_markup
+    from rich.text import Text
+
     from nonoforge.db.filters import Filters
 
-# markup=False: text from files, pages and paths ("x[/b]") is printed, never interpreted
-out = Console(highlight=False, soft_wrap=True, markup=False)
-err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
+    out: Console
+    err: Console
+else:
+    Text = _OnFirstUse(lambda: importlib.import_module("rich.text").Text)
+    escape_markup = _OnFirstUse(lambda: importlib.import_module("rich.markup").escape)
+    out = _OnFirstUse(lambda: _console(stderr=False))
+    err = _OnFirstUse(lambda: _console(stderr=True))
+
+
+def echo(line: str) -> None:
+    """One plain line of data on stdout, as ``out.print(Text(line))`` prints it, without
+    loading rich."""
+    sys.stdout.write(line + "\n")
 
 _state: dict[str, bool] = {"debug": False, "quiet": False}
+_clock: dict[str, float] = {}  # "process": set by main(); "command": when this one started
 
 
 def _report(e: BaseException) -> int:
@@ -110,14 +191,30 @@ def _main(
 ) -> None:
     _state["debug"] = debug or bool(os.environ.get("NONOFORGE_DEBUG"))
     _state["quiet"] = quiet
+    _clock["command"] = _clock.pop("process", 0.0) or time.monotonic()
 
 
 def is_quiet() -> bool:
     return _state["quiet"]
 
 
+def _process_age() -> float:
+    """Seconds since this process started (issue 14: a timeout covers the whole command).
+
+    From ``/proc/self/stat`` where there is one (its start in clock ticks since boot), else
+    the CPU time used so far, a lower bound (the interpreter and the imports)."""
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            started = int(f.read().rsplit(b")", 1)[1].split()[19]) / os.sysconf("SC_CLK_TCK")
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - started
+    except (OSError, ValueError, IndexError, AttributeError):
+        return time.process_time()
+    return age if 0.0 <= age < 3600.0 else time.process_time()
+
+
 def main() -> None:
     """Console-script entry point."""
+    _clock["process"] = time.monotonic() - _process_age()  # solve --timeout counts from here
     try:
         rv = app(prog_name="nonoforge", standalone_mode=False)
     except typer.Exit as e:
@@ -158,6 +255,16 @@ def batch_inputs(paths: list[str], fmt: str | None = None) -> Any:
         err.print(Text(terminal_text(f"error: {file}: {reason}"), style="red"))
 
     return Batch(paths, fmt, resolve=resolve_input, on_error=say, reraise=_state["debug"])
+
+
+def timed(batch: Any) -> Any:
+    """The batch's items, each with the :func:`time.monotonic` value its clock starts at: the
+    first when the command started, each next one as its file begins to be read. A
+    ``--timeout`` counts from there, so reading a large file counts against it (issue 14)."""
+    start = _clock.get("command") or time.monotonic()
+    for item in batch:
+        yield start, item
+        start = time.monotonic()
 
 
 def end_batch(batch: Any) -> None:
@@ -261,11 +368,11 @@ def info(
         if "error" in r:
             continue
         title = f" {r['title']!r}" if r["title"] else ""
-        out.print(Text(
+        echo(
             f"{terminal_text(r['file'])}{title}: {r['width']}x{r['height']}, "
             f"{r['colors']} colour(s), {r['blocks']} blocks, {r['filled']} cells filled, "
             f"key {r['key']}" + (", goal" if r["has_goal"] else "")
-        ))
+        )
     end_batch(batch)
 
 
@@ -333,8 +440,8 @@ def list_formats() -> None:
     for f in FORMATS.values():
         caps = ["read"] + (["write"] if f.write else []) + (["colour"] if f.color else [])
         caps += ["many per file"] if f.multi else []
-        out.print(f"{f.name:<11} {' '.join(f.extensions):<18} {', '.join(caps):<34} "
-                  f"{f.description}")
+        echo(f"{f.name:<11} {' '.join(f.extensions):<18} {', '.join(caps):<34} "
+             f"{f.description}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -369,7 +476,8 @@ def solve_cmd(
 
     The verdict is unique, multiple, none, timeout, budget (the --budget of work ran out)
     or unsolved (a limited strategy stopped with cells undecided); it is data, so the exit
-    code is 0 whatever it is.
+    code is 0 whatever it is. --timeout counts from the start of the command for the first
+    puzzle (reading it included), from the start of reading its file for each next one.
 
     Example: nonoforge solve --timeout 10 example:dancer example:petro
     """
@@ -379,14 +487,14 @@ def solve_cmd(
         raise UsageError(f"unknown strategy {strategy!r} (choose from {', '.join(STRATEGIES)})")
     results = []
     batch = batch_inputs(files, fmt)
-    for it in batch:
+    for started, it in timed(batch):
         if it.error is not None:
             results.append(it.as_error())
             continue
         path, p = it.file, it.puzzle
         try:
             res = solve(p, max_solutions=max_solutions, timeout=timeout, strategy=strategy,
-                        record_steps=steps, budget=budget)
+                        record_steps=steps, budget=budget, started=started)
         except NonoforgeError as e:  # the solver refuses this one: the others go on
             results.append(batch.fail(path, e))
             continue

@@ -6,21 +6,26 @@ optional goal :class:`Grid`. Black-and-white is simply the one-colour case. Cons
 validates everything a solver or a file writer would otherwise trip over, and
 :attr:`Puzzle.key` identifies a puzzle by its clues alone, whatever file it came from.
 
-This module imports nothing of ours but :mod:`nonoforge.errors`, the bottom layer.
+This module imports nothing of ours but :mod:`nonoforge.errors`, the bottom layer, and
+imports numpy only when an array is first needed: reading a small puzzle file and printing
+its facts (``nonoforge info``) never pays for numpy's import (issue 15).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import operator
 import string
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from nonoforge.errors import PuzzleError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 RGB = tuple[int, int, int]
 
@@ -178,6 +183,8 @@ def clue_of(cells: Iterable[int]) -> Clue:
 
 def _runs_match(cells: np.ndarray, clues: tuple[Clue, ...]) -> bool:
     """Whether the rows of ``cells`` have exactly these clues (runs of one non-zero colour)."""
+    import numpy as np
+
     a = np.pad(cells, ((0, 0), (1, 1)))
     mid = a[:, 1:-1]
     starts = (mid != 0) & (mid != a[:, :-2])
@@ -193,15 +200,25 @@ def _runs_match(cells: np.ndarray, clues: tuple[Clue, ...]) -> bool:
     return bool(np.array_equal(got, want))
 
 
+_LENGTH, _COLOR = operator.itemgetter(0), operator.itemgetter(1)  # of a Block, at C speed
+
+
 def min_length(clue: Clue) -> int:
     """The fewest cells a clue fits in: its blocks, plus a gap between same-colour neighbours."""
-    total = sum(b.length for b in clue)
-    total += sum(1 for a, b in zip(clue, clue[1:], strict=False) if a.color == b.color)
-    return total
+    colors = list(map(_COLOR, clue))
+    return sum(map(_LENGTH, clue)) + sum(map(operator.eq, colors, colors[1:]))
+
+
+def _is_np_integer(x: Any) -> bool:
+    """Whether ``x`` is a numpy integer; without importing numpy (none exists before it is)."""
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(x, np.integer)
 
 
 def _as_clue(raw: Any, what: str) -> Clue:
     """Accept a clue as blocks, ``(length, colour)`` pairs or bare lengths (colour 1)."""
+    if type(raw) is tuple and set(map(type, raw)) <= {Block}:
+        return raw  # already a clue (files, grids): the common case, checked at C speed
     blocks = []
     try:
         items = list(raw)
@@ -210,7 +227,7 @@ def _as_clue(raw: Any, what: str) -> Clue:
     for item in items:
         if isinstance(item, Block):
             blocks.append(item)
-        elif isinstance(item, int | np.integer):
+        elif isinstance(item, int) or _is_np_integer(item):
             blocks.append(Block(int(item), 1))
         else:
             try:
@@ -246,12 +263,23 @@ class Meta:
         )
 
 
-class Grid:
-    """An immutable picture: a ``height x width`` array of colour indices (0 = background)."""
+#: Grids up to this many cells that were never made into an array are checked against
+#: clues in plain Python: cheaper than importing numpy for one small puzzle.
+_PLAIN_CELLS = 10_000
 
-    __slots__ = ("_cells",)
+
+class Grid:
+    """An immutable picture: a ``height x width`` array of colour indices (0 = background).
+
+    A grid read from a file may hold its cells as bytes (:meth:`from_bytes`) until someone
+    asks for :attr:`cells`, so that reading and checking a small puzzle needs no numpy.
+    """
+
+    __slots__ = ("_cells", "_raw", "_shape")
 
     def __init__(self, cells: Any) -> None:
+        import numpy as np
+
         arr = np.array(cells, dtype=np.int64, copy=True)
         if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
             raise PuzzleError(f"a grid must be a non-empty 2-D array, got shape {arr.shape}")
@@ -259,7 +287,27 @@ class Grid:
             raise PuzzleError("grid cells must be colour indices 0..255")
         out = arr.astype(np.uint8)
         out.setflags(write=False)
-        self._cells = out
+        self._cells: np.ndarray | None = out
+        self._raw: bytes | None = None
+        self._shape = (int(out.shape[0]), int(out.shape[1]))
+
+    @classmethod
+    def from_bytes(cls, data: bytes, height: int, width: int) -> Grid:
+        """A grid from its cells row by row, one byte (colour index) each.
+
+        >>> Grid.from_bytes(bytes([0, 1, 1, 0]), 2, 2).to_rows()
+        ['.#', '#.']
+        """
+        if height < 1 or width < 1 or len(data) != height * width:
+            raise PuzzleError(
+                f"a grid must be a non-empty 2-D array, got {len(data)} cells for "
+                f"{height}x{width}"
+            )
+        g = cls.__new__(cls)
+        g._cells = None
+        g._raw = bytes(data)
+        g._shape = (height, width)
+        return g
 
     @classmethod
     def from_rows(cls, rows: Sequence[str], chars: str = BW_CHARS) -> Grid:
@@ -277,57 +325,90 @@ class Grid:
     @property
     def cells(self) -> np.ndarray:
         """The read-only ``uint8`` array of colour indices."""
+        if self._cells is None:
+            import numpy as np
+
+            assert self._raw is not None
+            # an array over immutable bytes is read-only
+            self._cells = np.frombuffer(self._raw, dtype=np.uint8).reshape(self._shape)
         return self._cells
+
+    def _bytes(self) -> bytes:
+        """The cells row by row, one byte each."""
+        if self._raw is None:
+            assert self._cells is not None
+            self._raw = self._cells.tobytes()
+        return self._raw
+
+    def _lines(self) -> tuple[list[bytes], list[bytes]]:
+        """The rows and the columns, each as bytes."""
+        data, (h, w) = self._bytes(), self._shape
+        return [data[i * w:(i + 1) * w] for i in range(h)], [data[j::w] for j in range(w)]
 
     @property
     def height(self) -> int:
-        return int(self._cells.shape[0])
+        return self._shape[0]
 
     @property
     def width(self) -> int:
-        return int(self._cells.shape[1])
+        return self._shape[1]
 
     @property
     def shape(self) -> tuple[int, int]:
-        return (self.height, self.width)
+        return self._shape
 
     def row_clues(self) -> tuple[Clue, ...]:
-        return tuple(clue_of(r) for r in self._cells)
+        return tuple(map(clue_of, self._lines()[0]))
 
     def column_clues(self) -> tuple[Clue, ...]:
-        return tuple(clue_of(c) for c in self._cells.T)
+        return tuple(map(clue_of, self._lines()[1]))
 
     def matches(self, puzzle: Puzzle) -> bool:
         """Whether this picture reproduces every clue of ``puzzle``.
 
         Compared as arrays (every line's runs found at once), not by building the picture's
         clues: checking a goal is the dearest part of reading a puzzle with its solution.
+        A small grid not yet in an array compares its clues, without importing numpy.
         """
         if self.shape != (puzzle.height, puzzle.width):
             return False
-        return _runs_match(self._cells, puzzle.rows) and _runs_match(
-            self._cells.T, puzzle.columns
+        if self._cells is None and self.height * self.width <= _PLAIN_CELLS:
+            rows, cols = self._lines()
+            return (tuple(map(clue_of, rows)) == puzzle.rows
+                    and tuple(map(clue_of, cols)) == puzzle.columns)
+        return _runs_match(self.cells, puzzle.rows) and _runs_match(
+            self.cells.T, puzzle.columns
         )
+
+    def max_color(self) -> int:
+        """The largest colour index in the picture."""
+        return max(self._bytes())
 
     def to_rows(self, chars: str = BW_CHARS) -> list[str]:
         """The picture as strings, one a row, ``chars[i]`` for colour ``i``."""
-        if int(self._cells.max()) >= len(chars):
-            raise PuzzleError(f"grid has colour {int(self._cells.max())}, too many to draw")
-        return ["".join(chars[v] for v in row) for row in self._cells.tolist()]
+        top = self.max_color()
+        if top >= len(chars):
+            raise PuzzleError(f"grid has colour {top}, too many to draw")
+        text = self._bytes().decode("latin-1").translate(dict(enumerate(chars[:top + 1])))
+        w = self.width
+        return [text[i:i + w] for i in range(0, len(text), w)]
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Grid):
             return NotImplemented
-        return self.shape == other.shape and bool(np.array_equal(self._cells, other._cells))
+        return self.shape == other.shape and self._bytes() == other._bytes()
 
     def __hash__(self) -> int:
-        return hash((self.shape, self._cells.tobytes()))
+        return hash((self.shape, self._bytes()))
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled as its bytes alone (worker pools)
+        return (Grid.from_bytes, (self._bytes(), *self._shape))
 
     def __repr__(self) -> str:
-        return f"Grid({self._cells.tolist()!r})"
+        return f"Grid({[list(row) for row in self._lines()[0]]!r})"
 
     def __str__(self) -> str:
-        return "\n".join(self.to_rows(cell_chars(int(self._cells.max()))))
+        return "\n".join(self.to_rows(cell_chars(self.max_color())))
 
 
 @dataclass(frozen=True)
@@ -392,7 +473,7 @@ class Puzzle:
         """The puzzle whose solution is ``grid``; the grid is kept as the goal."""
         g = grid if isinstance(grid, Grid) else Grid(grid)
         if palette is None:
-            n = int(g.cells.max())
+            n = g.max_color()
             palette = Palette.bw() if n <= 1 else _default_palette(n)
         return cls(g.row_clues(), g.column_clues(), palette, meta or Meta(), g)
 
@@ -513,6 +594,8 @@ class Puzzle:
         cols = tuple(tuple(Block(b.length, remap[b.color]) for b in c) for c in self.columns)
         goal = None
         if self.goal is not None:
+            import numpy as np
+
             table = np.zeros(max(len(self.palette), 256), dtype=np.uint8)
             for old, new in remap.items():
                 table[old] = new
@@ -528,7 +611,13 @@ class Puzzle:
         totals: dict[str, dict[int, int]] = {"row": {}, "column": {}}
         for kind, i, clue in self.lines():
             n = self.width if kind == "row" else self.height
-            for b in clue:
+            t = totals[kind]
+            colors = set(map(_COLOR, clue))
+            if len(colors) == 1 and 1 <= min(colors) <= ncol and min(map(_LENGTH, clue)) >= 1:
+                c = min(colors)  # a one-colour clue of good blocks, summed at C speed
+                t[c] = t.get(c, 0) + sum(map(_LENGTH, clue))
+                colors.clear()
+            for b in clue if colors else ():
                 if b.length < 1:
                     raise PuzzleError(
                         f"{kind} {i + 1}: block length must be positive, got {b.length}"
@@ -538,7 +627,6 @@ class Puzzle:
                         f"{kind} {i + 1}: unknown colour {b.color} "
                         f"(the palette has colours 1..{ncol})"
                     )
-                t = totals[kind]
                 t[b.color] = t.get(b.color, 0) + b.length
             need = min_length(clue)
             if need > n:
@@ -559,7 +647,7 @@ class Puzzle:
                     f"goal is {self.goal.width}x{self.goal.height}, "
                     f"puzzle is {self.width}x{self.height}"
                 )
-            if int(self.goal.cells.max()) > ncol:
+            if self.goal.max_color() > ncol:
                 raise PuzzleError("goal uses a colour the palette does not have")
             if not self.goal.matches(self):
                 raise PuzzleError("goal picture does not match the clues")

@@ -1,5 +1,5 @@
-"""ROFL v2 (and v1 read): round trips, canonical bytes, the table, corruption and salvage, random
-access, limits, start-up."""
+"""ROFL v3 (and v1, v2 read): round trips, canonical bytes, the table, range-coded clues,
+corruption and salvage, random access, limits, start-up."""
 
 from __future__ import annotations
 
@@ -190,8 +190,9 @@ def test_same_puzzle_from_non_and_xml() -> None:
 def test_bw_puzzle_is_small() -> None:
     p = Puzzle.from_clues([[1], [1]], [[1], [1]])
     b = rofl.encode(p)
-    assert b.hex() == "020200005fe0"
+    assert b.hex() == "02024080"  # v3: range-coded (docs/rofl.md §5)
     assert rofl.decode(b) == p
+    assert rofl.decode(bytes.fromhex("020200005fe0")) == p  # the same puzzle as v2 wrote it
 
 
 # -- corruption -----------------------------------------------------------------------
@@ -312,8 +313,8 @@ def test_huge_claims_are_errors_not_allocations() -> None:
 
 def test_unknown_version_is_named() -> None:
     _, data = small_container()
-    with pytest.raises(RoflError, match="unsupported ROFL version 3"):
-        list(rofl.iter_load(data[:4] + b"\x03" + data[5:]))
+    with pytest.raises(RoflError, match="unsupported ROFL version 4"):
+        list(rofl.iter_load(data[:4] + b"\x04" + data[5:]))
 
 
 # -- start-up -----------------------------------------------------------------------------
@@ -355,6 +356,24 @@ V1_EXAMPLE = bytes.fromhex(  # docs/rofl.md, the 2x2 example as version 1 wrote 
     "524f464c01" "c552065a020200005fe02bf0e31b" "c5450101" "00cf63c453"
     "1300000000000000" "4c464f52"
 )
+
+
+V2_EXAMPLE = bytes.fromhex(  # docs/rofl.md §5, the 2x2 example as version 2 wrote it
+    "524f464c02" "c552065a020200005fe02bf0e31b" "c545010100" "00cff48ad9"
+    "1300000000000000" "4c464f52"
+)
+V3_EXAMPLE = bytes.fromhex(  # docs/rofl.md §5, the same in version 3
+    "524f464c03" "c5520476020240" "80dc0f0895" "c545010100" "00cff48ad9"
+    "1100000000000000" "4c464f52"
+)
+
+
+def test_version_2_files_are_still_read_and_version_3_is_the_documented_one() -> None:
+    p = Puzzle.from_clues([[1], [1]], [[1], [1]])
+    assert list(rofl.iter_load(V2_EXAMPLE)) == [p]
+    assert rofl.read_at(V2_EXAMPLE, 0) == p
+    assert rofl.dumps([p]) == V3_EXAMPLE
+    assert list(rofl.iter_load(V3_EXAMPLE)) == [p]
 
 
 def test_version_1_files_and_payloads_are_still_read() -> None:
@@ -470,3 +489,167 @@ def test_salvage_scans_each_byte_once_between_markers() -> None:
     reader = rofl.iter_load(data, on_error="collect")
     assert list(reader) == ps
     assert reader.work <= 4 * len(data)
+
+
+# -- version 3: black-and-white clues range-coded under a random-picture model -------------
+
+
+def _bw(cells: np.ndarray, palette: Palette | None = None, meta: Meta | None = None) -> Puzzle:
+    return Puzzle.from_grid(cells, palette or Palette.bw(), meta or Meta()).replace(goal=None)
+
+
+@st.composite
+def bw_pictures(draw: st.DrawFn, max_side: int = 64) -> np.ndarray:
+    """Black-and-white pictures of every size the model codes (and just past it), any density,
+    with empty and full lines, single rows and columns."""
+    h = draw(st.sampled_from([1, 2, 3, 25, 63, 64, 65]) | st.integers(1, max_side))
+    w = draw(st.sampled_from([1, 2, 3, 25, 63, 64, 65]) | st.integers(1, max_side))
+    density = draw(st.sampled_from([0.0, 0.03, 0.2, 0.5, 0.8, 0.97, 1.0]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    cells = (rng.random((h, w)) < density).astype(int)
+    for _ in range(draw(st.integers(0, 3))):  # whole empty or full lines
+        if draw(st.booleans()):
+            cells[draw(st.integers(0, h - 1)), :] = draw(st.integers(0, 1))
+        else:
+            cells[:, draw(st.integers(0, w - 1))] = draw(st.integers(0, 1))
+    return cells
+
+
+@settings(max_examples=150, deadline=None)
+@given(bw_pictures(), metas, st.booleans())
+def test_model_round_trip(cells: np.ndarray, meta: Meta, odd_palette: bool) -> None:
+    pal = Palette.of(("paper", "#fffff0"), ("ink", "#102030")) if odd_palette else None
+    p = _bw(cells, pal, meta)
+    b = rofl.encode(p)
+    assert rofl.decode(b) == p
+    assert rofl.encode(rofl.decode(b)) == b
+    if max(p.height, p.width) > 64:
+        assert not b[2] & rofl.FLAG_MODEL  # sides up to 65 take one byte each
+    data = rofl.dumps([p, p])
+    assert list(rofl.iter_load(data)) == [p, p]
+
+
+@FAST
+@given(puzzles(max_side=30, max_colors=5))
+def test_model_is_only_for_one_painted_colour(p: Puzzle) -> None:
+    b = rofl.encode(p)
+    flags = b[len(_varint(p.width)) + len(_varint(p.height))]
+    if flags & rofl.FLAG_MODEL:
+        assert len(p.palette) == 2 and p.goal is None
+    assert rofl.decode(b) == p
+
+
+def test_model_is_used_when_shorter_and_rice_otherwise() -> None:
+    rng = np.random.default_rng(19)
+    random25 = _bw((rng.random((25, 25)) < 0.45).astype(int))
+    b = rofl.encode(random25)
+    assert b[2] & rofl.FLAG_MODEL
+    # a drawn picture: long runs, which Rice codes in fewer bytes than the random model
+    drawn = np.zeros((30, 30), int)
+    drawn[5:25, 3:27] = 1
+    drawn[10:20, 8:22] = 0
+    b = rofl.encode(_bw(drawn))
+    assert not b[2] & rofl.FLAG_MODEL
+    assert rofl.decode(b) == _bw(drawn)
+    # its range code is a valid code of the same clues, but not the one code: refused
+    from nonoforge.formats.rofl.kernels import model_tables
+
+    p = _bw(drawn)
+    lines = p.rows + p.columns
+    counts = np.array([len(c) for c in lines], np.int64)
+    lengths = np.array([blk.length for c in lines for blk in c], np.int64)
+    code, shorter = _kernels()["_enc_model"](counts, lengths, 30, 30, *model_tables(30, 30))
+    assert not shorter
+    with pytest.raises(RoflError, match="not canonical"):
+        rofl.decode(b[:2] + bytes([rofl.FLAG_MODEL]) + bytes(code))
+
+
+def test_taai_2011_clues_take_under_85_bytes() -> None:
+    """Issue 19's figure, as a size (not a time): TAAI 2011 without goals, bytes a payload."""
+    from conftest import ROOT
+
+    path = ROOT.parent / "shared" / "corpora" / "tournament" / "question" / "taai2011.txt"
+    if not path.exists():
+        pytest.skip("shared corpora absent")
+    ps = [strip_meta(p).replace(goal=None) for p in read_file(path, "tournament")]
+    payloads = [rofl.encode(p) for p in ps]
+    assert len(ps) == 1000
+    assert sum(map(len, payloads)) / len(ps) <= 85  # the set grows sparser: all of it counts
+    assert [rofl.decode(b) for b in payloads[::7]] == ps[::7]
+
+
+def test_model_edge_cases() -> None:
+    for cells in (
+        np.zeros((1, 1), int), np.ones((1, 1), int), np.zeros((64, 64), int),
+        np.ones((64, 64), int), np.ones((1, 64), int), np.zeros((64, 1), int),
+        np.indices((64, 64)).sum(axis=0) % 2,  # the most blocks a line can hold
+        np.eye(64, dtype=int),
+    ):
+        p = _bw(cells)
+        assert rofl.decode(rofl.encode(p)) == p
+
+
+def test_model_rejects_what_a_writer_never_makes() -> None:
+    p = _bw((np.random.default_rng(2).random((9, 7)) < 0.5).astype(int))
+    good = rofl.encode(p)
+    assert good[2] == rofl.FLAG_MODEL
+    head, section = good[:3], good[3:]
+    for bad, why in (
+        (good + b"\x00", "not canonical"),  # a trailing zero byte
+        (good + b"\x01", "not canonical"),  # bytes past the code
+        (head + section[:-1] + bytes([section[-1] ^ 1]), "not canonical|colour|corrupt"),
+        (head[:2] + bytes([rofl.FLAG_MODEL | rofl.FLAG_GOAL]) + section, "unknown flags"),
+    ):
+        with pytest.raises(RoflError, match=why):
+            rofl.decode(bad)
+    # the same clues under a colour palette: the model is for one painted colour
+    pal = Palette.of(("white", "#fff"), ("red", "#f00"), ("blue", "#00f"))
+    with pytest.raises(RoflError, match="one painted colour"):
+        rofl.decode(head[:2] + bytes([rofl.FLAG_MODEL | rofl.FLAG_PALETTE]) + bytes(
+            rofl.record.palette_bytes(pal)) + section)
+    wide = _varint(65) + _varint(1) + bytes([rofl.FLAG_MODEL]) + section
+    with pytest.raises(RoflError, match="too large"):
+        rofl.decode(wide)
+    # with metadata the section comes after it and runs to the end of the payload
+    titled = rofl.encode(p.replace(meta=Meta(title="t")))
+    assert titled == head[:2] + bytes([head[2] | 18]) + b"\x01\x04t" + section
+    # a range code has no redundancy to spare: a cut section is mostly another valid puzzle
+    # (the container's CRC-32 tells them apart), never the same one
+    with contextlib.suppress(RoflError):
+        assert rofl.decode(titled[:-1]) != p.replace(meta=Meta(title="t"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=60), st.integers(1, 70), st.integers(1, 70), st.booleans())
+def test_model_garbage_never_crashes(blob: bytes, w: int, h: int, meta: bool) -> None:
+    flags = rofl.FLAG_MODEL | (rofl.FLAG_META | rofl.FLAG_TAGGED if meta else 0)
+    data = _varint(w) + _varint(h) + bytes([flags]) + blob
+    with contextlib.suppress(RoflError):
+        p = rofl.decode(data)
+        assert rofl.encode(p) == data  # whatever reads is canonical
+
+
+def test_model_kernels_match_plain_python() -> None:
+    from nonoforge.formats.rofl.kernels import (
+        model_binomials,
+        model_last,
+        model_table,
+    )
+
+    k = _kernels(jit=True)
+    p = _bw((np.random.default_rng(4).random((13, 21)) < 0.4).astype(int))
+    lines = p.rows + p.columns
+    counts = np.array([len(c) for c in lines], np.int64)
+    lengths = np.array([b.length for c in lines for b in c], np.int64)
+    tables = model_table(21), model_table(13), model_last(13), model_binomials()
+    fn = k["_enc_model"]
+    plain = getattr(fn, "py_func", fn)
+    section, shorter = fn(counts, lengths, 13, 21, *tables)
+    section2, shorter2 = plain(counts, lengths, 13, 21, *tables)
+    assert bytes(section) == bytes(section2) and shorter == shorter2
+    arr = np.frombuffer(bytes(section), np.uint8)
+    fn = k["_dec_model"]
+    plain = getattr(fn, "py_func", fn)
+    for dec in (fn, plain):
+        err, _, _, c2, l2, nb = dec(arr, 0, len(arr), 13, 21, *tables)
+        assert err == 0 and list(c2) == list(counts) and list(l2[:nb]) == list(lengths)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from sqlalchemy import ColumnElement, and_, exists
 
@@ -122,20 +122,37 @@ def size_bounds(value: Size | None, what: str) -> tuple[int | None, int | None]:
     return w, h
 
 
-def conditions(
-    *,
-    width: int | None,
-    height: int | None,
-    min_size: Size | None,
-    max_size: Size | None,
-    colors: Range | None,
-    source: str | None,
-    status: str | None,
-    technique: str | None,
-    grade: Range | None,
-    solver_version: str | None,
-) -> list[ColumnElement[bool]]:
+class QueryFilters(TypedDict, total=False):
+    """The filters :meth:`Corpus.query` and :meth:`Corpus.keys` take, every one optional
+    (absent or None: any), as :meth:`Filters.query_kwargs` gives them; their meaning is
+    documented on :meth:`Corpus.query`."""
+
+    width: int | None
+    height: int | None
+    min_size: Size | None
+    max_size: Size | None
+    colors: Range | None
+    source: str | None
+    status: str | None
+    technique: str | None
+    grade: Range | None
+    solver_version: str | None
+
+
+#: The names of the query filters.
+QUERY_FILTERS = frozenset(QueryFilters.__annotations__)
+
+
+def conditions(**filters: Unpack[QueryFilters]) -> list[ColumnElement[bool]]:
     """SQL conditions on ``puzzles`` for the query filters."""
+    unknown = filters.keys() - QUERY_FILTERS
+    if unknown:
+        raise TypeError(f"unknown filter(s): {', '.join(sorted(unknown))}")
+    width, height = filters.get("width"), filters.get("height")
+    min_size, max_size = filters.get("min_size"), filters.get("max_size")
+    colors, source = filters.get("colors"), filters.get("source")
+    status, technique = filters.get("status"), filters.get("technique")
+    grade, solver_version = filters.get("grade"), filters.get("solver_version")
     p, t, r = m.puzzles, m.provenance, m.results
     where: list[ColumnElement[bool]] = []
     if width is not None:

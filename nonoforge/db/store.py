@@ -19,7 +19,7 @@ import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 from sqlalchemy import Connection, func, select, update
 
@@ -27,7 +27,7 @@ from nonoforge.db import insert as ins
 from nonoforge.db import models as m
 from nonoforge.db.collections import Collections
 from nonoforge.db.connect import DEFAULT_PATH
-from nonoforge.db.filters import SIZE_BANDS, Range, Size, conditions, size_band
+from nonoforge.db.filters import SIZE_BANDS, QueryFilters, conditions, size_band
 from nonoforge.db.records import (
     CHUNK,
     UNKNOWN_SOURCE,
@@ -314,19 +314,7 @@ class Corpus(Results, Collections, Stats):
         ]
 
     def query(
-        self,
-        *,
-        width: int | None = None,
-        height: int | None = None,
-        min_size: Size | None = None,
-        max_size: Size | None = None,
-        colors: Range | None = None,
-        source: str | None = None,
-        status: str | None = None,
-        technique: str | None = None,
-        grade: Range | None = None,
-        solver_version: str | None = None,
-        limit: int | None = None,
+        self, *, limit: int | None = None, **filters: Unpack[QueryFilters]
     ) -> Iterator[Puzzle]:
         """The puzzles matching every filter given, oldest first, as a stream.
 
@@ -337,7 +325,7 @@ class Corpus(Results, Collections, Stats):
         ``source`` matches any provenance. Each puzzle carries the metadata of its first
         provenance and its goal when the corpus knows it.
         """
-        where = _where(locals())
+        where = conditions(**filters)
         p = m.puzzles
         last = 0
         left = limit
@@ -362,23 +350,9 @@ class Corpus(Results, Collections, Stats):
             if len(rows) < page:
                 return
 
-    def keys(
-        self,
-        *,
-        width: int | None = None,
-        height: int | None = None,
-        min_size: Size | None = None,
-        max_size: Size | None = None,
-        colors: Range | None = None,
-        source: str | None = None,
-        status: str | None = None,
-        technique: str | None = None,
-        grade: Range | None = None,
-        solver_version: str | None = None,
-        limit: int | None = None,
-    ) -> list[str]:
+    def keys(self, *, limit: int | None = None, **filters: Unpack[QueryFilters]) -> list[str]:
         """The keys of the puzzles :meth:`query` would give, in the same order."""
-        where = _where(locals())
+        where = conditions(**filters)
         q = select(m.puzzles.c.key).where(*where).order_by(m.puzzles.c.id)
         if limit is not None:
             q = q.limit(limit)
@@ -510,16 +484,6 @@ class Corpus(Results, Collections, Stats):
 
 
 # -- helpers ------------------------------------------------------------------------------
-
-#: The filters :meth:`Corpus.query` and :meth:`Corpus.keys` share (``limit`` apart).
-FILTERS = ("width", "height", "min_size", "max_size", "colors", "source", "status",
-           "technique", "grade", "solver_version")
-
-
-def _where(args: dict[str, Any]) -> list[Any]:
-    """The WHERE conditions of the filters among a query method's arguments."""
-    return conditions(**{name: args[name] for name in FILTERS})
-
 
 def _provenance(it: _Item, puzzle_id: int) -> dict[str, Any]:
     """The provenance row an item brings: its metadata, the defaults filling the gaps.

@@ -38,7 +38,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from xml.etree.ElementTree import ParseError
-from xml.sax.saxutils import quoteattr
 
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
@@ -376,6 +375,8 @@ def _names(p: Puzzle) -> list[str]:
 
 
 def _write_one(p: Puzzle) -> list[str]:
+    from xml.sax.saxutils import quoteattr
+
     names = _names(p)
     chars = ".X" if p.is_bw else _CHARS
     out = [

@@ -84,8 +84,8 @@ _compiled = False
 def warmup() -> float:
     """Compile (or load from numba's cache) every kernel on a tiny puzzle; seconds spent.
 
-    :func:`solve` calls this when a puzzle first needs the compiled engine, before its
-    clock starts, so compile time never counts against a timeout or a per-puzzle time.
+    :func:`solve` calls this when a puzzle first needs the compiled engine, outside its
+    per-puzzle time (``time_s``) but inside its timeout: a timeout bounds the caller's wait.
     Batch jobs call it up front so that every puzzle is timed on the same engine.
     """
     global _compiled
@@ -112,6 +112,7 @@ def solve(
     node_budget: int | None = None,
     record_steps: bool = False,
     budget: int | None = None,
+    started: float | None = None,
 ) -> SolveResult:
     """Solve ``puzzle``: find up to ``max_solutions`` solutions and say whether it is unique.
 
@@ -127,7 +128,10 @@ def solve(
     stopped just past it with status ``budget`` (never a verdict that was not proven),
     and a budget of at least the ``work`` an unlimited solve reports gives that solve.
     The same puzzle (and budget) gives the same status, technique and effort counts on
-    every run and machine; only ``timeout`` depends on the clock.
+    every run and machine; only ``timeout`` depends on the clock. The timeout counts from
+    ``started`` (a :func:`time.monotonic` value; by default this call), loading the compiled
+    engine included: a command that starts the clock when it starts (``solve --timeout``)
+    gets its answer within the timeout, reading the file and all.
 
     >>> from nonoforge.puzzle import Grid, Puzzle
     >>> solve(Puzzle.from_grid(Grid.from_rows(["#.", "##"]))).status
@@ -145,7 +149,7 @@ def solve(
         raise SolverError("budget must be non-negative")
     check_colours(puzzle)
     return _solve(puzzle, max_solutions, timeout, strategy, node_budget, record_steps, budget,
-                  allow_quick=True)
+                  allow_quick=True, started=started)
 
 
 def auto_node_budget(puzzle: Puzzle) -> int:
@@ -162,8 +166,10 @@ def _solve(
     record_steps: bool,
     budget: int | None = None,
     allow_quick: bool = False,
+    started: float | None = None,
 ) -> SolveResult:
     t0 = time.monotonic()
+    deadline = None if timeout is None else (t0 if started is None else started) + timeout
     if allow_quick and not record_steps and strategy != "sat" and not engine_loaded():
         q = quick.solve_by_lines(puzzle, max_solutions, budget)
         if q is not None:
@@ -171,9 +177,13 @@ def _solve(
                 status=q.status, solutions=_checked(puzzle, q.solutions), technique=q.technique,
                 effort=q.effort, time_s=time.monotonic() - t0, state=q.state,
             )
-    if allow_quick:  # compile time (or loading from numba's cache) never counts
+    if allow_quick:  # compile time (or loading from numba's cache) is not the puzzle's time
+        if deadline is not None and not engine_loaded() and time.monotonic() >= deadline:
+            # reading a huge file took the time: loading the engine would only overshoot
+            return SolveResult(status="timeout", solutions=[], technique=TECHNIQUES[0],
+                               effort={"work": 0}, time_s=time.monotonic() - t0,
+                               state=_undecided(puzzle))
         t0 += warmup()
-    deadline = None if timeout is None else t0 + timeout
     if strategy == "sat":
         return _solve_sat_only(puzzle, max_solutions, deadline, t0, budget)
     from nonoforge.solver import driver as D  # noqa: N812
@@ -278,18 +288,23 @@ def _sat_status(status: str, found: list[Grid], max_solutions: int) -> str:
     return status
 
 
+def _undecided(puzzle: Puzzle) -> np.ndarray:
+    """The state that says nothing: every colour still possible in every cell."""
+    full = np.uint64((1 << (puzzle.ncolors + 1)) - 1)
+    return np.full((puzzle.height, puzzle.width), full, dtype=np.uint64)
+
+
 def _solve_sat_only(
     puzzle: Puzzle, max_solutions: int, deadline: float | None, t0: float,
     budget: int | None = None,
 ) -> SolveResult:
     conflicts = None if budget is None else budget // SAT_CONFLICT_WORK
     out = _solve_sat(puzzle, None, max_solutions, deadline, conflicts)
-    full = np.uint64((1 << (puzzle.ncolors + 1)) - 1)
     grids = _checked(puzzle, list(out.solutions)[:max_solutions])
     if out.status == "unique" and grids:
         state = (np.uint64(1) << grids[0].cells.astype(np.uint64)).astype(np.uint64)
     else:
-        state = np.full((puzzle.height, puzzle.width), full, dtype=np.uint64)
+        state = _undecided(puzzle)
     return SolveResult(
         status=_sat_status(out.status, grids, max_solutions),
         solutions=grids,

@@ -31,9 +31,10 @@ from nonoforge.formats.rofl.record import (
 from nonoforge.puzzle import Palette, Puzzle
 
 MAGIC = b"ROFL"
-#: The container version written; 1 (no table blocks) is read too.
-VERSION = 2
-VERSIONS = (1, 2)
+#: The container version written; 1 (no table blocks) and 2 (no range-coded clues) are
+#: read too.
+VERSION = 3
+VERSIONS = (1, 2, 3)
 HEADER = MAGIC + bytes([VERSION])
 REC_SYNC = b"\xc5R"  # starts every record
 END_SYNC = b"\xc5E"  # starts the end block

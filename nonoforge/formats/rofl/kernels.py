@@ -8,6 +8,8 @@ after that, so numba is imported only when a process does bulk ROFL work: readin
 
 from __future__ import annotations
 
+import functools
+import math
 import os
 from collections.abc import Callable
 from typing import Any
@@ -81,16 +83,20 @@ def _best_rice(values: Any, n: int) -> tuple[int, int]:
     best = -1
     for k in range(16):
         c = n * (1 + k)
+        q = 0
         for i in range(n):
-            c += values[i] >> k
+            q += values[i] >> k
+        c += q
         if best < 0 or c < best:
             best = c
             best_k = k
+        if q == 0:  # every value fits in k bits: a larger k only costs more
+            break
     return best_k, best
 
 
-def _enc_clues(counts: Any, lengths: Any, colors: Any, cbits: int) -> Any:
-    """The bit section of a record without a goal: parameters, then every line's clue."""
+def _clue_plan(counts: Any, lengths: Any, cbits: int) -> tuple[int, int, int, Any, int]:
+    """The Rice section's parameters and size: ``(kL, kC, base, zigzag counts, bits)``."""
     nlines = counts.shape[0]
     nb = lengths.shape[0]
     vals = np.empty(max(nb, nlines), np.int64)
@@ -105,6 +111,14 @@ def _enc_clues(counts: Any, lengths: Any, colors: Any, cbits: int) -> Any:
     k_cnt, cost_cnt = _best_rice(vals, nlines)
     gb = _bitlen(base + 1)
     total = 8 + 2 * gb - 1 + cost_len + cost_cnt + cbits * nb
+    return k_len, k_cnt, base, vals, total
+
+
+def _enc_clues(counts: Any, lengths: Any, colors: Any, cbits: int) -> Any:
+    """The bit section of a record without a goal: parameters, then every line's clue."""
+    nlines = counts.shape[0]
+    k_len, k_cnt, base, vals, total = _clue_plan(counts, lengths, cbits)
+    gb = _bitlen(base + 1)
     buf = np.zeros((total + 7) // 8, np.uint8)
     pos = _put_bits(buf, 0, k_len, 4)
     pos = _put_bits(buf, pos, k_cnt, 4)
@@ -329,6 +343,382 @@ def _clues_of_grid(grid: Any) -> tuple[Any, Any, Any]:
     return counts, lengths, colors
 
 
+# ---------------------------------------------------------------------------------------
+# v3: black-and-white clues under a random-picture model, range-coded
+#
+# A line of n cells painted independently with probability q has the clue (a_1..a_k) of sum
+# s with probability C(n-s+1, k) q^s (1-q)^(n-s); given (k, s) the k lengths are equally
+# likely among the C(s-1, k-1) ways to write s as k positive parts. So a line is coded as
+# the symbol (k, s) under that model, then the rank of its lengths among those ways. The
+# range coder below has a 32-bit range, renormalises a byte at a time, carries into the
+# bytes already written, and ends with the fewest bytes that pin its interval.
+
+#: Density levels of the model: q = Q / MODEL_Q for Q in 1 .. MODEL_Q - 1.
+MODEL_Q = 32
+#: Longest line the model codes (ranks of compositions then fit in 63 bits).
+MODEL_MAX_SIDE = 64
+#: Frequency total of the model's tables (the range coder divides a >= 2^24 range by it).
+MODEL_TOTAL = 1 << 16
+_TOP = 1 << 24
+_WORD = 1 << 32
+
+
+def _sym(n: int, k: int, s: int) -> int:
+    """The index of the symbol (k blocks, s cells) in a line of n cells; 0 is (0, 0)."""
+    if k == 0:
+        return 0
+    return 1 + (k - 1) * (n + 2 - k) + s - k
+
+
+def _rc_carry(buf: Any, n: int) -> None:
+    """Add 1 to the ``n`` bytes written so far, read as one big-endian number (a carry out of
+    ``low``; it never runs past the first byte, as the code stays below 1)."""
+    i = n - 1
+    while buf[i] == 255:
+        buf[i] = 0
+        i -= 1
+    buf[i] += np.uint8(1)
+
+
+def _rc_put(
+    buf: Any, n: int, low: int, rng: int, cum: int, freq: int, tot: int
+) -> tuple[int, int, int]:
+    """Code the symbol ``[cum, cum + freq)`` of ``tot``: ``(bytes written, low, range)``."""
+    r = rng // tot
+    low += r * cum
+    rng = r * freq
+    if low >= _WORD:
+        low -= _WORD
+        _rc_carry(buf, n)
+    while rng < _TOP:
+        buf[n] = np.uint8(low >> 24)
+        n += 1
+        low = (low & 0xFFFFFF) << 8
+        rng <<= 8
+    return n, low, rng
+
+
+def _rc_put_uniform(buf: Any, n: int, low: int, rng: int, r: int, m: int) -> tuple[int, int, int]:
+    """Code ``r`` in ``0 .. m-1``, all equally likely (16 bits at most a step)."""
+    while m > MODEL_TOTAL:
+        sh = _bitlen(m - 1) - 16
+        mh = ((m - 1) >> sh) + 1
+        h = r >> sh
+        n, low, rng = _rc_put(buf, n, low, rng, h, 1, mh)
+        r -= h << sh
+        m = (1 << sh) if h < mh - 1 else m - (h << sh)
+    if m > 1:
+        n, low, rng = _rc_put(buf, n, low, rng, r, 1, m)
+    return n, low, rng
+
+
+def _rc_flush(buf: Any, n: int, low: int, rng: int) -> int:
+    """End the code: the value in ``[low, low + range)`` with the fewest significant bytes,
+    then without trailing zero bytes (a decoder reads zeros past the end)."""
+    nb = 0
+    v = low
+    while nb < 4:
+        unit = 1 << (32 - 8 * nb)
+        v = ((low + unit - 1) // unit) * unit
+        if v < low + rng:
+            break
+        nb += 1
+    if nb == 4:
+        v = low
+    if v >= _WORD:
+        v -= _WORD
+        _rc_carry(buf, n)
+    for i in range(nb):
+        buf[n] = np.uint8((v >> (24 - 8 * i)) & 0xFF)
+        n += 1
+    while n > 0 and buf[n - 1] == 0:
+        n -= 1
+    return n
+
+
+def _rc_byte(data: Any, p: int, end: int) -> int:
+    return int(data[p]) if p < end else 0
+
+
+def _rc_get(data: Any, p: int, end: int, code: int, rng: int, tot: int) -> tuple[int, int]:
+    """The next value below ``tot`` and the range step: ``(value, step)``; value -1 if bad."""
+    r = rng // tot
+    v = code // r
+    if v >= tot:
+        return -1, r
+    return v, r
+
+
+def _rc_take(
+    data: Any, p: int, end: int, code: int, rng: int, r: int, cum: int, freq: int
+) -> tuple[int, int, int]:
+    """Consume the symbol ``[cum, cum + freq)``: ``(next byte, code, range)``."""
+    code -= r * cum
+    rng = r * freq
+    while rng < _TOP:
+        code = (code << 8) | _rc_byte(data, p, end)
+        p += 1
+        rng <<= 8
+    return p, code, rng
+
+
+def _rc_get_uniform(
+    data: Any, p: int, end: int, code: int, rng: int, m: int
+) -> tuple[int, int, int, int]:
+    """The inverse of :func:`_rc_put_uniform`: ``(value or -1, next byte, code, range)``."""
+    value = 0
+    while m > MODEL_TOTAL:
+        sh = _bitlen(m - 1) - 16
+        mh = ((m - 1) >> sh) + 1
+        h, r = _rc_get(data, p, end, code, rng, mh)
+        if h < 0:
+            return -1, p, code, rng
+        p, code, rng = _rc_take(data, p, end, code, rng, r, h, 1)
+        value += h << sh
+        m = (1 << sh) if h < mh - 1 else m - (h << sh)
+    if m > 1:
+        v, r = _rc_get(data, p, end, code, rng, m)
+        if v < 0:
+            return -1, p, code, rng
+        p, code, rng = _rc_take(data, p, end, code, rng, r, v, 1)
+        value += v
+    return value, p, code, rng
+
+
+def _model_wins(counts: Any, lengths: Any, size: int) -> bool:
+    """Whether ``size`` bytes are fewer than the black-and-white Rice section's."""
+    return size < (_clue_plan(counts, lengths, 0)[4] + 7) // 8
+
+
+def _enc_model(
+    counts: Any, lengths: Any, height: int, width: int,
+    tab_r: Any, tab_c: Any, last: Any, binom: Any,
+) -> tuple[Any, bool]:
+    """The range-coded clue section of a black-and-white puzzle (v3), and whether it is
+    shorter than the Rice section (the writer keeps the shorter)."""
+    code = _model_code(counts, lengths, height, width, tab_r, tab_c, last, binom)
+    return code, _model_wins(counts, lengths, code.shape[0])
+
+
+def _model_code(
+    counts: Any, lengths: Any, height: int, width: int,
+    tab_r: Any, tab_c: Any, last: Any, binom: Any,
+) -> Any:
+    """The range code of a black-and-white puzzle's clues (v3).
+
+    ``tab_r``/``tab_c``: cumulative frequencies of (k, s) for rows/columns, one row per
+    density; ``last``: of k given s for the last column, whose s follows from the others.
+    """
+    nlines = counts.shape[0]
+    painted = 0
+    for i in range(height):
+        painted += counts[i]
+    nrow = painted
+    painted = 0
+    for i in range(nrow):
+        painted += lengths[i]
+    q = _model_density(painted, height * width)
+    buf = np.zeros(16 + 16 * nlines, np.uint8)
+    n = 0
+    low = 0
+    rng = _WORD - 1
+    n, low, rng = _rc_put(buf, n, low, rng, q - 1, 1, MODEL_Q - 1)
+    j = 0
+    for li in range(nlines):
+        size = width if li < height else height
+        k = counts[li]
+        s = 0
+        for t in range(k):
+            s += lengths[j + t]
+        if li == nlines - 1:
+            cum = last[s, k]
+            n, low, rng = _rc_put(buf, n, low, rng, cum, last[s, k + 1] - cum, last[s, -1])
+        else:
+            tab = tab_r if li < height else tab_c
+            sym = _sym(size, k, s)
+            cum = tab[q - 1, sym]
+            n, low, rng = _rc_put(
+                buf, n, low, rng, cum, tab[q - 1, sym + 1] - cum, tab[q - 1, -1]
+            )
+        if k >= 2:
+            r = 0
+            c = 0
+            for t in range(k - 1):
+                c += lengths[j + t]
+                r += binom[c - 1, t + 1]
+            n, low, rng = _rc_put_uniform(buf, n, low, rng, r, binom[s - 1, k - 1])
+        j += k
+    n = _rc_flush(buf, n, low, rng)
+    return buf[:n]
+
+
+def _dec_model(
+    data: Any, pos: int, end: int, height: int, width: int,
+    tab_r: Any, tab_c: Any, last: Any, binom: Any,
+) -> tuple[int, int, int, Any, Any, int]:
+    """Decode a range-coded clue section in bytes ``pos .. end`` and check that it is the
+    one code a writer makes of these clues (a range coder's last bytes have slack, and the
+    Rice section must be longer).
+
+    Returns ``(error, where, bytes read, counts, lengths, nblocks)``; the bytes read include
+    the decoder's look-ahead (a valid section is never longer).
+    """
+    nlines = height + width
+    counts = np.zeros(nlines, np.int64)
+    lengths = np.empty(max(height * ((width + 1) // 2) + width * ((height + 1) // 2), 1), np.int64)
+    p = pos
+    code = 0
+    for _ in range(4):
+        code = (code << 8) | _rc_byte(data, p, end)
+        p += 1
+    rng = _WORD - 1
+    v, r = _rc_get(data, p, end, code, rng, MODEL_Q - 1)
+    if v < 0:
+        return 7, -1, p - pos, counts, lengths, 0
+    p, code, rng = _rc_take(data, p, end, code, rng, r, v, 1)
+    q = v + 1
+    j = 0
+    painted = 0
+    for li in range(nlines):
+        size = width if li < height else height
+        if li == nlines - 1:
+            s = painted
+            if s < 0 or s > size:
+                return 4, 1, p - pos, counts, lengths, j
+            tot = last[s, -1]
+            v, r = _rc_get(data, p, end, code, rng, tot)
+            if v < 0:
+                return 7, li, p - pos, counts, lengths, j
+            k = 0
+            while last[s, k + 1] <= v:
+                k += 1
+            cum = last[s, k]
+            p, code, rng = _rc_take(data, p, end, code, rng, r, cum, last[s, k + 1] - cum)
+        else:
+            tab = tab_r if li < height else tab_c
+            m = tab.shape[1] - 1
+            v, r = _rc_get(data, p, end, code, rng, tab[q - 1, m])
+            if v < 0:
+                return 7, li, p - pos, counts, lengths, j
+            lo = 0
+            hi = m - 1
+            while lo < hi:
+                mid = (lo + hi + 1) >> 1
+                if tab[q - 1, mid] <= v:
+                    lo = mid
+                else:
+                    hi = mid - 1
+            p, code, rng = _rc_take(
+                data, p, end, code, rng, r, tab[q - 1, lo], tab[q - 1, lo + 1] - tab[q - 1, lo]
+            )
+            k = 0
+            s = 0
+            if lo > 0:
+                k = 1
+                while _sym(size, k + 1, k + 1) <= lo:
+                    k += 1
+                s = lo - _sym(size, k, k) + k
+        counts[li] = k
+        if k >= 2:
+            rank, p, code, rng = _rc_get_uniform(data, p, end, code, rng, binom[s - 1, k - 1])
+            if rank < 0:
+                return 7, li, p - pos, counts, lengths, j
+            hi_cut = s
+            x = s - 1
+            for t in range(k - 1, 0, -1):
+                x -= 1
+                while binom[x, t] > rank:
+                    x -= 1
+                rank -= binom[x, t]
+                lengths[j + t] = hi_cut - (x + 1)
+                hi_cut = x + 1
+            lengths[j] = hi_cut
+        elif k == 1:
+            lengths[j] = s
+        j += k
+        if li < height:
+            painted += s
+        elif li < nlines - 1:
+            painted -= s
+    again = _model_code(counts, lengths[:j], height, width, tab_r, tab_c, last, binom)
+    size = again.shape[0]
+    if size != end - pos or not _model_wins(counts, lengths[:j], size):
+        return 8, -1, p - pos, counts, lengths, j
+    for i in range(size):
+        if again[i] != data[pos + i]:
+            return 8, -1, p - pos, counts, lengths, j
+    return 0, -1, p - pos, counts, lengths, j
+
+
+@functools.cache
+def model_binomials() -> Any:
+    """``C(x, y)`` for ``0 <= x, y <= MODEL_MAX_SIDE`` (int64: C(64, 32) < 2^61)."""
+    b = np.zeros((MODEL_MAX_SIDE + 1, MODEL_MAX_SIDE + 1), np.int64)
+    for x in range(MODEL_MAX_SIDE + 1):
+        for y in range(x + 1):
+            b[x, y] = math.comb(x, y)
+    return b
+
+
+def _quantised(weights: list[int]) -> list[int]:
+    """Cumulative frequencies (total at most MODEL_TOTAL) in proportion to ``weights``; every
+    positive weight gets at least 1, a zero weight 0. Exact integers: the same everywhere."""
+    total = sum(weights)
+    live = sum(1 for w in weights if w)
+    spare = MODEL_TOTAL - live
+    cum = [0]
+    for w in weights:
+        cum.append(cum[-1] + (1 + w * spare // total if w else 0))
+    return cum
+
+
+@functools.cache
+def model_table(n: int) -> Any:
+    """Cumulative frequencies of the symbols (k, s) of a line of ``n`` cells, one row per
+    density ``Q`` (row ``Q - 1``): weights ``C(n-s+1, k) C(s-1, k-1) Q^s (MODEL_Q-Q)^(n-s)``."""
+    kmax = (n + 1) // 2
+    rows = []
+    for q in range(1, MODEL_Q):
+        w = [(MODEL_Q - q) ** n]
+        for k in range(1, kmax + 1):
+            for s in range(k, n - k + 2):
+                w.append(
+                    math.comb(n - s + 1, k) * math.comb(s - 1, k - 1) * q**s
+                    * (MODEL_Q - q) ** (n - s)
+                )
+        rows.append(_quantised(w))
+    return np.array(rows, np.int64)
+
+
+@functools.cache
+def model_last(n: int) -> Any:
+    """Cumulative frequencies of k given s for the last column (``n`` cells), whose s is
+    known from the others: row ``s``, weights ``C(s-1, k-1) C(n-s+1, k)`` (the density
+    cancels). Column ``(n + 1) // 2 + 1`` is the total."""
+    kmax = (n + 1) // 2
+    rows = []
+    for s in range(n + 1):
+        w = [1 if s == 0 else 0]
+        for k in range(1, kmax + 1):
+            w.append(math.comb(s - 1, k - 1) * math.comb(n - s + 1, k) if s >= k else 0)
+        rows.append(_quantised(w))
+    return np.array(rows, np.int64)
+
+
+@functools.cache
+def model_tables(width: int, height: int) -> tuple[Any, Any, Any, Any]:
+    """What the model kernels take for a ``width`` x ``height`` puzzle: the (k, s) tables of
+    rows and columns, the last column's table and the binomials."""
+    return model_table(width), model_table(height), model_last(height), model_binomials()
+
+
+def _model_density(painted: int, cells: int) -> int:
+    """The canonical density level: ``painted / cells`` rounded to ``1 / MODEL_Q`` (halves
+    up), kept in ``1 .. MODEL_Q - 1``."""
+    q = (2 * MODEL_Q * painted + cells) // (2 * cells)
+    return min(max(q, 1), MODEL_Q - 1)
+
+
 _ERRORS = {
     1: "bit section is truncated",
     2: "colour index out of range",
@@ -336,10 +726,19 @@ _ERRORS = {
     4: "rows and columns paint different numbers of cells",
     5: "number too large",
     6: "goal runs overflow the picture",
+    7: "range-coded section is corrupt",
+    8: "range-coded section is not canonical",
 }
 
-_HELPERS = ("_bitlen", "_put_bits", "_put_rice", "_get_bits", "_get_rice", "_best_rice", "_grow")
-_KERNELS = ("_enc_clues", "_dec_clues", "_enc_goal", "_dec_goal", "_clues_of_grid")
+_HELPERS = (
+    "_bitlen", "_put_bits", "_put_rice", "_get_bits", "_get_rice", "_best_rice", "_grow",
+    "_clue_plan", "_sym", "_rc_carry", "_rc_put", "_rc_put_uniform", "_rc_flush", "_rc_byte",
+    "_rc_get", "_rc_take", "_rc_get_uniform", "_model_density", "_model_code", "_model_wins",
+)
+_KERNELS = (
+    "_enc_clues", "_dec_clues", "_enc_goal", "_dec_goal", "_clues_of_grid", "_enc_model",
+    "_dec_model",
+)
 _compiled: dict[str, Callable[..., Any]] = {}
 _plain: dict[str, Callable[..., Any]] = {name: globals()[name] for name in _KERNELS}
 #: Records coded in plain Python before the kernels are compiled: a few conversions never

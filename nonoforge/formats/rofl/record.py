@@ -8,7 +8,12 @@ from typing import Any
 import numpy as np
 
 from nonoforge.errors import RoflError
-from nonoforge.formats.rofl.kernels import _ERRORS, _kernels
+from nonoforge.formats.rofl.kernels import (
+    _ERRORS,
+    MODEL_MAX_SIDE,
+    _kernels,
+    model_tables,
+)
 from nonoforge.puzzle import COLOR_CHARS, Block, Color, Grid, Meta, Palette, Puzzle
 
 #: Largest width or height a record may declare (real puzzles stay under a few hundred).
@@ -25,8 +30,11 @@ FLAG_RAW_GOAL = 8
 FLAG_TAGGED = 16
 #: v2: the palette is an entry of the container's table (a varint index follows).
 FLAG_PALETTE_REF = 32
+#: v3: without GOAL, one painted colour: the clues are range-coded under a random-picture
+#: model (docs/rofl.md §3.5), not Rice-coded.
+FLAG_MODEL = 64
 FLAGS_V1 = FLAG_GOAL | FLAG_META | FLAG_PALETTE
-FLAGS = FLAGS_V1 | FLAG_RAW_GOAL | FLAG_TAGGED | FLAG_PALETTE_REF
+FLAGS = FLAGS_V1 | FLAG_RAW_GOAL | FLAG_TAGGED | FLAG_PALETTE_REF | FLAG_MODEL
 
 #: Kinds of a tagged metadata value (the low 2 bits of its varint tag).
 TAG_TEXT, TAG_REF, TAG_NUMBER = 0, 1, 2
@@ -248,6 +256,35 @@ def _read_raw_goal(arr: Any, pos: int, ncells: int, ncolors: int) -> tuple[Any, 
     return cells, end
 
 
+def _model_clues(
+    k: dict[str, Any], counts: Any, lengths: Any, height: int, width: int
+) -> bytes | None:
+    """The range-coded clue section, or None when the puzzle is too large for the model or
+    the Rice section is as short (an empty section is valid: the likeliest puzzles of the
+    model take no bytes at all)."""
+    if max(height, width) > MODEL_MAX_SIDE:
+        return None
+    tables = model_tables(width, height)
+    code, shorter = k["_enc_model"](counts, lengths, height, width, *tables)
+    return code.tobytes() if shorter else None
+
+
+def _decode_model(
+    k: dict[str, Any], data: bytes, pos: int, height: int, width: int
+) -> tuple[Any, Any, int]:
+    """The range-coded clue section from byte ``pos`` to the end of the payload:
+    ``(counts, lengths, nblocks)``."""
+    if max(height, width) > MODEL_MAX_SIDE:
+        raise RoflError(f"{width}x{height} is too large for range-coded clues")
+    tables = model_tables(width, height)
+    err, where, _, counts, lengths, nblocks = k["_dec_model"](
+        np.frombuffer(data, np.uint8), pos, len(data), height, width, *tables
+    )
+    if err:
+        raise _clue_error(err, where, height)
+    return counts, lengths, nblocks
+
+
 def encode(p: Puzzle, refs: Refs | None = None) -> bytes:
     """One puzzle as a ROFL v2 record payload (canonical: equal puzzles give equal bytes).
 
@@ -282,23 +319,28 @@ def encode(p: Puzzle, refs: Refs | None = None) -> bytes:
         counts = np.array([len(c) for c in lines], np.int64)
         lengths = np.array([b[0] for c in lines for b in c], np.int64)
         colors = np.array([b[1] for c in lines for b in c], np.int64) if ncol > 1 else lengths
-        bits = k["_enc_clues"](counts, lengths, colors, (ncol - 1).bit_length()).tobytes()
+        model = _model_clues(k, counts, lengths, p.height, p.width) if ncol == 1 else None
+        if model is not None:
+            flags |= FLAG_MODEL
+            bits = model
+        else:
+            bits = k["_enc_clues"](counts, lengths, colors, (ncol - 1).bit_length()).tobytes()
     out.append(flags)
     if flags & FLAG_PALETTE:
         out += palette_bytes(pal)
     elif pal_ref is not None:
         out += _varint(pal_ref)
-    out += bits
+    meta = bytearray()
     if has_meta:
         present = 0
-        body = bytearray()
         for i, f in enumerate(META_FIELDS):
             v = getattr(p.meta, f)
             if v is not None:
                 present |= 1 << i
-                body += _tagged(v, refs)
-        out.append(present)
-        out += body
+                meta += _tagged(v, refs)
+        meta.insert(0, present)
+    # a range-coded section has no end of its own: it comes last and ends with the payload
+    out += meta + bits if flags & FLAG_MODEL else bits + meta
     return bytes(out)
 
 
@@ -359,6 +401,18 @@ def _clue_error(err: int, where: int, height: int) -> RoflError:
     return RoflError(_ERRORS[err])
 
 
+def _decode_model_record(
+    k: dict[str, Any], data: bytes, pos: int, height: int, width: int, palette: Palette,
+    meta: Meta,
+) -> Puzzle:
+    """A v3 payload's puzzle from its range-coded clues at ``pos`` (to the payload's end)."""
+    if len(palette) != 2:
+        raise RoflError("range-coded clues need a palette of one painted colour")
+    counts, lengths, nblocks = _decode_model(k, data, pos, height, width)
+    lines = _split_clues(counts, lengths, lengths, nblocks, 1)
+    return Puzzle.trusted(tuple(lines[:height]), tuple(lines[height:]), palette, meta, None)
+
+
 def decode(data: bytes | bytearray | memoryview, table: Table | None = None) -> Puzzle:
     """The puzzle a record payload holds (the inverse of :func:`encode`), v1 or v2.
 
@@ -381,6 +435,7 @@ def decode(data: bytes | bytearray | memoryview, table: Table | None = None) -> 
         or (flags & FLAG_PALETTE and flags & FLAG_PALETTE_REF)
         or (flags & FLAG_RAW_GOAL and not flags & FLAG_GOAL)
         or (flags & FLAG_TAGGED and not flags & FLAG_META)
+        or (flags & FLAG_MODEL and flags & FLAG_GOAL)
     ):
         raise RoflError(f"unknown flags 0x{flags:02x}")
     palette, pos = _decode_palette(data, pos, flags, table)
@@ -389,6 +444,12 @@ def decode(data: bytes | bytearray | memoryview, table: Table | None = None) -> 
     end_bits = 8 * len(data)
     bitpos = 8 * pos
     goal = None
+    if flags & FLAG_MODEL:
+        # metadata first: the range-coded section runs to the end of the payload
+        meta = Meta()
+        if flags & FLAG_META:
+            meta, pos = _decode_meta(data, pos, flags, table)
+        return _decode_model_record(k, data, pos, height, width, palette, meta)
     if flags & FLAG_GOAL:
         ncells = width * height
         if ncells > MAX_GOAL_CELLS or ncells > (end_bits - bitpos) << 16:

@@ -1,0 +1,69 @@
+"""``solve --timeout T`` counts from the start of the command (issue 14).
+
+Start-up, reading the file and loading the compiled engine all count against T, so the
+command answers within T plus one stop of the engine. How close to T it lands is measured by
+``bench/deadlines.py`` (on a 1000x1000 puzzle, wall and CPU); these tests pin the mechanism
+without reading a clock: a deadline that has already passed when the engine starts lets it
+do at most one slice of work (work units are deterministic), where a clock started later
+would have let it run on for a while.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from nonoforge.formats import write_file
+from nonoforge.puzzle import Puzzle
+from nonoforge.solver import solve
+
+ROOT = Path(__file__).resolve().parents[1]
+#: The engine checks the clock after each slice of 2,000 work units when a deadline is set
+#: (the last unit may end a little past it): one slice, with room to spare.
+SLICE = 4_000
+
+
+def endless(n: int = 14) -> Puzzle:
+    """One cell in every row and column: n! solutions, so counting them never ends."""
+    return Puzzle.from_clues([[1]] * n, [[1]] * n)
+
+
+def test_a_timeout_counts_from_started_not_from_the_call() -> None:
+    # the caller's clock started 10 s ago: a 5 s timeout is already over
+    res = solve(endless(), timeout=5.0, started=time.monotonic() - 10.0,
+                max_solutions=10**9, strategy="search")
+    assert res.status == "timeout"
+    assert res.effort["work"] <= SLICE
+
+
+def test_a_timeout_that_is_not_over_lets_the_engine_work() -> None:
+    # the same puzzle with time left does far more than one slice: the bound above means
+    # something
+    res = solve(endless(), timeout=1.0, max_solutions=10**9, strategy="search")
+    assert res.status == "timeout"
+    assert res.effort["work"] > SLICE
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("strategy", ["search", "sat"])
+def test_solve_counts_start_up_reading_and_engine_loading(tmp_path: Path,
+                                                          strategy: str) -> None:
+    # a fresh process spends well over 0.2 s of CPU (so of wall time) importing, reading
+    # and loading the compiled engine before it solves: with the clock started at the
+    # command's start, the deadline has passed by then (the engine is not even loaded, or
+    # stops after one slice)
+    f = tmp_path / "endless.non"
+    write_file(endless(), f)
+    r = subprocess.run(
+        [sys.executable, "-m", "nonoforge", "solve", "--json", "--timeout", "0.2",
+         "-n", "1000000000", "--strategy", strategy, str(f)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=True,
+    )
+    (item,) = json.loads(r.stdout)
+    assert item["status"] == "timeout"
+    assert item["effort"]["work"] <= SLICE

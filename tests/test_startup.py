@@ -1,0 +1,117 @@
+"""Start-up (issue 15): what a command imports, and the plain value converter behind it.
+
+Timing lives in ``bench/startup.py``; these tests pin the mechanism: which heavy modules a
+fast command never loads, and that plain values (:mod:`nonoforge.cliparams`) convert exactly
+as with typer's own (pydantic) converter, errors included.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import pytest
+import typer
+import typer._coercion
+import typer.core
+from typer.testing import CliRunner
+
+import nonoforge.cli  # noqa: F401 - installs the plain converter, as the command does
+
+ROOT = Path(__file__).resolve().parents[1]
+DANCER = str(ROOT / "nonoforge" / "examples" / "puzzles" / "dancer.non")
+HEAVY = ("numpy", "numba", "pydantic", "rich")
+
+
+def _imported(args: list[str]) -> set[str]:
+    """The modules ``python -m nonoforge ARGS`` imports (``-X importtime`` names each)."""
+    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "nonoforge", *args],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return {line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines()
+            if line.startswith("import time:")}
+
+
+@pytest.mark.parametrize("args", [["info", DANCER], ["info", "--json", DANCER], ["formats"]])
+def test_fast_commands_import_no_numpy_pydantic_or_rich(args: list[str]) -> None:
+    mods = _imported(args)
+    assert "nonoforge.cli" in mods and "nonoforge.formats" in mods  # the command did run
+    assert not {m for m in mods if m.split(".")[0] in HEAVY}
+
+
+def test_convert_to_xml_imports_no_numpy_or_pydantic(tmp_path: Path) -> None:
+    mods = _imported(["convert", DANCER, str(tmp_path / "d.xml")])
+    assert (tmp_path / "d.xml").exists()
+    assert not {m for m in mods if m.split(".")[0] in ("numpy", "numba", "pydantic")}
+
+
+def test_a_puzzle_read_without_numpy_still_has_its_goal_checked() -> None:
+    # the goal is kept as bytes and compared with the clues in plain Python: a goal that
+    # disagrees with the clues is still refused
+    code = (
+        "import sys\n"
+        "from nonoforge.formats import loads\n"
+        "from nonoforge.errors import FormatError\n"
+        "good = open(sys.argv[1]).read()\n"
+        "p, = loads(good, 'non')\n"
+        "bad = good.replace('goal \"011', 'goal \"101')\n"
+        "try:\n    list(loads(bad, 'non'))\nexcept FormatError as e:\n    print('refused:', e)\n"
+        "print(p.goal.to_rows()[0], 'numpy' in sys.modules)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code, str(ROOT / "tests" / "data" / "dancer.non")],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
+    assert "refused: " in r.stdout and "does not match" in r.stdout
+    assert r.stdout.splitlines()[-1] == ".##.. False"
+
+
+# ---------------------------------------------------------------------------------------
+# the plain converter gives what typer's own gives
+
+probe = typer.Typer(add_completion=False)
+
+
+@probe.command()
+def _probe(
+    names: Annotated[list[str], typer.Argument()],
+    count: Annotated[int, typer.Option(min=1)] = 2,
+    limit: Annotated[int | None, typer.Option(max=10)] = None,
+    seconds: Annotated[float | None, typer.Option(min=0.001)] = None,
+    clamped: Annotated[int, typer.Option(min=0, max=5, clamp=True)] = 1,
+    label: Annotated[str | None, typer.Option()] = None,
+    flag: Annotated[bool, typer.Option("--flag/--no-flag")] = False,
+) -> None:
+    print(repr((names, count, limit, seconds, clamped, label, flag)))
+
+
+CASES = [
+    ["a", "b"],
+    ["a", "--count", "5"], ["a", "--count", "007"], ["a", "--count", "0"],
+    ["a", "--count", "-3"], ["a", "--count", "+4"], ["a", "--count", "1e3"],
+    ["a", "--count", " 5"], ["a", "--count", "x"], ["a", "--count", "3.0"],
+    ["a", "--count", "99999999999999999999999"],
+    ["a", "--limit", "10"], ["a", "--limit", "11"], ["a", "--limit", "-5"],
+    ["a", "--seconds", "1"], ["a", "--seconds", "0.5"], ["a", "--seconds", "0"],
+    ["a", "--seconds", "1e-2"], ["a", "--seconds", "inf"], ["a", "--seconds", "nan"],
+    ["a", "--seconds", ".5"], ["a", "--seconds", "-0.0"],
+    ["a", "--clamped", "9"], ["a", "--clamped", "-1"], ["a", "--clamped", "3"],
+    ["a", "--label", ""], ["a", "--label", "x[/b]"], ["--flag", "a"], ["--no-flag", "a"],
+    ["--help"],
+]
+
+
+@pytest.mark.parametrize("args", CASES, ids=[" ".join(c) or "-" for c in CASES])
+def test_plain_conversion_matches_typers_own(args: list[str],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    runner = CliRunner()
+    ours = runner.invoke(probe, args)
+    monkeypatch.setattr(typer.core, "build_runtime_param", typer._coercion.build_runtime_param)
+    theirs = runner.invoke(probe, args)
+    assert (ours.exit_code, ours.output) == (theirs.exit_code, theirs.output)
+
+
+def test_the_plain_converter_is_installed() -> None:
+    assert typer.core.build_runtime_param is not typer._coercion.build_runtime_param
+    r = CliRunner().invoke(probe, ["a", "--count", "4", "--seconds", "2"])
+    assert r.output.strip() == "(['a'], 4, None, 2.0, 1, None, False)"
