@@ -67,14 +67,9 @@ def _packing(masks, first, stride, n, off, k, blen, bcol, can, forced):
 
 
 @njit(cache=True, nogil=True)
-def _feasible(masks, first, stride, n, off, k, blen, bcol, feas, lastbad, nextbad, fwd, cnt):
-    """Every start of every block that some placement of the whole clue allows.
-
-    ``feas[off + j, p]`` is set when block ``j`` may start at ``p``: it fits on cells that
-    allow its colour and the blocks before and after it can be placed too, with only
-    background-allowed cells between them (a forward and a backward pass, O(k*n)).
-    False when the clue cannot be placed at all.
-    """
+def _bad_cells(masks, first, stride, n, lastbad, nextbad):
+    """``lastbad[p]``: the last cell before ``p`` that cannot be background (-1: none);
+    ``nextbad[p]``: the first from ``p`` on (``n``: none)."""
     one = np.uint64(1)
     lastbad[0] = -1
     for p in range(1, n + 1):
@@ -84,6 +79,19 @@ def _feasible(masks, first, stride, n, off, k, blen, bcol, feas, lastbad, nextba
     for p in range(n - 1, -1, -1):
         bg = masks[first + p * stride] & one
         nextbad[p] = nextbad[p + 1] if bg else p
+
+
+@njit(cache=True, nogil=True)
+def _feasible(masks, first, stride, n, off, k, blen, bcol, feas, lastbad, nextbad, fwd, cnt):
+    """Every start of every block that some placement of the whole clue allows.
+
+    ``feas[off + j, p]`` is set when block ``j`` may start at ``p``: it fits on cells that
+    allow its colour and the blocks before and after it can be placed too, with only
+    background-allowed cells between them (a forward and a backward pass, O(k*n)).
+    False when the clue cannot be placed at all.
+    """
+    one = np.uint64(1)
+    _bad_cells(masks, first, stride, n, lastbad, nextbad)
     for j in range(k):
         ln = blen[off + j]
         bit = one << np.uint64(bcol[off + j])

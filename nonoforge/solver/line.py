@@ -32,15 +32,10 @@ U1 = np.uint64(1)
 
 
 @njit(cache=True, nogil=True)
-def dp_line(lm, n, blen, bcol, b0, k, F, B, run, out, bits):  # noqa: N803 - F, B as in papers
-    """Exact line logic on ``lm[:n]``; writes the surviving masks to ``out[:n]``.
-
-    Returns ``False`` when no placement of the clue fits (``out`` is then undefined).
-    ``F`` and ``B`` are ``uint8`` scratch of at least ``(k+1)*(n+2)`` entries, ``run`` an
-    ``int64`` scratch of at least ``n+1``.
-    """
+def _forward(lm, n, blen, bcol, b0, k, F, bits):  # noqa: N803
+    """``F[b*(n+1) + j]``: blocks ``0..b-1`` fit in cells ``[0, j)``, the cells after the
+    last of them background. Whether the whole clue fits the line."""
     w = n + 1
-    # ---- forward: F[b*w + j]
     F[0] = 1
     for j in range(1, n + 1):
         F[j] = 1 if (F[j - 1] != 0 and (lm[j - 1] & U1) != U0) else 0
@@ -68,9 +63,14 @@ def dp_line(lm, n, blen, bcol, b0, k, F, B, run, out, bits):  # noqa: N803 - F, 
                 elif F[pbase + s] != 0:
                     v = 1
             F[base + j] = v
-    if F[k * w + n] == 0:
-        return False
-    # ---- backward: B[b*w + j]
+    return F[k * w + n] != 0
+
+
+@njit(cache=True, nogil=True)
+def _backward(lm, n, blen, bcol, b0, k, B, bits):  # noqa: N803
+    """``B[b*(n+1) + j]``: blocks ``b..k-1`` fit in cells ``[j, n)``, the cells before the
+    first of them background."""
+    w = n + 1
     kb = k * w
     B[kb + n] = 1
     for j in range(n - 1, -1, -1):
@@ -99,7 +99,12 @@ def dp_line(lm, n, blen, bcol, b0, k, F, B, run, out, bits):  # noqa: N803 - F, 
                 elif B[nbase + e] != 0:
                     v = 1
             B[base + j] = v
-    # ---- background cells
+
+
+@njit(cache=True, nogil=True)
+def _background_cells(lm, n, k, F, B, out):  # noqa: N803
+    """Start ``out`` with the background wherever some split of the blocks leaves it."""
+    w = n + 1
     for j in range(n):
         out[j] = U0
         if (lm[j] & U1) != U0:
@@ -107,7 +112,15 @@ def dp_line(lm, n, blen, bcol, b0, k, F, B, run, out, bits):  # noqa: N803 - F, 
                 if F[b * w + j] != 0 and B[b * w + j + 1] != 0:
                     out[j] = U1
                     break
-    # ---- block cells: every valid start of block b paints its colour
+
+
+@njit(cache=True, nogil=True)
+def _block_cells(lm, n, blen, bcol, b0, k, F, B, run, out, bits):  # noqa: N803
+    """Add to ``out`` the colour of every block on the cells of its valid placements: a
+    start is valid when the cells allow the colour, the blocks before it fit on its left
+    and the rest on its right, with a background cell between blocks of the same colour
+    (checked inline: a helper per start costs numba a reference count per array)."""
+    w = n + 1
     for b in range(k):
         blk = b0 + b
         ln = blen[blk]
@@ -138,6 +151,22 @@ def dp_line(lm, n, blen, bcol, b0, k, F, B, run, out, bits):  # noqa: N803 - F, 
             for j in range(lo, e):
                 out[j] |= cb
             reach = e
+
+
+@njit(cache=True, nogil=True)
+def dp_line(lm, n, blen, bcol, b0, k, F, B, run, out, bits):  # noqa: N803 - F, B as in papers
+    """Exact line logic on ``lm[:n]``; writes the surviving masks to ``out[:n]``.
+
+    Returns ``False`` when no placement of the clue fits (``out`` is then undefined).
+    ``F`` and ``B`` are ``uint8`` scratch of at least ``(k+1)*(n+2)`` entries, ``run`` an
+    ``int64`` scratch of at least ``n+1``. Four passes: the forward and backward tables,
+    then the background cells, then the block cells.
+    """
+    if not _forward(lm, n, blen, bcol, b0, k, F, bits):
+        return False
+    _backward(lm, n, blen, bcol, b0, k, B, bits)
+    _background_cells(lm, n, k, F, B, out)
+    _block_cells(lm, n, blen, bcol, b0, k, F, B, run, out, bits)
     return True
 
 

@@ -59,7 +59,29 @@ def line_logic(masks: list[int], lens: list[int]) -> list[int] | None:
     nb = [0] * (n + 1)
     for i in range(n):
         nb[i + 1] = nb[i] + (masks[i] & 2 == 0)
-    # F[j][i]: blocks 0..j-1 fit in cells [0, i), the other cells there white
+    F = _fits_before(canw, nb, lens)  # noqa: N806
+    if not F[k][n]:
+        return None
+    B = _fits_after(canw, nb, lens)  # noqa: N806
+    out = [0] * n
+    for i in range(n):
+        if canw[i]:
+            for j in range(k + 1):
+                if F[j][i] and B[j][i + 1]:
+                    out[i] = 1
+                    break
+    cover = _block_cover(canw, nb, lens, F, B)
+    run = 0
+    for i in range(n):
+        run += cover[i]
+        if run:
+            out[i] |= 2
+    return out
+
+
+def _fits_before(canw: list[bool], nb: list[int], lens: list[int]) -> list[list[bool]]:
+    """``F[j][i]``: blocks ``0..j-1`` fit in cells ``[0, i)``, the other cells there white."""
+    n, k = len(canw), len(lens)
     F = [[False] * (n + 1) for _ in range(k + 1)]  # noqa: N806
     f0 = F[0]
     f0[0] = True
@@ -74,9 +96,12 @@ def line_logic(masks: list[int], lens: list[int]) -> list[int] | None:
             s = i - ln
             if nb[i] == nb[s]:
                 fj[i] = fp[s] if j == 1 else (s >= 1 and canw[s - 1] and fp[s - 1])
-    if not F[k][n]:
-        return None
-    # B[j][i]: blocks j..k-1 fit in cells [i, n), the other cells there white
+    return F
+
+
+def _fits_after(canw: list[bool], nb: list[int], lens: list[int]) -> list[list[bool]]:
+    """``B[j][i]``: blocks ``j..k-1`` fit in cells ``[i, n)``, the other cells there white."""
+    n, k = len(canw), len(lens)
     B = [[False] * (n + 1) for _ in range(k + 1)]  # noqa: N806
     bk = B[k]
     bk[n] = True
@@ -91,13 +116,17 @@ def line_logic(masks: list[int], lens: list[int]) -> list[int] | None:
             e = i + ln
             if nb[e] == nb[i]:
                 bj[i] = bn[e] if j == k - 1 else (e < n and canw[e] and bn[e + 1])
-    out = [0] * n
-    for i in range(n):
-        if canw[i]:
-            for j in range(k + 1):
-                if F[j][i] and B[j][i + 1]:
-                    out[i] = 1
-                    break
+    return B
+
+
+def _block_cover(
+    canw: list[bool], nb: list[int], lens: list[int], F: list[list[bool]],  # noqa: N803
+    B: list[list[bool]],  # noqa: N803
+) -> list[int]:
+    """Where valid placements of blocks start (+1) and end (-1): a cell may be black where
+    the running sum is positive."""
+    n, k = len(canw), len(lens)
+    f0 = F[0]
     cover = [0] * (n + 1)
     for j in range(k):
         ln = lens[j]
@@ -111,12 +140,7 @@ def line_logic(masks: list[int], lens: list[int]) -> list[int] | None:
             if bn[e] if j == k - 1 else (e < n and canw[e] and bn[e + 1]):
                 cover[s] += 1
                 cover[e] -= 1
-    run = 0
-    for i in range(n):
-        run += cover[i]
-        if run:
-            out[i] |= 2
-    return out
+    return cover
 
 
 def _overlap(n: int, lens: list[int]) -> list[int]:

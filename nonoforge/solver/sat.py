@@ -273,8 +273,32 @@ def _encode_line_regular(clue: Clue, cells: list[list[int]], nv: int, out: list[
     a cell's colour implies one of the states that colour enters.
     """
     n = len(cells)
+    label, succ, accept = _line_automaton(clue)
+    allowed = [[a for a in range(len(cells[i])) if cells[i][a] != FALSE] for i in range(n)]
+    live = _live_states(succ, accept, allowed)
+    if not live[0]:
+        out.append([FALSE])
+        return nv
+    var: list[dict[int, int]] = [dict() for _ in range(n + 1)]
+    var[0][0] = TRUE
+    for i in range(1, n + 1):
+        if len(live[i]) == 1:
+            var[i][next(iter(live[i]))] = TRUE
+            continue
+        for q in sorted(live[i]):
+            nv += 1
+            var[i][q] = nv
+    for i in range(1, n + 1):
+        out.append(list(var[i].values()))  # some state
+    for i in range(n):
+        _regular_step(cells[i], label, succ, var[i], var[i + 1], out)
+    return nv
+
+
+def _line_automaton(clue: Clue) -> tuple[list[int], list[dict[int, int]], set[int]]:
+    """The automaton of :func:`_encode_line_regular`: each state's colour (``label``), its
+    successors (``succ[q] = {colour: q'}``) and the accepting states; state 0 is gap(-1)."""
     k = len(clue)
-    # label[q], and successors succ[q] = {colour: q'}
     label = [0]
     succ: list[dict[int, int]] = [{0: 0}]
     gap_of = [0]  # state index of gap(j), j = -1..k-1
@@ -298,8 +322,15 @@ def _encode_line_regular(clue: Clue, cells: list[list[int]], nv: int, out: list[
         if j > 0 and clue[j - 1].color != b.color:
             succ[first[j - 1] + clue[j - 1].length - 1][b.color] = first[j]
     accept = {gap_of[k], first[k - 1] + clue[k - 1].length - 1} if k else {0}
-    allowed = [[a for a in range(len(cells[i])) if cells[i][a] != FALSE] for i in range(n)]
-    # forward reachable, then backward co-reachable
+    return label, succ, accept
+
+
+def _live_states(
+    succ: list[dict[int, int]], accept: set[int], allowed: list[list[int]]
+) -> list[set[int]]:
+    """The states after each cell that are reachable from the start (reading colours the
+    cells allow) and can still reach an accepting state at the end."""
+    n = len(allowed)
     fwd: list[set[int]] = [set() for _ in range(n + 1)]
     fwd[0].add(0)
     for i in range(n):
@@ -315,47 +346,40 @@ def _encode_line_regular(clue: Clue, cells: list[list[int]], nv: int, out: list[
         for q in fwd[i]:
             if any(succ[q].get(a) in live[i + 1] for a in allowed[i]):
                 live[i].add(q)
-    if not live[0]:
-        out.append([FALSE])
-        return nv
-    var: list[dict[int, int]] = [dict() for _ in range(n + 1)]
-    var[0][0] = TRUE
-    for i in range(1, n + 1):
-        if len(live[i]) == 1:
-            var[i][next(iter(live[i]))] = TRUE
-            continue
-        for q in sorted(live[i]):
-            nv += 1
-            var[i][q] = nv
-    for i in range(1, n + 1):
-        out.append(list(var[i].values()))  # some state
-    for i in range(n):
-        here, there = var[i], var[i + 1]
-        preds: dict[int, list[int]] = {q: [] for q in there}
-        for q, v in here.items():
-            succs = []
-            for a in range(len(cells[i])):
-                x = cells[i][a]
-                if x == FALSE:
-                    continue
-                q2 = succ[q].get(a)
-                if q2 is None or q2 not in there:
-                    out.append([-v, -x])
-                else:
-                    out.append([-v, -x, there[q2]])
-                    succs.append(there[q2])
-                    preds[q2].append(v)
-            out.append([-v, *succs])
-        by_label: dict[int, list[int]] = {}
-        for q2, v2 in there.items():
-            out.append([-v2, cells[i][label[q2]]])
-            out.append([-v2, *preds[q2]])
-            by_label.setdefault(label[q2], []).append(v2)
-        for a in range(len(cells[i])):
-            x = cells[i][a]
-            if x != FALSE:
-                out.append([-x, *by_label.get(a, [])])
-    return nv
+    return live
+
+
+def _regular_step(
+    cell: list[int], label: list[int], succ: list[dict[int, int]], here: dict[int, int],
+    there: dict[int, int], out: list[list[int]],
+) -> None:
+    """The clauses of one cell: each state before it (variables ``here``) and each colour
+    lead to the state after it (``there``), which implies its colour and has a predecessor;
+    each colour implies a state it enters."""
+    preds: dict[int, list[int]] = {q: [] for q in there}
+    for q, v in here.items():
+        succs = []
+        for a in range(len(cell)):
+            x = cell[a]
+            if x == FALSE:
+                continue
+            q2 = succ[q].get(a)
+            if q2 is None or q2 not in there:
+                out.append([-v, -x])
+            else:
+                out.append([-v, -x, there[q2]])
+                succs.append(there[q2])
+                preds[q2].append(v)
+        out.append([-v, *succs])
+    by_label: dict[int, list[int]] = {}
+    for q2, v2 in there.items():
+        out.append([-v2, cell[label[q2]]])
+        out.append([-v2, *preds[q2]])
+        by_label.setdefault(label[q2], []).append(v2)
+    for a in range(len(cell)):
+        x = cell[a]
+        if x != FALSE:
+            out.append([-x, *by_label.get(a, [])])
 
 
 _LINE_ENCODERS = ("order", "regular")
