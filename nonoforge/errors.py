@@ -56,6 +56,11 @@ class FormatError(NonoforgeError, ValueError):
         )
 
 
+#: The exit code of a batch (convert, rate, ingest...) in which items failed: that of a
+#: bad file. One home for every batch command and importer, so they agree.
+FAILED_EXIT = FormatError.exit_code
+
+
 class RoflError(FormatError):
     """A ROFL file or record is corrupt, truncated, or of an unknown version."""
 

@@ -415,3 +415,37 @@ def test_a_bogus_declared_encoding_falls_back(name: str) -> None:
     doc = f'<?xml version="1.0" encoding="{name}"?><puzzleset>caf\u00e9</puzzleset>'
     assert decode_text(doc.encode()).endswith("café</puzzleset>")
     assert decode_text(doc.encode("cp1252")).endswith("café</puzzleset>")
+
+
+def test_a_file_is_decoded_once_for_detection_and_reading(monkeypatch: pytest.MonkeyPatch) -> None:
+    import nonoforge.formats as formats
+
+    calls: list[int] = []
+    real = formats.decode_text
+
+    def counting(data: bytes) -> str:
+        calls.append(len(data))
+        return real(data)
+
+    monkeypatch.setattr(formats, "decode_text", counting)
+    data = shared_path("corpora", "survey-free", "faase.non").read_bytes()
+    assert len(list(loads(data))) == 1
+    assert len(calls) == 1
+    calls.clear()
+    assert len(list(loads(data, "non"))) == 1
+    assert len(calls) == 1
+
+
+def test_control_characters_are_replaced_alike_by_every_text_reader_and_writer() -> None:
+    # One rule (util.safe_text): a control character in a title is replaced by U+FFFD, so
+    # a reader sees something was there; neither .non nor XML drops it, reading or writing.
+    non = 'title "a\x9bb&#27;c&#x7f;"\nwidth 1\nheight 1\nrows\n1\ncolumns\n1\n'
+    xml = ('<?xml version="1.0"?><puzzleset><puzzle><title>a&#133;b</title>'
+           '<clues type="rows"><line><count>1</count></line></clues>'
+           '<clues type="columns"><line><count>1</count></line></clues></puzzle></puzzleset>')
+    assert [p.meta.title for p in loads(non, "non")] == ["a\ufffdb\ufffdc\ufffd"]
+    assert [p.meta.title for p in loads(xml, "xml")] == ["a\ufffdb"]
+    p = Puzzle.from_grid(Grid([[1]]), meta=Meta(title=" Cat\x1b[31m \x85red\r\n"))
+    for fmt in ("non", "xml"):
+        (back,) = loads(dumps(p, fmt), fmt)
+        assert back.meta.title == "Cat\ufffd[31m \ufffdred", fmt

@@ -126,3 +126,21 @@ def test_reading_a_question_file_by_path_attaches_its_solutions() -> None:
 
     puzzles = list(iter_file(DATA / "tournament" / "question" / "mini.txt"))
     assert puzzles and all(p.goal is not None and p.goal.matches(p) for p in puzzles)
+
+
+def test_companions_complete_the_content_given_without_reading_the_file_again(
+    tmp_path: Path,
+) -> None:
+    # loads(data, path=..., companions=True) takes data as the file's content: the
+    # question file is read once (by the caller), and only its solution file beside it.
+    q = tmp_path / "question" / "mini.txt"
+    q.parent.mkdir()
+    (tmp_path / "solution").mkdir()
+    shutil.copy(MINI_SOLUTION, tmp_path / "solution" / "mini.txt")
+    data = MINI.read_bytes()
+    q.write_text("not read again\n")  # what is on disk now is not what the caller read
+    ps = list(loads(data, path=str(q), companions=True))
+    assert ps == tournament.read_with_solutions(MINI)
+    assert all(p.goal is not None for p in ps)
+    q.write_bytes(data)
+    assert read_file(q) == ps

@@ -83,10 +83,19 @@ def _by_extension(path: str | None) -> Format | None:
     return None
 
 
+def _sniffable(data: bytes) -> str | bytes:
+    """What sniffers see of a file: its text in any encoding we read (see decode_text);
+    only bytes no text holds leave it binary."""
+    return data if looks_binary(data) else decode_text(data)
+
+
 def detect(data: bytes, path: str | None = None) -> Format:
     """The format of a file's content, by sniffing it (then by the file's extension)."""
-    # text in any encoding we read (see decode_text); only bytes no text holds make it binary
-    text: str | bytes = data if looks_binary(data) else decode_text(data)
+    return _detect(data, _sniffable(data), path)
+
+
+def _detect(data: bytes, text: str | bytes, path: str | None) -> Format:
+    """:func:`detect` with the content already decoded by :func:`_sniffable`."""
     for f in sorted(FORMATS.values(), key=lambda f: f.priority):
         sample = data if f.binary else text
         if f.binary != isinstance(sample, bytes):
@@ -121,13 +130,22 @@ def loads(
     raw = data.encode() if isinstance(data, str) else data
     if len(raw) > MAX_FILE_BYTES:
         raise FormatError(f"file is larger than {MAX_FILE_BYTES // 2**20} MiB", path=path)
-    f = fmt if isinstance(fmt, Format) else get_format(fmt) if fmt else detect(raw, path)
+    sniffed: str | bytes | None = None  # the file is decoded once, for detection and reading
+    if isinstance(fmt, Format):
+        f = fmt
+    elif fmt:
+        f = get_format(fmt)
+    else:
+        sniffed = _sniffable(raw)
+        f = _detect(raw, sniffed, path)
+    content: str | bytes = raw if f.binary else (
+        sniffed if isinstance(sniffed, str) else decode_text(raw)
+    )
     if companions and path and f.with_companions is not None and os.path.isfile(path):
-        found = f.with_companions(path)
+        found = f.with_companions(path, content)  # the file itself is not read again
         if found is not None:
             yield from (safe_puzzle(x) for x in found)  # text made safe here too
             return
-    content: str | bytes = raw if f.binary else decode_text(raw)
     try:
         for p in f.read(content):
             yield safe_puzzle(p)  # text made safe once, here, for every reader
@@ -141,8 +159,7 @@ def iter_file(path: str | os.PathLike[str], fmt: str | None = None) -> Iterator[
     """The puzzles in a file, as a stream."""
     p = str(path)
     data = read_regular(p, MAX_FILE_BYTES)  # a FIFO or device is refused, never waited on
-    f = get_format(fmt) if fmt else detect(data, p)
-    yield from loads(data, f, p, companions=True)
+    yield from loads(data, fmt, p, companions=True)
 
 
 def read_file(path: str | os.PathLike[str], fmt: str | None = None) -> list[Puzzle]:

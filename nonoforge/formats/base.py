@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from nonoforge.errors import FormatError, PuzzleError
-from nonoforge.puzzle import Meta, Puzzle
+from nonoforge.puzzle import Meta, Palette, Puzzle
 from nonoforge.util import safe_text
 
 T = TypeVar("T")
@@ -64,8 +64,9 @@ class Format:
     #: Detection tries formats in ascending priority: the most specific sniffers first.
     priority: int = 50
     #: For formats whose puzzles are completed by files beside them (the tournament sets'
-    #: solution files): read a file *by path* with its companions, or None when it has none.
-    with_companions: Callable[[str], list[Puzzle] | None] | None = None
+    #: solution files): given a file's path and its content (already read and decoded),
+    #: read it with its companions, or None when it has none.
+    with_companions: Callable[[str, str | bytes], list[Puzzle] | None] | None = None
 
     def accepts(self, p: Puzzle) -> bool:
         """Whether ``p`` can be written in this format without losing clues or colours."""
@@ -88,6 +89,12 @@ def register(fmt: Format) -> Format:
 def strip_meta(p: Puzzle) -> Puzzle:
     """``p`` without metadata or goal: what a clue-only format keeps."""
     return p.replace(meta=Meta(), goal=None)
+
+
+def bw_clues(p: Puzzle) -> Puzzle:
+    """``p``'s clues alone, in black on white: what a black-and-white, clue-only format
+    (``.nin``, CSV, Tatham's game IDs) keeps."""
+    return p.replace(meta=Meta(), goal=None, palette=Palette.bw())
 
 
 def puzzle_or_error(build: Callable[[], T], line: int | None = None) -> T:
@@ -232,6 +239,19 @@ def safe_meta(meta: Meta) -> Meta:
             if safe != value:
                 changes[f.name] = safe
     return dataclasses.replace(meta, **changes) if changes else meta
+
+
+def clean_text(text: str | None) -> str | None:
+    """A metadata field as a format writes and keeps it: made safe by the one rule for
+    stored text (:func:`nonoforge.util.safe_text`: control characters *replaced*, never
+    dropped; line breaks normalised), surrounding space stripped; empty is None.
+
+    >>> clean_text("  Cat\\x1b[31m ")
+    'Cat\\ufffd[31m'
+    """
+    if text is None:
+        return None
+    return safe_text(text, len(text) + 1).strip() or None
 
 
 def safe_puzzle(p: Puzzle) -> Puzzle:

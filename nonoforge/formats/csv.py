@@ -28,12 +28,13 @@ from nonoforge.errors import FormatError
 from nonoforge.formats.base import (
     MAX_SIDE,
     Format,
+    bw_clues,
     numbered_lines,
     parse_int,
     puzzle_or_error,
     register,
 )
-from nonoforge.puzzle import Meta, Palette, Puzzle
+from nonoforge.puzzle import Puzzle
 
 _SEP = re.compile(r"[\s,]+")
 
@@ -135,9 +136,7 @@ def _count_of(line: str) -> int | None:
     return int(t) if t.isdigit() and t.isascii() and len(t) <= 6 else None
 
 
-def holds(p: Puzzle) -> Puzzle:
-    """What survives: the clues, in black on white; no metadata, no goal."""
-    return p.replace(meta=Meta(), goal=None, palette=Palette.bw())
+holds = bw_clues  # what survives: the clues, in black on white
 
 
 def sniff(text: str | bytes) -> bool:

@@ -36,20 +36,20 @@ without a character in a colour puzzle is colour 1, the first colour. ``goal`` h
 Several puzzles a file ("nonpack"): separated by a line ``====``.
 
 This module also holds the few helpers the other line-based formats share (clue checks
-that know their line number, invented colours, text clean-up).
+that know their line number, invented colours).
 """
 
 from __future__ import annotations
 
 import html
 import re
-import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from itertools import repeat
 from operator import itemgetter
 
 from nonoforge.errors import FormatError, PuzzleError
-from nonoforge.formats.base import Format, parse_int, register
+from nonoforge.formats.base import Format, clean_text, parse_int, register
 from nonoforge.puzzle import (
     BLACK,
     RGB,
@@ -65,6 +65,7 @@ from nonoforge.puzzle import (
     min_length,
     parse_rgb,
 )
+from nonoforge.util import REPLACEMENT
 
 # ---------------------------------------------------------------------------------------
 # helpers shared by the line-based formats (non, nin, cwc, olsak)
@@ -174,21 +175,6 @@ def decode_cells(rows: Sequence[str], table: dict[str, int], lineno: int) -> Gri
     return Grid.from_bytes(coded, len(rows), width)
 
 
-def clean_text(text: str | None, keep: Callable[[str], bool] | None = None) -> str | None:
-    """Metadata text as the line formats keep it: no control characters but ``\\t``,
-    ``\\n`` and ``\\r`` (``keep`` may refuse more), surrounding space stripped; empty is None.
-    """
-    if text is None:
-        return None
-    out = "".join(
-        ch
-        for ch in text
-        if (ch in "\t\n\r" or unicodedata.category(ch) not in ("Cc", "Cs"))
-        and (keep is None or keep(ch))
-    ).strip()
-    return out or None
-
-
 # ---------------------------------------------------------------------------------------
 # .non
 
@@ -212,11 +198,26 @@ _COLOR_LINE = re.compile(r"(\S)\s+(#?[0-9A-Fa-f]{6}|#?[0-9A-Fa-f]{3})(?:\s.*)?$"
 _SEPARATOR = "===="
 
 
+#: A character reference to a C0 control or DEL, which :func:`html.unescape` drops.
+_CONTROL_REF = re.compile(
+    r"&#(?:[xX]0*([0-9a-fA-F]{1,2})(?![0-9a-fA-F])|0*([0-9]{1,3})(?![0-9]));?"
+)
+
+
+def _control_ref(m: re.Match[str]) -> str:
+    n = int(m.group(1), 16) if m.group(1) is not None else int(m.group(2))
+    dropped = 1 <= n <= 8 or n == 0x0B or 0x0E <= n <= 0x1F or n == 0x7F
+    return REPLACEMENT if dropped else m.group(0)
+
+
 def _unquote(value: str) -> str:
-    """A key's value: a quoted string (HTML escapes decoded) or the bare rest of the line."""
+    """A key's value: a quoted string (HTML escapes decoded) or the bare rest of the line.
+
+    A reference to a control character is replaced with U+FFFD, as every reader's text is
+    (:func:`nonoforge.util.safe_text`), where HTML's rule would drop it."""
     v = value.strip()
     if len(v) >= 2 and v[0] == '"' and v.rfind('"') > 0:
-        return html.unescape(v[1 : v.rfind('"')])
+        return html.unescape(_CONTROL_REF.sub(_control_ref, v[1 : v.rfind('"')]))
     return v
 
 
@@ -297,104 +298,146 @@ class _Blocks(dict[tuple[int, str], Block]):
         return b
 
 
-def _read_one(sec: _Section) -> Puzzle | None:
-    width = height = None
-    meta: dict[str, str] = {}
-    declared: dict[str, tuple[RGB, int]] = {}
+_RawClues = list[list[tuple[int, str]]]
+
+
+@dataclass
+class _Sheet:
+    """What the key lines of one ``.non`` puzzle said, before the puzzle is built."""
+
+    sec: _Section
+    first_line: int
+    last_line: int
+    width: int | None = None
+    height: int | None = None
+    meta: dict[str, str] = field(default_factory=dict)
+    declared: dict[str, tuple[RGB, int]] = field(default_factory=dict)
     background: RGB | None = None
-    raw: dict[str, tuple[list[list[tuple[int, str]]], list[int], int]] = {}
+    #: ``rows``/``columns``: the clues, the line of each, the line of the key
+    raw: dict[str, tuple[_RawClues, list[int], int]] = field(default_factory=dict)
     goal: tuple[str, int] | None = None
-    first_line = sec.lines[0][0] if sec.lines else 1
-    last_line = first_line
+    #: the key line being handled, stripped (for messages)
+    text: str = ""
+
+
+def _on_size(st: _Sheet, key: str, value: str, lineno: int) -> None:
+    n = parse_int(value.split()[0] if value.split() else "", lineno, key)
+    if n < 1:
+        raise FormatError(f"{key} must be at least 1", line=lineno)
+    if key == "width":
+        st.width = n
+    else:
+        st.height = n
+
+
+def _on_meta(st: _Sheet, key: str, value: str, lineno: int) -> None:
+    st.meta[_META_KEYS[key]] = _unquote(value)
+
+
+def _on_color(st: _Sheet, key: str, value: str, lineno: int) -> None:
+    m = _COLOR_LINE.match(value.strip())
+    if not m:
+        shown = st.text[:40]
+        raise FormatError(f"expected 'color <char> #rrggbb', got {shown!r}", line=lineno)
+    ch, rgb = m.group(1), parse_rgb(m.group(2))
+    if ch == "0":
+        st.background = rgb
+    elif ch.isalpha():
+        st.declared[ch] = (rgb, lineno)
+    else:
+        raise FormatError(f"colour character must be a letter, got {ch!r}", line=lineno)
+
+
+def _on_clues(st: _Sheet, key: str, value: str, lineno: int) -> None:
+    """``rows``/``columns``: exactly ``height``/``width`` clue lines follow the key."""
+    count = st.height if key == "rows" else st.width
+    if count is None:
+        other = "height" if key == "rows" else "width"
+        raise FormatError(f"'{key}' comes before '{other}'", line=lineno)
+    clues: _RawClues = []
+    lines: list[int] = []
+    for k in range(count):
+        nxt = st.sec.next_line()
+        if nxt is None or _is_key_line(nxt[1]):
+            where = nxt[0] if nxt else st.last_line
+            raise FormatError(f"{key}: expected {count} clue lines, found {k}", line=where)
+        ln, t = nxt
+        st.last_line = ln
+        clues.append(_parse_clue_line(t, ln))
+        lines.append(ln)
+    st.raw[key] = (clues, lines, lineno)
+
+
+def _on_goal(st: _Sheet, key: str, value: str, lineno: int) -> None:
+    st.goal = (_unquote(value), lineno)
+
+
+#: What each key line does; every key of :data:`KEYS` has one.
+_HANDLERS: dict[str, Callable[[_Sheet, str, str, int], None]] = {
+    "width": _on_size, "height": _on_size,
+    **dict.fromkeys(_META_KEYS, _on_meta),
+    "color": _on_color, "colour": _on_color,
+    "rows": _on_clues, "columns": _on_clues,
+    "goal": _on_goal,
+}  # fmt: skip
+
+
+def _read_keys(sec: _Section) -> _Sheet | None:
+    """Every key line of a section, handled in order; None when it has none."""
+    first = sec.lines[0][0] if sec.lines else 1
+    st = _Sheet(sec, first, first)
     seen_any = False
     while (item := sec.next_line()) is not None:
         lineno, text = item
-        last_line = lineno
-        s = text.strip()
-        if not s:
-            continue
-        parts = s.split(None, 1)
-        key = parts[0].lower()
-        value = parts[1] if len(parts) > 1 else ""
+        st.last_line = lineno
+        parts = text.split(None, 1)
+        key = parts[0].lower() if parts else ""
         if key not in KEYS:
             continue  # the format asks readers to ignore lines they do not know
         seen_any = True
-        if key in ("width", "height"):
-            n = parse_int(value.split()[0] if value.split() else "", lineno, key)
-            if n < 1:
-                raise FormatError(f"{key} must be at least 1", line=lineno)
-            if key == "width":
-                width = n
-            else:
-                height = n
-        elif key in _META_KEYS:
-            meta[_META_KEYS[key]] = _unquote(value)
-        elif key in ("color", "colour"):
-            m = _COLOR_LINE.match(value.strip())
-            if not m:
-                raise FormatError(
-                    f"expected 'color <char> #rrggbb', got {s[:40]!r}", line=lineno
-                )
-            ch, rgb = m.group(1), parse_rgb(m.group(2))
-            if ch == "0":
-                background = rgb
-            elif ch.isalpha():
-                declared[ch] = (rgb, lineno)
-            else:
-                raise FormatError(f"colour character must be a letter, got {ch!r}", line=lineno)
-        elif key in ("rows", "columns"):
-            count = height if key == "rows" else width
-            if count is None:
-                other = "height" if key == "rows" else "width"
-                raise FormatError(f"'{key}' comes before '{other}'", line=lineno)
-            clues: list[list[tuple[int, str]]] = []
-            lines: list[int] = []
-            for k in range(count):
-                nxt = sec.next_line()
-                if nxt is None or _is_key_line(nxt[1]):
-                    where = nxt[0] if nxt else last_line
-                    if nxt is not None:
-                        sec.pos -= 1
-                    raise FormatError(
-                        f"{key}: expected {count} clue lines, found {k}", line=where
-                    )
-                ln, t = nxt
-                last_line = ln
-                clues.append(_parse_clue_line(t, ln))
-                lines.append(ln)
-            raw[key] = (clues, lines, lineno)
-        elif key == "goal":
-            goal = (_unquote(value), lineno)
-    if not seen_any:
-        return None
-    for key in ("width", "height"):
-        if (width if key == "width" else height) is None:
-            raise FormatError(f"no '{key}' line", line=first_line)
-    for key in ("rows", "columns"):
-        if key not in raw:
-            raise FormatError(f"no '{key}' section", line=last_line)
+        st.text = text.strip()
+        value = parts[1].strip() if len(parts) > 1 else ""
+        _HANDLERS[key](st, key, value, lineno)
+    return st if seen_any else None
 
-    # Palette: colour characters become entries named by the character.
-    chars: list[str] = list(declared)
+
+def _check_complete(st: _Sheet) -> None:
+    for key, n in (("width", st.width), ("height", st.height)):
+        if n is None:
+            raise FormatError(f"no '{key}' line", line=st.first_line)
     for key in ("rows", "columns"):
-        for clue in raw[key][0]:
+        if key not in st.raw:
+            raise FormatError(f"no '{key}' section", line=st.last_line)
+
+
+def _palette(st: _Sheet) -> Palette:
+    """Colour characters become entries named by the character, in order of appearance:
+    declared ones, then those of the clues, then those only the goal uses."""
+    chars: list[str] = list(st.declared)
+    for key in ("rows", "columns"):
+        for clue in st.raw[key][0]:
             for _, ch in clue:
                 if ch and ch not in chars:
                     chars.append(ch)
-    goal_chars = [ch for ch in dict.fromkeys(re.sub(r"\s", "", goal[0])) if ch.isalpha()] \
-        if goal else []
-    for ch in goal_chars:
-        if ch not in chars:
-            chars.append(ch)
-    bg = Color("white", WHITE.rgb) if background is None else Color("0", background)
-    if chars:
-        missing = [ch for ch in chars if ch not in declared]
-        taken = [bg.rgb] + [rgb for rgb, _ in declared.values()]
-        invented = dict(zip(missing, invent_rgbs(len(missing), taken), strict=True))
-        colors = [Color(ch, declared[ch][0] if ch in declared else invented[ch]) for ch in chars]
-        palette = Palette((bg, *colors))
-    else:
-        palette = Palette.bw() if background is None else Palette((bg, BLACK))
+    if st.goal:
+        goal_chars = dict.fromkeys(re.sub(r"\s", "", st.goal[0]))
+        chars += [ch for ch in goal_chars if ch.isalpha() and ch not in chars]
+    bg = Color("white", WHITE.rgb) if st.background is None else Color("0", st.background)
+    if not chars:
+        return Palette.bw() if st.background is None else Palette((bg, BLACK))
+    missing = [ch for ch in chars if ch not in st.declared]
+    taken = [bg.rgb] + [rgb for rgb, _ in st.declared.values()]
+    invented = dict(zip(missing, invent_rgbs(len(missing), taken), strict=True))
+    rgb_of = {ch: rgb for ch, (rgb, _) in st.declared.items()} | invented
+    return Palette((bg, *(Color(ch, rgb_of[ch]) for ch in chars)))
+
+
+def _read_one(sec: _Section) -> Puzzle | None:
+    st = _read_keys(sec)
+    if st is None:
+        return None
+    _check_complete(st)
+    palette = _palette(st)
     index = {c.name: i for i, c in enumerate(palette)}
 
     made = _Blocks(index)
@@ -402,17 +445,18 @@ def _read_one(sec: _Section) -> Puzzle | None:
     def blocks(clue: list[tuple[int, str]]) -> Clue:
         return tuple(map(made.__getitem__, clue))
 
-    rows = [blocks(c) for c in raw["rows"][0]]
-    cols = [blocks(c) for c in raw["columns"][0]]
-    info = Meta(**{k: (v or None) for k, v in meta.items()})
-    end = max(raw["rows"][2], raw["columns"][2])
-    grid = None
-    if goal is not None:
-        grid = _parse_goal(goal[0], len(cols), len(rows), index, goal[1])
-    return build_puzzle(
-        rows, cols, palette, info, raw["rows"][1], raw["columns"][1], end,
-        grid, goal[1] if goal else None,
+    (row_clues, row_lines, row_at), (col_clues, col_lines, col_at) = (
+        st.raw["rows"], st.raw["columns"]
     )
+    rows = [blocks(c) for c in row_clues]
+    cols = [blocks(c) for c in col_clues]
+    info = Meta(**{k: (v or None) for k, v in st.meta.items()})
+    grid = goal_line = None
+    if st.goal is not None:
+        grid = _parse_goal(st.goal[0], len(cols), len(rows), index, st.goal[1])
+        goal_line = st.goal[1]
+    end = max(row_at, col_at)
+    return build_puzzle(rows, cols, palette, info, row_lines, col_lines, end, grid, goal_line)
 
 
 def _parse_goal(text: str, w: int, h: int, index: dict[str, int], lineno: int) -> Grid:

@@ -105,36 +105,44 @@ def _parse_clue(line: str, lineno: int, inchars: dict[str, int], default: int | 
     return tuple(Block(n, c) for n, c in blocks)
 
 
-def read(text: str | bytes) -> Iterator[Puzzle]:
-    """The one puzzle of an Olšák ``.g`` file."""
-    if isinstance(text, bytes):
-        raise FormatError(".g files are text")
-    lines = text.splitlines()
+_Decl = tuple[str, str, RGB, int]  # (inchar, word, rgb, line)
+
+
+def _declaration(d: str, lineno: int, decls: list[_Decl]) -> _Decl:
+    """One ``#d`` line, ``<inchar>:<outchar> <colour>``, checked against those before it."""
+    m = _DECL.match(d)
+    if not m:
+        raise FormatError(f"expected '<char>:<char> <colour>', got {d.strip()[:40]!r}", line=lineno)
+    ch, word = m.group(1), m.group(3)
+    if ch.isdigit() and ch not in "01" or ch == ",":
+        raise FormatError(f"colour character {ch!r} is not allowed", line=lineno)
+    if any(ch == c for c, *_ in decls):
+        raise FormatError(f"colour character {ch!r} declared twice", line=lineno)
+    return (ch, word, _xpm_rgb(word, lineno), lineno)
+
+
+def _declarations(lines: list[str], i: int) -> tuple[list[_Decl], int]:
+    """The ``#d`` block starting after line index ``i - 1``, up to a line starting
+    (after space) with ``:``; and the index where it stops."""
+    decls: list[_Decl] = []
+    while i < len(lines) and not lines[i].lstrip().startswith(":"):
+        if lines[i].strip():
+            decls.append(_declaration(lines[i], i + 1, decls))
+        i += 1
+    return decls, i
+
+
+def _preamble(lines: list[str]) -> tuple[list[_Decl], int]:
+    """Comments until a line starting with ``:``, and any ``#d`` colour declarations:
+    the declarations and the index of the line after the ``: rows`` line."""
     i = 0
-    decls: list[tuple[str, str, RGB, int]] = []  # (inchar, word, rgb, line)
-    # preamble: comments until a line starting with ':' (or '#d' colour declarations)
+    decls: list[_Decl] = []
     while i < len(lines) and not lines[i].startswith(":"):
-        s = lines[i]
-        if s[:2].lower() == "#t":
+        head = lines[i][:2].lower()
+        if head == "#t":
             raise FormatError("triddlers (#t) are not supported", line=i + 1)
-        if s[:2].lower() == "#d":
-            i += 1
-            while i < len(lines) and not lines[i].lstrip().startswith(":"):
-                d = lines[i]
-                if d.strip():
-                    m = _DECL.match(d)
-                    if not m:
-                        raise FormatError(
-                            f"expected '<char>:<char> <colour>', got {d.strip()[:40]!r}",
-                            line=i + 1,
-                        )
-                    ch, word = m.group(1), m.group(3)
-                    if ch.isdigit() and ch not in "01" or ch == ",":
-                        raise FormatError(f"colour character {ch!r} is not allowed", line=i + 1)
-                    if any(ch == c for c, *_ in decls):
-                        raise FormatError(f"colour character {ch!r} declared twice", line=i + 1)
-                    decls.append((ch, word, _xpm_rgb(word, i + 1), i + 1))
-                i += 1
+        if head == "#d":
+            decls, i = _declarations(lines, i + 1)
             break
         i += 1
     # the rows start after the first line beginning with ':'
@@ -142,42 +150,54 @@ def read(text: str | bytes) -> Iterator[Puzzle]:
         i += 1
     if i >= len(lines):
         raise FormatError("no ': rows' line (a line starting with a colon)", line=len(lines) or 1)
-    rows_at = i + 1
+    return decls, i + 1
 
-    if decls:
-        bg = next(((w, rgb) for ch, w, rgb, _ in decls if ch == "0"), ("white", WHITE.rgb))
-        painted = [(ch, w, rgb) for ch, w, rgb, _ in decls if ch != "0"]
-        if not painted:
-            raise FormatError("the colour declarations declare no block colour", line=rows_at)
-        names = _names([bg[0], *(w for _, w, _ in painted)], ["0", *(ch for ch, _, _ in painted)])
-        palette = Palette(
-            (Color(names[0], bg[1]), *(Color(n, rgb) for n, (_, _, rgb) in
-                                        zip(names[1:], painted, strict=True)))
-        )  # fmt: skip
-        inchars = {ch: k for k, (ch, _, _) in enumerate(painted, start=1)}
-        default = inchars.get("1")
-    else:
-        palette, inchars, default = Palette.bw(), {}, 1
 
-    sections: list[tuple[list[Clue], list[int], bool]] = []
-    i = rows_at  # index of the first line after the ':' line
-    for _ in range(2):
-        clues: list[Clue] = []
-        where: list[int] = []
-        while i < len(lines) and not lines[i].startswith(":"):
-            clues.append(_parse_clue(lines[i], i + 1, inchars, default))
-            where.append(i + 1)
-            i += 1
-        closed = i < len(lines)
-        if not closed:  # trailing blank lines at the end of a file are not empty clues
-            while clues and not clues[-1] and not lines[where[-1] - 1].strip():
-                clues.pop()
-                where.pop()
-        sections.append((clues, where, closed))
+def _palette(decls: list[_Decl], rows_at: int) -> tuple[Palette, dict[str, int], int | None]:
+    """The palette the declarations make, each inchar's colour index and the default
+    colour (of blocks without a character); black-and-white without declarations."""
+    if not decls:
+        return Palette.bw(), {}, 1
+    bg = next(((w, rgb) for ch, w, rgb, _ in decls if ch == "0"), ("white", WHITE.rgb))
+    painted = [(ch, w, rgb) for ch, w, rgb, _ in decls if ch != "0"]
+    if not painted:
+        raise FormatError("the colour declarations declare no block colour", line=rows_at)
+    names = _names([bg[0], *(w for _, w, _ in painted)], ["0", *(ch for ch, _, _ in painted)])
+    colors = (Color(n, rgb) for n, (_, _, rgb) in zip(names[1:], painted, strict=True))
+    palette = Palette((Color(names[0], bg[1]), *colors))
+    inchars = {ch: k for k, (ch, _, _) in enumerate(painted, start=1)}
+    return palette, inchars, inchars.get("1")
+
+
+def _section(
+    lines: list[str], i: int, inchars: dict[str, int], default: int | None
+) -> tuple[list[Clue], list[int], int]:
+    """The clue lines from index ``i`` up to a line starting with ``:`` (or the end):
+    the clues, their line numbers, and the index where the section stops."""
+    clues: list[Clue] = []
+    where: list[int] = []
+    while i < len(lines) and not lines[i].startswith(":"):
+        clues.append(_parse_clue(lines[i], i + 1, inchars, default))
+        where.append(i + 1)
         i += 1
-    (rows, row_at, closed), (cols, col_at, _) = sections
-    if not closed:
+    if i >= len(lines):  # trailing blank lines at the end of a file are not empty clues
+        while clues and not clues[-1] and not lines[where[-1] - 1].strip():
+            clues.pop()
+            where.pop()
+    return clues, where, i
+
+
+def read(text: str | bytes) -> Iterator[Puzzle]:
+    """The one puzzle of an Olšák ``.g`` file."""
+    if isinstance(text, bytes):
+        raise FormatError(".g files are text")
+    lines = text.splitlines()
+    decls, rows_at = _preamble(lines)
+    palette, inchars, default = _palette(decls, rows_at)
+    rows, row_at, i = _section(lines, rows_at, inchars, default)
+    if i >= len(lines):
         raise FormatError("no ': columns' line after the row clues", line=len(lines))
+    cols, col_at, _ = _section(lines, i + 1, inchars, default)
     if not rows:
         raise FormatError("no row clues", line=rows_at)
     if not cols:

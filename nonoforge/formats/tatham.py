@@ -27,12 +27,13 @@ from nonoforge.errors import FormatError
 from nonoforge.formats.base import (
     MAX_SIDE,
     Format,
+    bw_clues,
     numbered_lines,
     parse_int,
     puzzle_or_error,
     register,
 )
-from nonoforge.puzzle import Clue, Meta, Palette, Puzzle
+from nonoforge.puzzle import Clue, Puzzle
 
 _SIZE = re.compile(r"(\d{1,7})(?:x(\d{1,7}))?")
 _SAVE_FIELD = re.compile(r"([A-Z]+) *:(\d{1,9}):")
@@ -157,9 +158,7 @@ def write(puzzles: list[Puzzle]) -> str:
 _SNIFF = re.compile(r"(?i:pattern:)?\s*\d{1,7}(?:x\d{1,7})?(?::[0-9./]*(?:,[a-zA-Z]*)?|#\S*)")
 
 
-def holds(p: Puzzle) -> Puzzle:
-    """What survives: the clues, in black on white; no metadata, no goal."""
-    return p.replace(meta=Meta(), goal=None, palette=Palette.bw())
+holds = bw_clues  # what survives: the clues, in black on white
 
 
 def sniff(text: str | bytes) -> bool:

@@ -165,19 +165,22 @@ def solution_path_for(path: str | os.PathLike[str]) -> Path | None:
 def read_with_solutions(
     question_path: str | os.PathLike[str],
     solution_path: str | os.PathLike[str] | None = None,
+    *,
+    question_text: str | None = None,
 ) -> list[Puzzle]:
     """The puzzles of a question file, each with its solution picture as the goal.
 
-    ``solution_path`` defaults to :func:`solution_path_for`. Every puzzle must have a
-    solution and every solution a puzzle; a picture that does not match its clues is an
-    error.
+    ``solution_path`` defaults to :func:`solution_path_for`. ``question_text`` is the
+    question file's content when the caller has already read it (it is not read again).
+    Every puzzle must have a solution and every solution a puzzle; a picture that does
+    not match its clues is an error.
     """
     qpath = str(question_path)
     spath = str(solution_path) if solution_path is not None else solution_path_for(qpath)
     if spath is None:
         raise FormatError("no solution file at ../solution/<same name>", path=qpath)
     spath = str(spath)
-    qtext = decode_text(read_regular(qpath))
+    qtext = decode_text(read_regular(qpath)) if question_text is None else question_text
     stext = decode_text(read_regular(spath))
     try:
         goals = read_solutions(stext)
@@ -234,6 +237,13 @@ def sniff(text: str | bytes) -> bool:
     return _HEADER.fullmatch(head) is not None
 
 
+def _with_companions(path: str, content: str | bytes) -> list[Puzzle] | None:
+    """The question file at ``path`` (whose text is ``content``) with its solutions, if any."""
+    if solution_path_for(path) is None or not isinstance(content, str):
+        return None
+    return read_with_solutions(path, question_text=content)
+
+
 FORMAT = register(
     Format(
         name="tournament",
@@ -247,8 +257,6 @@ FORMAT = register(
         holds=holds,
         can_hold=can_hold,
         priority=30,
-        with_companions=lambda path: (
-            read_with_solutions(path) if solution_path_for(path) is not None else None
-        ),
+        with_companions=_with_companions,
     )
 )

@@ -43,8 +43,8 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
 
 from nonoforge.errors import FormatError, PuzzleError
-from nonoforge.formats.base import Format, parse_int, puzzle_or_error, register
-from nonoforge.formats.non import build_puzzle, clean_text, decode_cells
+from nonoforge.formats.base import Format, clean_text, parse_int, puzzle_or_error, register
+from nonoforge.formats.non import build_puzzle, decode_cells
 from nonoforge.puzzle import (
     BLACK,
     WHITE,
@@ -57,6 +57,7 @@ from nonoforge.puzzle import (
     Puzzle,
     parse_rgb,
 )
+from nonoforge.util import xml_chars, xml_text
 
 #: More blocks than any real document holds; refused to keep memory bounded.
 MAX_COUNTS = 2_000_000
@@ -140,30 +141,43 @@ class _Target:
         parent = self.stack[-1][0] if self.stack else None
         text = "".join(self.text)
         self.text = []
-        cur = self.cur
-        if tag == "count" and parent == "line" and self.line_blocks is not None:
+        if tag in _META_TAGS:
+            self._end_meta(tag, parent, text)
+        elif tag == "puzzle":
+            self.cur = None
+        elif tag == "clues":
+            self.clue_kind = None
+        elif tag == "line" and parent == "clues":
+            self.line_blocks = None
+        elif tag == "count" and parent == "line" and self.line_blocks is not None:
             self.counts += 1
             if self.counts > MAX_COUNTS:
                 raise self.fail(f"more than {MAX_COUNTS} blocks")
             self.line_blocks.append((text, at.get("color"), line))
-        elif tag == "line" and parent == "clues":
-            self.line_blocks = None
-        elif tag == "clues":
-            self.clue_kind = None
-        elif tag == "color" and parent == "puzzle" and cur is not None:
+        elif parent in ("puzzle", "solution") and self.cur is not None:
+            self._end_in_puzzle(tag, parent, at, text, line)
+
+    def _end_meta(self, tag: str, parent: str | None, text: str) -> None:
+        """A metadata element: the puzzle's own, or the set's (which fills in)."""
+        if parent == "puzzle" and self.cur is not None:
+            self.cur.meta.setdefault(tag, text)
+        elif parent == "puzzleset":
+            self.set_meta.setdefault(tag, text)
+
+    def _end_in_puzzle(
+        self, tag: str, parent: str, at: dict[str, str], text: str, line: int
+    ) -> None:
+        """A ``<color>`` of the puzzle, or the ``<image>`` of its goal solution."""
+        cur = self.cur
+        assert cur is not None
+        if tag == "color" and parent == "puzzle":
             cname = at.get("name")
             if not cname:
                 raise FormatError("<color> without a name", line=line)
             cur.colors.append((cname, at.get("char"), text, line))
-        elif tag in _META_TAGS and parent == "puzzle" and cur is not None:
-            cur.meta.setdefault(tag, text)
-        elif tag in _META_TAGS and parent == "puzzleset":
-            self.set_meta.setdefault(tag, text)
-        elif tag == "image" and parent == "solution" and cur is not None:
-            if self.solution_type == "goal" and cur.goal is None:
-                cur.goal = (text, line)
-        elif tag == "puzzle":
-            self.cur = None
+        elif tag == "image" and parent == "solution" and cur.goal is None:
+            # the first image of a goal solution counts
+            cur.goal = (text, line) if self.solution_type == "goal" else None
 
     def close(self) -> None:
         return None
@@ -193,13 +207,12 @@ def _parse(data: bytes) -> _Target:
     return target
 
 
-def _build(raw: _Raw, set_meta: dict[str, str]) -> Puzzle:
-    kind = raw.attrs.get("type", "grid").lower()
-    if kind != "grid":
-        raise FormatError(f"puzzle type {kind[:20]!r} is not supported (only grid)", line=raw.line)
-    bg_name = raw.attrs.get("backgroundcolor", "white")
-    fg_name = raw.attrs.get("defaultcolor", "black")
-    defined: dict[str, tuple[tuple[int, int, int], str | None]] = {}
+_Defined = dict[str, tuple[tuple[int, int, int], str | None]]
+
+
+def _defined_colors(raw: _Raw) -> tuple[_Defined, list[str]]:
+    """The ``<color>`` elements: each name's RGB and char, and the names in order."""
+    defined: _Defined = {}
     order: list[str] = []
     for cname, ch, text, line in raw.colors:
         if cname in defined:
@@ -214,67 +227,97 @@ def _build(raw: _Raw, set_meta: dict[str, str]) -> Puzzle:
             raise FormatError(f"colour {cname[:30]!r}: char must be one character", line=line)
         defined[cname] = (rgb, ch)
         order.append(cname)
+    return defined, order
+
+
+def _implicit(name: str, defined: _Defined, line: int, what: str) -> bool:
+    """Define ``white``/``black`` when used without a ``<color>``; whether it was added."""
+    if name in defined:
+        return False
+    if name not in _IMPLICIT:
+        raise FormatError(what, line=line)
+    defined[name] = _IMPLICIT[name]
+    return True
+
+
+def _palette(raw: _Raw) -> tuple[Palette, list[str], dict[str, int]]:
+    """Background (0), default colour (1), the other colours in order, then implicit
+    colours only counts name: the palette, its names, and the goal's cell characters."""
+    bg_name = raw.attrs.get("backgroundcolor", "white")
+    fg_name = raw.attrs.get("defaultcolor", "black")
+    defined, order = _defined_colors(raw)
     for name in (bg_name, fg_name):
-        if name not in defined:
-            if name not in _IMPLICIT:
-                raise FormatError(f"colour {name[:30]!r} is used but not defined", line=raw.line)
-            defined[name] = _IMPLICIT[name]
+        _implicit(name, defined, raw.line, f"colour {name[:30]!r} is used but not defined")
     if bg_name == fg_name:
         raise FormatError("background and default colour are the same", line=raw.line)
     names = [bg_name, fg_name, *(n for n in order if n not in (bg_name, fg_name))]
-    for kind_ in ("rows", "columns"):
-        for blocks in raw.clues.get(kind_, ([], 0))[0]:
+    for kind in ("rows", "columns"):
+        for blocks in raw.clues.get(kind, ([], 0))[0]:
             for _, used, line in blocks:
-                if used is not None and used not in defined:
-                    if used not in _IMPLICIT:
-                        raise FormatError(f"unknown colour {used[:30]!r}", line=line)
-                    defined[used] = _IMPLICIT[used]
+                if used is not None and _implicit(
+                    used, defined, line, f"unknown colour {used[:30]!r}"
+                ):
                     names.append(used)
     palette = puzzle_or_error(
         lambda: Palette(tuple(Color(n, defined[n][0]) for n in names)), raw.line
     )
-    index = {n: i for i, n in enumerate(names)}
     chars = {ch: i for i, n in enumerate(names) if (ch := defined[n][1])}
+    return palette, names, chars
 
-    desc = raw.meta.get("description") or raw.meta.get("note")
-    meta = Meta(
-        title=clean_text(raw.meta.get("title")),
-        author=clean_text(raw.meta.get("author") or set_meta.get("author")),
-        copyright=clean_text(raw.meta.get("copyright") or set_meta.get("copyright")),
-        source=clean_text(raw.meta.get("source") or set_meta.get("source")),
-        source_id=clean_text(raw.meta.get("id")),
-        note=clean_text(desc),
+
+def _meta(raw: _Raw, set_meta: dict[str, str]) -> Meta:
+    """The puzzle's metadata; the set's author, copyright and source fill in."""
+    m = raw.meta
+    return Meta(
+        title=clean_text(m.get("title")),
+        author=clean_text(m.get("author") or set_meta.get("author")),
+        copyright=clean_text(m.get("copyright") or set_meta.get("copyright")),
+        source=clean_text(m.get("source") or set_meta.get("source")),
+        source_id=clean_text(m.get("id")),
+        note=clean_text(m.get("description") or m.get("note")),
     )
+
+
+def _count(text: str, cname: str | None, line: int, index: dict[str, int]) -> Block:
+    if text.strip().startswith("-"):
+        raise FormatError(f"negative count {text.strip()[:20]!r}", line=line)
+    n = parse_int(text, line, "count")
+    if n == 0:
+        raise FormatError("a count of 0", line=line)
+    return Block(n, index[cname] if cname is not None else 1)
+
+
+def _clues(raw: _Raw, kind: str, index: dict[str, int]) -> tuple[list[Clue], list[int]]:
+    """The clues of ``<clues type=kind>`` (present) and the line each starts on."""
+    out: list[Clue] = []
+    where: list[int] = []
+    lines, at = raw.clues[kind]
+    for blocks in lines:
+        out.append(tuple(_count(text, cname, line, index) for text, cname, line in blocks))
+        where.append(blocks[0][2] if blocks else at)
+    if not out:
+        raise FormatError(f"<clues type={kind!r}> has no <line>", line=at)
+    return out, where
+
+
+def _build(raw: _Raw, set_meta: dict[str, str]) -> Puzzle:
+    kind = raw.attrs.get("type", "grid").lower()
+    if kind != "grid":
+        raise FormatError(f"puzzle type {kind[:20]!r} is not supported (only grid)", line=raw.line)
+    palette, names, chars = _palette(raw)
+    meta = _meta(raw, set_meta)
     goal = _goal(raw.goal, chars) if raw.goal else None
     if not raw.clues:
         if goal is None or raw.goal is None:
             raise FormatError("puzzle has neither clues nor a goal", line=raw.line)
         g = goal
         return puzzle_or_error(lambda: Puzzle.from_grid(g, palette, meta), raw.goal[1])
-    for kind_ in ("rows", "columns"):
-        if kind_ not in raw.clues:
-            raise FormatError(f"puzzle has no <clues type={kind_!r}>", line=raw.line)
-
-    def clues(kind_: str) -> tuple[list[Clue], list[int]]:
-        out, where = [], []
-        lines, at = raw.clues[kind_]
-        for blocks in lines:
-            clue = []
-            for text, cname, line in blocks:
-                if text.strip().startswith("-"):
-                    raise FormatError(f"negative count {text.strip()[:20]!r}", line=line)
-                n = parse_int(text, line, "count")
-                if n == 0:
-                    raise FormatError("a count of 0", line=line)
-                clue.append(Block(n, index[cname] if cname is not None else 1))
-            out.append(tuple(clue))
-            where.append(blocks[0][2] if blocks else at)
-        if not out:
-            raise FormatError(f"<clues type={kind_!r}> has no <line>", line=at)
-        return out, where
-
-    rows, row_at = clues("rows")
-    cols, col_at = clues("columns")
+    for kind in ("rows", "columns"):
+        if kind not in raw.clues:
+            raise FormatError(f"puzzle has no <clues type={kind!r}>", line=raw.line)
+    index = {n: i for i, n in enumerate(names)}
+    rows, row_at = _clues(raw, "rows", index)
+    cols, col_at = _clues(raw, "columns", index)
     end = max(raw.clues["rows"][1], raw.clues["columns"][1])
     goal_line = raw.goal[1] if raw.goal else None
     return build_puzzle(rows, cols, palette, meta, row_at, col_at, end, goal, goal_line)
@@ -311,17 +354,16 @@ def read(text: str | bytes) -> Iterator[Puzzle]:
 _CHARS = "." + string.ascii_letters + string.digits + "!#$%*+-/=@^_~"
 
 
-def _xml_ok(ch: str) -> bool:
-    return ch not in "\ufffe\uffff"
+def _kept(value: str | None) -> str | None:
+    """A metadata field as an XML file keeps it: made safe (:func:`clean_text`), then
+    without what XML cannot carry at all (:func:`~nonoforge.util.xml_chars`)."""
+    v = clean_text(value)
+    return None if v is None else clean_text(xml_chars(v))
 
 
 def _xml_name(i: int, c: Color) -> str:
     """A colour's name as written: kept unless XML cannot carry it."""
-    ok = all(
-        (ch in "\t\n\r" or ord(ch) >= 0x20) and _xml_ok(ch) and not 0xD800 <= ord(ch) <= 0xDFFF
-        for ch in c.name
-    )
-    return c.name if ok else f"color{i}"
+    return c.name if xml_chars(c.name) == c.name else f"color{i}"
 
 
 def _names(p: Puzzle) -> list[str]:
@@ -330,12 +372,6 @@ def _names(p: Puzzle) -> list[str]:
         n = _xml_name(i, c)
         names.append(n if n not in names else f"color{i}")
     return names
-
-
-def _text(s: str) -> str:
-    from xml.sax.saxutils import escape  # imports urllib: only when writing (start-up time)
-
-    return escape(s, {"\r": "&#13;"})
 
 
 def _write_one(p: Puzzle) -> list[str]:
@@ -351,9 +387,9 @@ def _write_one(p: Puzzle) -> list[str]:
     fields = (("title", m.title), ("author", m.author), ("copyright", m.copyright),
               ("source", m.source), ("id", m.source_id), ("description", m.note))  # fmt: skip
     for tag, value in fields:
-        v = clean_text(value, _xml_ok)
+        v = _kept(value)
         if v is not None:
-            out.append(f"<{tag}>{_text(v)}</{tag}>")
+            out.append(f"<{tag}>{xml_text(v)}</{tag}>")
     for i, c in enumerate(p.palette):
         out.append(f"<color name={quoteattr(names[i])} char={quoteattr(chars[i])}>"
                    f"{c.hex[1:].upper()}</color>")  # fmt: skip
@@ -388,12 +424,12 @@ def holds(p: Puzzle) -> Puzzle:
     """Everything but the licence; colour names XML cannot carry are replaced."""
     m = p.meta
     meta = Meta(
-        title=clean_text(m.title, _xml_ok),
-        author=clean_text(m.author, _xml_ok),
-        copyright=clean_text(m.copyright, _xml_ok),
-        source=clean_text(m.source, _xml_ok),
-        source_id=clean_text(m.source_id, _xml_ok),
-        note=clean_text(m.note, _xml_ok),
+        title=_kept(m.title),
+        author=_kept(m.author),
+        copyright=_kept(m.copyright),
+        source=_kept(m.source),
+        source_id=_kept(m.source_id),
+        note=_kept(m.note),
     )
     names = _names(p)
     palette = Palette(tuple(Color(n, c.rgb) for n, c in zip(names, p.palette, strict=True)))

@@ -33,6 +33,7 @@ import numpy as np
 from nonoforge.errors import FormatError
 from nonoforge.puzzle import Grid, Puzzle
 from nonoforge.solving import mask_colours, mask_counts
+from nonoforge.sweeps import line_sweeps
 
 Given = tuple[int, int, int]  # (row, column, colour), 0-based
 #: Undecided cells tried per round (those on the lines with the most undecided cells).
@@ -49,29 +50,10 @@ def propagate(
 ) -> np.ndarray | None:
     """Line logic to a fixed point from ``state``, starting with the given dirty lines (all
     lines when none are given). Returns the new state, or None on a contradiction."""
-    from nonoforge.solver.line import solve_line
-
     st = state.copy()
-    dirty_r, dirty_c = set(rows), set(cols)
-    if not dirty_r and not dirty_c:
-        dirty_r, dirty_c = set(range(puzzle.height)), set(range(puzzle.width))
-    while dirty_r or dirty_c:
-        for i in sorted(dirty_r):
-            new = solve_line(puzzle.rows[i], st[i])
-            if new is None:
-                return None
-            changed = np.nonzero(new != st[i])[0]
-            st[i] = new
-            dirty_c.update(int(j) for j in changed)
-        dirty_r = set()
-        for j in sorted(dirty_c):
-            new = solve_line(puzzle.columns[j], st[:, j])
-            if new is None:
-                return None
-            changed = np.nonzero(new != st[:, j])[0]
-            st[:, j] = new
-            dirty_r.update(int(i) for i in changed)
-        dirty_c = set()
+    for _, _, changed in line_sweeps(puzzle, st, rows, cols):
+        if changed is None:
+            return None
     return st
 
 

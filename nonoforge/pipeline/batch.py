@@ -21,12 +21,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from nonoforge.errors import FormatError, NonoforgeError
+from nonoforge.errors import FAILED_EXIT, FormatError, NonoforgeError
 from nonoforge.puzzle import Puzzle
 from nonoforge.util import first_line
-
-#: The exit code of a batch in which some item failed (that of a bad file).
-FAILED_EXIT = FormatError.exit_code
 
 
 def reason_of(e: BaseException) -> str:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from nonoforge.puzzle import Clue, Grid, Puzzle
+from nonoforge.sweeps import line_sweeps
 from nonoforge.util import safe_text
 
 if TYPE_CHECKING:
@@ -93,45 +94,28 @@ def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> int:
 def line_trace(p: Puzzle, answer: Grid | None = None) -> list[dict[str, Any]]:
     """The solve as a list of line deductions, in the order a person could make them.
 
-    Complete line logic (:func:`nonoforge.solver.solve_line`) is applied to rows then
-    columns, sweep after sweep, until nothing changes; every application that decides new
+    Complete line logic is applied to rows then columns, sweep after sweep, until nothing
+    changes (:func:`nonoforge.sweeps.line_sweeps`); every application that decides new
     cells is one step ``{"line": "row"|"column", "index": i, "cells": [[r, c, colour],
     ...]}`` (cells decided by that line given everything decided before). If line logic
     stops short, a last step ``{"line": None, "by": "search", "cells": [...]}`` holds the
     cells only probing or search decides (taken from ``answer``). Deterministic.
     """
-    from nonoforge.solver import solve_line
-
-    h, w = p.height, p.width
     full = np.uint64((1 << (p.ncolors + 1)) - 1)
-    state = np.full((h, w), full, dtype=np.uint64)
+    state = np.full((p.height, p.width), full, dtype=np.uint64)
     out: list[dict[str, Any]] = []
-    lines = [("row", i, p.rows[i]) for i in range(h)] + \
-        [("column", j, p.columns[j]) for j in range(w)]
-    dirty = [True] * len(lines)
-    while any(dirty):
-        for k, (kind, i, clue) in enumerate(lines):
-            if not dirty[k]:
-                continue
-            dirty[k] = False
-            view = state[i, :] if kind == "row" else state[:, i]
-            new = solve_line(clue, view)
-            if new is None:  # contradiction: cannot happen for a solvable puzzle
-                return out + [{"line": kind, "index": i, "cells": [], "contradiction": True}]
-            changed = np.nonzero(new != view)[0]
-            if changed.size == 0:
-                continue
-            view[:] = new
-            decided = []
-            for pos in changed.tolist():
-                m = int(new[pos])
-                if m & (m - 1) == 0:
-                    r, c = (i, pos) if kind == "row" else (pos, i)
-                    decided.append([r, c, m.bit_length() - 1])
-                # a cell that changed touches the crossing line
-                dirty[(h + pos) if kind == "row" else pos] = True
-            if decided:
-                out.append({"line": kind, "index": i, "cells": decided})
+    for kind, i, changed in line_sweeps(p, state):
+        if changed is None:  # contradiction: cannot happen for a solvable puzzle
+            return out + [{"line": kind, "index": i, "cells": [], "contradiction": True}]
+        view = state[i, :] if kind == "row" else state[:, i]
+        decided = []
+        for pos in changed.tolist():
+            m = int(view[pos])
+            if m & (m - 1) == 0:
+                r, c = (i, pos) if kind == "row" else (pos, i)
+                decided.append([r, c, m.bit_length() - 1])
+        if decided:
+            out.append({"line": kind, "index": i, "cells": decided})
     open_ = np.argwhere(np.bitwise_and(state, state - np.uint64(1)) != 0)
     if open_.size:
         cells = answer.cells if answer is not None else None

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from nonoforge.errors import FetchError, FormatError, UsageError
+from nonoforge.errors import FAILED_EXIT, FetchError, FormatError, UsageError
 from nonoforge.ranges import Span, parse_span
 from nonoforge.scraper.http import Http
 from nonoforge.scraper.local import Member, item_name, iter_members
@@ -34,8 +34,6 @@ MAX_LISTED = 50
 LOCAL = "local"
 
 OUTCOMES = ("new", "duplicate", "missing", "failed")
-#: The exit code of a run in which every item failed, not for network reasons.
-FAILED_EXIT = FormatError.exit_code
 
 
 def parse_ids(text: str, limit: int = MAX_IDS) -> list[int]:

@@ -91,11 +91,24 @@ class _Budget:
     """The total an archive may still yield."""
 
     def __init__(self, total: int) -> None:
+        self.total = total
         self.left = total
 
-    def take(self, n: int) -> bool:
+    def spent(self, n: int) -> str | None:
+        """Take ``n`` bytes; the reason to stop reading the archive once it is overdrawn."""
         self.left -= n
-        return self.left >= 0
+        return None if self.left >= 0 else f"archive holds more than {self.total} bytes: stopped"
+
+
+def _refusal(raw_name: str, size: int, cap: int, regular: bool = True) -> str | None:
+    """Why an archive member is not read, by what its header says (an unsafe name, not a
+    regular file, larger than ``cap``), or None: zip and tar members are judged alike."""
+    why = unsafe_name(raw_name)
+    if why:
+        return why
+    if not regular:
+        return "not a regular file (link or device), skipped"
+    return _too_big(size, cap) if size > cap else None
 
 
 def iter_members(
@@ -245,12 +258,9 @@ def _zip(p: Path, shown: str, cap: int, max_total: int) -> Iterator[Member]:
             if info.is_dir():
                 continue
             name = f"{shown}!{info.filename}"
-            why = unsafe_name(info.filename)
+            why = _refusal(info.filename, info.file_size, cap)
             if why:
                 yield Member(name, error=why)
-                continue
-            if info.file_size > cap:
-                yield Member(name, error=_too_big(info.file_size, cap))
                 continue
             ratio = info.file_size / max(1, info.compress_size)
             if info.file_size > 2**20 and ratio > MAX_RATIO:
@@ -266,8 +276,9 @@ def _zip(p: Path, shown: str, cap: int, max_total: int) -> Iterator[Member]:
             if len(data) > cap:
                 yield Member(name, error=f"member exceeds the cap of {cap} bytes (size lied)")
                 continue
-            if not budget.take(len(data)):
-                yield Member(shown, error=f"archive holds more than {max_total} bytes: stopped")
+            stop = budget.spent(len(data))
+            if stop:
+                yield Member(shown, error=stop)
                 return
             yield Member(name, data)
 
@@ -290,15 +301,9 @@ def _tar(p: Path, shown: str, cap: int, max_total: int) -> Iterator[Member]:
                 if info.isdir():
                     continue
                 name = f"{shown}!{info.name}"
-                why = unsafe_name(info.name)
+                why = _refusal(info.name, info.size, cap, regular=info.isfile())
                 if why:
                     yield Member(name, error=why)
-                    continue
-                if not info.isfile():
-                    yield Member(name, error="not a regular file (link or device), skipped")
-                    continue
-                if info.size > cap:
-                    yield Member(name, error=_too_big(info.size, cap))
                     continue
                 f = tf.extractfile(info)
                 if f is None:
@@ -306,8 +311,9 @@ def _tar(p: Path, shown: str, cap: int, max_total: int) -> Iterator[Member]:
                     continue
                 with f:
                     data = f.read(cap + 1)
-                if not budget.take(len(data)):
-                    yield Member(shown, error=f"archive holds more than {max_total} bytes: stopped")
+                stop = budget.spent(len(data))
+                if stop:
+                    yield Member(shown, error=stop)
                     return
                 yield Member(name, data)
         except (tarfile.TarError, OSError, EOFError, zlib.error) as e:

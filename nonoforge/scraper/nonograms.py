@@ -367,6 +367,13 @@ def _info_row(soup: BeautifulSoup) -> Tag | None:
     return rows[0] if rows else None
 
 
+def _score_of(td: Tag) -> str | None:
+    """A cell's score picture's text: its title (and, on some pages, its alt)."""
+    img = td.find("img")
+    mark = (img.get("title") or img.get("alt")) if isinstance(img, Tag) else None
+    return str(mark).strip() if mark else None
+
+
 def _read_row(tr: Tag) -> dict[str, str]:
     """Field -> value from the cells of the information row."""
     out: dict[str, str] = {}
@@ -377,9 +384,7 @@ def _read_row(tr: Tag) -> dict[str, str]:
         label, colon, value = text.partition(":")
         field = _label_field(label) if colon else None
         value = value.strip()
-        img = td.find("img")  # the score is its title (and, on some pages, its alt)
-        mark = (img.get("title") or img.get("alt")) if isinstance(img, Tag) else None
-        score = str(mark).strip() if mark else None
+        score = _score_of(td)
         if score is not None and field in ("rating", "difficulty"):
             out.setdefault(field, score)
             pending = None
@@ -435,6 +440,123 @@ def decode_html(data: bytes, encoding: str | None = None) -> str:
     return data.decode("utf-8", errors="replace")  # pragma: no cover
 
 
+def _by_id(soup: BeautifulSoup) -> dict[str, Tag]:
+    """The first element of each id we read, found in one pass over the page."""
+    by_id: dict[str, Tag] = {}
+    for el in soup.find_all(id=list(_IDS)):
+        if isinstance(el, Tag):
+            by_id.setdefault(str(el.get("id")), el)
+    return by_id
+
+
+def _title(title_el: Tag | None, head_text: str) -> str | None:
+    """The puzzle's name: its title element (refused if it holds markup), else the
+    «name» in the page's ``<title>``."""
+    if title_el is not None:
+        inner = title_el.find(True)
+        if inner is not None:
+            name = inner.name if isinstance(inner, Tag) else "?"
+            raise FormatError(
+                f"the title holds markup (<{name}>): refusing a possibly hostile page"
+            )
+        title = _clean(title_el.get_text(" ", strip=True))
+        if title is not None:
+            return title
+    m_name = _NAME_IN_TITLE.search(head_text)
+    return _clean(m_name.group(1)) if m_name else None
+
+
+def _color_from_title(head_text: str) -> bool | None:
+    """What the page's ``<title>`` says: colour (True), black-and-white (False), or None."""
+    low = head_text.lower()
+    if any(w in low for w in _COLOR_TITLE):
+        return True
+    return False if any(w in low for w in _BW_TITLE) else None
+
+
+def _var_d(soup: BeautifulSoup) -> tuple[list[list[int]], str]:
+    """The one ``var d`` array of the page's inline scripts, and its statement's text."""
+    scripts = [s for s in soup.find_all("script") if not s.get("src")]
+    hits = [(s, m) for s in scripts for m in _VAR_D.finditer(s.string or "")]
+    if not hits:
+        notice = _missing_notice(soup)
+        if notice is not None:
+            raise PageMissing(f"deleted: the page says \"{notice}\"")
+        raise FormatError("no `var d` puzzle array on the page")
+    if len(hits) > 1:
+        raise FormatError("more than one `var d` on the page")
+    script, m = hits[0]
+    match = _ARRAY.match(script.string or "", m.start())
+    if not match:
+        raise FormatError("`var d` is not an array of rows of four non-negative integers")
+    return json.loads(match.group(1)), match.group(0)
+
+
+def _find_info_row(soup: BeautifulSoup) -> Tag | None:
+    """:func:`_info_row`, else the slow way ("WxH" split over elements); a size cell we
+    cannot read is an error rather than a page without a size."""
+    row = _info_row(soup)
+    if row is not None:
+        return row
+    cells = [(td, td.get_text(" ", strip=True)) for td in soup.find_all("td")
+             if td.find(["td", "table"]) is None]  # fmt: skip
+    row = next((td.parent for td, cell in cells
+                if _SIZE_CELL.match(cell) and isinstance(td.parent, Tag)), None)  # fmt: skip
+    if row is None:
+        for _, cell in cells:
+            if _SIZE_LABEL.match(cell) and cell.partition(":")[2].strip():
+                raise FormatError(f"cannot read the stated size {one_line(cell, 40)!r}")
+    return row
+
+
+def _stated_size(fields: dict[str, str]) -> tuple[int, int] | None:
+    if "size" not in fields:
+        return None
+    sm = _SIZE.search(fields["size"])
+    if not sm:
+        raise FormatError(f"cannot read the stated size {one_line(fields['size'], 40)!r}")
+    return (int(sm.group(1)), int(sm.group(2)))
+
+
+def _author(author_el: Tag | None, fields: dict[str, str]) -> tuple[str | None, str | None]:
+    """The author's name and site id: from the author link, else the information row."""
+    author = author_id = None
+    if author_el is not None:
+        author = _clean(author_el.get_text(" ", strip=True))
+        um = _USER_ID.search(str(author_el.get("href") or ""))
+        author_id = um.group(1) if um else None
+    if author is None:
+        author = _clean(fields.get("author"))
+    return author, author_id
+
+
+def _link(el: Tag | None, url: str | None) -> str | None:
+    href = (el.get("href") or el.get("src")) if el is not None else None
+    return _absolute(str(href) if href else None, url)
+
+
+def _trimmed(
+    head_text: str, info: PageInfo, by_id: dict[str, Tag], row: Tag | None, statement: str
+) -> str:
+    """The parts of the page we keep as its raw source: enough to parse it again."""
+    parts = [f"<title>{escape(head_text)}</title>"] if head_text else []
+    if info.adult:
+        parts.append('<div class="nonogram_title_adult"></div>')
+    if "nonogram_title" in by_id:
+        parts.append(str(by_id["nonogram_title"]))
+    if row is not None:
+        table = row.find_parent("table")
+        parts.append(str(table if isinstance(table, Tag) else row))
+    elif "nonogram_author_name" in by_id:
+        parts.append(str(by_id["nonogram_author_name"]))
+    for key in ("nonogram_answer", "nonogram_stat"):
+        link = by_id.get(key)
+        if link is not None and link.name in ("a", "img"):
+            parts.append(str(link))
+    parts.append(f"<script>{statement}</script>")
+    return "<html><body>\n" + "\n".join(parts) + "\n</body></html>\n"
+
+
 def parse_page(
     html: str | bytes, encoding: str | None = None, url: str | None = None
 ) -> tuple[list[list[int]], PageInfo, str]:
@@ -450,73 +572,16 @@ def parse_page(
         raise FormatError(f"page is larger than {MAX_PAGE_CHARS} characters")
     if isinstance(html, bytes):
         html = decode_html(html, encoding)
-    html = html.removeprefix("\ufeff")
-    soup = BeautifulSoup(html, "html.parser")
-    by_id: dict[str, Tag] = {}
-    for el in soup.find_all(id=list(_IDS)):  # one pass over the page for every id we read
-        if isinstance(el, Tag):
-            by_id.setdefault(str(el.get("id")), el)
-    title_el = by_id.get("nonogram_title")
-    if isinstance(title_el, Tag) and title_el.find(True) is not None:
-        inner = title_el.find(True)
-        name = inner.name if isinstance(inner, Tag) else "?"
-        raise FormatError(f"the title holds markup (<{name}>): refusing a possibly hostile page")
-    title = _clean(title_el.get_text(" ", strip=True)) if isinstance(title_el, Tag) else None
+    soup = BeautifulSoup(html.removeprefix("\ufeff"), "html.parser")
+    by_id = _by_id(soup)
     head_title = soup.find("title")
     head_text = head_title.get_text(" ", strip=True) if isinstance(head_title, Tag) else ""
-    if title is None:
-        m_name = _NAME_IN_TITLE.search(head_text)
-        title = _clean(m_name.group(1)) if m_name else None
-    low = head_text.lower()
-    color = (True if any(w in low for w in _COLOR_TITLE)
-             else False if any(w in low for w in _BW_TITLE) else None)
-
-    scripts = [s for s in soup.find_all("script") if not s.get("src")]
-    hits = [(s, m) for s in scripts for m in _VAR_D.finditer(s.string or "")]
-    if not hits:
-        notice = _missing_notice(soup)
-        if notice is not None:
-            raise PageMissing(f"deleted: the page says \"{notice}\"")
-        raise FormatError("no `var d` puzzle array on the page")
-    if len(hits) > 1:
-        raise FormatError("more than one `var d` on the page")
-    script, m = hits[0]
-    text = script.string or ""
-    match = _ARRAY.match(text, m.start())
-    if not match:
-        raise FormatError("`var d` is not an array of rows of four non-negative integers")
-    d = json.loads(match.group(1))
-
-    row = _info_row(soup)
-    if row is None:  # the slow way: "WxH" split over elements, or a size we cannot read
-        cells = [(td, td.get_text(" ", strip=True)) for td in soup.find_all("td")
-                 if td.find(["td", "table"]) is None]
-        row = next((td.parent for td, cell in cells
-                    if _SIZE_CELL.match(cell) and isinstance(td.parent, Tag)), None)
-        if row is None:
-            for _, cell in cells:
-                if _SIZE_LABEL.match(cell) and cell.partition(":")[2].strip():
-                    raise FormatError(f"cannot read the stated size {one_line(cell, 40)!r}")
+    title = _title(by_id.get("nonogram_title"), head_text)
+    d, statement = _var_d(soup)
+    row = _find_info_row(soup)
     fields = _read_row(row) if row is not None else {}
-    size = None
-    if "size" in fields:
-        sm = _SIZE.search(fields["size"])
-        if not sm:
-            raise FormatError(f"cannot read the stated size {one_line(fields['size'], 40)!r}")
-        size = (int(sm.group(1)), int(sm.group(2)))
-    author_el = by_id.get("nonogram_author_name")
-    author = author_id = None
-    if isinstance(author_el, Tag):
-        author = _clean(author_el.get_text(" ", strip=True))
-        um = _USER_ID.search(str(author_el.get("href") or ""))
-        author_id = um.group(1) if um else None
-    if author is None:
-        author = _clean(fields.get("author"))
-    links: dict[str, str | None] = {}
-    for key in ("nonogram_stat", "nonogram_answer"):
-        link = by_id.get(key)
-        href = (link.get("href") or link.get("src")) if isinstance(link, Tag) else None
-        links[key] = _absolute(str(href) if href else None, url)
+    size = _stated_size(fields)
+    author, author_id = _author(by_id.get("nonogram_author_name"), fields)
     date_text = fields.get("date")
     info = PageInfo(
         title=title,
@@ -526,28 +591,12 @@ def parse_page(
         rating=_clean(fields.get("rating"), 20),
         date=(_iso_date(date_text) or _clean(date_text, 40)) if date_text else None,
         author_id=author_id,
-        stat_url=links["nonogram_stat"],
-        answer_url=links["nonogram_answer"],
+        stat_url=_link(by_id.get("nonogram_stat"), url),
+        answer_url=_link(by_id.get("nonogram_answer"), url),
         adult=soup.find(class_="nonogram_title_adult") is not None,
-        color=color,
+        color=_color_from_title(head_text),
     )
-    parts = [f"<title>{escape(head_text)}</title>"] if head_text else []
-    if info.adult:
-        parts.append('<div class="nonogram_title_adult"></div>')
-    if isinstance(title_el, Tag):
-        parts.append(str(title_el))
-    if row is not None:
-        table = row.find_parent("table")
-        parts.append(str(table if isinstance(table, Tag) else row))
-    elif isinstance(author_el, Tag):
-        parts.append(str(author_el))
-    for key in ("nonogram_answer", "nonogram_stat"):
-        link = by_id.get(key)
-        if isinstance(link, Tag) and link.name in ("a", "img"):
-            parts.append(str(link))
-    parts.append(f"<script>{match.group(0)}</script>")
-    trimmed = "<html><body>\n" + "\n".join(parts) + "\n</body></html>\n"
-    return d, info, trimmed
+    return d, info, _trimmed(head_text, info, by_id, row, statement)
 
 
 def puzzle_from_page(
