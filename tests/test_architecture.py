@@ -165,12 +165,6 @@ def test_only_the_cli_imports_typer() -> None:
                 assert not any(m.split(".")[0] == "typer" for m in mods), name
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue 18: solver.line.dp_line, engine.run, non._read_one, olsak.read, "
-    "sat._encode_line_regular, xml._build, cnf._feasible are still above 30 "
-    "(see bench/complexity.py)",
-)
 def test_no_function_above_complexity_30() -> None:
     pytest.importorskip("radon")
     sys.path.insert(0, str(ROOT / "bench"))

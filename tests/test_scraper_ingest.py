@@ -185,9 +185,11 @@ def test_pacing_holds_through_an_ingest(site: SiteServer, corpus: Corpus) -> Non
         ingest_nonograms(corpus, range(1, 7), http=http, base_url=site.url)
         sent = [t for _, t in http.sent][1:]  # the first was robots.txt
     assert len(sent) == 6 and min(np.diff(sent)) >= 0.199
-    arrived = np.array([h.at for h in site.hits() if h.path.startswith("/nonograms/")])
-    gaps = np.diff(arrived)
-    assert gaps.min() >= 0.15 and abs(gaps.mean() - 0.2) < 0.02, gaps
+    # The promise is a floor: never faster than the rate, as the client sent them (above). How
+    # close the gaps stay to the pace is a wall-clock figure that a loaded machine stretches:
+    # bench/bench_ingest.py prints it (issue 18: no wall-clock bounds in unit tests).
+    arrived = [h.path for h in site.hits() if h.path.startswith("/nonograms/")]
+    assert sorted(arrived) == [f"/nonograms/i/{i}" for i in range(1, 7)]
 
 
 def test_progress_bar_goes_to_stderr(site: SiteServer, corpus: Corpus,
