@@ -167,7 +167,8 @@ def photos(sizes: list[int], colours: list[int], budget: float) -> None:
 
 
 def montage(path: str, size: int = 30) -> None:
-    """Source vs puzzle (B&W and 4 colours) for a few photos, as one small PNG."""
+    """Source vs puzzle (B&W at ``size`` and at 45, 4 colours at ``size``) for a few photos,
+    as one small PNG: the 45-cell B&W column shows what a sketch can draw with more cells."""
     from PIL import Image
 
     from nonoforge.images.render import solution_png
@@ -179,9 +180,9 @@ def montage(path: str, size: int = 30) -> None:
         src = Image.fromarray(arr).convert("RGB")
         src.thumbnail((150, 150))
         tiles = [src]
-        for colors in (1, 4):
-            g = generate(img, size=(size, size), colors=colors, seed=0)
-            tiles.append(solution_png(g.puzzle.goal, g.puzzle.palette, 5))
+        for colors, side in ((1, size), (1, 45), (4, size)):
+            g = generate(img, size=(side, side), colors=colors, seed=0)
+            tiles.append(solution_png(g.puzzle.goal, g.puzzle.palette, 150 // side))
         row = Image.new("RGB", (sum(t.width for t in tiles) + 8 * len(tiles), 150), "white")
         x = 0
         for t in tiles:

@@ -258,3 +258,56 @@ def test_crumbs_are_dropped_in_black_and_white_and_merged_in_colour() -> None:
     b[4, 4] = 1  # inside colour 2
     out = merge_crumbs(b, 3)
     assert out[1, 1] == 0 and out[4, 4] == 2 and (out[:, 3:] == 2).all()
+
+
+def test_sketch_inks_what_is_darker_than_its_own_surround() -> None:
+    """A threshold per neighbourhood: dark marks on the light end of a ramp are ink, the
+    dark end of the ramp itself (which one global threshold would ink) is not."""
+    from nonoforge.images.quantise import sketch
+
+    light = np.tile(np.linspace(20.0, 90.0, 80), (40, 1))
+    light[18:22, 60:64] -= 30.0  # a mark on the light side
+    ink = sketch(light, cell=4.0, surround=1.5, contrast=5.0, fill=0.0)
+    assert ink[18:22, 60:64].all()
+    assert not ink[:, :40].any()
+    assert ink.mean() < 0.02
+    # fill adds the darkest share of the picture as well
+    assert sketch(light, 4.0, 1.5, 5.0, 0.1)[:, :5].all()
+
+
+def test_fragmentation_tells_shapes_from_textures() -> None:
+    from nonoforge.images.quantise import FRAGMENTED, fragmentation
+
+    square = np.zeros((20, 20), dtype=np.int64)
+    square[5:15, 5:15] = 1
+    assert fragmentation(square) == pytest.approx(1.0)
+    texture = (np.random.default_rng(0).random((20, 20)) < 0.4).astype(np.int64)
+    assert fragmentation(texture) > FRAGMENTED
+
+
+def test_black_and_white_photos_are_sketched_only_when_no_silhouette_reads() -> None:
+    """The camera man is one dark shape and stays a silhouette; the astronaut's best
+    silhouette is a texture of patches, so she is drawn as a sketch (eyes, smile)."""
+    import skimage.data
+
+    from nonoforge.images.quantise import FRAGMENTED, fragmentation
+
+    cam = quantise(skimage.data.camera(), size=(30, 30))
+    assert fragmentation(cam.grid.cells) < FRAGMENTED
+    astro = quantise(skimage.data.astronaut(), size=(30, 30))
+    silhouette = quantise(skimage.data.astronaut(), size=(30, 30), fill=0.36)
+    assert fragmentation(silhouette.grid.cells) > FRAGMENTED
+    assert astro.grid.shape == silhouette.grid.shape
+    assert not np.array_equal(astro.grid.cells, silhouette.grid.cells)
+
+
+def test_smooth_shapes_joins_near_pieces_and_cuts_spurs() -> None:
+    from nonoforge.images.quantise import smooth_shapes
+
+    a = np.zeros((10, 12), dtype=np.int64)
+    a[2:8, 1:5] = 1
+    a[2:8, 6:10] = 1  # a one-cell gap between two blocks
+    a[0:2, 3] = 1  # a one-cell-wide spur
+    out = smooth_shapes(a)
+    assert out[2:8, 5].all()  # the gap is closed
+    assert not out[0, 3]  # the spur is cut

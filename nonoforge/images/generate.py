@@ -28,7 +28,14 @@ import numpy as np
 from skimage.color import deltaE_ciede2000
 
 from nonoforge.errors import ImageError, UsageError
-from nonoforge.images.measure import closest_pair, empty_margins, likeness, margins, specks
+from nonoforge.images.measure import (
+    closest_pair,
+    empty_margins,
+    likeness,
+    margins,
+    speck_mask,
+    specks,
+)
 from nonoforge.images.quantise import (
     DEFAULT_MERGE_DELTA,
     ImageSource,
@@ -42,10 +49,15 @@ if TYPE_CHECKING:  # the solver (and numba) load only when a puzzle is solved
     from nonoforge.solver import SolveResult
 
 #: Photos whose repair runs out of budget are quantised again with ever larger noise pieces
-#: dropped (:func:`~nonoforge.images.quantise.drop_crumbs`, in colour
+#: dropped (:func:`~nonoforge.images.quantise.drop_crumbs`, in black-and-white from 12 on after
+#: :func:`~nonoforge.images.quantise.smooth_shapes`; in colour
 #: :func:`~nonoforge.images.quantise.merge_crumbs`): a star field of two-cell blobs is
 #: ambiguous in too many places for a few edits.
-CRUMBS = (3, 6, 12)
+CRUMBS = (3, 6, 12, 24)
+#: A retry is kept at once when its repair used at most this share of the edit budget;
+#: otherwise the later, simpler ones are tried too and the accepted one most like its
+#: source wins.
+RETRY_EDITS = 0.5
 #: Ways to make an ambiguous picture unique: edit cells, or print some cells solved.
 REPAIRS = ("edits", "givens")
 #: Rungs a generated puzzle may be required to stay within.
@@ -62,6 +74,9 @@ WIDEN = 3
 POTENTIAL_SCORE = 0.5
 #: Weight of the shape term (edges over holes) against colour distance.
 SHAPE_WEIGHT = 0.5
+#: Cost of an edit that leaves a painted one-cell island (a speck) -- as dear as settling
+#: COST_WEIGHT x SPECK_COST = 3 more cells.
+SPECK_COST = 0.5
 
 class Solver(Protocol):
     """What generation asks of a solver: :func:`nonoforge.solver.solve`'s signature."""
@@ -202,16 +217,21 @@ class Repair:
     result: SolveResult | None = field(repr=False, default=None)
 
 
-def neighbour_counts(cells: np.ndarray, ncolors: int) -> np.ndarray:
-    """``(ncolors, H, W)``: how many of each cell's 4-neighbours have each colour.
+def neighbour_counts(cells: np.ndarray, ncolors: int, diagonal: bool = False) -> np.ndarray:
+    """``(ncolors, H, W)``: how many of each cell's 4-neighbours (8 with ``diagonal``) have
+    each colour.
 
     Outside the grid counts as background, so cells on the frame lean towards it.
     """
     h, w = cells.shape
     out = np.zeros((ncolors, h, w), dtype=np.int64)
+    steps = [(dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if (dy or dx)]
+    if not diagonal:
+        steps = [(dy, dx) for dy, dx in steps if not (dy and dx)]
     for c in range(ncolors):
         pad = np.pad(cells == c, 1, constant_values=c == 0).astype(np.int64)
-        out[c] = pad[:-2, 1:-1] + pad[2:, 1:-1] + pad[1:-1, :-2] + pad[1:-1, 2:]
+        for dy, dx in steps:
+            out[c] += pad[1 + dy : 1 + dy + h, 1 + dx : 1 + dx + w]
     return out
 
 
@@ -222,14 +242,28 @@ def edit_costs(cells: np.ndarray, original: np.ndarray, fid: np.ndarray) -> np.n
     colour ``c``. Moving further from the source than the quantised colour costs
     ``delta / 100`` (going back towards it earns as much); a cell whose 4-neighbours share
     its colour (inside a region) costs more to change than one on an edge, and a colour its
-    neighbours have costs less (``SHAPE_WEIGHT`` per four neighbours).
+    neighbours have costs less (``SHAPE_WEIGHT`` per four neighbours). Painting a cell a
+    colour none of its 8 neighbours has makes a one-cell island (a speck, which the
+    quantiser filtered out), and so does changing the one same-coloured neighbour of a
+    painted cell: ``SPECK_COST`` more for each island made.
     """
     ncol = fid.shape[2]
     near = neighbour_counts(cells, ncol)
     here = np.take_along_axis(near, cells[None].astype(np.int64), axis=0)[0]
     base = np.take_along_axis(fid, original[..., None].astype(np.int64), axis=2)[..., 0]
     colour = (np.moveaxis(fid, 2, 0) - base[None]) / 100.0
-    return colour + SHAPE_WEIGHT * (here[None] - near) / 4.0
+    near8 = neighbour_counts(cells, ncol, diagonal=True)
+    speck = (near8 == 0).astype(np.float64)
+    speck[0] = 0.0
+    # painted cells whose one same-coloured 8-neighbour this cell is: changing it strands them
+    own8 = np.take_along_axis(near8, cells[None].astype(np.int64), axis=0)[0]
+    lonely = (cells != 0) & (own8 == 1)
+    stranded = np.zeros(cells.shape)
+    for c in range(1, ncol):
+        stranded += (cells == c) * neighbour_counts(np.where(lonely & (cells == c), 1, 0), 2,
+                                                    diagonal=True)[1]
+    speck += (np.arange(ncol)[:, None, None] != cells[None]) * stranded[None]
+    return colour + SHAPE_WEIGHT * (here[None] - near) / 4.0 + SPECK_COST * speck
 
 
 def _candidates(
@@ -361,6 +395,8 @@ def repair(
             best = (*now, clues.cells.copy(), res)
     accepted = is_accepted(res, max_technique)
     if accepted:
+        res, n = _clear_specks(clues, original, res, max_edits, solve, strategy, max_technique)
+        solves += n
         final_cells, final_res = clues.cells, res
     else:
         final_cells, final_res = best[2], best[3]
@@ -375,6 +411,43 @@ def repair(
         budget_spent=spent and not accepted,
         result=final_res,
     )
+
+
+def _clear_specks(
+    clues: _Clues,
+    original: np.ndarray,
+    res: SolveResult,
+    max_edits: int,
+    solve: Solver,
+    strategy: str,
+    max_technique: str,
+) -> tuple[SolveResult, int]:
+    """Paint over the specks (one-cell islands) of an accepted picture where the puzzle
+    stays accepted: each takes the colour most of its 8 neighbours have. Edits strand
+    cells (a two-cell blob loses one), and the edit that makes a puzzle unique ends the
+    repair whatever it leaves. A speck of a colour that is only specks stays (an eye), and
+    so does one whose change would exceed the edit budget. ``(result, solves made)``."""
+    solves = 0
+    cells = clues.cells
+    ncol = len(clues.palette)
+    for y, x in zip(*np.nonzero(speck_mask(cells)), strict=True):
+        own = int(cells[y, x])
+        islands = speck_mask(cells)
+        if not islands[y, x] or not ((cells == own) & ~islands).any():
+            continue
+        around = neighbour_counts(cells, ncol, diagonal=True)[:, y, x]
+        around[own] = -1
+        colour = int(np.argmax(around))
+        undo = original[y, x] == colour
+        if not undo and int((cells != original).sum()) + (original[y, x] == own) > max_edits:
+            continue
+        row, col, _ = clues.changed(y, x, colour)
+        r = solve(clues.puzzle_with(y, x, row, col), strategy=strategy, max_solutions=2)
+        solves += 1
+        if is_accepted(r, max_technique):
+            clues.set(y, x, colour)
+            res = r
+    return res, solves
 
 
 # -- the whole pipeline ---------------------------------------------------------------------
@@ -510,7 +583,7 @@ def generate(
     if repair_with not in REPAIRS:
         raise UsageError(f"repair must be one of {', '.join(REPAIRS)}, got {repair_with!r}")
     t0 = time.perf_counter()
-    first: tuple[Quantised, Repair] | None = None
+    attempts: list[tuple[Quantised, Repair]] = []
     for crumb in CRUMBS:
         q = quantise(
             image, size=size, width=width, colors=colors, seed=seed, fill=fill,
@@ -521,12 +594,12 @@ def generate(
             budget=edit_budget if repair_with == "edits" else 0.0, candidates=candidates,
             seed=seed, solver=solver,
         )
-        first = first or (q, rep)
-        if rep.accepted or repair_with != "edits" or not q.photo:
+        attempts.append((q, rep))
+        if repair_with != "edits" or not q.photo or (rep.accepted and len(attempts) == 1):
             break
-    else:  # no simplification was accepted: keep the most faithful attempt
-        assert first is not None
-        q, rep = first
+        if rep.accepted and rep.edits <= RETRY_EDITS * edit_budget * q.grid.cells.size:
+            break
+    q, rep = _best_attempt(attempts)
     if crop:
         q, rep = _trim_edges(q, rep)
     if title is None and isinstance(image, str | os.PathLike):
@@ -542,6 +615,22 @@ def generate(
         note = f"generated by nonoforge; unique by line logic with {len(givens)} given cell(s)"
         puzzle = Puzzle.from_grid(puzzle.goal, puzzle.palette, replace(meta, note=note))
     return Generated(puzzle, q, rep, time.perf_counter() - t0, givens)
+
+
+def _best_attempt(attempts: list[tuple[Quantised, Repair]]) -> tuple[Quantised, Repair]:
+    """Of the quantise-and-repair attempts, the accepted one most like its source, or the
+    first (the most faithful picture) when none was accepted."""
+    accepted = [a for a in attempts if a[1].accepted]
+    if not accepted:
+        return attempts[0]
+    return max(accepted, key=lambda a: _likeness(a[0], a[1].grid.cells))
+
+
+def _likeness(q: Quantised, cells: np.ndarray) -> float:
+    """Likeness of a picture of ``q``'s grid to ``q``'s source (nan on tiny grids)."""
+    light = q.source_light if q.source_light is not None else q.source_lab[..., 0]
+    like = likeness(light, cells)
+    return -1.0 if np.isnan(like) else like
 
 
 def _trim_edges(q: Quantised, rep: Repair) -> tuple[Quantised, Repair]:
