@@ -55,22 +55,45 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-class Cluster:
-    """A Dask cluster for one executor kind; ``address`` to connect to; ``close()``."""
+#: Dask settings for a cluster that rates (docs/difficulty.md): the housekeeping every Dask
+#: process does by the clock (a 20 ms event-loop tick, a 10 ms statistical profiler on the
+#: workers, a 0.5 s system monitor) costs about 10 % of a core for an idle cluster of two
+#: workers, so it grows with wall time, not work: on a loaded machine a rating run's
+#: wall time triples and so does that cost. These make it about a quarter of that.
+LEAN = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+}
 
-    def __init__(self, kind: str) -> None:
+
+def _env_name(key: str) -> str:
+    return "DASK_" + "__".join(key.upper().replace("-", "_").split("."))
+
+
+class Cluster:
+    """A Dask cluster for one executor kind; ``address`` to connect to; ``close()``.
+
+    ``lean``: started with :data:`LEAN` (else Dask's defaults)."""
+
+    def __init__(self, kind: str, lean: bool = True) -> None:
+        import dask
+
         self.procs: list[subprocess.Popen] = []
         self.local = None
+        settings = LEAN if lean else {}
         if kind == "dask-local":
             from dask.distributed import LocalCluster
 
-            self.local = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                      dashboard_address=None)
+            with dask.config.set(settings):  # the nannies pass it on to their workers
+                self.local = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                          dashboard_address=None)
             self.address = self.local.scheduler_address
             return
         port = _free_port()
         self.address = f"tcp://127.0.0.1:{port}"
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        env = {**os.environ, "PYTHONPATH": str(ROOT),
+               **{_env_name(k): str(v) for k, v in settings.items()}}
         quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
         self.procs.append(subprocess.Popen(
             [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port),
@@ -113,37 +136,48 @@ class _Joining(LocalExecutor):
             self._pool = None
 
 
-def _cpu() -> float:
-    """CPU seconds of this process and of every child it has reaped."""
-    me = resource.getrusage(resource.RUSAGE_SELF)
+def _tree_cpu() -> tuple[dict[int, float], float]:
+    """CPU seconds of this process and each live descendant (by pid), and of the reaped."""
+    import psutil
+
+    me = psutil.Process()
+    live: dict[int, float] = {}
+    for p in [me, *me.children(recursive=True)]:
+        try:
+            t = p.cpu_times()
+        except psutil.Error:
+            continue
+        live[p.pid] = t.user + t.system
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+    return live, kids.ru_utime + kids.ru_stime
 
 
-def rate_once(kind: str, puzzles: list, opts: RateOptions) -> tuple[float, float, dict, list]:
-    """(wall s, CPU s of every process involved, summary, result rows) of one rating run.
+def _cpu_since(before: tuple[dict[int, float], float]) -> float:
+    """CPU seconds spent since ``before`` (:func:`_tree_cpu`) by this process, its live
+    descendants (a process born since counts from zero) and the children reaped since."""
+    live0, reaped0 = before
+    live1, reaped1 = _tree_cpu()
+    return sum(t - live0.get(pid, 0.0) for pid, t in live1.items()) + reaped1 - reaped0
 
-    The CPU figure counts this process and its children, reaped after the run: pool
-    workers, Dask's workers, nannies and scheduler (a LocalCluster's scheduler runs in this
-    process), start-up and shut-down included. Unlike wall time it hardly depends on what
-    else the machine runs, so it compares executors fairly on a shared machine.
+
+def rate_once(kind: str, puzzles: list, opts: RateOptions, lean: bool = True) -> dict:
+    """One rating run of ``puzzles`` into a fresh corpus with one executor.
+
+    Returns ``wall`` and ``cpu`` (seconds) of the run, from creating the executor to closing
+    it, ``cluster_cpu`` (starting a Dask cluster, which a user does once, not per run),
+    ``summary`` and ``rows``. The CPU figure counts every process involved: this one (the
+    client; a LocalCluster's scheduler), the pool's workers (joined, so reaped) or the
+    cluster's scheduler, nannies and workers (alive: read from /proc), their start-up and
+    warm-up included. Unlike wall time it hardly depends on what else the machine runs,
+    so it compares executors fairly on a shared machine.
     """
-    import multiprocessing
-
-    cpu0 = _cpu()
-    try:
-        return _rate_once(kind, puzzles, opts, cpu0)
-    finally:
-        deadline = time.monotonic() + 30
-        while multiprocessing.active_children() and time.monotonic() < deadline:
-            time.sleep(0.1)  # reap the pool's workers, so that their CPU is counted
-
-
-def _rate_once(kind: str, puzzles: list, opts: RateOptions, cpu0: float) -> tuple:
-    cluster = Cluster(kind) if kind.startswith("dask") else None
+    before = _tree_cpu()
+    cluster = Cluster(kind, lean) if kind.startswith("dask") else None
     try:
         with tempfile.TemporaryDirectory() as d, Corpus.open(os.path.join(d, "c.db")) as c:
             c.add(puzzles)
+            cluster_cpu = _cpu_since(before)
+            before = _tree_cpu()
             t0 = time.perf_counter()
             ex = (_Joining(int(kind[-1])) if cluster is None
                   else DaskExecutor(cluster.address))
@@ -151,15 +185,16 @@ def _rate_once(kind: str, puzzles: list, opts: RateOptions, cpu0: float) -> tupl
                 s = jobs.rate_corpus(c, executor=ex, opts=opts)
             finally:
                 ex.close()
-            dt = time.perf_counter() - t0
-            chunks = getattr(ex, "chunks", None)
+            wall = time.perf_counter() - t0
+            cpu = _cpu_since(before)
             summary = s.to_dict()
-            summary["chunks"] = chunks
+            summary["chunks"] = getattr(ex, "chunks", None)
             rows = c.results(jobs.solver_version())
     finally:
         if cluster is not None:
             cluster.close()
-    return dt, _cpu() - cpu0, summary, rows
+    return {"wall": wall, "cpu": cpu, "cluster_cpu": cluster_cpu if cluster else 0.0,
+            "summary": summary, "rows": rows}
 
 
 def main() -> int:
@@ -169,6 +204,8 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=1, help="runs per executor (best kept)")
     ap.add_argument("--executors", default=",".join(EXECUTORS),
                     help=f"comma-separated, of {', '.join(EXECUTORS)}")
+    ap.add_argument("--dask-defaults", action="store_true",
+                    help="start the Dask clusters with Dask's default settings, not LEAN")
     args = ap.parse_args()
     if not SHARED.exists():
         print(f"{SHARED} is absent", file=sys.stderr)
@@ -187,13 +224,16 @@ def main() -> int:
     rows: list = []
     for run in range(1, max(1, args.repeat) + 1):
         for kind in kinds:
-            dt, cpu, summary, rows = rate_once(kind, puzzles, opts)
+            r = rate_once(kind, puzzles, opts, not args.dask_defaults)
+            dt, cpu, summary, rows = r["wall"], r["cpu"], r["summary"], r["rows"]
             speed[kind] = max(speed[kind], len(puzzles) / dt)
             per_cpu[kind] = max(per_cpu[kind], len(puzzles) / cpu)
             extra = f", {summary['chunks']} chunks" if summary.get("chunks") else ""
+            if r["cluster_cpu"]:
+                extra += f" (starting the cluster: {r['cluster_cpu']:.1f} CPU s more)"
             print(f"run {run}, {kind}: {dt:.1f} s wall, {len(puzzles) / dt:.2f} puzzles/s; "
                   f"{cpu:.1f} CPU s in all its processes, {len(puzzles) / cpu:.2f} puzzles "
-                  f"per CPU s{extra}", flush=True)
+                  f"per CPU s{extra}; load {os.getloadavg()[0]:.1f}", flush=True)
     print("best wall: " + ", ".join(f"{k} {v:.2f} puzzles/s" for k, v in speed.items()))
     print("best per CPU second: " + ", ".join(f"{k} {v:.2f}" for k, v in per_cpu.items()))
     if "local1" in speed and "local2" in speed:

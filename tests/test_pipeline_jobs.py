@@ -416,6 +416,38 @@ def test_rate_summary_compares_grades_with_the_sites_difficulty(tmp_path) -> Non
     assert -1.0 <= s["site_difficulty"]["spearman"] <= 1.0
 
 
+def test_rating_a_corpus_reads_its_results_and_listing_once(tmp_path, monkeypatch) -> None:
+    """`rate --db` (whole corpus, and files added to it): grading reads every result and
+    the listing (titles, the site's difficulty); the report reuses them, not a second read."""
+    db = str(tmp_path / "once.db")
+    puzzles = small_corpus()[:6]
+    with Corpus.open(db) as c:
+        c.add(puzzles[:3])
+    reads: dict[str, int] = {}
+    for name in ("results", "info"):
+        real = getattr(Corpus, name)
+
+        def counted(self, *a, _real=real, _name=name, **k):  # the real method, counted
+            reads[_name] = reads.get(_name, 0) + 1
+            return _real(self, *a, **k)
+
+        monkeypatch.setattr(Corpus, name, counted)
+    run = jobs.rate_inputs(None, db, executor=LocalExecutor(1), opts=FAST)
+    assert len(run.entries) == 3 and all(e["title"] for e in run.entries)
+    assert reads == {"results": 1, "info": 1}
+    reads.clear()
+    files = []
+    for i, p in enumerate(puzzles[3:]):
+        f = tmp_path / f"p{i}.non"
+        from nonoforge.formats import write_file
+
+        write_file(p, f)
+        files.append(str(f))
+    run = jobs.rate_inputs(files, db, executor=LocalExecutor(1), opts=FAST)
+    assert [e["file"] for e in run.entries] == files
+    assert reads == {"results": 1, "info": 1}
+
+
 def thirty_files() -> list[str]:
     """The 12 bundled puzzles and 18 of Jakub Wilk's test puzzles (MIT): 30 real files."""
     from conftest import shared_path

@@ -45,3 +45,47 @@ def test_a_started_pool_is_closed_by_the_map_and_can_start_again() -> None:
     assert ex._pool is None
     assert len(list(ex.map_unordered(rate_puzzle, examples()[2:], RateOptions(runs=1)))) == 2
     ex.close()  # closing a closed executor is harmless
+
+
+FAULTS = """
+import resource
+import numpy as np
+from nonoforge.pipeline.rate import roomy_malloc
+
+def faults():
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(100):
+        a = np.ones(1 << 17)  # 1 MiB, above the fixed 128 KiB mmap threshold
+        del a
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+outside = faults()
+with roomy_malloc():
+    inside = faults()
+after = faults()
+print(outside, inside, after)
+"""
+
+
+def test_roomy_malloc_undoes_dasks_fixed_thresholds_for_the_block_only() -> None:
+    """A Dask nanny starts workers with MALLOC_TRIM_THRESHOLD_=65536: every 1 MiB array is
+    a fresh mmap, faulted in page by page. Inside roomy_malloc the memory is reused; after
+    it, the worker is back to what its environment asked for. Counted in page faults."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import pytest
+
+    if not sys.platform.startswith("linux") or not hasattr(os, "confstr") \
+            or "glibc" not in (os.confstr("CS_GNU_LIBC_VERSION") or ""):
+        pytest.skip("glibc malloc only")
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root), "MALLOC_TRIM_THRESHOLD_": "65536"}
+    out = subprocess.run([sys.executable, "-c", FAULTS], env=env, capture_output=True,
+                         text=True, check=True).stdout
+    outside, inside, after = map(int, out.split())
+    assert outside > 100 * 200  # ~256 faults per array, 100 arrays
+    assert inside < outside / 10
+    assert after > 100 * 200

@@ -58,7 +58,10 @@ def make_executor(kind: str, workers: int | None, scheduler: str | None):  # noq
     raise UsageError(f"unknown executor {kind!r} (local or dask)")
 
 
-def model_for(corpus: Corpus | None, version: str, refit: bool = False) -> Model | None:
+def model_for(
+    corpus: Corpus | None, version: str, refit: bool = False,
+    results: list[dict[str, Any]] | None = None,
+) -> Model | None:
     """The difficulty model for this solver version: the corpus's own, or the shipped one.
 
     A corpus uses the reference model shipped with nonoforge (``pipeline/models.json``,
@@ -66,7 +69,8 @@ def model_for(corpus: Corpus | None, version: str, refit: bool = False) -> Model
     version, whatever else the corpus holds. ``refit`` fits the corpus's own model on its
     measurements and stores it; later runs use it (``model_fit.kind`` says which one). With
     no shipped model for this solver version, a corpus of at least :data:`MIN_FIT` rated
-    puzzles fits its own.
+    puzzles fits its own. ``results``: the corpus's results of this version, when the
+    caller has read them already.
     """
     if not refit:
         if corpus is not None:
@@ -78,7 +82,9 @@ def model_for(corpus: Corpus | None, version: str, refit: bool = False) -> Model
             return shipped
     if corpus is None:
         return None
-    rows = [r for r in corpus.results(version) if r["status"] in ("unique", "multiple")]
+    if results is None:
+        results = corpus.results(version)
+    rows = [r for r in results if r["status"] in ("unique", "multiple")]
     if len(rows) < MIN_FIT:
         return None
     model = fit([sample_of(r) for r in rows], version)
@@ -106,6 +112,23 @@ def rate_corpus(
 
     Resumable: results are committed every :data:`BATCH` puzzles and rated puzzles skipped.
     """
+    return _rate_corpus(corpus, executor, opts, refit, keys, progress).summary
+
+
+@dataclass
+class _Graded:
+    """What rating a corpus read back: the summary, every scored result of this solver
+    version, and the corpus's listing when grading needed it (None: not read)."""
+
+    summary: Summary
+    rows: list[dict[str, Any]]
+    info: list[dict[str, Any]] | None
+
+
+def _rate_corpus(
+    corpus: Corpus, executor: Executor, opts: RateOptions, refit: bool,
+    keys: Iterable[str] | None, progress: Progress | None,
+) -> _Graded:
     executor.start()  # local workers warm up while the corpus is read
     version = solver_version()
     done = corpus.rated_keys(version)
@@ -128,27 +151,36 @@ def rate_corpus(
             progress({"event": "rated", "row": row})
     if pending:
         corpus.save_results(pending, version)
-    grade_corpus(corpus, version, summary, refit)
-    return summary
+    rows, info = grade_corpus(corpus, version, summary, refit)
+    return _Graded(summary, rows, info)
 
 
-def grade_corpus(corpus: Corpus, version: str, summary: Summary, refit: bool = False) -> None:
-    """Score and grade every result of this solver version with one model."""
-    model = model_for(corpus, version, refit)
+def grade_corpus(
+    corpus: Corpus, version: str, summary: Summary, refit: bool = False
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:
+    """Score and grade every result of this solver version with one model.
+
+    Returns those results (scored when there is a model) and the corpus's listing
+    (:meth:`Corpus.info`) when it was read for the site's difficulties, so that callers
+    reporting them need not read either again.
+    """
     rows = corpus.results(version)
+    model = model_for(corpus, version, refit, rows)
     if model is None:
         summary.model_fit = {"note": f"no model shipped for solver {version} (bench/"
                              f"fit_model.py) and fewer than {MIN_FIT} rated: no scores yet"}
-        return
+        return rows, None
     score_rows(rows, model)
     corpus.save_results(rows, version)
     summary.model_fit = fit_report(model)
     summary.count_grades(rows)
-    site = {i["key"]: site_difficulty(i.get("extra")) for i in corpus.info()}
+    info = corpus.info()
+    site = {i["key"]: site_difficulty(i.get("extra")) for i in info}
     summary.compare_site([
         (r["grade"], d) for r in rows
         if r["grade"] is not None and (d := site.get(r["key"])) is not None
     ])
+    return rows, info
 
 
 def rate_puzzles(
@@ -273,14 +305,14 @@ def _rate_in_corpus(
         puzzles = [it.puzzle for it in items if it.puzzle is not None]
         corpus.add(puzzles)
         keys = [p.key for p in puzzles]
-    summary = rate_corpus(
-        corpus, executor=executor, opts=opts, refit=refit, keys=keys, progress=progress
-    )
-    by_key = {r["key"]: r for r in corpus.results(solver_version())}
+    graded = _rate_corpus(corpus, executor, opts, refit, keys, progress)
+    summary = graded.summary
+    by_key = {r["key"]: r for r in graded.rows}
     if items is None:
+        info = graded.info if graded.info is not None else corpus.info()
         return RateRun(
             [_entry({**by_key[i["key"]], "title": i["title"]})
-             for i in corpus.info() if i["key"] in by_key],
+             for i in info if i["key"] in by_key],
             summary,
         )
     summary.unreadable = sum(1 for it in items if it.puzzle is None)
