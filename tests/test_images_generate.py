@@ -191,3 +191,15 @@ def test_photo_specks_are_few_after_repair() -> None:
     g = generate(skimage.data.hubble_deep_field(), size=(20, 20), colors=4)
     assert_good(g)
     assert specks(g.repair.grid.cells) <= 3
+
+
+def test_a_dot_the_picture_draws_is_kept() -> None:
+    """A one-cell island the quantised picture had before any edit is the picture's own (an
+    eye, a dot): the speck clean-up after an accepted repair takes only the specks that the
+    edits made or stranded. A framed centre dot is unique as drawn and stays, with 0 edits."""
+    cells = Grid.from_rows(
+        ["#######", "#.....#", "#.....#", "#..#..#", "#.....#", "#.....#", "#######"]
+    )
+    r = repair(cells, Palette.bw(), flat_fid(cells))
+    assert r.accepted and r.edits == 0
+    assert np.array_equal(r.grid.cells, cells.cells)

@@ -425,12 +425,15 @@ def _clear_specks(
     """Paint over the specks (one-cell islands) of an accepted picture where the puzzle
     stays accepted: each takes the colour most of its 8 neighbours have. Edits strand
     cells (a two-cell blob loses one), and the edit that makes a puzzle unique ends the
-    repair whatever it leaves. A speck of a colour that is only specks stays (an eye), and
-    so does one whose change would exceed the edit budget. ``(result, solves made)``."""
+    repair whatever it leaves. Only specks the repair made or stranded go: one the picture
+    had before any edit is the picture's own (a dot, an eye; the quantiser already weighed
+    it), and an accepted puzzle keeps it. A speck of a colour that is only specks stays too,
+    and so does one whose change would exceed the edit budget. ``(result, solves made)``."""
     solves = 0
     cells = clues.cells
     ncol = len(clues.palette)
-    for y, x in zip(*np.nonzero(speck_mask(cells)), strict=True):
+    drawn = speck_mask(original)
+    for y, x in zip(*np.nonzero(speck_mask(cells) & ~drawn), strict=True):
         own = int(cells[y, x])
         islands = speck_mask(cells)
         if not islands[y, x] or not ((cells == own) & ~islands).any():
