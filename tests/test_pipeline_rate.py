@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import statistics
 
+import pytest
+
 from nonoforge.examples import PUZZLES
 from nonoforge.formats import read_file
 from nonoforge.pipeline.rate import LocalExecutor, RateOptions, rate_puzzle
@@ -89,3 +91,47 @@ def test_roomy_malloc_undoes_dasks_fixed_thresholds_for_the_block_only() -> None
     assert outside > 100 * 200  # ~256 faults per array, 100 arrays
     assert inside < outside / 10
     assert after > 100 * 200
+
+
+def test_roomy_malloc_restores_when_the_last_of_several_threads_leaves(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A Dask worker with several threads runs several chunks at once: the thresholds are
+    the process's, so the first block to enter sets them and only the last to leave
+    restores them (and trims). Recorded through a stand-in for glibc's two calls."""
+    import threading
+
+    from nonoforge.pipeline import rate
+
+    calls: list[tuple[str, int, int]] = []
+
+    class Libc:
+        def mallopt(self, param: int, value: int) -> int:
+            calls.append(("mallopt", param, value))
+            return 1
+
+        def malloc_trim(self, pad: int) -> int:
+            calls.append(("trim", pad, 0))
+            return 1
+
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "0x10000")
+    monkeypatch.setattr(rate, "_glibc", Libc)
+    inside, leave = threading.Barrier(3), threading.Event()
+
+    def chunk() -> None:
+        with rate.roomy_malloc():
+            inside.wait()
+            leave.wait()
+
+    threads = [threading.Thread(target=chunk) for _ in range(2)]
+    for t in threads:
+        t.start()
+    inside.wait()
+    set_calls = list(calls)
+    assert [c[0] for c in set_calls] == ["mallopt", "mallopt"]  # set once, for both
+    leave.set()
+    for t in threads:
+        t.join()
+    restored = calls[len(set_calls):]
+    assert ("mallopt", rate._M_TRIM_THRESHOLD, 0x10000) in restored  # glibc reads hex
+    assert [c[0] for c in restored] == ["mallopt", "mallopt", "trim"]  # restored once

@@ -12,6 +12,7 @@ import itertools
 import json
 import os
 import statistics
+import threading
 from collections import Counter
 from collections.abc import Callable, Generator, Iterable, Iterator, Sized
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -368,6 +369,9 @@ _ROOMY_MMAP = 32 << 20
 _ROOMY_TRIM = 64 << 20
 #: mallopt's parameters (malloc.h)
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+#: how many blocks of this process are inside :func:`roomy_malloc` now, under its lock
+_ROOMY_LOCK = threading.Lock()
+_ROOMY_USERS = [0]
 
 
 @contextmanager
@@ -390,20 +394,29 @@ def roomy_malloc() -> Iterator[None]:
     if libc is None:
         yield
         return
-    libc.mallopt(_M_MMAP_THRESHOLD, _ROOMY_MMAP)
-    libc.mallopt(_M_TRIM_THRESHOLD, _ROOMY_TRIM)
+    # The thresholds are the process's, and a worker with several threads runs several
+    # chunks at once: the first to enter sets them, the last to leave restores them.
+    with _ROOMY_LOCK:
+        _ROOMY_USERS[0] += 1
+        if _ROOMY_USERS[0] == 1:
+            libc.mallopt(_M_MMAP_THRESHOLD, _ROOMY_MMAP)
+            libc.mallopt(_M_TRIM_THRESHOLD, _ROOMY_TRIM)
     try:
         yield
     finally:
-        libc.mallopt(_M_MMAP_THRESHOLD, _threshold(env["MMAP"]))
-        libc.mallopt(_M_TRIM_THRESHOLD, _threshold(env["TRIM"]))
-        libc.malloc_trim(0)
+        with _ROOMY_LOCK:
+            _ROOMY_USERS[0] -= 1
+            if _ROOMY_USERS[0] == 0:
+                libc.mallopt(_M_MMAP_THRESHOLD, _threshold(env["MMAP"]))
+                libc.mallopt(_M_TRIM_THRESHOLD, _threshold(env["TRIM"]))
+                libc.malloc_trim(0)
 
 
 def _threshold(value: str | None) -> int:
-    """A malloc threshold from the environment; glibc's default (128 KiB) if unset or bad."""
+    """A malloc threshold from the environment, read as glibc reads it (decimal, or hex
+    with ``0x``, or octal with ``0``); glibc's default (128 KiB) if unset or bad."""
     try:
-        return int(value or "")
+        return int(value or "", 0)
     except ValueError:
         return 128 << 10
 
