@@ -23,7 +23,7 @@ from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
 from nonoforge.cliparams import TYPER, plain
-from nonoforge.errors import FormatError, NonoforgeError, UsageError
+from nonoforge.errors import FAILED_EXIT, FormatError, NonoforgeError, UsageError
 from nonoforge.puzzle import Puzzle, cell_chars
 from nonoforge.util import first_line, terminal_text, unique_stem
 
@@ -707,7 +707,7 @@ def db_import(
                   f"from {len(paths) - len(failed)} file(s)"
                   + (f"; {len(failed)} file(s) had errors" if failed else ""))
     if failed:
-        raise typer.Exit(FormatError.exit_code)
+        raise typer.Exit(FAILED_EXIT)
 
 
 @db_app.command("export")
@@ -1203,7 +1203,7 @@ def rate(
                                f"grade {e['grade'] if e['grade'] is not None else '-'}"))
         _print_summary(run.summary.to_dict(), out)
     if run.failed:
-        raise typer.Exit(2)
+        raise typer.Exit(FAILED_EXIT)
 
 
 collection_app = make_app("Build graded collections from the rated corpus and export them.")
