@@ -113,7 +113,8 @@ def echo(line: str) -> None:
     sys.stdout.write(line + "\n")
 
 _state: dict[str, bool] = {"debug": False, "quiet": False}
-_clock: dict[str, float] = {}  # "process": set by main(); "command": when this one started
+_clock: dict[str, float] = {}  # "process": set by main(); "command": when this one started;
+# "entered": main() has run once in this process
 
 
 def _report(e: BaseException) -> int:
@@ -212,9 +213,25 @@ def _process_age() -> float:
     return age if 0.0 <= age < 3600.0 else time.process_time()
 
 
+def _process_is_this_command() -> bool:
+    """Whether this process was started to run this command (``nonoforge …`` or ``python -m
+    nonoforge …``), the first time only: then its start is the command's start. A script or
+    notebook that has lived a while before calling :func:`main` is not: its command starts
+    at the call, or its age would be spent before any work (a timeout reported early)."""
+    if _clock.get("entered"):
+        return False
+    _clock["entered"] = 1.0
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    if spec is not None and spec.name in ("nonoforge", "nonoforge.__main__"):
+        return True
+    return os.path.basename(sys.argv[0] if sys.argv else "").startswith("nonoforge")
+
+
 def main() -> None:
     """Console-script entry point."""
-    _clock["process"] = time.monotonic() - _process_age()  # solve --timeout counts from here
+    # solve --timeout counts from here: the process's start when it runs just this command
+    now = time.monotonic()
+    _clock["process"] = now - _process_age() if _process_is_this_command() else now
     try:
         rv = app(prog_name="nonoforge", standalone_mode=False)
     except typer.Exit as e:

@@ -68,3 +68,41 @@ def test_solve_counts_start_up_reading_and_engine_loading(tmp_path: Path,
     (item,) = json.loads(r.stdout)
     assert item["status"] == "timeout"
     assert item["effort"]["work"] <= SLICE
+
+
+@pytest.mark.slow
+def test_a_script_that_calls_main_late_gets_its_whole_timeout() -> None:
+    """The command's clock starts at the process's start only when the process runs just
+    this command (``nonoforge``, ``python -m nonoforge``): a script that has lived 6 s
+    before calling main() with ``--timeout 5`` still has its seconds, where the process's
+    age used to spend them before any work (a ``timeout`` reported with no work done)."""
+    script = (
+        "import sys, time\n"
+        "time.sleep(6)\n"
+        "sys.argv = ['wrapper', 'solve', '--json', '--timeout', '5', 'example:petro']\n"
+        "from nonoforge.cli import main\n"
+        "main()\n"
+    )
+    r = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                       text=True, timeout=300, check=True)
+    (item,) = json.loads(r.stdout)
+    assert item["status"] == "unique", item
+
+
+@pytest.mark.slow
+def test_a_library_timeout_does_not_count_loading_the_engine() -> None:
+    """solve(timeout=T) without ``started`` gives the puzzle its T: loading the compiled
+    engine (compiling it, the first run after an install) is not the puzzle's time, and a
+    0.3 s timeout in a fresh process used to be spent in loading, leaving one slice."""
+    script = (
+        "import json, sys\n"
+        "sys.path.insert(0, 'tests')\n"
+        "from test_cli_deadline import endless\n"
+        "from nonoforge.solver import solve\n"
+        "r = solve(endless(), timeout=0.3, max_solutions=10**9, strategy='search')\n"
+        "print(json.dumps([r.status, r.effort['work']]))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                       text=True, timeout=300, check=True)
+    status, work = json.loads(r.stdout)
+    assert status == "timeout" and work > SLICE, (status, work)

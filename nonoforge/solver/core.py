@@ -135,10 +135,12 @@ def solve(
     stopped just past it with status ``budget`` (never a verdict that was not proven),
     and a budget of at least the ``work`` an unlimited solve reports gives that solve.
     The same puzzle (and budget) gives the same status, technique and effort counts on
-    every run and machine; only ``timeout`` depends on the clock. The timeout counts from
-    ``started`` (a :func:`time.monotonic` value; by default this call), loading the compiled
-    engine included: a command that starts the clock when it starts (``solve --timeout``)
-    gets its answer within the timeout, reading the file and all.
+    every run and machine; only ``timeout`` depends on the clock. By default the timeout is
+    the puzzle's: it counts from this call, and loading the compiled engine (compiling it,
+    the first time after an install) is not counted. Given ``started`` (a
+    :func:`time.monotonic` value), it counts from there, loading included: a command that
+    starts the clock when it starts (``solve --timeout``) gets its answer within the
+    timeout, reading the file and all.
 
     >>> from nonoforge.puzzle import Grid, Puzzle
     >>> solve(Puzzle.from_grid(Grid.from_rows(["#.", "##"]))).status
@@ -193,7 +195,13 @@ def _solve(
             return SolveResult(status="timeout", solutions=[], technique=TECHNIQUES[0],
                                effort={"work": 0}, time_s=time.monotonic() - t0,
                                state=_undecided(puzzle))
-        t0 += warmup()
+        loading = warmup()
+        t0 += loading
+        if started is None and deadline is not None:
+            # a library call's timeout is the puzzle's: compiling (first run after an
+            # install) cannot be interrupted and must not turn a solve into an early
+            # timeout; a command that passes ``started`` has its loading counted (issue 14)
+            deadline += loading
     if strategy == "sat":
         return _solve_sat_only(puzzle, max_solutions, deadline, t0, budget)
     from nonoforge.solver import driver as D  # noqa: N812
