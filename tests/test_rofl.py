@@ -653,3 +653,20 @@ def test_model_kernels_match_plain_python() -> None:
     for dec in (fn, plain):
         err, _, _, c2, l2, nb = dec(arr, 0, len(arr), 13, 21, *tables)
         assert err == 0 and list(c2) == list(counts) and list(l2[:nb]) == list(lengths)
+
+
+def test_a_range_coded_record_in_a_v2_file_is_refused() -> None:
+    """Range-coded clues (FLAG_MODEL) came with v3: no v2 writer made such a record, so a
+    v2 header over one is damage, refused for that record (salvage keeps going)."""
+    from nonoforge.puzzle import Grid
+
+    rng = np.random.default_rng(1)
+    drawn = Puzzle.from_grid(Grid(rng.integers(0, 2, (25, 25))))
+    p = Puzzle.from_clues(drawn.rows, drawn.columns)
+    data = bytearray(rofl.dumps([p]))
+    assert data[4] == 3 and list(rofl.iter_load(bytes(data))) == [p]
+    data[4] = 2
+    with pytest.raises(RoflError, match="unknown flags 0x40"):
+        list(rofl.iter_load(bytes(data)))
+    kept, errors = rofl.load_salvage(bytes(data))
+    assert kept == [] and len(errors) == 1

@@ -135,7 +135,7 @@ FORMAT = register(
     Format(
         name="rofl",
         extensions=(".rofl",),
-        description="ROFL v2: compact checksummed binary container (docs/rofl.md)",
+        description="ROFL v3: compact checksummed binary container (docs/rofl.md)",
         read=_read,
         write=_write,
         sniff=lambda b: isinstance(b, bytes) and b[:4] == b"ROFL",  # MAGIC, without numpy

@@ -253,12 +253,16 @@ def _framed(src: _Source, pos: int, what: str, resync: bool = False) -> tuple[by
 
 
 def _parse_record(
-    src: _Source, pos: int, table: Table | None = None, resync: bool = False
+    src: _Source,
+    pos: int,
+    table: Table | None = None,
+    resync: bool = False,
+    version: int | None = None,
 ) -> tuple[Puzzle, int]:
     """The record at ``pos`` (its sync already seen): ``(puzzle, next_pos)``, or _Bad."""
     payload, nxt = _framed(src, pos, "record", resync)
     try:
-        puzzle = decode(payload, table)
+        puzzle = decode(payload, table, version)
     except RoflError as e:
         raise _Bad(e.reason) from None
     return puzzle, nxt
@@ -452,7 +456,7 @@ class RoflReader(Iterator[Puzzle]):
             mark = src.get(pos, 2)
             if mark == REC_SYNC:
                 try:
-                    puzzle, nxt = _parse_record(src, pos, self.table)
+                    puzzle, nxt = _parse_record(src, pos, self.table, version=self.version)
                 except _Bad as e:
                     self._fail(f"record {i} (offset {pos}): {e}")
                     lost = True

@@ -35,6 +35,9 @@ FLAG_PALETTE_REF = 32
 FLAG_MODEL = 64
 FLAGS_V1 = FLAG_GOAL | FLAG_META | FLAG_PALETTE
 FLAGS = FLAGS_V1 | FLAG_RAW_GOAL | FLAG_TAGGED | FLAG_PALETTE_REF | FLAG_MODEL
+#: The flags each container version may carry: a record with a later flag inside an earlier
+#: version's file was not written by any writer of that version.
+FLAGS_OF_VERSION = {1: FLAGS_V1, 2: FLAGS & ~FLAG_MODEL, 3: FLAGS}
 
 #: Kinds of a tagged metadata value (the low 2 bits of its varint tag).
 TAG_TEXT, TAG_REF, TAG_NUMBER = 0, 1, 2
@@ -286,7 +289,7 @@ def _decode_model(
 
 
 def encode(p: Puzzle, refs: Refs | None = None) -> bytes:
-    """One puzzle as a ROFL v2 record payload (canonical: equal puzzles give equal bytes).
+    """One puzzle as a ROFL record payload (v3; canonical: equal puzzles give equal bytes).
 
     Everything the model holds survives: clues, palette (order and names), metadata and goal.
     ``refs`` is a container's table (strings and palettes by index): values it holds are
@@ -413,10 +416,13 @@ def _decode_model_record(
     return Puzzle.trusted(tuple(lines[:height]), tuple(lines[height:]), palette, meta, None)
 
 
-def decode(data: bytes | bytearray | memoryview, table: Table | None = None) -> Puzzle:
-    """The puzzle a record payload holds (the inverse of :func:`encode`), v1 or v2.
+def decode(
+    data: bytes | bytearray | memoryview, table: Table | None = None, version: int | None = None
+) -> Puzzle:
+    """The puzzle a record payload holds (the inverse of :func:`encode`), v1, v2 or v3.
 
-    ``table`` is the container's table, for payloads that refer to it. Raises
+    ``table`` is the container's table, for payloads that refer to it; ``version`` the
+    container's version, when known (flags a later version added are refused). Raises
     :class:`RoflError` (without a record number; the container adds it) for any payload
     that is truncated, inconsistent or carries trailing bytes.
     """
@@ -431,7 +437,7 @@ def decode(data: bytes | bytearray | memoryview, table: Table | None = None) -> 
     flags = data[pos]
     pos += 1
     if (
-        flags & ~FLAGS
+        flags & ~FLAGS_OF_VERSION.get(version or 3, FLAGS)
         or (flags & FLAG_PALETTE and flags & FLAG_PALETTE_REF)
         or (flags & FLAG_RAW_GOAL and not flags & FLAG_GOAL)
         or (flags & FLAG_TAGGED and not flags & FLAG_META)
