@@ -113,8 +113,7 @@ def echo(line: str) -> None:
     sys.stdout.write(line + "\n")
 
 _state: dict[str, bool] = {"debug": False, "quiet": False}
-_clock: dict[str, float] = {}  # "process": set by main(); "command": when this one started;
-# "entered": main() has run once in this process
+_clock: dict[str, float] = {}  # "process": set by main(); "command": when this one started
 
 
 def _report(e: BaseException) -> int:
@@ -218,9 +217,8 @@ def _process_is_this_command() -> bool:
     nonoforge …``), the first time only: then its start is the command's start. A script or
     notebook that has lived a while before calling :func:`main` is not: its command starts
     at the call, or its age would be spent before any work (a timeout reported early)."""
-    if _clock.get("entered"):
+    if "command" in _clock:  # a command has already run in this process
         return False
-    _clock["entered"] = 1.0
     spec = getattr(sys.modules.get("__main__"), "__spec__", None)
     if spec is not None and spec.name in ("nonoforge", "nonoforge.__main__"):
         return True

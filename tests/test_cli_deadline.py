@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,6 +27,13 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The engine checks the clock after each slice of 2,000 work units when a deadline is set
 #: (the last unit may end a little past it): one slice, with room to spare.
 SLICE = 4_000
+
+
+def _python(*args: str) -> Any:
+    """What a fresh ``python ARGS...`` process prints as JSON (run from the project root)."""
+    r = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True,
+                       text=True, timeout=300, check=True)
+    return json.loads(r.stdout)
 
 
 def endless(n: int = 14) -> Puzzle:
@@ -60,12 +68,8 @@ def test_solve_counts_start_up_reading_and_engine_loading(tmp_path: Path,
     # stops after one slice)
     f = tmp_path / "endless.non"
     write_file(endless(), f)
-    r = subprocess.run(
-        [sys.executable, "-m", "nonoforge", "solve", "--json", "--timeout", "0.05",
-         "-n", "1000000000", "--strategy", strategy, str(f)],
-        cwd=ROOT, capture_output=True, text=True, timeout=300, check=True,
-    )
-    (item,) = json.loads(r.stdout)
+    (item,) = _python("-m", "nonoforge", "solve", "--json", "--timeout", "0.05",
+                      "-n", "1000000000", "--strategy", strategy, str(f))
     assert item["status"] == "timeout"
     assert item["effort"]["work"] <= SLICE
 
@@ -83,9 +87,7 @@ def test_a_script_that_calls_main_late_gets_its_whole_timeout() -> None:
         "from nonoforge.cli import main\n"
         "main()\n"
     )
-    r = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
-                       text=True, timeout=300, check=True)
-    (item,) = json.loads(r.stdout)
+    (item,) = _python("-c", script)
     assert item["status"] == "unique", item
 
 
@@ -102,7 +104,5 @@ def test_a_library_timeout_does_not_count_loading_the_engine() -> None:
         "r = solve(endless(), timeout=0.3, max_solutions=10**9, strategy='search')\n"
         "print(json.dumps([r.status, r.effort['work']]))\n"
     )
-    r = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
-                       text=True, timeout=300, check=True)
-    status, work = json.loads(r.stdout)
+    status, work = _python("-c", script)
     assert status == "timeout" and work > SLICE, (status, work)
