@@ -92,7 +92,8 @@ def warmup() -> float:
     """Compile (or load from numba's cache) every kernel on a tiny puzzle; seconds spent.
 
     :func:`solve` calls this when a puzzle first needs the compiled engine, outside its
-    per-puzzle time (``time_s``) but inside its timeout: a timeout bounds the caller's wait.
+    per-puzzle time (``time_s``), and outside its timeout unless the caller passed
+    ``started`` (then the timeout bounds the caller's whole wait, loading included).
     Batch jobs call it up front so that every puzzle is timed on the same engine.
     """
     global _compiled
