@@ -22,6 +22,20 @@ __all__ = ["TECHNIQUES", "mask_colours", "mask_counts"]
 TECHNIQUES = ("trivial", "overlap", "line", "probe", "search")
 
 
+def all_colours(ncolors: int) -> np.uint64:
+    """The mask of a cell that may still take any colour: bit 0 background, bit c colour c."""
+    return np.uint64((1 << (ncolors + 1)) - 1)
+
+
+def full_state(height: int, width: int, ncolors: int) -> np.ndarray:
+    """A state in which nothing is decided: every cell may take every colour.
+
+    >>> full_state(1, 2, 1).tolist()
+    [[3, 3]]
+    """
+    return np.full((height, width), all_colours(ncolors), dtype=np.uint64)
+
+
 def mask_counts(state: np.ndarray) -> np.ndarray:
     """How many colours each cell of a state may still take (``int64``, same shape).
 

@@ -32,17 +32,12 @@ import numpy as np
 
 from nonoforge.errors import FormatError
 from nonoforge.puzzle import Grid, Puzzle
-from nonoforge.solving import mask_colours, mask_counts
+from nonoforge.solving import full_state, mask_colours, mask_counts
 from nonoforge.sweeps import line_sweeps
 
 Given = tuple[int, int, int]  # (row, column, colour), 0-based
 #: Undecided cells tried per round (those on the lines with the most undecided cells).
 GIVEN_CANDIDATES = 40
-
-
-def full_state(puzzle: Puzzle) -> np.ndarray:
-    """Every cell may take every colour (bit 0 background, bit c colour c)."""
-    return np.full((puzzle.height, puzzle.width), (1 << (puzzle.ncolors + 1)) - 1, np.uint64)
 
 
 def propagate(
@@ -63,7 +58,7 @@ def undecided(state: np.ndarray) -> np.ndarray:
 
 def apply_givens(puzzle: Puzzle, givens: Sequence[Given]) -> np.ndarray | None:
     """The line-logic fixed point from the clues with ``givens`` applied as the start."""
-    st = full_state(puzzle)
+    st = full_state(puzzle.height, puzzle.width, puzzle.ncolors)
     for y, x, c in givens:
         st[y, x] = np.uint64(1 << c)
     return propagate(puzzle, st)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from nonoforge.puzzle import Clue, Grid, Puzzle
+from nonoforge.solving import full_state
 from nonoforge.sweeps import line_sweeps
 from nonoforge.util import safe_text
 
@@ -101,8 +102,7 @@ def line_trace(p: Puzzle, answer: Grid | None = None) -> list[dict[str, Any]]:
     stops short, a last step ``{"line": None, "by": "search", "cells": [...]}`` holds the
     cells only probing or search decides (taken from ``answer``). Deterministic.
     """
-    full = np.uint64((1 << (p.ncolors + 1)) - 1)
-    state = np.full((p.height, p.width), full, dtype=np.uint64)
+    state = full_state(p.height, p.width, p.ncolors)
     out: list[dict[str, Any]] = []
     for kind, i, changed in line_sweeps(p, state):
         if changed is None:  # contradiction: cannot happen for a solvable puzzle

@@ -26,6 +26,7 @@ from nonoforge.puzzle import Grid, Puzzle
 from nonoforge.solver import quick
 from nonoforge.solver.result import TECHNIQUES, SolveResult
 from nonoforge.solver.tables import Tables, check_colours
+from nonoforge.solving import full_state
 
 if TYPE_CHECKING:
     from nonoforge.solver.driver import Work
@@ -195,7 +196,7 @@ def _solve(
             # reading a huge file took the time: loading the engine would only overshoot
             return SolveResult(status="timeout", solutions=[], technique=TECHNIQUES[0],
                                effort={"work": 0}, time_s=time.monotonic() - t0,
-                               state=_undecided(puzzle))
+                               state=full_state(puzzle.height, puzzle.width, puzzle.ncolors))
         loading = warmup()
         t0 += loading
         if started is None and deadline is not None:
@@ -307,12 +308,6 @@ def _sat_status(status: str, found: list[Grid], max_solutions: int) -> str:
     return status
 
 
-def _undecided(puzzle: Puzzle) -> np.ndarray:
-    """The state that says nothing: every colour still possible in every cell."""
-    full = np.uint64((1 << (puzzle.ncolors + 1)) - 1)
-    return np.full((puzzle.height, puzzle.width), full, dtype=np.uint64)
-
-
 def _solve_sat_only(
     puzzle: Puzzle, max_solutions: int, deadline: float | None, t0: float,
     budget: int | None = None,
@@ -323,7 +318,7 @@ def _solve_sat_only(
     if out.status == "unique" and grids:
         state = (np.uint64(1) << grids[0].cells.astype(np.uint64)).astype(np.uint64)
     else:
-        state = _undecided(puzzle)
+        state = full_state(puzzle.height, puzzle.width, puzzle.ncolors)
     return SolveResult(
         status=_sat_status(out.status, grids, max_solutions),
         solutions=grids,

@@ -14,6 +14,7 @@ import numpy as np
 
 from nonoforge.errors import SolverError
 from nonoforge.puzzle import Puzzle
+from nonoforge.solving import all_colours
 
 #: ``BITS[c]`` is the mask of colour ``c`` (a table avoids mixed-sign shifts in numba).
 BITS = np.array([1 << c for c in range(64)], dtype=np.uint64)
@@ -66,7 +67,7 @@ class Tables:
             bcol += [b.color for b in clue]
         blen.append(0)  # never read: keeps the arrays non-empty for empty puzzles
         bcol.append(0)
-        full = np.uint64((1 << (puzzle.ncolors + 1)) - 1)
+        full = all_colours(puzzle.ncolors)
         return cls(
             h, w, puzzle.ncolors, lines,
             np.array(blen, dtype=np.int64), np.array(bcol, dtype=np.int64),
