@@ -239,9 +239,10 @@ def sniff(text: str | bytes) -> bool:
 
 def _with_companions(path: str, content: str | bytes) -> list[Puzzle] | None:
     """The question file at ``path`` (whose text is ``content``) with its solutions, if any."""
-    if solution_path_for(path) is None or not isinstance(content, str):
+    solutions = solution_path_for(path)
+    if solutions is None or not isinstance(content, str):
         return None
-    return read_with_solutions(path, question_text=content)
+    return read_with_solutions(path, solutions, question_text=content)
 
 
 FORMAT = register(
