@@ -358,7 +358,7 @@ def _kept(value: str | None) -> str | None:
     """A metadata field as an XML file keeps it: made safe (:func:`clean_text`), then
     without what XML cannot carry at all (:func:`~nonoforge.util.xml_chars`)."""
     v = clean_text(value)
-    return None if v is None else clean_text(xml_chars(v))
+    return None if v is None else xml_chars(v).strip() or None
 
 
 def _xml_name(i: int, c: Color) -> str:
