@@ -174,7 +174,7 @@ def _version(value: bool) -> None:
     if value:
         from nonoforge import __version__
 
-        out.print(f"nonoforge {__version__}")
+        echo(f"nonoforge {__version__}")
         raise typer.Exit()
 
 
