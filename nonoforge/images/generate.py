@@ -488,10 +488,7 @@ class Generated:
     @property
     def likeness(self) -> float:
         """SSIM in L* of the puzzle picture to its source (see :mod:`~nonoforge.images.measure`)."""
-        light = self.quantised.source_light
-        if light is None:
-            light = self.quantised.source_lab[..., 0]
-        return likeness(light, self.repair.grid.cells)
+        return likeness(self.quantised.light, self.repair.grid.cells)
 
     @property
     def colors_note(self) -> str | None:
@@ -631,8 +628,7 @@ def _best_attempt(attempts: list[tuple[Quantised, Repair]]) -> tuple[Quantised, 
 
 def _likeness(q: Quantised, cells: np.ndarray) -> float:
     """Likeness of a picture of ``q``'s grid to ``q``'s source (nan on tiny grids)."""
-    light = q.source_light if q.source_light is not None else q.source_lab[..., 0]
-    like = likeness(light, cells)
+    like = likeness(q.light, cells)
     return -1.0 if np.isnan(like) else like
 
 

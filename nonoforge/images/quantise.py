@@ -76,6 +76,12 @@ class Quantised:
     #: Why fewer painted colours than asked came out (None when all did).
     colors_note: str | None = None
 
+    @property
+    def light(self) -> np.ndarray:
+        """What likeness is measured against: ``source_light``, or the L* of ``source_lab``
+        for a grid quantised without it."""
+        return self.source_light if self.source_light is not None else self.source_lab[..., 0]
+
 
 # -- sizes and averaging --------------------------------------------------------------------
 
