@@ -216,8 +216,8 @@ def main() -> int:
     kinds = [k for k in args.executors.split(",") if k]
     opts = RateOptions()
     print(f"{len(puzzles)} puzzles ({args.limit or 'all'} per tournament set + survey-free), "
-          f"work budget {opts.budget:,}, 3 timed runs each; machine: {os.cpu_count()} cores "
-          "shared with other engineers' jobs, so wall figures are noisy")
+          f"work budget {opts.budget:,}, {max(1, args.repeat)} timed run(s) per executor; "
+          f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start")
     speed = dict.fromkeys(kinds, 0.0)
     per_cpu = dict.fromkeys(kinds, 0.0)
     summary: dict = {}
