@@ -274,3 +274,49 @@ def test_the_survey_set_is_proven_unique() -> None:
         out = solve_sat(p, deadline=time.monotonic() + 20)
         assert out.status == "unique", f.name
         assert out.solutions == [p.goal], f.name
+
+
+# -- the one-solution solver (the tournament hand-over) ---------------------------------
+
+
+def test_only_one_solution_solves_use_the_one_solution_solver(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Uniqueness proofs (whose conflict counts feed the difficulty model) keep MiniSat 2.2;
+    only ``max_solutions=1`` goes to :data:`sat.ONE_SOLUTION_SOLVER`."""
+    from nonoforge.solver import sat
+
+    p = random_puzzle(3, 12, 12, 0.5)
+    proof = solve_sat(p)
+    monkeypatch.setattr(sat, "ONE_SOLUTION_SOLVER", "no-such-solver")
+    again = solve_sat(p)
+    assert (again.status, again.conflicts, again.decisions) == (
+        proof.status, proof.conflicts, proof.decisions,
+    )
+    with pytest.raises(Exception, match="no-such-solver"):
+        solve_sat(p, max_solutions=1)
+
+
+def test_tournament_puzzles_from_their_root_state_with_one_solution() -> None:
+    """TCGA 2022 #401-#412 (real 25x25 tournament puzzles), handed over as ``auto`` does
+    (the root's logic state, one solution): every answer reproduces the clues, the counts
+    repeat, and a conflict budget stops the run as ``budget``."""
+    from nonoforge.formats.tournament import read_with_solutions
+    from nonoforge.solver import solve
+
+    folder = shared_path("corpora", "tournament")
+    puzzles = read_with_solutions(folder / "question" / "tcga2022.txt",
+                                  folder / "solution" / "tcga2022.txt")[400:412]
+    reached = 0
+    for p in puzzles:
+        root = solve(p, max_solutions=1, strategy="probe").state
+        a = solve_sat(p, root, max_solutions=1)
+        b = solve_sat(p, root, max_solutions=1)
+        assert a.status == "unique" and len(a.solutions) == 1
+        assert a.solutions[0].matches(p)
+        assert (a.conflicts, a.decisions, a.solutions) == (b.conflicts, b.decisions, b.solutions)
+        if a.conflicts > 10:
+            reached += 1
+            cut = solve_sat(p, root, max_solutions=1, conflict_budget=a.conflicts // 2)
+            assert cut.status == "budget" and not cut.solutions
+    assert reached >= 3

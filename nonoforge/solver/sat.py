@@ -57,6 +57,12 @@ from nonoforge.solver.tables import Tables, check_colours
 #: random 40x40-45x45 proofs either may win (bench/sat.py --random shows it). Unlike
 #: CaDiCaL in python-sat, MiniSat can be interrupted, so a deadline holds to milliseconds.
 SOLVER_NAME = "minisat22"
+#: The solver when one solution is asked for (``max_solutions=1``: the tournament
+#: hand-over, no proof): MiniSat's GitHub release (python-sat ``minisat-gh``), on the same
+#: CNF 5-32 % fewer conflicts than MiniSat 2.2 on the tournament hand-overs (see
+#: docs/solver.md). Uniqueness proofs keep :data:`SOLVER_NAME`, so the effort counts that
+#: feed the difficulty model (``max_solutions=2``) do not move.
+ONE_SOLUTION_SOLVER = "minisat-gh"
 
 #: The most clauses a CNF may have: past this the encoding is refused (a SolverError;
 #: the ``auto`` strategy then goes on searching). A random 1000x1000 picture would need
@@ -427,7 +433,8 @@ def solve_sat(
         }
         if enc.unsat:
             return SatOutcome("none", **base)
-        solver = _loaded(enc.clauses, stop)
+        name = ONE_SOLUTION_SOLVER if max_solutions == 1 else SOLVER_NAME
+        solver = _loaded(enc.clauses, stop, name)
     except Stopped:
         return SatOutcome("timeout", encode_s=time.perf_counter() - t0)
     finally:
@@ -436,7 +443,7 @@ def solve_sat(
     status: Status | None = None
     with solver:
         while status is None:
-            result = _solve_until(solver, deadline, conflict_budget)
+            result = _solve_until(solver, deadline, conflict_budget, name)
             if result is None:
                 used = int(solver.accum_stats().get("conflicts", 0))
                 spent = conflict_budget is not None and used > conflict_budget
@@ -468,9 +475,10 @@ def solve_sat(
     )
 
 
-def _loaded(clauses: list[list[int]], stop: np.ndarray) -> Solver:
-    """A solver holding ``clauses``, loaded in chunks so that a deadline can stop it."""
-    solver = Solver(name=SOLVER_NAME)
+def _loaded(clauses: list[list[int]], stop: np.ndarray, name: str) -> Solver:
+    """A solver (python-sat ``name``) holding ``clauses``, loaded in chunks so that a
+    deadline can stop it."""
+    solver = Solver(name=name)
     try:
         with _gc_paused():
             for c0 in range(0, len(clauses), _CHUNK):
@@ -491,7 +499,8 @@ _SLICES = (500, 1000, 2000, 4000)
 
 
 def _solve_until(
-    solver: Solver, deadline: float | None, conflict_budget: int | None = None
+    solver: Solver, deadline: float | None, conflict_budget: int | None = None,
+    name: str = SOLVER_NAME,
 ) -> bool | None:
     """One solver call; ``None`` when the deadline or the conflict budget (the conflicts
     allowed over every call on ``solver``; stopped at the first one past it) stopped it."""
@@ -507,7 +516,7 @@ def _solve_until(
     if deadline is None:
         solver.conf_budget(left)
         return solver.solve_limited()
-    if SOLVER_NAME.startswith("cadical"):
+    if name.startswith("cadical"):
         i = 0
         while True:
             step = _SLICES[min(i, len(_SLICES) - 1)]
@@ -532,6 +541,5 @@ def _solve_until(
         solver.clear_interrupt()
 
 
-__all__ = ["MAX_CLAUSES", "SOLVER_NAME", "Encoding", "SatOutcome", "Stopped", "TooLarge",
-           "encode",
-           "solve_sat"]
+__all__ = ["MAX_CLAUSES", "ONE_SOLUTION_SOLVER", "SOLVER_NAME", "Encoding", "SatOutcome",
+           "Stopped", "TooLarge", "encode", "solve_sat"]

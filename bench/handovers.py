@@ -1,0 +1,283 @@
+"""Benchmark: SAT back-ends on a fixed sample of ``auto`` hand-overs (tournament puzzles).
+
+``auto`` with ``max_solutions=1`` hands a tournament puzzle to the SAT back-end right after
+root probing. This bench collects those hand-overs once (the puzzle and the root's logic
+state; saved with ``--save``, reloaded with ``--load``) and then solves the same sample with
+each back-end named, interleaved round by round, printing CPU seconds, conflicts and the
+slowest puzzles. Every solution is checked against the clues.
+
+    PYTHONPATH=. /work/venv/bin/python bench/handovers.py --sets tcga2022:401-700 \\
+        --first 100 --save /tmp/ho.pkl --backends minisat22,glucose42 --rounds 2
+
+A back-end is ``minisat22`` (or any python-sat solver name: the shipped order encoding,
+one solution), ``NAME+regular`` (the automaton line encoding), or ``cpsat`` (OR-tools
+CP-SAT, one worker, when ``ortools`` is importable).
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from nonoforge.formats.tournament import read_with_solutions  # noqa: E402
+from nonoforge.puzzle import Grid, Puzzle  # noqa: E402
+from nonoforge.solver import core, sat, solve, warmup  # noqa: E402
+
+CORPUS = ROOT.parent / "shared" / "corpora" / "tournament"
+
+Item = tuple[str, int, Puzzle, np.ndarray]
+
+
+class _Handover(Exception):
+    def __init__(self, state: np.ndarray) -> None:
+        self.state = state
+
+
+def collect(spec: list[str], first: int | None) -> list[Item]:
+    """The hand-overs of ``set:lo-hi`` (1-based puzzle numbers) or ``set:$n,$m`` specs."""
+    real = core._solve_sat
+
+    def grab(puzzle: Puzzle, state: Any, *args: Any, **kw: Any) -> Any:
+        raise _Handover(np.array(state))
+
+    core._solve_sat = grab  # type: ignore[assignment]
+    items: list[Item] = []
+    try:
+        for s in spec:
+            name, _, which = s.partition(":")
+            puzzles = read_with_solutions(CORPUS / "question" / f"{name}.txt",
+                                          CORPUS / "solution" / f"{name}.txt")
+            if "-" in which:
+                lo, hi = (int(x) for x in which.split("-"))
+                nums = list(range(lo, hi + 1))
+            else:
+                nums = [int(x) for x in which.split(",")]
+            got = 0
+            for i in nums:
+                p = puzzles[i - 1]
+                try:
+                    solve(p, max_solutions=1)
+                except _Handover as h:
+                    items.append((name, i, p, h.state))
+                    got += 1
+                    if first is not None and got >= first:
+                        break
+    finally:
+        core._solve_sat = real  # type: ignore[assignment]
+    return items
+
+
+def run_pysat(items: list[Item], name: str, lines: str) -> dict[tuple[str, int], tuple[float, int]]:
+    solver_names = sat.SOLVER_NAME, sat.ONE_SOLUTION_SOLVER
+    sat.SOLVER_NAME = sat.ONE_SOLUTION_SOLVER = name
+    out = {}
+    plain = sat.encode
+    if lines != "order":
+        sat.encode = lambda p, state=None, lines="order", stop=None, tables=None: plain(  # type: ignore[assignment]
+            p, state, "regular", stop, tables)
+    try:
+        for set_name, i, p, st in items:
+            c0 = time.process_time()
+            res = sat.solve_sat(p, st, max_solutions=1)
+            cpu = time.process_time() - c0
+            assert res.solutions and res.solutions[0].matches(p), (set_name, i, res.status)
+            out[set_name, i] = (cpu, res.conflicts)
+    finally:
+        sat.encode = plain  # type: ignore[assignment]
+        sat.SOLVER_NAME, sat.ONE_SOLUTION_SOLVER = solver_names
+    return out
+
+
+def run_pre(items: list[Item], name: str, engine: str) -> dict[tuple[str, int], tuple[float, int]]:
+    """The order CNF through CaDiCaL's preprocessor (python-sat ``Processor``), then solved."""
+    from pysat.process import Processor
+    from pysat.solvers import Solver
+
+    out = {}
+    for set_name, i, p, st in items:
+        c0 = time.process_time()
+        enc = sat.encode(p, st)
+        proc = Processor(bootstrap_with=enc.clauses, engine=engine)
+        simp = proc.process()
+        with Solver(name=name, bootstrap_with=simp.clauses) as s:
+            assert s.solve()
+            model = proc.restore(s.get_model())
+            conflicts = int(s.accum_stats().get("conflicts", 0))
+        proc.delete()
+        cpu = time.process_time() - c0
+        grid = enc.decode(model)
+        assert grid.matches(p), (set_name, i)
+        out[set_name, i] = (cpu, conflicts)
+    return out
+
+
+def score_perm(enc: sat.Encoding, st: np.ndarray, how: str) -> np.ndarray:
+    """A numbering that puts the cell variables first in order of a score of the state."""
+    h, w = st.shape
+    und = np.array([[bin(int(x)).count("1") > 1 for x in row] for row in st])
+    ru = und.sum(axis=1)[:, None] + np.zeros((1, w), dtype=int)
+    cu = und.sum(axis=0)[None, :] + np.zeros((h, 1), dtype=int)
+    if how == "sum":
+        key = (ru + cu).ravel()
+    elif how == "min":
+        key = np.minimum(ru, cu).ravel()
+    elif how == "max":
+        key = -(ru + cu).ravel()
+    elif how == "row":
+        key = np.arange(h * w)
+    elif how == "col":
+        key = np.arange(h * w).reshape(h, w).T.ravel()
+    else:
+        raise SystemExit(f"unknown score {how}")
+    lits = enc._lits
+    cellvar = np.abs(lits[:, 1])
+    free = enc._free
+    cells = sorted(np.flatnonzero(free).tolist(), key=lambda c: (key[c], c))
+    order = [int(cellvar[c]) for c in cells]
+    taken = set(order)
+    rest = [v for v in range(1, enc.nvars + 1) if v not in taken]
+    new_of_old = np.zeros(enc.nvars + 1, dtype=np.int64)
+    for new, old in enumerate(order + rest, start=1):
+        new_of_old[old] = new
+    return new_of_old[1:]
+
+
+def run_perm(items: list[Item], name: str, seed: str) -> dict[tuple[str, int], tuple[float, int]]:
+    """The order CNF under a seeded random numbering of its variables (or a scored one)."""
+    from pysat.solvers import Solver
+
+    out = {}
+    for set_name, i, p, st in items:
+        c0 = time.process_time()
+        enc = sat.encode(p, st)
+        if seed.isdigit():
+            perm = np.random.default_rng(int(seed) * 1_000_003 + i).permutation(enc.nvars) + 1
+        else:
+            perm = score_perm(enc, st, seed)
+        fwd = np.concatenate([[0], perm])
+        clauses = [[int(fwd[x]) if x > 0 else -int(fwd[-x]) for x in cl] for cl in enc.clauses]
+        with Solver(name=name, bootstrap_with=clauses) as s:
+            assert s.solve()
+            m = s.get_model()
+            conflicts = int(s.accum_stats().get("conflicts", 0))
+        model = [v if m[fwd[v] - 1] > 0 else -v for v in range(1, enc.nvars + 1)]
+        cpu = time.process_time() - c0
+        grid = enc.decode(model)
+        assert grid.matches(p), (set_name, i)
+        out[set_name, i] = (cpu, conflicts)
+    return out
+
+
+def run_backend(items: list[Item], backend: str) -> dict[tuple[str, int], tuple[float, int]]:
+    if "@" in backend:
+        name, _, seed = backend.partition("@")
+        return run_perm(items, name, seed)
+    if backend.startswith("cpsat"):
+        return run_cpsat(items, backend)
+    if "+pre" in backend:
+        name, _, engine = backend.partition("+pre")
+        return run_pre(items, name, engine or "cd15")
+    name, _, lines = backend.partition("+")
+    return run_pysat(items, name, lines or "order")
+
+
+def cpsat_one(p: Puzzle, st: np.ndarray, backend: str) -> tuple[Grid | None, int]:
+    """One solution by OR-tools CP-SAT (one worker): each line an automaton over its cells
+    (``cpsat``), or the shipped order-encoding CNF as boolean clauses (``cpsat-cnf``)."""
+    from ortools.sat.python import cp_model
+
+    m = cp_model.CpModel()
+    h, w = p.height, p.width
+    if backend == "cpsat-cnf":
+        enc = sat.encode(p, st)
+        xs = [m.new_bool_var("") for _ in range(enc.nvars)]
+        for cl in enc.clauses:
+            m.add_bool_or([xs[x - 1] if x > 0 else xs[-x - 1].Not() for x in cl])
+    else:
+        cells = []
+        for r in range(h):
+            for c in range(w):
+                mask = int(st[r, c])
+                vals = [a for a in range(p.ncolors + 1) if mask >> a & 1]
+                cells.append(m.new_int_var_from_domain(cp_model.Domain.from_values(vals), ""))
+        for li, clue in enumerate(p.rows + p.columns):
+            line = (cells[li * w:(li + 1) * w] if li < h else cells[li - h::w])
+            label, succ, accept = sat._line_automaton(clue)
+            triples = [(q, a, q2) for q in range(len(succ)) for a, q2 in succ[q].items()]
+            m.add_automaton(line, 0, sorted(accept), triples)
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    solver.parameters.max_time_in_seconds = 60
+    for kv in backend.split(":")[1:]:
+        k, _, v = kv.partition("=")
+        setattr(solver.parameters, k, type(getattr(solver.parameters, k))(v))
+    status = solver.solve(m)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return None, int(solver.num_conflicts)
+    if backend == "cpsat-cnf":
+        model = [i + 1 if solver.boolean_value(x) else -(i + 1) for i, x in enumerate(xs)]
+        return enc.decode(model), int(solver.num_conflicts)
+    vals = [solver.value(x) for x in cells]
+    return Grid(np.array(vals).reshape(h, w)), int(solver.num_conflicts)
+
+
+def run_cpsat(items: list[Item], backend: str) -> dict[tuple[str, int], tuple[float, int]]:
+    out = {}
+    for set_name, i, p, st in items:
+        c0 = time.process_time()
+        grid, conflicts = cpsat_one(p, st, backend)
+        cpu = time.process_time() - c0
+        assert grid is not None and grid.matches(p), (set_name, i)
+        out[set_name, i] = (cpu, conflicts)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sets", nargs="*", default=["tcga2022:401-700"])
+    ap.add_argument("--first", type=int, default=None, help="hand-overs per spec")
+    ap.add_argument("--save", type=Path)
+    ap.add_argument("--load", type=Path)
+    ap.add_argument("--backends", default="minisat22")
+    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--table", type=Path, help="write per-puzzle CPU and conflicts (pickle)")
+    args = ap.parse_args()
+    warmup()
+    if args.load:
+        items = pickle.loads(args.load.read_bytes())
+    else:
+        c0 = time.process_time()
+        items = collect(args.sets, args.first)
+        print(f"collected {len(items)} hand-overs in {time.process_time() - c0:.1f} CPU s",
+              flush=True)
+        if args.save:
+            args.save.write_bytes(pickle.dumps(items))
+    backends = args.backends.split(",")
+    for b in backends:  # warm every back-end once (imports, compiles) before timing
+        run_backend(items[:1], b)
+    table: dict[str, Any] = {}
+    for rnd in range(args.rounds):
+        for b in backends:
+            res = run_backend(items, b)
+            table[f"{b}#{rnd}"] = res
+            if args.table:
+                args.table.write_bytes(pickle.dumps(table))
+            cpu = sum(c for c, _ in res.values())
+            confl = sum(n for _, n in res.values())
+            slow = sorted(((c, k) for k, (c, _) in res.items()), reverse=True)[:3]
+            slow_s = ", ".join(f"{k[0]}${k[1]} {c:.2f}" for c, k in slow)
+            print(f"round {rnd + 1} {b:<22} {cpu:8.2f} CPU s {confl:>10,} conflicts  "
+                  f"slowest {slow_s}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
