@@ -35,6 +35,8 @@ from nonoforge.solver import core, sat, solve, warmup  # noqa: E402
 CORPUS = ROOT.parent / "shared" / "corpora" / "tournament"
 
 Item = tuple[str, int, Puzzle, np.ndarray]
+#: What the python-sat back-ends are asked for (``--max-solutions``).
+MAX_SOLUTIONS = 1
 
 
 class _Handover(Exception):
@@ -87,7 +89,7 @@ def run_pysat(items: list[Item], name: str, lines: str) -> dict[tuple[str, int],
     try:
         for set_name, i, p, st in items:
             c0 = time.process_time()
-            res = sat.solve_sat(p, st, max_solutions=1)
+            res = sat.solve_sat(p, st, max_solutions=MAX_SOLUTIONS)
             cpu = time.process_time() - c0
             assert res.solutions and res.solutions[0].matches(p), (set_name, i, res.status)
             out[set_name, i] = (cpu, res.conflicts)
@@ -249,8 +251,12 @@ def main() -> None:
     ap.add_argument("--load", type=Path)
     ap.add_argument("--backends", default="minisat22")
     ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--max-solutions", type=int, default=1,
+                    help="2: uniqueness proofs from the same states (python-sat back-ends)")
     ap.add_argument("--table", type=Path, help="write per-puzzle CPU and conflicts (pickle)")
     args = ap.parse_args()
+    global MAX_SOLUTIONS
+    MAX_SOLUTIONS = args.max_solutions
     warmup()
     if args.load:
         items = pickle.loads(args.load.read_bytes())
