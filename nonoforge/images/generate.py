@@ -33,6 +33,8 @@ from nonoforge.images.measure import (
     empty_margins,
     likeness,
     margins,
+    neighbour_counts,
+    own_neighbours,
     speck_mask,
     specks,
 )
@@ -217,24 +219,6 @@ class Repair:
     result: SolveResult | None = field(repr=False, default=None)
 
 
-def neighbour_counts(cells: np.ndarray, ncolors: int, diagonal: bool = False) -> np.ndarray:
-    """``(ncolors, H, W)``: how many of each cell's 4-neighbours (8 with ``diagonal``) have
-    each colour.
-
-    Outside the grid counts as background, so cells on the frame lean towards it.
-    """
-    h, w = cells.shape
-    out = np.zeros((ncolors, h, w), dtype=np.int64)
-    steps = [(dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if (dy or dx)]
-    if not diagonal:
-        steps = [(dy, dx) for dy, dx in steps if not (dy and dx)]
-    for c in range(ncolors):
-        pad = np.pad(cells == c, 1, constant_values=c == 0).astype(np.int64)
-        for dy, dx in steps:
-            out[c] += pad[1 + dy : 1 + dy + h, 1 + dx : 1 + dx + w]
-    return out
-
-
 def edit_costs(cells: np.ndarray, original: np.ndarray, fid: np.ndarray) -> np.ndarray:
     """``(colours, H, W)``: the cost of setting each cell to each colour.
 
@@ -249,15 +233,15 @@ def edit_costs(cells: np.ndarray, original: np.ndarray, fid: np.ndarray) -> np.n
     """
     ncol = fid.shape[2]
     near = neighbour_counts(cells, ncol)
-    here = np.take_along_axis(near, cells[None].astype(np.int64), axis=0)[0]
+    here = own_neighbours(cells, near)
     base = np.take_along_axis(fid, original[..., None].astype(np.int64), axis=2)[..., 0]
     colour = (np.moveaxis(fid, 2, 0) - base[None]) / 100.0
     near8 = neighbour_counts(cells, ncol, diagonal=True)
+    # painting a cell a colour none of its 8 neighbours has: the speck of measure.speck_mask
     speck = (near8 == 0).astype(np.float64)
     speck[0] = 0.0
     # painted cells whose one same-coloured 8-neighbour this cell is: changing it strands them
-    own8 = np.take_along_axis(near8, cells[None].astype(np.int64), axis=0)[0]
-    lonely = (cells != 0) & (own8 == 1)
+    lonely = (cells != 0) & (own_neighbours(cells, near8) == 1)
     stranded = np.zeros(cells.shape)
     for c in range(1, ncol):
         stranded += (cells == c) * neighbour_counts(np.where(lonely & (cells == c), 1, 0), 2,
