@@ -37,6 +37,7 @@ from nonoforge.images.measure import (
     own_neighbours,
     speck_mask,
     specks,
+    ssim,
 )
 from nonoforge.images.quantise import (
     DEFAULT_MERGE_DELTA,
@@ -471,7 +472,8 @@ class Generated:
 
     @property
     def likeness(self) -> float:
-        """SSIM in L* of the puzzle picture to its source (see :mod:`~nonoforge.images.measure`)."""
+        """Band-passed likeness in L* of the puzzle picture to its source (see
+        :mod:`~nonoforge.images.measure`)."""
         return likeness(self.quantised.light, self.repair.grid.cells)
 
     @property
@@ -495,6 +497,7 @@ class Generated:
         used = [0, *(c for c in range(1, len(self.quantised.palette_lab)) if (cells == c).any())]
         closest = closest_pair(self.quantised.palette_lab[used])[0] if len(used) > 1 else None
         like = self.likeness
+        sim = ssim(self.quantised.light, cells)
         return {
             "width": p.width,
             "height": p.height,
@@ -504,6 +507,7 @@ class Generated:
             "closest_delta_e": None if closest is None else round(closest, 1),
             "photo": self.quantised.photo,
             "likeness": None if np.isnan(like) else round(like, 4),
+            "ssim": None if np.isnan(sim) else round(sim, 4),
             "specks": specks(cells),
             "empty_margins": empty_margins(cells),
             "accepted": self.accepted,

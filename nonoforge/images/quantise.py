@@ -679,8 +679,10 @@ def merge_crumbs(labels: np.ndarray, size: int) -> np.ndarray:
     return out
 
 
-#: Likeness one frame's worth of empty edge lines costs a threshold candidate.
-MARGIN_PENALTY = 0.15
+#: Likeness one frame's worth of empty edge lines costs a threshold candidate (0.15 under
+#: SSIM; band-passed likeness spreads candidates wider, and at 0.15 a page of text at 20
+#: cells was cropped to 5x11).
+MARGIN_PENALTY = 0.3
 #: Quantiles of the lightness tried as black-and-white thresholds on photos.
 THRESHOLD_QUANTILES = tuple(np.round(np.arange(0.1, 0.91, 0.05), 2))
 #: Sketches of black-and-white photos (:func:`sketch`): the surround's scale (Gaussian
@@ -710,6 +712,10 @@ SKETCH_SLACK = 0.02
 #: ambiguous through the earlier retries gives way to the simplified silhouette (the cat at
 #: 45 cells: 79 edits, not accepted, as a sketch at every crumb size).
 SKETCH_LAST_CRUMB = 24
+#: A sketch that leaves more than this share of a frame in empty edge lines is not drawn:
+#: its few strokes would be cropped into a small puzzle of a corner of the picture (a
+#: page of text at 20 cells became 5x11).
+SKETCH_EMPTY = 0.25
 
 
 def fragmentation(labels: np.ndarray) -> float:
@@ -795,11 +801,12 @@ def _sketches(
 
 
 def _best_bw(
-    light: np.ndarray, candidates: list[np.ndarray], o: _Options
+    light: np.ndarray, candidates: list[np.ndarray], o: _Options, most_empty: float = 2.0
 ) -> tuple[float, np.ndarray] | None:
     """Of black-and-white ink masks, the one whose despeckled picture has the highest
     likeness to ``light`` less MARGIN_PENALTY per frame of empty edge lines (those would
-    be cropped away, shrinking the puzzle): ``(score, labels)``, or None."""
+    be cropped away, shrinking the puzzle), skipping those with more than ``most_empty``
+    frames of them: ``(score, labels)``, or None."""
     best: tuple[float, np.ndarray] | None = None
     for ink in candidates:
         labels = ink.astype(np.int64)
@@ -813,6 +820,8 @@ def _best_bw(
         h, w = labels.shape
         t_, b_, l_, r_ = margins(labels)
         empty = (t_ + b_) / h + (l_ + r_) / w
+        if empty > most_empty:
+            continue
         score = likeness(light, labels) - MARGIN_PENALTY * empty
         if best is None or score > best[0]:
             best = (score, labels)
@@ -842,7 +851,9 @@ def _bw_likeness(
     if best is None:
         raise ImageError("the image is a single flat colour: nothing to draw")
     if min(lab.shape[:2]) >= 3 and o.crumb < SKETCH_LAST_CRUMB:
-        drawn = _best_bw(lab[..., 0], _sketches(sketch_light, wlab, opaque, bg_lab), o)
+        drawn = _best_bw(
+            lab[..., 0], _sketches(sketch_light, wlab, opaque, bg_lab), o, SKETCH_EMPTY
+        )
         slack = SKETCH_SLACK if fragmentation(best[1]) > FRAGMENTED else 0.0
         if drawn is not None and drawn[0] >= best[0] - slack:
             best = drawn
