@@ -49,7 +49,7 @@ SAMPLES = (
 TEXTURES = ("brick", "grass", "gravel")
 #: The photo set: every picture-like image of skimage.data (chelsea is also ``cat``).
 PHOTOS = SAMPLES + ("retina", "hubble_deep_field")
-MONTAGE = ("chelsea", "astronaut", "rocket", "coffee", "camera", "horse")
+MONTAGE = ("chelsea", "astronaut", "rocket", "coffee", "camera", "horse", "hubble_deep_field")
 
 
 def images(limit: int | None, textures: bool) -> list[tuple[str, object]]:
@@ -175,8 +175,8 @@ def photos(sizes: list[int], colours: list[int], budget: float) -> None:
 
 
 def montage(path: str, size: int = 30) -> None:
-    """Source vs puzzle (B&W at ``size`` and at 45, 4 colours at ``size``) for a few photos,
-    as one small PNG: the 45-cell B&W column shows what a sketch can draw with more cells."""
+    """Source vs puzzle (B&W at 20, ``size`` and 45, 4 colours at ``size``) for a few
+    photos, as one small PNG."""
     from PIL import Image
 
     from nonoforge.images.render import solution_png
@@ -188,7 +188,7 @@ def montage(path: str, size: int = 30) -> None:
         src = Image.fromarray(arr).convert("RGB")
         src.thumbnail((150, 150))
         tiles = [src]
-        for colors, side in ((1, size), (1, 45), (4, size)):
+        for colors, side in ((1, 20), (1, size), (1, 45), (4, size)):
             g = generate(img, size=(side, side), colors=colors, seed=0)
             tiles.append(solution_png(g.puzzle.goal, g.puzzle.palette, 150 // side))
         row = Image.new("RGB", (sum(t.width for t in tiles) + 8 * len(tiles), 150), "white")

@@ -20,6 +20,7 @@ Never dithering: dithering multiplies clue counts and makes ambiguous puzzles.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,7 +38,7 @@ from nonoforge.images.light import (
     srgb_to_linear,
 )
 from nonoforge.images.load import as_rgba
-from nonoforge.images.measure import likeness, margins
+from nonoforge.images.measure import likeness, margins, ssim
 from nonoforge.puzzle import Color, Grid, Palette
 
 #: Largest grid side we generate: beyond this nobody solves a puzzle by hand.
@@ -679,10 +680,12 @@ def merge_crumbs(labels: np.ndarray, size: int) -> np.ndarray:
     return out
 
 
-#: Likeness one frame's worth of empty edge lines costs a threshold candidate (0.15 under
-#: SSIM; band-passed likeness spreads candidates wider, and at 0.15 a page of text at 20
-#: cells was cropped to 5x11).
-MARGIN_PENALTY = 0.3
+#: SSIM one frame's worth of empty edge lines costs a threshold (silhouette) candidate.
+MARGIN_PENALTY = 0.15
+#: Likeness one frame's worth of empty edge lines costs a sketch: band-passed likeness
+#: spreads candidates wider than SSIM (at 0.15 a page of text at 20 cells was cropped to
+#: 5x11).
+SKETCH_MARGIN_PENALTY = 0.3
 #: Quantiles of the lightness tried as black-and-white thresholds on photos.
 THRESHOLD_QUANTILES = tuple(np.round(np.arange(0.1, 0.91, 0.05), 2))
 #: Sketches of black-and-white photos (:func:`sketch`): the surround's scale (Gaussian
@@ -801,12 +804,17 @@ def _sketches(
 
 
 def _best_bw(
-    light: np.ndarray, candidates: list[np.ndarray], o: _Options, most_empty: float = 2.0
+    light: np.ndarray,
+    candidates: list[np.ndarray],
+    o: _Options,
+    measure: Callable[[np.ndarray, np.ndarray], float] = ssim,
+    penalty: float = MARGIN_PENALTY,
+    most_empty: float = 2.0,
 ) -> tuple[float, np.ndarray] | None:
-    """Of black-and-white ink masks, the one whose despeckled picture has the highest
-    likeness to ``light`` less MARGIN_PENALTY per frame of empty edge lines (those would
-    be cropped away, shrinking the puzzle), skipping those with more than ``most_empty``
-    frames of them: ``(score, labels)``, or None."""
+    """Of black-and-white ink masks, the one whose despeckled picture scores highest by
+    ``measure`` against ``light``, less ``penalty`` per frame of empty edge lines (those
+    would be cropped away, shrinking the puzzle), skipping those with more than
+    ``most_empty`` frames of them: ``(score, labels)``, or None."""
     best: tuple[float, np.ndarray] | None = None
     for ink in candidates:
         labels = ink.astype(np.int64)
@@ -817,15 +825,20 @@ def _best_bw(
             labels = drop_crumbs(labels, o.crumb)
         if not labels.any() or labels.all():
             continue
-        h, w = labels.shape
-        t_, b_, l_, r_ = margins(labels)
-        empty = (t_ + b_) / h + (l_ + r_) / w
+        empty = _empty_frames(labels)
         if empty > most_empty:
             continue
-        score = likeness(light, labels) - MARGIN_PENALTY * empty
+        score = measure(light, labels) - penalty * empty
         if best is None or score > best[0]:
             best = (score, labels)
     return best
+
+
+def _empty_frames(labels: np.ndarray) -> float:
+    """Empty edge lines, in frames (all four edges of the grid being 2)."""
+    h, w = labels.shape
+    t_, b_, l_, r_ = margins(labels)
+    return (t_ + b_) / h + (l_ + r_) / w
 
 
 def _bw_likeness(
@@ -838,9 +851,10 @@ def _bw_likeness(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Black-and-white photo: a silhouette, or a sketch where it reads better.
 
-    The silhouette is the best (:func:`_best_bw`, by likeness) of Otsu's threshold and the
-    lightness quantiles; the sketch the best of :func:`_sketches` of ``sketch_light`` (the
-    picture with its texture smoothed away). The sketch is drawn when its likeness (band-
+    The silhouette is the best (:func:`_best_bw`, by SSIM: thresholds differ in tone, which
+    SSIM weighs) of Otsu's threshold and the lightness quantiles; the sketch the best of
+    :func:`_sketches` of ``sketch_light`` (the picture with its texture smoothed away), by
+    likeness. The sketch is drawn when its likeness (band-
     passed, :func:`~nonoforge.images.measure.likeness`) is higher -- outlines and features
     where the source has them: a face's eyes and smile, a cup's rims, a rocket on its pad --
     or, when the silhouette is fragmented (:func:`fragmentation` over FRAGMENTED: no
@@ -851,11 +865,13 @@ def _bw_likeness(
     if best is None:
         raise ImageError("the image is a single flat colour: nothing to draw")
     if min(lab.shape[:2]) >= 3 and o.crumb < SKETCH_LAST_CRUMB:
-        drawn = _best_bw(
-            lab[..., 0], _sketches(sketch_light, wlab, opaque, bg_lab), o, SKETCH_EMPTY
-        )
+        light = lab[..., 0]
+        drawn = _best_bw(light, _sketches(sketch_light, wlab, opaque, bg_lab), o, likeness,
+                         SKETCH_MARGIN_PENALTY, SKETCH_EMPTY)
         slack = SKETCH_SLACK if fragmentation(best[1]) > FRAGMENTED else 0.0
-        if drawn is not None and drawn[0] >= best[0] - slack:
+        # compared as drawn: the empty edge lines of either are cropped off (the frame fits
+        # the subject); only a sketch that would leave a corner is out (SKETCH_EMPTY)
+        if drawn is not None and likeness(light, drawn[1]) >= likeness(light, best[1]) - slack:
             best = drawn
     return best[1], BW_LAB
 
@@ -961,7 +977,7 @@ def _colour(
             remap[chosen] = np.arange(len(chosen))
             grid = _spread(remap[to[lbl]], mask, h, w)
             grid[~mask.reshape(h, w)] = 0
-            score = likeness(lab[..., 0], grid) if min(h, w) >= 3 else 0.0
+            score = ssim(lab[..., 0], grid) if min(h, w) >= 3 else 0.0
             if best is None or (len(chosen), score) > best[:2]:
                 best = (len(chosen), score, chosen, grid, cand, dist, counts, bg, lbl)
     assert best is not None
