@@ -717,8 +717,9 @@ SKETCH_SLACK = 0.02
 SKETCH_LAST_CRUMB = 24
 #: A sketch that leaves more than this share of a frame in empty edge lines is not drawn:
 #: its few strokes would be cropped into a small puzzle of a corner of the picture (a
-#: page of text at 20 cells became 5x11).
-SKETCH_EMPTY = 0.25
+#: page of text at 20 cells became 4x8). A rocket standing in the middle of its sky leaves
+#: half a frame (at 0.25 the rocket at 45 cells was a silhouette of blobs).
+SKETCH_EMPTY = 0.75
 
 
 def fragmentation(labels: np.ndarray) -> float:
