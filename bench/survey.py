@@ -6,7 +6,7 @@ and printed with its verdict, technique, the main effort counts and its time, be
 published figures (``../shared/ANCHORS.md``: seconds on the survey's machine, and CPU
 seconds of pbnsolve / nonogrid on a machine of our kind).
 
-    .venv/bin/python bench/survey.py [--timeout 60] [--repeat 3]
+    .venv/bin/python bench/survey.py [--timeout 60] [--repeat 3] [--only faase,knotty]
 
 Times are CPU seconds of this process (``time.process_time``: the machine is shared, and
 wall time would count the others' work), the best of ``--repeat`` runs (the effort counts
@@ -55,7 +55,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds for Knotty, Faase")
     ap.add_argument("--repeat", type=int, default=3, help="best time of this many runs")
+    ap.add_argument("--only", default="", help="file stems to run, comma-separated "
+                    "(e.g. faase,knotty); all by default")
     args = ap.parse_args()
+    only = {x for x in args.only.split(",") if x}
     if not CORPUS.exists():
         sys.exit(f"{CORPUS} is absent")
     t0 = time.perf_counter()
@@ -68,6 +71,8 @@ def main() -> None:
     print(head)
     worst = 0.0
     for path in sorted(CORPUS.glob("*.non")):
+        if only and path.stem not in only:
+            continue
         p = read_file(path)[0]
         hard = path.stem in ("knotty", "faase")
         best = float("inf")
