@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from nonoforge.errors import SolverError
 from nonoforge.puzzle import Block, Grid, Palette, Puzzle, clue_of
 from nonoforge.solver import solve, solve_line
-from nonoforge.solver.line import MAX_BITS2_LINE
+from nonoforge.solver.line import MAX_BITS2_LINE, MAX_BITS_LINE, bw_bits
 
 
 def masks(text: str) -> list[int]:
@@ -300,6 +300,25 @@ def test_enumeration_agrees_with_product_enumeration(
         for j, c in enumerate(cells):
             expect[j] |= 1 << c
     assert _enumerate([b.length for b in clue], state, cap=10**9) == (expect if fits else [])
+
+
+@settings(max_examples=300, deadline=None)
+@given(bw_lines(max_len=MAX_BITS_LINE))
+def test_one_word_kernel_agrees_with_the_dp(line: tuple[tuple[Block, ...], list[int]]) -> None:
+    """``bw_bits`` (what propagation runs on black-and-white lines up to 62 cells) takes
+    the line as two sets (may be white, may be black) and answers two sets."""
+    clue, state = line
+    n = len(state)
+    blen = np.array([b.length for b in clue] or [0], dtype=np.int64)
+    w = sum(1 << j for j, m in enumerate(state) if m & 1)
+    k = sum(1 << j for j, m in enumerate(state) if m & 2)
+    sc = np.zeros(2 * len(clue) + 2, dtype=np.uint64)
+    ok, ow, ob = bw_bits(np.uint64(w), np.uint64(k), n, blen, 0, len(clue), sc)
+    a = solve_line(clue, state, kernel="dp")
+    assert ok == (a is not None)
+    if a is not None:
+        got = [(int(ow) >> j & 1) | (int(ob) >> j & 1) << 1 for j in range(n)]
+        assert got == a.tolist()
 
 
 def test_two_words_known_answers() -> None:
