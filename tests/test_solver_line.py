@@ -9,6 +9,7 @@ import random
 
 import numpy as np
 import pytest
+from conftest import shared_path
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -377,3 +378,25 @@ def test_long_lines_in_the_engine(h: int, w: int, seed: int, density: float,
     for key in ("probes", "probe_assumptions", "probe_contradictions", "cells_by_probe",
                 "nodes", "backtracks", "max_depth"):
         assert ea[key] == eb[key], key
+
+
+def test_faase_root_probing_through_the_cache() -> None:
+    """Faase (80x95: every line longer than 62 cells) probed at the root: the line cache
+    answers long lines too, and the fixed point is the colour path's (no cache), probe for
+    probe. Its line requests (solves + hits, the ``work``) are what they were when every
+    one of them was an array-DP solve: 121,328."""
+    from nonoforge.formats import read_file
+
+    faase = read_file(shared_path("corpora", "survey-free", "faase.non"))[0]
+    a = solve(faase, strategy="probe")
+    three = Puzzle(faase.rows, faase.columns, Palette.of(
+        ("white", "#fff"), ("black", "#000"), ("red", "#f00")))
+    b = solve(three, strategy="probe")
+    assert a.status == b.status == "unsolved"
+    assert np.array_equal(a.state, b.state & np.uint64(3))
+    assert a.effort["cache_hits"] > a.effort["line_solves"] / 2
+    assert a.effort["line_solves"] + a.effort["cache_hits"] == a.effort["work"] == 121_328
+    assert b.effort["cache_hits"] == 0
+    for key in ("probes", "probe_assumptions", "probe_contradictions", "cells_by_probe"):
+        assert a.effort[key] == b.effort[key], key
+    assert a.effort["probes"] == 13_471
