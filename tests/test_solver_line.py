@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from nonoforge.errors import SolverError
 from nonoforge.puzzle import Block, Grid, Palette, Puzzle, clue_of
 from nonoforge.solver import solve, solve_line
-from nonoforge.solver.line import MAX_BITS2_LINE, MAX_BITS_LINE, bw_bits
+from nonoforge.solver.line import MAX_BITS2_LINE, MAX_BITS_LINE, bw_bits, bw_cached2
 
 
 def masks(text: str) -> list[int]:
@@ -400,3 +400,48 @@ def test_faase_root_probing_through_the_cache() -> None:
     for key in ("probes", "probe_assumptions", "probe_contradictions", "cells_by_probe"):
         assert a.effort[key] == b.effort[key], key
     assert a.effort["probes"] == 13_471
+
+
+def _cached(state: list[int], clue: tuple[Block, ...], line: int,
+            cache: np.ndarray) -> tuple[bool, bool, list[int]]:
+    """One long line through :func:`bw_cached2`: ``(ok, hit, masks after)``."""
+    st = np.array(state, dtype=np.uint64)
+    n = len(state)
+    blen = np.array([b.length for b in clue] or [0], dtype=np.int64)
+    sc = np.zeros(4 * (len(clue) + 1), dtype=np.uint64)
+    lm = np.zeros(n, dtype=np.uint64)
+    out = np.zeros(n, dtype=np.uint64)
+    ok, hit, changed = bw_cached2(st, 0, 1, n, line, blen, 0, len(clue), sc, cache, lm, out)
+    assert lm.tolist() == state
+    return ok, hit, (out.tolist() if changed else state) if ok else []
+
+
+def test_long_line_cache_is_exact() -> None:
+    """Two slots only, so every long entry lands in the same pair: a repeat hits with the
+    same answer; another line, another state or an entry half overwritten by a short
+    line's (5 words from slot 1 on) misses; a cached contradiction stays one."""
+    clue = (Block(30), Block(30), Block(30))
+    state = [3] * 100
+    expect = solve_line(clue, state)
+    assert expect is not None
+    cache = np.zeros(10, dtype=np.uint64)
+    assert _cached(state, clue, 7, cache) == (True, False, expect.tolist())
+    assert _cached(state, clue, 7, cache) == (True, True, expect.tolist())
+    assert _cached(state, clue, 8, cache)[1] is False  # another line
+    assert _cached(state, clue, 8, cache)[1] is True
+    narrowed = [1] + [3] * 99
+    expect2 = solve_line(clue, narrowed)
+    assert expect2 is not None
+    assert _cached(narrowed, clue, 8, cache) == (True, False, expect2.tolist())
+    # a short line's entry written over the second slot: key 9 (line 8 + 1), its sets
+    cache[5:10] = np.array([9, 1, 2, 3, 4], dtype=np.uint64)
+    assert _cached(narrowed, clue, 8, cache) == (True, False, expect2.tolist())
+    # a short line's lookup never matches a long entry's key (bit 63 set)
+    assert int(cache[0]) >> 63 == 1 and int(cache[5]) >> 63 == 1
+    # an unchanged line: changed is False, the masks stay
+    done = expect.tolist()
+    assert _cached(done, clue, 3, cache) == (True, False, done)
+    # a contradiction is cached as one
+    bad = [2] * 100
+    assert _cached(bad, clue, 4, cache) == (False, False, [])
+    assert _cached(bad, clue, 4, cache) == (False, True, [])
