@@ -454,7 +454,8 @@ def bw_bits2(wlo, whi, klo, khi, n, blen, b0, k, sc):
     Returns ``(ok, white lo, white hi, black lo, black hi)``. Moving through background
     cells upwards is one addition with carry (:func:`_fill_up2`), downwards a two-word
     Kogge-Stone fill. ``sc`` needs ``4 * (k + 1)`` words (each block's starts allowed by
-    the left part, and the forward rows).
+    the left part, and the forward rows): the engine's ``3 * (blocks + 1) + 128`` suffice,
+    as a line of at most 126 cells has at most 63 blocks.
     """
     if n + 1 >= 64:
         pmlo = ~U0
