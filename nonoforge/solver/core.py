@@ -50,6 +50,12 @@ AUTO_MIN_NODES = 50
 #: measured on 25x25 puzzles, so larger ones keep the usual budget.
 AUTO_FIRST_NODES = 0
 AUTO_FIRST_MAX_CELLS = 1024
+#: How the engine searches (:class:`nonoforge.solver.driver.SearchOptions`) when one
+#: solution is asked for (the tournament question: effort counts free to change) and when
+#: two or more are (ratings, the generator, uniqueness: the difficulty model is fitted on
+#: their effort counts, so changing these needs a refit). See docs/solver.md.
+SEARCH_ONE: dict[str, int | bool] = {"incremental": True}
+SEARCH_MANY: dict[str, int | bool] = {}
 #: What one CDCL conflict of the SAT back-end costs in work units (the ``budget`` of
 #: :func:`solve` and the ``work`` effort count). Engine units are line requests (solved or
 #: answered by the cache) plus solution bookkeeping; measured on the tournament and survey
@@ -210,7 +216,8 @@ def _solve(
     from nonoforge.solver import engine as E  # noqa: N812
 
     t = Tables.of(puzzle)
-    w = D.Work(t, max_solutions, record_steps)
+    options = D.SearchOptions(**(SEARCH_ONE if max_solutions == 1 else SEARCH_MANY))
+    w = D.Work(t, max_solutions, record_steps, options)
     use_sat = strategy == "auto"
     w.v[E.V_STRAT] = _STRAT_LEVEL[strategy]
     if node_budget is not None:
@@ -286,6 +293,8 @@ def _sat_fallback(
 
     With a work ``budget``, what the search left of it is SAT's conflict budget.
     """
+    from nonoforge.solver import engine as E  # noqa: N812
+
     conflicts = None if budget is None else (budget - effort["work"]) // SAT_CONFLICT_WORK
     if conflicts is not None and conflicts < 0:
         return "budget", _checked(puzzle, grids)[:max_solutions]
@@ -294,7 +303,12 @@ def _sat_fallback(
     effort["sat_decisions"] = int(out.decisions)
     effort["work"] += SAT_CONFLICT_WORK * int(out.conflicts)
     found = _checked(puzzle, [*grids, *out.solutions])[:max_solutions]
-    return _sat_status(out.status, found, max_solutions), found
+    status = out.status
+    if status == "none" and grids and int(w.v[E.V_RUNIT]) > 0:
+        # with restarts the root state excludes the subtrees the search exhausted, and
+        # with them the solutions it found there: SAT proved there are no others
+        status = "unique"
+    return _sat_status(status, found, max_solutions), found
 
 
 def _sat_status(status: str, found: list[Grid], max_solutions: int) -> str:
