@@ -43,21 +43,22 @@ CONFIGS: dict[str, tuple[dict[str, Any], int | None]] = {
     "swap": ({"swap": True}, None),
     "incr-swap": ({"incremental": True, "swap": True}, None),
 }
-for _n in (10, 20, 50, 100, 200, 500, 1000, 3000):
-    CONFIGS[f"incr-n{_n}"] = ({"incremental": True}, _n)
-    CONFIGS[f"lala-n{_n}"] = ({"incremental": True, "score": 4, "order": 0}, _n)
+for _n in (10, 20, 50, 100, 200, 500, 1000, 3000, 10**9):
+    _n_name = "inf" if _n == 10**9 else _n
+    CONFIGS[f"incr-n{_n_name}"] = ({"incremental": True}, _n)
+    CONFIGS[f"lala-n{_n_name}"] = ({"incremental": True, "score": 4, "order": 0}, _n)
     for _u in (10, 30, 100):
-        CONFIGS[f"luby{_u}-n{_n}"] = ({"incremental": True, "restart_unit": _u}, _n)
-        CONFIGS[f"lalaluby{_u}-n{_n}"] = (
+        CONFIGS[f"luby{_u}-n{_n_name}"] = ({"incremental": True, "restart_unit": _u}, _n)
+        CONFIGS[f"lalaluby{_u}-n{_n_name}"] = (
             {"incremental": True, "restart_unit": _u, "score": 4, "order": 0}, _n)
 
 
-def puzzles(name: str, first: int, count: int) -> list[tuple[str, Puzzle]]:
+def puzzles(name: str, first: int, count: int, size: int = 30) -> list[tuple[str, Puzzle]]:
     if name == "random30":
         sys.path.insert(0, str(ROOT / "bench"))
         from random30 import puzzle
 
-        return [(f"#{i}", puzzle(i, 30, 0.5)) for i in range(first, first + count)]
+        return [(f"#{i}", puzzle(i, size, 0.5)) for i in range(first, first + count)]
     if name == "survey":
         files = sorted(SURVEY.glob("*.non"))
         return [(f.stem, read_file(f)[0]) for f in files if f.stem not in ("knotty", "faase")]
@@ -82,6 +83,8 @@ def main() -> None:
     ap.add_argument("set")
     ap.add_argument("--first", type=int, default=1)
     ap.add_argument("--count", type=int, default=100)
+    ap.add_argument("--size", type=int, default=30, help="side of the random puzzles")
+    ap.add_argument("--only", default=None, help="comma-separated puzzle numbers of the set")
     ap.add_argument("-n", "--max-solutions", type=int, default=None)
     ap.add_argument("--configs", default="base,incr")
     ap.add_argument("--timeout", type=float, default=120.0)
@@ -94,7 +97,10 @@ def main() -> None:
         if n not in CONFIGS:
             ap.error(f"unknown config {n!r}")
     warmup()
-    todo = puzzles(args.set, args.first, args.count)
+    todo = puzzles(args.set, args.first, args.count, args.size)
+    if args.only:
+        keep = {f"${i}" for i in args.only.split(",")} | {f"#{i}" for i in args.only.split(",")}
+        todo = [t for t in todo if t[0] in keep]
     print(f"{args.set}: {len(todo)} puzzles, max_solutions={ms}, load average "
           f"{os.getloadavg()[0]:.1f}; CPU seconds", flush=True)
     cpu = {n: 0.0 for n in names}

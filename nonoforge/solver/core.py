@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -54,8 +54,8 @@ AUTO_FIRST_MAX_CELLS = 1024
 #: solution is asked for (the tournament question: effort counts free to change) and when
 #: two or more are (ratings, the generator, uniqueness: the difficulty model is fitted on
 #: their effort counts, so changing these needs a refit). See docs/solver.md.
-SEARCH_ONE: dict[str, int | bool] = {"incremental": True}
-SEARCH_MANY: dict[str, int | bool] = {}
+SEARCH_ONE: dict[str, Any] = {"incremental": True}
+SEARCH_MANY: dict[str, Any] = {}
 #: What one CDCL conflict of the SAT back-end costs in work units (the ``budget`` of
 #: :func:`solve` and the ``work`` effort count). Engine units are line requests (solved or
 #: answered by the cache) plus solution bookkeeping; measured on the tournament and survey

@@ -759,7 +759,7 @@ def _probe_cell(p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, c
     elif hm == 3:
         score = mn * 4096 + mx
     else:  # LalaFrogKK's: the weakest branch, plus 1.85 ln(1 + how unbalanced they are)
-        score = mn * 1024 + np.int64(1.85 * 1024 * np.log(1.0 + (mx - mn)))
+        score = mn * 1024 + int(1.85 * 1024 * np.log(1.0 + (mx - mn)))
     om = v[V_ORDER]
     first = U0 if om == 0 else (cmin if om == 1 else cmax)
     return 0, score, first
