@@ -3,8 +3,8 @@
 Each puzzle is solved once under every configuration (in a rotating order, so that a
 change in the machine's load falls on all of them alike) and every solution is checked
 against the clues; CPU seconds per configuration are summed. A configuration sets how
-``auto`` searches (``core.SEARCH_ONE`` / ``core.SEARCH_MANY``: probe records, restarts,
-score, order, swap) and how many nodes it searches before the SAT hand-over.
+``auto`` searches (``core.SEARCH_ONE`` / ``core.SEARCH_MANY``: probe records, score,
+order, swap) and how many nodes it searches before the SAT hand-over.
 
     PYTHONPATH=. /work/venv/bin/python bench/search.py tcga2022 --first 401 --count 150 \\
         --configs base,incr,incr-n50
@@ -47,10 +47,6 @@ for _n in (10, 20, 50, 100, 200, 500, 1000, 3000, 10**9):
     _n_name = "inf" if _n == 10**9 else _n
     CONFIGS[f"incr-n{_n_name}"] = ({"incremental": True}, _n)
     CONFIGS[f"lala-n{_n_name}"] = ({"incremental": True, "score": 4, "order": 0}, _n)
-    for _u in (10, 30, 100):
-        CONFIGS[f"luby{_u}-n{_n_name}"] = ({"incremental": True, "restart_unit": _u}, _n)
-        CONFIGS[f"lalaluby{_u}-n{_n_name}"] = (
-            {"incremental": True, "restart_unit": _u, "score": 4, "order": 0}, _n)
 
 
 def puzzles(name: str, first: int, count: int, size: int = 30) -> list[tuple[str, Puzzle]]:
@@ -122,7 +118,7 @@ def main() -> None:
                 worst[n] = (t, label)
             verdicts[n][res.status] = verdicts[n].get(res.status, 0) + 1
             for key in ("nodes", "probes", "line_solves", "cache_hits", "sat_conflicts",
-                        "restarts", "work"):
+                        "work"):
                 effort[n][key] = effort[n].get(key, 0) + res.effort.get(key, 0)
             seen[n] = (res.status, t, res.effort.get("nodes", 0),
                        res.effort.get("sat_conflicts", 0))
@@ -137,7 +133,7 @@ def main() -> None:
         print(f"{n:>18}: {cpu[n]:8.2f} s  slowest {worst[n][0]:.2f} {worst[n][1]:<6} "
               f"{verdicts[n]}  nodes {e.get('nodes', 0)} probes {e.get('probes', 0)} "
               f"lines {e.get('line_solves', 0)} hits {e.get('cache_hits', 0)} "
-              f"confl {e.get('sat_conflicts', 0)} restarts {e.get('restarts', 0)}", flush=True)
+              f"confl {e.get('sat_conflicts', 0)}", flush=True)
 
 
 if __name__ == "__main__":

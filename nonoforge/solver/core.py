@@ -54,7 +54,7 @@ AUTO_FIRST_MAX_CELLS = 1024
 #: solution is asked for (the tournament question: effort counts free to change) and when
 #: two or more are (ratings, the generator, uniqueness: the difficulty model is fitted on
 #: their effort counts, so changing these needs a refit). See docs/solver.md.
-SEARCH_ONE: dict[str, Any] = {"incremental": True}
+SEARCH_ONE: dict[str, Any] = {"incremental": True, "score": 4, "order": 0}
 SEARCH_MANY: dict[str, Any] = {}
 #: What one CDCL conflict of the SAT back-end costs in work units (the ``budget`` of
 #: :func:`solve` and the ``work`` effort count). Engine units are line requests (solved or
@@ -293,8 +293,6 @@ def _sat_fallback(
 
     With a work ``budget``, what the search left of it is SAT's conflict budget.
     """
-    from nonoforge.solver import engine as E  # noqa: N812
-
     conflicts = None if budget is None else (budget - effort["work"]) // SAT_CONFLICT_WORK
     if conflicts is not None and conflicts < 0:
         return "budget", _checked(puzzle, grids)[:max_solutions]
@@ -303,12 +301,7 @@ def _sat_fallback(
     effort["sat_decisions"] = int(out.decisions)
     effort["work"] += SAT_CONFLICT_WORK * int(out.conflicts)
     found = _checked(puzzle, [*grids, *out.solutions])[:max_solutions]
-    status = out.status
-    if status == "none" and grids and int(w.v[E.V_RUNIT]) > 0:
-        # with restarts the root state excludes the subtrees the search exhausted, and
-        # with them the solutions it found there: SAT proved there are no others
-        status = "unique"
-    return _sat_status(status, found, max_solutions), found
+    return _sat_status(out.status, found, max_solutions), found
 
 
 def _sat_status(status: str, found: list[Grid], max_solutions: int) -> str:

@@ -45,15 +45,13 @@ class SearchOptions:
 
     ``score``/``order``: the branching score and colour order (``BRANCH_SCORE``,
     ``BRANCH_ORDER``; score 4 is LalaFrogKK's); ``incremental``: skip a probe while no
-    line its last probe read has changed (same search, fewer line requests);
-    ``restart_unit``: Luby restarts, this many nodes per unit (0: none); ``swap``: after
-    the first solution of a two-solution search, try a 2x2 swap for the second.
+    line its last probe read has changed (same search, fewer line requests); ``swap``:
+    after the first solution of a two-solution search, try a 2x2 swap for the second.
     """
 
     score: int = BRANCH_SCORE
     order: int = BRANCH_ORDER
     incremental: bool = False
-    restart_unit: int = 0
     swap: bool = False
 
 
@@ -100,8 +98,6 @@ class Work:
         self.v[E.V_BEST] = -1
         self.v[E.V_HEUR] = o.score
         self.v[E.V_ORDER] = o.order
-        self.v[E.V_RUNIT] = o.restart_unit
-        self.v[E.V_RLIMIT] = o.restart_unit  # the first run: luby(1) units
         self.v[E.V_SWAP] = 1 if o.swap else 0
         # probe records: which lines each cell's last probe read, and what it answered
         words = (nl + 63) // 64
@@ -179,7 +175,6 @@ class Work:
             "backtracks": int(v[E.V_BACKTRACKS]),
             "max_depth": int(v[E.V_MAXDEPTH]),
             "work": self.work(),
-            **({"restarts": int(v[E.V_RCOUNT])} if v[E.V_RUNIT] > 0 else {}),
         }
 
 

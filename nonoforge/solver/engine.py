@@ -88,14 +88,10 @@ V_WORK = 36  # other work (solution bookkeeping), in line-solve units
 V_STOP = 37
 V_INCR = 38  # 1: skip a probe when no line its last probe read has changed since
 V_TICK = 39  # clock of the probe records: lver[l] >= prec[p, R_TICK] means the record is stale
-V_RUNIT = 40  # Luby restarts: nodes per unit of the sequence (0: no restarts)
-V_RCOUNT = 41  # restarts so far
-V_RSTART = 42  # nodes when the current run started
-V_RLIMIT = 43  # nodes the current run may use
-V_SWAP = 44  # 1: after a first solution, look for a 2x2 swap that keeps every clue
-V_PSKIP = 45  # probes skipped (their record still held; diagnostics, not an effort count)
-V_SWAPS = 46  # second solutions found by a 2x2 swap (diagnostics)
-NV = 48
+V_SWAP = 40  # 1: after a first solution, look for a 2x2 swap that keeps every clue
+V_PSKIP = 41  # probes skipped (their record still held; diagnostics, not an effort count)
+V_SWAPS = 42  # second solutions found by a 2x2 swap (diagnostics)
+NV = 44
 
 PH_INIT = 0
 PH_PROP = 1
@@ -403,7 +399,7 @@ def _store_solution(st, sols, v):
     v[V_WORK] += 4 * nc  # the caller turns it into a picture and checks it: charge that
 
 
-# ---- probe records, restarts and the 2x2 swap ------------------------------------------
+# ---- probe records and the 2x2 swap ----------------------------------------------------
 
 
 @njit(cache=True, nogil=True)
@@ -441,25 +437,6 @@ def _stale(p, pdep, lver, prec, undec):
             m >>= U1
             line += 1
     return False
-
-
-@njit(cache=True, nogil=True)
-def luby(i):
-    """The ``i``-th term (from 1) of Luby's sequence 1 1 2 1 1 2 4 1 1 2 1 1 2 4 8 ..."""
-    while True:
-        k = 1
-        while (1 << k) - 1 < i:
-            k += 1
-        if i == (1 << k) - 1:
-            return 1 << (k - 1)
-        i -= (1 << (k - 1)) - 1
-
-
-@njit(cache=True, nogil=True)
-def _noise(p, r):
-    """A deterministic pseudo-random number 0..15 for cell ``p`` in restart ``r``."""
-    h = (np.uint64(p + 1) * H1) ^ (np.uint64(r + 1) * H2)
-    return np.int64((h >> np.uint64(40)) & np.uint64(15))
 
 
 @njit(cache=True, nogil=True)
@@ -918,8 +895,6 @@ def _phase_probe(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cac
                 return rc
         else:
             v[V_PSINCE] += 1
-            if v[V_RCOUNT] >= 2:  # later restarts: ties broken at random (seeded)
-                score = score * 16 + _noise(p, v[V_RCOUNT])
             if score > v[V_BSCORE]:
                 v[V_BSCORE] = score
                 v[V_BEST] = p
@@ -952,43 +927,17 @@ def _branch_cell(v, cur, bits, ncell):
     first = np.uint64(v[V_BRANCHC]) if v[V_BEST] >= 0 else U0
     if (first & m) == U0 or not _is_single(first):
         first = _first_colour(bits, v[V_NCOL], m)
-    if v[V_RCOUNT] % 2 == 1 and (m & ~first) != U0:  # odd restarts: another colour first
-        first = _first_colour(bits, v[V_NCOL], m & ~first)
     return p, first
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _restart(v, cur, stack, sched, lver, H, W):  # noqa: N803
-    """Back to the root (its state narrowed by every first-level subtree exhausted so far),
-    for a run of ``V_RUNIT`` times the next Luby number of nodes. What was found is kept:
-    the solutions, the line cache and the probe records whose lines did not change."""
-    v[V_RCOUNT] += 1
-    v[V_RSTART] = v[V_NODES]
-    v[V_RLIMIT] = v[V_RUNIT] * luby(v[V_RCOUNT] + 1)
-    for c in range(H * W):
-        if cur[c] != stack[0, c]:
-            _bump_cell(lver, v, H, W, c)
-            cur[c] = stack[0, c]
-    v[V_UNDEC] = _count_undecided(cur)
-    v[V_DEPTH] = 0
-    _clear_schedule(sched)
-    for line in range(H + W):  # the root's own lessons are not propagated yet
-        _schedule_now(sched, line, v[V_GEN])
-    v[V_PHASE] = PH_PROP
-
-
-@njit(cache=True, nogil=True, inline="always")
 def _phase_branch(v, cur, stack, bcell, brem, bits, sched, H, W, lver):  # noqa: N803
-    """PH_DECIDE: save the state, give the chosen cell its first colour, go one deeper
-    (or, with restarts, back to the root when this run's nodes are used up)."""
+    """PH_DECIDE: save the state, give the chosen cell its first colour, go one deeper."""
     depth = v[V_DEPTH]
     if v[V_STRAT] < 2:
         return RC_LIMIT
     if v[V_NODELIM] >= 0 and v[V_NODES] >= v[V_NODELIM]:
         return RC_NODES
-    if v[V_RUNIT] > 0 and depth > 0 and v[V_NODES] - v[V_RSTART] >= v[V_RLIMIT]:
-        _restart(v, cur, stack, sched, lver, H, W)
-        return _GO
     p, first = _branch_cell(v, cur, bits, H * W)
     if depth == 0:
         v[V_TECH] = max(v[V_TECH], T_SEARCH)
@@ -1028,10 +977,6 @@ def _phase_backtrack(v, cur, stack, bcell, brem, bits, sched, H, W, lver):  # no
     nxt = _first_colour(bits, v[V_NCOL], rem)
     brem[d] = rem & ~nxt
     p = bcell[d]
-    if d == 0 and v[V_RUNIT] > 0:
-        # with restarts the root keeps what exhausted subtrees taught (their solutions
-        # are stored): p cannot take the colours tried there
-        stack[0, p] = rem
     for c in range(H * W):
         if cur[c] != stack[d, c]:
             _bump_cell(lver, v, H, W, c)
