@@ -142,3 +142,16 @@ def test_swap_gives_the_second_solution_at_once(rows: list[str]) -> None:
     assert rc == E.RC_SOLS and len(grids) == 2 and grids[0] != grids[1]
     assert all(g.matches(p) for g in grids)
     assert int(w.v[E.V_SWAPS]) == 1
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_one_solution_solves_use_the_records_and_give_checked_solutions(seed: int) -> None:
+    from nonoforge.solver import core, solve
+
+    assert core.SEARCH_ONE.get("incremental") is True
+    p = _random(seed, 12, 0.5)
+    one = solve(p, max_solutions=1, strategy="search")
+    assert one.status in ("unique", "unsolved") and one.solutions[0].matches(p)
+    two = solve(p, max_solutions=2, strategy="search")
+    if two.status == "unique":
+        assert one.solutions == two.solutions
