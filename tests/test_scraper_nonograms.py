@@ -26,6 +26,7 @@ from nonoforge.scraper.nonograms import (
     Nonograms,
     PageMissing,
     decode,
+    decode_html,
     encode,
     format_d,
     palette_of,
@@ -253,6 +254,18 @@ def test_a_bogus_charset_falls_back_to_utf8(charset: str) -> None:
     page = nonograms_page(HEART, [(0, 0, 0)], title="Сердце").replace(
         'charset="utf-8"', f'charset="{charset}"').encode()
     assert parse_page(page, encoding=charset)[1].title == "Сердце"
+
+
+def test_page_bytes_are_decoded_by_the_one_text_decoder() -> None:
+    """A BOM first, then the server's charset, then ``<meta charset>``, then UTF-8; a name
+    that is no text encoding is passed over (formats.base.decode_as judges every name)."""
+    heart = "Сердце".encode("cp1251")
+    page = b'<meta charset="windows-1251"><title>' + heart + b"</title>"
+    assert decode_html(page) == decode_html(page, "rot13") == page.decode("cp1251")
+    assert decode_html(page, "koi8-r") == page.decode("koi8-r")  # the server wins
+    assert decode_html(b"\xef\xbb\xbf" + "Сердце".encode(), "cp1251") == "Сердце"
+    assert decode_html(b'<meta charset="utf-7">+ADw-', "undefined") == '<meta charset="utf-7">+ADw-'
+    assert decode_html(b"caf\xe9") == "caf\ufffd"
 
 
 def test_size_split_over_elements_and_a_red_background_is_no_notice() -> None:
