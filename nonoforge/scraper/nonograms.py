@@ -597,19 +597,6 @@ def parse_page(
     return d, info, _trimmed(head_text, info, by_id, row, statement)
 
 
-def puzzle_from_page(
-    html: str | bytes,
-    *,
-    site: str,
-    item: str,
-    encoding: str | None = None,
-    url: str | None = None,
-) -> tuple[Puzzle, str]:
-    """The puzzle a page carries (clues derived from its picture) and the trimmed page."""
-    puzzle, trimmed, _ = read_page(html, site=site, item=item, encoding=encoding, url=url)
-    return puzzle, trimmed
-
-
 def read_page(
     html: str | bytes,
     *,
