@@ -2,27 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
+from conftest import bench_module
 
 from nonoforge.pipeline.rate import RateOptions, rate_puzzle
 from nonoforge.puzzle import Grid, Puzzle
 
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "fit_model.py"
-
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("nonoforge_bench_fit_model", BENCH)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-fit_model = _load()
+fit_model = bench_module("fit_model")
 
 
 def test_quick_puzzles_timed_again_alone_keep_one_consistent_time() -> None:
