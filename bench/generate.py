@@ -13,10 +13,11 @@ cells, worst under 6 %; median time under 1 s per image at 30x30.
     .venv/bin/python bench/generate.py --photos --montage docs/images-photos.png
 
 ``--photos`` runs every picture-like ``skimage.data`` image at 20/30/45, black-and-white
-and 4 colours, and prints per image: accepted, edits, likeness (SSIM in L*, see
-``nonoforge/images/measure.py``), empty margin lines, specks, painted colours (and why
-fewer than asked), the closest ΔE2000 pair and CPU time; then per configuration the median
-likeness against a plain resize + Otsu baseline of the same grid size. Targets (issue 17):
+and 4 colours, and prints per image: accepted, edits, likeness (band-passed correlation in
+L*, see ``nonoforge/images/measure.py``) and SSIM (the earlier likeness), each beside a plain
+resize + Otsu baseline of the same grid size, empty margin lines, specks, painted colours
+(and why fewer than asked), the closest ΔE2000 pair and CPU time; then per configuration
+the medians. Targets (issue 17):
 100 % accepted at ``line``; no empty margin line; N colours delivered or explained; at most
 3 specks per 30x30; median CPU time under 1 s at 30x30.
 
@@ -48,7 +49,7 @@ SAMPLES = (
 TEXTURES = ("brick", "grass", "gravel")
 #: The photo set: every picture-like image of skimage.data (chelsea is also ``cat``).
 PHOTOS = SAMPLES + ("retina", "hubble_deep_field")
-MONTAGE = ("chelsea", "astronaut", "rocket", "coffee", "camera", "horse")
+MONTAGE = ("chelsea", "astronaut", "rocket", "coffee", "camera", "horse", "hubble_deep_field")
 
 
 def images(limit: int | None, textures: bool) -> list[tuple[str, object]]:
@@ -95,15 +96,15 @@ def run(size: int, colors: int, imgs: list[tuple[str, object]], budget: float) -
     }
 
 
-def baseline(img: object, size: int, colors: int = 1) -> float:
-    """Likeness of the plain pipeline: resize the whole frame, Otsu on lightness, ink the
-    side the border is not on (colour: k-means with N+1 clusters in Lab); no crop, no photo
-    path, no speck filter, no ΔE floor."""
+def baseline(img: object, size: int, colors: int = 1) -> tuple[float, float]:
+    """``(likeness, SSIM)`` of the plain pipeline: resize the whole frame, Otsu on
+    lightness, ink the side the border is not on (colour: k-means with N+1 clusters in
+    Lab); no crop, no photo path, no speck filter, no ΔE floor."""
     from skimage.color import rgb2lab
     from skimage.filters import threshold_otsu
 
     from nonoforge.images.load import as_rgba
-    from nonoforge.images.measure import likeness
+    from nonoforge.images.measure import likeness, ssim
     from nonoforge.images.quantise import area_average, fit_size
 
     rgba = as_rgba(img)  # type: ignore[arg-type]
@@ -115,11 +116,12 @@ def baseline(img: object, size: int, colors: int = 1) -> float:
         from nonoforge.images.quantise import kmeans
 
         _, labels = kmeans(lab.reshape(-1, 3), colors + 1, seed=0)
-        return likeness(light, labels.reshape(light.shape))
+        cells = labels.reshape(light.shape)
+        return likeness(light, cells), ssim(light, cells)
     t = threshold_otsu(light)
     border = np.concatenate([light[0], light[-1], light[:, 0], light[:, -1]])
     ink = light <= t if np.mean(border > t) >= 0.5 else light > t
-    return likeness(light, ink.astype(np.int64))
+    return likeness(light, ink.astype(np.int64)), ssim(light, ink.astype(np.int64))
 
 
 def photos(sizes: list[int], colours: list[int], budget: float) -> None:
@@ -127,7 +129,8 @@ def photos(sizes: list[int], colours: list[int], budget: float) -> None:
     print(f"{len(imgs)} skimage.data pictures; acceptance at 'line'; edit budget {budget:.0%}; "
           "cpu = process CPU s per image (shared machine)")
     head = (f"{'image':<22}{'config':<10}{'size':>7}{'acc':>5}{'edits':>6}{'like':>7}"
-            f"{'base':>7}{'margins':>8}{'specks':>7}{'colours':>8}{'min dE':>7}{'cpu s':>7}  note")
+            f"{'base':>7}{'ssim':>7}{'base':>7}{'margins':>8}{'specks':>7}{'colours':>8}"
+            f"{'min dE':>7}{'cpu s':>7}  note")
     summary = []
     for size in sizes:
         for colors in colours:
@@ -139,36 +142,41 @@ def photos(sizes: list[int], colours: list[int], budget: float) -> None:
                 cpu = time.process_time() - c0
                 s = g.summary()
                 d = s["closest_delta_e"] or 0.0
-                base = baseline(img, size, colors)
-                rows.append((s, cpu, base))
+                base, base_ssim = baseline(img, size, colors)
+                rows.append((s, cpu, base, base_ssim))
                 config = "B&W" if colors == 1 else f"{colors} col"
                 print(f"{name:<22}{config:<10}{s['width']:>3}x{s['height']:<3}"
                       f"{'yes' if s['accepted'] else 'NO':>5}{s['edits']:>6}"
-                      f"{s['likeness']:>7.3f}{base:>7.3f}{s['empty_margins']:>8}{s['specks']:>7}"
+                      f"{s['likeness']:>7.3f}{base:>7.3f}{s['ssim']:>7.3f}{base_ssim:>7.3f}"
+                      f"{s['empty_margins']:>8}{s['specks']:>7}"
                       f"{s['colors']:>4}/{colors:<3}{d:>7.1f}{cpu:>7.2f}  {s['colors_note'] or ''}",
                       flush=True)
             like = statistics.median(r[0]["likeness"] for r in rows)
             bases = [r[2] for r in rows if not np.isnan(r[2])]
+            ssims = [r[3] for r in rows if not np.isnan(r[3])]
             summary.append((
                 f"{size}x{size} {'B&W' if colors == 1 else f'{colors} col'}",
                 sum(r[0]["accepted"] for r in rows) / len(rows), like,
                 statistics.median(bases) if bases else float("nan"),
+                statistics.median(r[0]["ssim"] for r in rows),
+                statistics.median(ssims) if ssims else float("nan"),
                 sum(r[0]["empty_margins"] > 0 for r in rows), max(r[0]["specks"] for r in rows),
                 sum(r[0]["colors"] == colors for r in rows),
                 sum(r[0]["colors"] < colors and bool(r[0]["colors_note"]) for r in rows),
                 statistics.median(r[1] for r in rows), max(r[1] for r in rows), len(rows),
             ))
     print()
-    print(f"{'config':<12}{'accepted':>9}{'like med':>9}{'base med':>9}{'w/ margin':>10}"
+    print(f"{'config':<12}{'accepted':>9}{'like med':>9}{'base med':>9}{'ssim med':>9}"
+          f"{'base med':>9}{'w/ margin':>10}"
           f"{'specks max':>11}{'N col':>6}{'explained':>10}{'cpu med':>8}{'cpu max':>8}")
-    for c, acc, like, base, mg, sp, full, expl, cmed, cmax, n in summary:
-        print(f"{c:<12}{acc:>9.0%}{like:>9.3f}{base:>9.3f}{mg:>10}{sp:>11}"
+    for c, acc, like, base, sm, sb, mg, sp, full, expl, cmed, cmax, n in summary:
+        print(f"{c:<12}{acc:>9.0%}{like:>9.3f}{base:>9.3f}{sm:>9.3f}{sb:>9.3f}{mg:>10}{sp:>11}"
               f"{full:>4}/{n:<2}{expl:>9}{cmed:>8.2f}{cmax:>8.2f}")
 
 
 def montage(path: str, size: int = 30) -> None:
-    """Source vs puzzle (B&W at ``size`` and at 45, 4 colours at ``size``) for a few photos,
-    as one small PNG: the 45-cell B&W column shows what a sketch can draw with more cells."""
+    """Source vs puzzle (B&W at 20, ``size`` and 45, 4 colours at ``size``) for a few
+    photos, as one small PNG."""
     from PIL import Image
 
     from nonoforge.images.render import solution_png
@@ -180,7 +188,7 @@ def montage(path: str, size: int = 30) -> None:
         src = Image.fromarray(arr).convert("RGB")
         src.thumbnail((150, 150))
         tiles = [src]
-        for colors, side in ((1, size), (1, 45), (4, size)):
+        for colors, side in ((1, 20), (1, size), (1, 45), (4, size)):
             g = generate(img, size=(side, side), colors=colors, seed=0)
             tiles.append(solution_png(g.puzzle.goal, g.puzzle.palette, 150 // side))
         row = Image.new("RGB", (sum(t.width for t in tiles) + 8 * len(tiles), 150), "white")

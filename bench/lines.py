@@ -1,13 +1,14 @@
 """Benchmark: line solves per second of the compiled line solver.
 
-For lines of 25, 50 and 100 cells, black-and-white and 5 colours, a seeded set of random
-lines (a random picture line, its clue, and a partial state the picture satisfies: each
-cell known with probability 0.3) is solved over and over:
+For lines of 25, 50, 63, 80, 100, 126 and 200 cells, black-and-white and 5 colours, a
+seeded set of random lines (a random picture line, its clue, and a partial state the
+picture satisfies: each cell known with probability 0.3) is solved over and over:
 
 * in a compiled loop, with the kernel the propagation uses for such a line: ``bw_bits``
-  for black-and-white lines up to 62 cells (masks turned into two bitsets and back
-  included), ``bits_line`` for colour lines up to 62, ``dp_line`` beyond; and the array
-  ``dp_line`` on every line for reference;
+  for black-and-white lines up to 62 cells and ``bw_bits2`` up to 126 (masks turned into
+  bitsets and back included; the engine's line cache is left out), ``bits_line`` for
+  colour lines up to 62, ``dp_line`` beyond; and the array ``dp_line`` on every line for
+  reference;
 * one call at a time from Python through :func:`nonoforge.solver.solve_line` (the per-call
   cost a Python caller pays: argument conversion and scratch allocation included).
 
@@ -33,10 +34,12 @@ from nonoforge.puzzle import Block, clue_of  # noqa: E402
 from nonoforge.solver import solve_line  # noqa: E402
 from nonoforge.solver.line import (  # noqa: E402
     BITS,
+    MAX_BITS2_LINE,
     MAX_BITS_LINE,
     U0,
     U1,
     bw_bits,
+    bw_line2,
     dp_line,
     line_solve,
 )
@@ -94,6 +97,8 @@ def _loop(states, blen, bcol, offs, ks, reps, F, B, run, sc, out, bits, kind):  
                 for j in range(n):
                     sj = np.uint64(j)
                     out[j] = ((ow >> sj) & U1) | (((ob >> sj) & U1) << U1)
+            elif mono and n <= MAX_BITS2_LINE:
+                good = bw_line2(lm, n, blen, offs[i], ks[i], sc, out)
             else:
                 good = line_solve(lm, n, blen, bcol, offs[i], ks[i], F, B, run, sc, out, bits)
             if good:
@@ -118,7 +123,7 @@ def bench(n: int, ncol: int, seconds: float) -> tuple[float, float, float]:
     F = np.zeros((kmax + 1) * (n + 2), dtype=np.uint8)  # noqa: N806
     B = np.zeros_like(F)  # noqa: N806
     run = np.zeros(n + 1, dtype=np.int64)
-    sc = np.zeros(3 * (kmax + 1) + 128, dtype=np.uint64)
+    sc = np.zeros(4 * (kmax + 1) + 128, dtype=np.uint64)
     out = np.zeros(n, dtype=np.uint64)
     args = (blen, bcol, offs, ks)
     scratch = (F, B, run, sc, out, BITS)
@@ -137,6 +142,9 @@ def bench(n: int, ncol: int, seconds: float) -> tuple[float, float, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=1.0)
+    ap.add_argument("--lengths", default="25,50,63,80,100,126,200",
+                    help="line lengths, comma-separated")
+    ap.add_argument("--colours", default="1,5", help="colour counts, comma-separated")
     args = ap.parse_args()
     t0 = time.perf_counter()
     solve_line((Block(1, 1),), [3])
@@ -147,8 +155,8 @@ def main() -> None:
     print(f"compile/load: {time.perf_counter() - t0:.2f} s (not counted)")
     print(f"{'cells':>5} {'colours':>7} {'propagation kernel /s':>22} {'array DP /s':>12} "
           f"{'from Python /s':>15}")
-    for ncol in (1, 5):
-        for n in (25, 50, 100):
+    for ncol in (int(c) for c in args.colours.split(",")):
+        for n in (int(x) for x in args.lengths.split(",")):
             used, dp, py = bench(n, ncol, args.seconds)
             print(f"{n:>5} {ncol:>7} {used:>22,.0f} {dp:>12,.0f} {py:>15,.0f}")
 

@@ -203,3 +203,41 @@ def test_a_dot_the_picture_draws_is_kept() -> None:
     r = repair(cells, Palette.bw(), flat_fid(cells))
     assert r.accepted and r.edits == 0
     assert np.array_equal(r.grid.cells, cells.cells)
+
+
+def test_speck_cost_counts_the_islands_an_edit_makes() -> None:
+    """The speck term of :func:`edit_costs` is, for every cell and colour, SPECK_COST times
+    the one-cell islands (``measure.speck_mask``) that setting the cell to that colour
+    leaves: the cell itself when no 8-neighbour shares the colour, plus the painted cells
+    it strands. Checked by making each edit on seeded random grids (held before and after
+    edit_costs read its islands from measure's neighbour counts)."""
+    import importlib
+
+    from nonoforge.images.measure import speck_mask
+
+    gen = importlib.import_module("nonoforge.images.generate")  # the module, not the function
+
+    rng = np.random.default_rng(7)
+    for trial in range(12):
+        ncol = 2 + trial % 3
+        cells = rng.choice(ncol, size=(7, 9), p=[0.55] + [0.45 / (ncol - 1)] * (ncol - 1))
+        original = rng.integers(0, ncol, size=cells.shape)
+        fid = rng.random((*cells.shape, ncol)) * 60.0
+        full = edit_costs(cells, original, fid)
+        plain = gen.SPECK_COST
+        try:
+            gen.SPECK_COST = 0.0
+            rest = edit_costs(cells, original, fid)
+        finally:
+            gen.SPECK_COST = plain
+        before = speck_mask(cells)
+        for c in range(ncol):
+            for y in range(cells.shape[0]):
+                for x in range(cells.shape[1]):
+                    after = cells.copy()
+                    after[y, x] = c
+                    now = speck_mask(after)
+                    made = now & ~before
+                    made[y, x] = now[y, x]
+                    want = plain * int(made.sum())
+                    assert full[c, y, x] - rest[c, y, x] == pytest.approx(want), (trial, c, y, x)

@@ -311,3 +311,22 @@ def test_smooth_shapes_joins_near_pieces_and_cuts_spurs() -> None:
     out = smooth_shapes(a)
     assert out[2:8, 5].all()  # the gap is closed
     assert not out[0, 3]  # the spur is cut
+
+
+def test_sketches_are_drawn_from_the_picture_without_its_texture() -> None:
+    """Black-and-white photo sketches come from the picture smoothed at SKETCH_TV (fur and
+    grain flattened at the scale of a cell). The cup of coffee is drawn as the rims of cup
+    and saucer: its likeness beats every silhouette's; a sketch never leaves a corner of
+    the picture (a page of text, 2:1, at 20 cells was cropped to 5x11 of its 20x10)."""
+    import skimage.data
+
+    from nonoforge.images.measure import likeness
+
+    coffee = skimage.data.coffee()
+    q = quantise(coffee, size=(30, 30))
+    like = likeness(q.light, q.grid.cells)
+    for fill in (0.2, 0.35, 0.5):
+        flat = quantise(coffee, size=(30, 30), fill=fill, crop=False)
+        assert like > likeness(flat.light, flat.grid.cells), fill
+    page = quantise(skimage.data.page(), size=(20, 20))
+    assert page.grid.width * page.grid.height >= 0.5 * 20 * 10

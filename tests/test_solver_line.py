@@ -1,4 +1,6 @@
-"""The line solver: known answers, and a brute-force cross-check on random short lines."""
+"""The line solver: known answers, a brute-force cross-check on random short lines, and the
+two-word kernel (black-and-white lines of 63..126 cells) against the array DP and against
+an enumeration of placements on lines of every length."""
 
 from __future__ import annotations
 
@@ -7,10 +9,14 @@ import random
 
 import numpy as np
 import pytest
+from conftest import shared_path
+from hypothesis import assume, event, given, settings
+from hypothesis import strategies as st
 
 from nonoforge.errors import SolverError
-from nonoforge.puzzle import Block, clue_of
-from nonoforge.solver import solve_line
+from nonoforge.puzzle import Block, Grid, Palette, Puzzle, clue_of
+from nonoforge.solver import solve, solve_line
+from nonoforge.solver.line import MAX_BITS2_LINE, MAX_BITS_LINE, bw_bits, bw_cached2
 
 
 def masks(text: str) -> list[int]:
@@ -156,3 +162,287 @@ def test_long_lines_use_the_dp() -> None:
     assert out is not None and show(out) == ".".join(["#" * 30] * 3)
     with pytest.raises(SolverError):
         solve_line(clue, [3] * 100, kernel="bits")
+
+
+# ---- the two-word kernel (black-and-white lines up to 126 cells) ---------------------------
+
+#: Lengths around the word edges (62/63/64/65, 126/127/128) and the kernel's limit.
+EDGE_LENGTHS = [1, 2, 7, 62, 63, 64, 65, 66, 100, 124, 125, 126]
+
+
+@st.composite
+def bw_lines(draw: st.DrawFn, lengths: list[int] | None = None, max_len: int = MAX_BITS2_LINE,
+             known: list[float] | None = None) -> tuple[tuple[Block, ...], list[int]]:
+    """A random black-and-white clue and a partial state of its line: a random picture
+    line's clue, each cell known (to the picture's value) with a drawn probability, and
+    now and then a cell narrowed to a wrong value or emptied (contradictions)."""
+    n = draw(st.sampled_from(lengths) if lengths else st.integers(1, max_len))
+    seed = draw(st.integers(0, 2**32 - 1))
+    density = draw(st.sampled_from([0.1, 0.3, 0.5, 0.7, 0.9, 1.0]))
+    sure = draw(st.sampled_from(known or [0.0, 0.1, 0.3, 0.6, 0.9]))
+    wrong = draw(st.sampled_from([0.0, 0.0, 0.01, 0.05]))
+    rng = np.random.default_rng(seed)
+    truth = (rng.random(n) < density).astype(int)
+    clue = clue_of(truth)
+    state = []
+    for v in truth:
+        m = 3
+        r = rng.random()
+        if r < sure:
+            m = 1 << int(v)
+        if rng.random() < wrong:
+            m = int(rng.choice([0, 1, 2, 3]))
+        state.append(m)
+    return clue, state
+
+
+@settings(max_examples=400, deadline=None)
+@given(bw_lines())
+def test_two_words_agree_with_the_dp(line: tuple[tuple[Block, ...], list[int]]) -> None:
+    clue, state = line
+    a = solve_line(clue, state, kernel="dp")
+    b = solve_line(clue, state, kernel="bits2")
+    c = solve_line(clue, state)  # auto: what propagation of a colour puzzle takes
+    assert (a is None) == (b is None) == (c is None)
+    if a is not None and b is not None and c is not None:
+        assert a.tolist() == b.tolist() == c.tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(bw_lines(EDGE_LENGTHS))
+def test_two_words_agree_with_the_dp_at_the_edges(
+    line: tuple[tuple[Block, ...], list[int]],
+) -> None:
+    clue, state = line
+    a = solve_line(clue, state, kernel="dp")
+    b = solve_line(clue, state, kernel="bits2")
+    assert (a is None) == (b is None)
+    if a is not None and b is not None:
+        assert a.tolist() == b.tolist()
+
+
+class _TooMany(Exception):
+    pass
+
+
+def _enumerate(lens: list[int], state: list[int], cap: int) -> list[int] | None:
+    """The union of every placement of ``lens`` that ``state`` allows (masks: 1 white, 2
+    black), by trying every start of every block in turn; ``[]`` when none fits, None
+    when that takes more than ``cap`` steps. Shares nothing with the kernels."""
+    n, k = len(state), len(lens)
+    union = [0] * n
+    starts = [0] * k
+    steps = 0
+    need = [sum(lens[b:]) + k - b - 1 for b in range(k + 1)]
+
+    def record() -> None:
+        cells = [0] * n
+        for b in range(k):
+            for j in range(starts[b], starts[b] + lens[b]):
+                cells[j] = 1
+        for j, v in enumerate(cells):
+            union[j] |= 1 << v
+
+    def place(b: int, pos: int) -> None:
+        nonlocal steps
+        steps += 1
+        if steps > cap:
+            raise _TooMany
+        if b == k:
+            if all(state[j] & 1 for j in range(pos, n)):
+                record()
+            return
+        ln = lens[b]
+        for s in range(pos, n - need[b] + 1):
+            if s > pos and not state[s - 1] & 1:
+                break  # cell s-1 would stay white but must be black
+            if not all(state[j] & 2 for j in range(s, s + ln)):
+                continue
+            if b + 1 < k:
+                if state[s + ln] & 1:
+                    starts[b] = s
+                    place(b + 1, s + ln + 1)
+            else:
+                starts[b] = s
+                place(b + 1, s + ln)
+
+    try:
+        place(0, 0)
+    except _TooMany:
+        return None
+    return union if any(union) else []
+
+
+@settings(max_examples=200, deadline=None)
+@given(bw_lines([63, 64, 65, 124, 125, 126], known=[0.7, 0.85, 0.95]))
+def test_two_words_against_enumeration(line: tuple[tuple[Block, ...], list[int]]) -> None:
+    """Long lines with most cells known, so that the placements can be listed."""
+    clue, state = line
+    expect = _enumerate([b.length for b in clue], state, cap=30_000)
+    assume(expect is not None)
+    out = solve_line(clue, state, kernel="bits2")
+    event("no placement" if expect == [] else "placements")
+    if expect == []:
+        assert out is None
+    else:
+        assert out is not None and out.tolist() == expect
+
+
+@settings(max_examples=200, deadline=None)
+@given(bw_lines([1, 2, 5, 9, 12]))
+def test_enumeration_agrees_with_product_enumeration(
+    line: tuple[tuple[Block, ...], list[int]],
+) -> None:
+    """The placement enumerator above, checked against listing every picture."""
+    clue, state = line
+    fits = [cells for cells in _placements(clue, len(state), 1)
+            if all(state[j] >> cells[j] & 1 for j in range(len(state)))]
+    expect: list[int] = [0] * len(state)
+    for cells in fits:
+        for j, c in enumerate(cells):
+            expect[j] |= 1 << c
+    assert _enumerate([b.length for b in clue], state, cap=10**9) == (expect if fits else [])
+
+
+@settings(max_examples=300, deadline=None)
+@given(bw_lines(max_len=MAX_BITS_LINE))
+def test_one_word_kernel_agrees_with_the_dp(line: tuple[tuple[Block, ...], list[int]]) -> None:
+    """``bw_bits`` (what propagation runs on black-and-white lines up to 62 cells) takes
+    the line as two sets (may be white, may be black) and answers two sets."""
+    clue, state = line
+    n = len(state)
+    blen = np.array([b.length for b in clue] or [0], dtype=np.int64)
+    w = sum(1 << j for j, m in enumerate(state) if m & 1)
+    k = sum(1 << j for j, m in enumerate(state) if m & 2)
+    sc = np.zeros(2 * len(clue) + 2, dtype=np.uint64)
+    ok, ow, ob = bw_bits(np.uint64(w), np.uint64(k), n, blen, 0, len(clue), sc)
+    a = solve_line(clue, state, kernel="dp")
+    assert ok == (a is not None)
+    if a is not None:
+        got = [(int(ow) >> j & 1) | (int(ob) >> j & 1) << 1 for j in range(n)]
+        assert got == a.tolist()
+
+
+def test_two_words_known_answers() -> None:
+    # 100 cells, 30 30 30: slack 8 (the same answer the array DP gives above)
+    clue = (Block(30), Block(30), Block(30))
+    out = solve_line(clue, [3] * 100, kernel="bits2")
+    assert out is not None and show(out) == "?" * 8 + ("#" * 22 + "?" * 9) * 2 + "#" * 22 + "?" * 8
+    # one block of 64 in 126 cells with cell 64 black: it covers 64, whatever its start
+    out = solve_line((Block(64),), [3] * 64 + [2] + [3] * 61, kernel="bits2")
+    assert out is not None and show(out) == "." + "?" * 61 + "###" + "?" * 61
+    # a block across the word edge that cannot fit: 65 cells in 64 allowed ones
+    assert solve_line((Block(65),), [3] * 64 + [1] * 62, kernel="bits2") is None
+    # 125 cells, 63 ones: every other cell, fully forced
+    out = solve_line(tuple(Block(1) for _ in range(63)), [3] * 125, kernel="bits2")
+    assert out is not None and show(out) == "#." * 62 + "#"
+
+
+def test_two_word_limits() -> None:
+    assert MAX_BITS2_LINE == 126
+    with pytest.raises(SolverError):
+        solve_line((Block(3),), [3] * 127, kernel="bits2")
+    with pytest.raises(SolverError):
+        solve_line((Block(3, 2),), [7] * 70, kernel="bits2")
+    # past the limit the array DP answers
+    out = solve_line((Block(120), Block(6)), [3] * 127)
+    assert out is not None and show(out) == "#" * 120 + "." + "#" * 6
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(63, 126), st.integers(4, 14), st.integers(0, 2**32 - 1),
+       st.sampled_from([0.35, 0.5, 0.65]), st.sampled_from(["probe", "search"]))
+def test_long_lines_in_the_engine(h: int, w: int, seed: int, density: float,
+                                  strategy: str) -> None:
+    """The engine's long black-and-white lines (two words, through the line cache) reach
+    exactly the fixed points of the colour path (no cache): the same picture with a third,
+    unused palette colour. The root's first sweep strips that colour from every cell (so
+    the root's line counts differ); from the root's fixed point on both do the very same
+    probes and nodes: same verdict, solutions, root state and probing counts."""
+    rng = np.random.default_rng(seed)
+    g = Grid((rng.random((h, w)) < density).astype(np.uint8))
+    if rng.random() < 0.5:
+        g = Grid(g.cells.T.copy())
+    bw = Puzzle.from_grid(g)
+    three = Puzzle.from_grid(g, palette=Palette.of(("white", "#fff"), ("black", "#000"),
+                                                   ("red", "#f00")))
+    nodes = 40 if strategy == "search" else None
+    a = solve(bw, strategy=strategy, node_budget=nodes)
+    b = solve(three, strategy=strategy, node_budget=nodes)
+    assert a.status == b.status
+    assert a.solutions == b.solutions
+    for sol in a.solutions:
+        assert sol.matches(bw)
+    assert np.array_equal(a.state, b.state & np.uint64(3))
+    ea, eb = a.effort, b.effort
+    assert eb["cache_hits"] == 0
+    for key in ("probes", "probe_assumptions", "probe_contradictions", "cells_by_probe",
+                "nodes", "backtracks", "max_depth"):
+        assert ea[key] == eb[key], key
+
+
+def test_faase_root_probing_through_the_cache() -> None:
+    """Faase (80x95: every line longer than 62 cells) probed at the root: the line cache
+    answers long lines too, and the fixed point is the colour path's (no cache), probe for
+    probe. Its line requests (solves + hits, the ``work``) are what they were when every
+    one of them was an array-DP solve: 121,328."""
+    from nonoforge.formats import read_file
+
+    faase = read_file(shared_path("corpora", "survey-free", "faase.non"))[0]
+    a = solve(faase, strategy="probe")
+    three = Puzzle(faase.rows, faase.columns, Palette.of(
+        ("white", "#fff"), ("black", "#000"), ("red", "#f00")))
+    b = solve(three, strategy="probe")
+    assert a.status == b.status == "unsolved"
+    assert np.array_equal(a.state, b.state & np.uint64(3))
+    assert a.effort["cache_hits"] > a.effort["line_solves"] / 2
+    assert a.effort["line_solves"] + a.effort["cache_hits"] == a.effort["work"] == 121_328
+    assert b.effort["cache_hits"] == 0
+    for key in ("probes", "probe_assumptions", "probe_contradictions", "cells_by_probe"):
+        assert a.effort[key] == b.effort[key], key
+    assert a.effort["probes"] == 13_471
+
+
+def _cached(state: list[int], clue: tuple[Block, ...], line: int,
+            cache: np.ndarray) -> tuple[bool, bool, list[int]]:
+    """One long line through :func:`bw_cached2`: ``(ok, hit, masks after)``."""
+    st = np.array(state, dtype=np.uint64)
+    n = len(state)
+    blen = np.array([b.length for b in clue] or [0], dtype=np.int64)
+    sc = np.zeros(4 * (len(clue) + 1), dtype=np.uint64)
+    lm = np.zeros(n, dtype=np.uint64)
+    out = np.zeros(n, dtype=np.uint64)
+    ok, hit, changed = bw_cached2(st, 0, 1, n, line, blen, 0, len(clue), sc, cache, lm, out)
+    assert lm.tolist() == state
+    return ok, hit, (out.tolist() if changed else state) if ok else []
+
+
+def test_long_line_cache_is_exact() -> None:
+    """Two slots only, so every long entry lands in the same pair: a repeat hits with the
+    same answer; another line, another state or an entry half overwritten by a short
+    line's (5 words from slot 1 on) misses; a cached contradiction stays one."""
+    clue = (Block(30), Block(30), Block(30))
+    state = [3] * 100
+    expect = solve_line(clue, state)
+    assert expect is not None
+    cache = np.zeros(10, dtype=np.uint64)
+    assert _cached(state, clue, 7, cache) == (True, False, expect.tolist())
+    assert _cached(state, clue, 7, cache) == (True, True, expect.tolist())
+    assert _cached(state, clue, 8, cache)[1] is False  # another line
+    assert _cached(state, clue, 8, cache)[1] is True
+    narrowed = [1] + [3] * 99
+    expect2 = solve_line(clue, narrowed)
+    assert expect2 is not None
+    assert _cached(narrowed, clue, 8, cache) == (True, False, expect2.tolist())
+    # a short line's entry written over the second slot: key 9 (line 8 + 1), its sets
+    cache[5:10] = np.array([9, 1, 2, 3, 4], dtype=np.uint64)
+    assert _cached(narrowed, clue, 8, cache) == (True, False, expect2.tolist())
+    # a short line's lookup never matches a long entry's key (bit 63 set)
+    assert int(cache[0]) >> 63 == 1 and int(cache[5]) >> 63 == 1
+    # an unchanged line: changed is False, the masks stay
+    done = expect.tolist()
+    assert _cached(done, clue, 3, cache) == (True, False, done)
+    # a contradiction is cached as one
+    bad = [2] * 100
+    assert _cached(bad, clue, 4, cache) == (False, False, [])
+    assert _cached(bad, clue, 4, cache) == (False, True, [])

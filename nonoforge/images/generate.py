@@ -33,8 +33,11 @@ from nonoforge.images.measure import (
     empty_margins,
     likeness,
     margins,
+    neighbour_counts,
+    own_neighbours,
     speck_mask,
     specks,
+    ssim,
 )
 from nonoforge.images.quantise import (
     DEFAULT_MERGE_DELTA,
@@ -217,24 +220,6 @@ class Repair:
     result: SolveResult | None = field(repr=False, default=None)
 
 
-def neighbour_counts(cells: np.ndarray, ncolors: int, diagonal: bool = False) -> np.ndarray:
-    """``(ncolors, H, W)``: how many of each cell's 4-neighbours (8 with ``diagonal``) have
-    each colour.
-
-    Outside the grid counts as background, so cells on the frame lean towards it.
-    """
-    h, w = cells.shape
-    out = np.zeros((ncolors, h, w), dtype=np.int64)
-    steps = [(dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if (dy or dx)]
-    if not diagonal:
-        steps = [(dy, dx) for dy, dx in steps if not (dy and dx)]
-    for c in range(ncolors):
-        pad = np.pad(cells == c, 1, constant_values=c == 0).astype(np.int64)
-        for dy, dx in steps:
-            out[c] += pad[1 + dy : 1 + dy + h, 1 + dx : 1 + dx + w]
-    return out
-
-
 def edit_costs(cells: np.ndarray, original: np.ndarray, fid: np.ndarray) -> np.ndarray:
     """``(colours, H, W)``: the cost of setting each cell to each colour.
 
@@ -249,15 +234,15 @@ def edit_costs(cells: np.ndarray, original: np.ndarray, fid: np.ndarray) -> np.n
     """
     ncol = fid.shape[2]
     near = neighbour_counts(cells, ncol)
-    here = np.take_along_axis(near, cells[None].astype(np.int64), axis=0)[0]
+    here = own_neighbours(cells, near)
     base = np.take_along_axis(fid, original[..., None].astype(np.int64), axis=2)[..., 0]
     colour = (np.moveaxis(fid, 2, 0) - base[None]) / 100.0
     near8 = neighbour_counts(cells, ncol, diagonal=True)
+    # painting a cell a colour none of its 8 neighbours has: the speck of measure.speck_mask
     speck = (near8 == 0).astype(np.float64)
     speck[0] = 0.0
     # painted cells whose one same-coloured 8-neighbour this cell is: changing it strands them
-    own8 = np.take_along_axis(near8, cells[None].astype(np.int64), axis=0)[0]
-    lonely = (cells != 0) & (own8 == 1)
+    lonely = (cells != 0) & (own_neighbours(cells, near8) == 1)
     stranded = np.zeros(cells.shape)
     for c in range(1, ncol):
         stranded += (cells == c) * neighbour_counts(np.where(lonely & (cells == c), 1, 0), 2,
@@ -487,7 +472,8 @@ class Generated:
 
     @property
     def likeness(self) -> float:
-        """SSIM in L* of the puzzle picture to its source (see :mod:`~nonoforge.images.measure`)."""
+        """Band-passed likeness in L* of the puzzle picture to its source (see
+        :mod:`~nonoforge.images.measure`)."""
         return likeness(self.quantised.light, self.repair.grid.cells)
 
     @property
@@ -511,6 +497,7 @@ class Generated:
         used = [0, *(c for c in range(1, len(self.quantised.palette_lab)) if (cells == c).any())]
         closest = closest_pair(self.quantised.palette_lab[used])[0] if len(used) > 1 else None
         like = self.likeness
+        sim = ssim(self.quantised.light, cells)
         return {
             "width": p.width,
             "height": p.height,
@@ -520,6 +507,7 @@ class Generated:
             "closest_delta_e": None if closest is None else round(closest, 1),
             "photo": self.quantised.photo,
             "likeness": None if np.isnan(like) else round(like, 4),
+            "ssim": None if np.isnan(sim) else round(sim, 4),
             "specks": specks(cells),
             "empty_margins": empty_margins(cells),
             "accepted": self.accepted,

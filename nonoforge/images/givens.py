@@ -41,11 +41,16 @@ GIVEN_CANDIDATES = 40
 
 
 def propagate(
-    puzzle: Puzzle, state: np.ndarray, rows: Iterable[int] = (), cols: Iterable[int] = ()
+    puzzle: Puzzle,
+    state: np.ndarray,
+    rows: Iterable[int] = (),
+    cols: Iterable[int] = (),
+    in_place: bool = False,
 ) -> np.ndarray | None:
     """Line logic to a fixed point from ``state``, starting with the given dirty lines (all
-    lines when none are given). Returns the new state, or None on a contradiction."""
-    st = state.copy()
+    lines when none are given). Returns the new state (``state`` itself, narrowed, with
+    ``in_place``; else a copy), or None on a contradiction."""
+    st = state if in_place else state.copy()
     for _, _, changed in line_sweeps(puzzle, st, rows, cols):
         if changed is None:
             return None
@@ -89,7 +94,7 @@ def find_givens(puzzle: Puzzle, goal: Grid, candidates: int = GIVEN_CANDIDATES) 
             y, x = int(ys[k]), int(xs[k])
             trial = st.copy()
             trial[y, x] = np.uint64(1 << int(cells[y, x]))
-            new = propagate(puzzle, trial, rows=[y], cols=[x])
+            new = propagate(puzzle, trial, rows=[y], cols=[x], in_place=True)
             assert new is not None
             left = int(undecided(new).sum())
             if best is None or left < best[0]:

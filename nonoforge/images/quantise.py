@@ -20,6 +20,7 @@ Never dithering: dithering multiplies clue counts and makes ambiguous puzzles.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,7 +38,7 @@ from nonoforge.images.light import (
     srgb_to_linear,
 )
 from nonoforge.images.load import as_rgba
-from nonoforge.images.measure import likeness, margins
+from nonoforge.images.measure import likeness, margins, ssim
 from nonoforge.puzzle import Color, Grid, Palette
 
 #: Largest grid side we generate: beyond this nobody solves a puzzle by hand.
@@ -315,7 +316,13 @@ def enhance(rgba: np.ndarray) -> np.ndarray:
     """The photo path's preparation: contrast-limited adaptive histogram equalisation
     (CLAHE) of lightness, then total-variation smoothing in Lab, which flattens texture and
     noise but keeps edges. Returns float sRGB+alpha of the same shape."""
-    from skimage import exposure, restoration
+    return _to_rgba(rgba, smooth_lab(equalised_lab(rgba), TV_WEIGHT))
+
+
+def equalised_lab(rgba: np.ndarray) -> np.ndarray:
+    """Lab of ``rgba`` with its lightness equalised by CLAHE (kernel a quarter of the
+    picture, clip CLAHE_CLIP): a dim subject lifted without turning texture into contrast."""
+    from skimage import exposure
 
     lab = rgb2lab(rgba[..., :3])
     h, w = lab.shape[:2]
@@ -323,7 +330,18 @@ def enhance(rgba: np.ndarray) -> np.ndarray:
     lab[..., 0] = 100.0 * exposure.equalize_adapthist(
         light, kernel_size=max(8, min(h, w) // 4), clip_limit=CLAHE_CLIP
     )
-    lab = 100.0 * restoration.denoise_tv_chambolle(lab / 100.0, weight=TV_WEIGHT, channel_axis=-1)
+    return lab
+
+
+def smooth_lab(lab: np.ndarray, weight: float) -> np.ndarray:
+    """Total-variation smoothing (Chambolle) of a Lab picture, channels jointly: regions
+    flatten, edges stay. ``weight`` on Lab scaled to 0..1."""
+    from skimage import restoration
+
+    return 100.0 * restoration.denoise_tv_chambolle(lab / 100.0, weight=weight, channel_axis=-1)
+
+
+def _to_rgba(rgba: np.ndarray, lab: np.ndarray) -> np.ndarray:
     out = rgba.copy()
     out[..., :3] = np.clip(lab2rgb(lab), 0.0, 1.0)
     return out
@@ -438,7 +456,12 @@ def quantise(
     if k > 1:
         rgba = block_reduce_linear(rgba, k)
     opaque_px = rgba[..., 3] >= 0.5
-    work = enhance(rgba) if photo else rgba
+    work, sketch_light = rgba, None
+    if photo:
+        equal = equalised_lab(rgba)
+        work = _to_rgba(rgba, smooth_lab(equal, TV_WEIGHT))
+        if colors == 1 and fill is None:
+            sketch_light = smooth_lab(equal, SKETCH_TV)[..., 0]
     work_lab = rgb2lab(work[..., :3])
     bg_lab = np.array([100.0, 0.0, 0.0]) if use_alpha else _background_lab(work_lab, opaque_px)
     h_px, w_px = rgba.shape[:2]
@@ -449,8 +472,9 @@ def quantise(
         w, h = fit_size(right - left, bottom - top, size, width)
         sub = rgba[top:bottom, left:right]
         wsub = work[top:bottom, left:right]
+        ssub = None if sketch_light is None else sketch_light[top:bottom, left:right]
         labels, palette_lab, lab, wlab, transparent, note = _quantise_fitted(
-            sub, wsub, w, h, use_alpha, bg_lab, opts
+            sub, wsub, w, h, use_alpha, bg_lab, opts, ssub
         )
         if not crop or not (labels != 0).any():
             break
@@ -519,10 +543,12 @@ def _quantise_fitted(
     use_alpha: bool,
     bg_lab: np.ndarray,
     o: _Options,
+    sketch_light: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, str | None]:
     """One fit of the (cropped) image to a ``w x h`` grid: labels, palette, the source's
     Lab per cell (plain and prepared), its transparent cells, and a note when fewer colours
-    than asked exist."""
+    than asked exist. ``sketch_light`` (pixels) is what black-and-white photo sketches are
+    drawn from."""
     rgb, cover = area_average(rgba, w, h)
     lab = rgb2lab(rgb)
     transparent = cover < 0.5
@@ -536,7 +562,8 @@ def _quantise_fitted(
     note = None
     if o.colors == 1:
         if o.photo and o.fill is None:
-            labels, palette_lab = _bw_likeness(lab, wlab, work, transparent, bg_lab, o)
+            light = rgb2lab(work[..., :3])[..., 0] if sketch_light is None else sketch_light
+            labels, palette_lab = _bw_likeness(lab, wlab, light, transparent, bg_lab, o)
         else:
             labels, palette_lab = _bw(wlab, transparent, use_alpha, o.fill, bg_lab)
             if o.despeckle_passes and min(h, w) >= 3:
@@ -653,26 +680,46 @@ def merge_crumbs(labels: np.ndarray, size: int) -> np.ndarray:
     return out
 
 
-#: Likeness one frame's worth of empty edge lines costs a threshold candidate.
+#: SSIM one frame's worth of empty edge lines costs a threshold (silhouette) candidate.
 MARGIN_PENALTY = 0.15
+#: Likeness one frame's worth of empty edge lines costs a sketch: band-passed likeness
+#: spreads candidates wider than SSIM (at 0.15 a page of text at 20 cells was cropped to
+#: 5x11).
+SKETCH_MARGIN_PENALTY = 0.3
 #: Quantiles of the lightness tried as black-and-white thresholds on photos.
 THRESHOLD_QUANTILES = tuple(np.round(np.arange(0.1, 0.91, 0.05), 2))
 #: Sketches of black-and-white photos (:func:`sketch`): the surround's scale (Gaussian
 #: sigma, in cells), how much darker than its surround a pixel must be (L*), the share of
 #: the darkest pixels filled as well, and the share of a cell's pixels that inks it.
 SKETCH_SURROUNDS = (1.5, 2.5)
-SKETCH_CONTRASTS = (3.0, 5.0, 8.0)
+SKETCH_CONTRASTS = (5.0, 8.0, 12.0)
 SKETCH_FILLS = (0.0, 0.1)
 SKETCH_SHARES = (0.2, 0.3)
-#: Centre of the sketch's difference of Gaussians (sigma, in cells).
-SKETCH_CENTRE = 0.35
+#: Centres of the sketch's difference of Gaussians (sigma, in cells).
+SKETCH_CENTRES = (0.35, 0.6)
+#: Total-variation weight of the picture sketches are drawn from: much stronger than the
+#: photo path's TV_WEIGHT, so fur, grass and grain flatten at the scale of a cell and only
+#: the strokes a person would draw (eyes, rims, outlines) are left darker than their
+#: surround (the cat's sketch was a field of fur strokes at TV_WEIGHT).
+SKETCH_TV = 0.9
 #: A black-and-white photo is drawn as a sketch when its best silhouette is fragmented:
 #: more than this many times the boundary of one square of the same area (see
 #: :func:`fragmentation`).
 FRAGMENTED = 3.0
-#: ... unless the sketch's likeness is more than this below the silhouette's: a field of
-#: stars (hubble_deep_field) has no outlines to draw, its sketch is noise.
-SKETCH_SLACK = 0.07
+#: ... when the sketch's likeness is at least the silhouette's less this (a fragmented
+#: silhouette is a texture of blobs, which band-passed likeness still half rewards: the
+#: cat at 45 cells, 0.012 below; a field of stars, which has no outlines, 0.03 and more).
+#: An unfragmented silhouette gives way only to a sketch of higher likeness.
+SKETCH_SLACK = 0.02
+#: Retries from this crumb size on draw silhouettes only: a sketch whose thin strokes stayed
+#: ambiguous through the earlier retries gives way to the simplified silhouette (the cat at
+#: 45 cells: 79 edits, not accepted, as a sketch at every crumb size).
+SKETCH_LAST_CRUMB = 24
+#: A sketch that leaves more than this share of a frame in empty edge lines is not drawn:
+#: its few strokes would be cropped into a small puzzle of a corner of the picture (a
+#: page of text at 20 cells became 4x8). A rocket standing in the middle of its sky leaves
+#: half a frame (at 0.25 the rocket at 45 cells was a silhouette of blobs).
+SKETCH_EMPTY = 0.75
 
 
 def fragmentation(labels: np.ndarray) -> float:
@@ -687,11 +734,16 @@ def fragmentation(labels: np.ndarray) -> float:
 
 
 def sketch(
-    ink_light: np.ndarray, cell: float, surround: float, contrast: float, fill: float
+    ink_light: np.ndarray,
+    cell: float,
+    surround: float,
+    contrast: float,
+    fill: float,
+    centre: float = SKETCH_CENTRES[0],
 ) -> np.ndarray:
     """Line art of a picture, per pixel: the pixels darker than their surround by
-    ``contrast`` (a difference of Gaussians: centre SKETCH_CENTRE, surround ``surround``
-    cells of ``cell`` pixels), plus the darkest ``fill`` share. ``ink_light`` is lightness
+    ``contrast`` (a difference of Gaussians: sigmas ``centre`` and ``surround`` cells of
+    ``cell`` pixels), plus the darkest ``fill`` share. ``ink_light`` is lightness
     with ink dark (a picture whose ink is its light side is passed inverted).
 
     A threshold per neighbourhood: eyes, a smile, a cat's ears and nose stand out of their
@@ -700,9 +752,9 @@ def sketch(
     """
     from skimage.filters import gaussian
 
-    centre = gaussian(ink_light, sigma=SKETCH_CENTRE * cell, mode="nearest", preserve_range=True)
+    mid = gaussian(ink_light, sigma=centre * cell, mode="nearest", preserve_range=True)
     around = gaussian(ink_light, sigma=surround * cell, mode="nearest", preserve_range=True)
-    ink = centre < around - contrast
+    ink = mid < around - contrast
     if fill > 0:
         ink |= ink_light < float(np.quantile(ink_light, fill))
     return ink
@@ -727,12 +779,12 @@ def _silhouettes(
 
 
 def _sketches(
-    work: np.ndarray, wlab: np.ndarray, opaque: np.ndarray, bg_lab: np.ndarray
+    light: np.ndarray, wlab: np.ndarray, opaque: np.ndarray, bg_lab: np.ndarray
 ) -> list[np.ndarray]:
-    """Sketches (:func:`sketch`) of the prepared picture ``work`` (pixels), fitted to the
-    grid of ``wlab``: a cell is ink when SKETCH_SHARES of its pixels are."""
+    """Sketches (:func:`sketch`) of the lightness ``light`` (pixels; texture smoothed away
+    at SKETCH_TV), fitted to the grid of ``wlab``: a cell is ink when SKETCH_SHARES of its
+    pixels are."""
     h, w = wlab.shape[:2]
-    light = rgb2lab(work[..., :3])[..., 0]
     vals = wlab[..., 0][opaque]
     if np.ptp(vals) < 1e-6:
         return []
@@ -742,20 +794,28 @@ def _sketches(
     rx = area_weights(light.shape[1], w)
     cell = float(np.sqrt(light.shape[0] / h * light.shape[1] / w))
     out = []
-    for surround in SKETCH_SURROUNDS:
-        for contrast in SKETCH_CONTRASTS:
-            for fill in SKETCH_FILLS:
-                share = ry @ sketch(ink_light, cell, surround, contrast, fill) @ rx.T
-                out += [(share >= s) & opaque for s in SKETCH_SHARES]
+    for centre in SKETCH_CENTRES:
+        for surround in SKETCH_SURROUNDS:
+            for contrast in SKETCH_CONTRASTS:
+                for fill in SKETCH_FILLS:
+                    ink = sketch(ink_light, cell, surround, contrast, fill, centre)
+                    share = ry @ ink @ rx.T
+                    out += [(share >= s) & opaque for s in SKETCH_SHARES]
     return out
 
 
 def _best_bw(
-    light: np.ndarray, candidates: list[np.ndarray], o: _Options
+    light: np.ndarray,
+    candidates: list[np.ndarray],
+    o: _Options,
+    measure: Callable[[np.ndarray, np.ndarray], float] = ssim,
+    penalty: float = MARGIN_PENALTY,
+    most_empty: float = 2.0,
 ) -> tuple[float, np.ndarray] | None:
-    """Of black-and-white ink masks, the one whose despeckled picture has the highest
-    likeness to ``light`` less MARGIN_PENALTY per frame of empty edge lines (those would
-    be cropped away, shrinking the puzzle): ``(score, labels)``, or None."""
+    """Of black-and-white ink masks, the one whose despeckled picture scores highest by
+    ``measure`` against ``light``, less ``penalty`` per frame of empty edge lines (those
+    would be cropped away, shrinking the puzzle), skipping those with more than
+    ``most_empty`` frames of them: ``(score, labels)``, or None."""
     best: tuple[float, np.ndarray] | None = None
     for ink in candidates:
         labels = ink.astype(np.int64)
@@ -766,40 +826,53 @@ def _best_bw(
             labels = drop_crumbs(labels, o.crumb)
         if not labels.any() or labels.all():
             continue
-        h, w = labels.shape
-        t_, b_, l_, r_ = margins(labels)
-        empty = (t_ + b_) / h + (l_ + r_) / w
-        score = likeness(light, labels) - MARGIN_PENALTY * empty
+        empty = _empty_frames(labels)
+        if empty > most_empty:
+            continue
+        score = measure(light, labels) - penalty * empty
         if best is None or score > best[0]:
             best = (score, labels)
     return best
 
 
+def _empty_frames(labels: np.ndarray) -> float:
+    """Empty edge lines, in frames (all four edges of the grid being 2)."""
+    h, w = labels.shape
+    t_, b_, l_, r_ = margins(labels)
+    return (t_ + b_) / h + (l_ + r_) / w
+
+
 def _bw_likeness(
     lab: np.ndarray,
     wlab: np.ndarray,
-    work: np.ndarray,
+    sketch_light: np.ndarray,
     transparent: np.ndarray,
     bg_lab: np.ndarray,
     o: _Options,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Black-and-white photo: a silhouette, or a sketch when no silhouette reads.
+    """Black-and-white photo: a silhouette, or a sketch where it reads better.
 
-    The silhouette is the best (:func:`_best_bw`, by likeness) of Otsu's threshold and the
-    lightness quantiles. When it is fragmented (:func:`fragmentation` over FRAGMENTED: the
-    picture has no subject one threshold separates from its ground), the best sketch of
-    the prepared picture ``work`` (:func:`_sketches`) is drawn instead: outlines and
-    features (eyes, a smile, ears) read where a texture of blobs does not, though SSIM
-    scores the blobs higher (by up to SKETCH_SLACK; docs/images.md, "Black-and-white
-    photos")."""
+    The silhouette is the best (:func:`_best_bw`, by SSIM: thresholds differ in tone, which
+    SSIM weighs) of Otsu's threshold and the lightness quantiles; the sketch the best of
+    :func:`_sketches` of ``sketch_light`` (the picture with its texture smoothed away), by
+    likeness. The sketch is drawn when its likeness (band-
+    passed, :func:`~nonoforge.images.measure.likeness`) is higher -- outlines and features
+    where the source has them: a face's eyes and smile, a cup's rims, a rocket on its pad --
+    or, when the silhouette is fragmented (:func:`fragmentation` over FRAGMENTED: no
+    subject one threshold separates from its ground, a texture of blobs), at most
+    SKETCH_SLACK lower (docs/images.md, "Black-and-white photos")."""
     opaque = ~transparent
     best = _best_bw(lab[..., 0], _silhouettes(lab, wlab, opaque, bg_lab), o)
     if best is None:
         raise ImageError("the image is a single flat colour: nothing to draw")
-    if min(lab.shape[:2]) >= 3:
-        drawn = _best_bw(lab[..., 0], _sketches(work, wlab, opaque, bg_lab), o)
+    if min(lab.shape[:2]) >= 3 and o.crumb < SKETCH_LAST_CRUMB:
+        light = lab[..., 0]
+        drawn = _best_bw(light, _sketches(sketch_light, wlab, opaque, bg_lab), o, likeness,
+                         SKETCH_MARGIN_PENALTY, SKETCH_EMPTY)
         slack = SKETCH_SLACK if fragmentation(best[1]) > FRAGMENTED else 0.0
-        if drawn is not None and drawn[0] > best[0] - slack:
+        # compared as drawn: the empty edge lines of either are cropped off (the frame fits
+        # the subject); only a sketch that would leave a corner is out (SKETCH_EMPTY)
+        if drawn is not None and likeness(light, drawn[1]) >= likeness(light, best[1]) - slack:
             best = drawn
     return best[1], BW_LAB
 
@@ -905,7 +978,7 @@ def _colour(
             remap[chosen] = np.arange(len(chosen))
             grid = _spread(remap[to[lbl]], mask, h, w)
             grid[~mask.reshape(h, w)] = 0
-            score = likeness(lab[..., 0], grid) if min(h, w) >= 3 else 0.0
+            score = ssim(lab[..., 0], grid) if min(h, w) >= 3 else 0.0
             if best is None or (len(chosen), score) > best[:2]:
                 best = (len(chosen), score, chosen, grid, cand, dist, counts, bg, lbl)
     assert best is not None

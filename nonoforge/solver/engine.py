@@ -34,7 +34,16 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from nonoforge.solver.line import MAX_BITS_LINE, U0, U1, bw_bits, line_solve, overlap_line
+from nonoforge.solver.line import (
+    MAX_BITS2_LINE,
+    MAX_BITS_LINE,
+    U0,
+    U1,
+    bw_bits,
+    bw_cached2,
+    line_solve,
+    overlap_line,
+)
 
 U2 = np.uint64(2)
 #: Multipliers of the line-cache hash (odd 64-bit constants).
@@ -319,6 +328,16 @@ def propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache,
             for j in range(n):
                 sj = np.uint64(j)
                 out[j] = ((ow >> sj) & U1) | (((ob >> sj) & U1) << U1)
+        elif mono and n <= MAX_BITS2_LINE:
+            # black and white, 63..126 cells: two-word sets, through the cache (line.py)
+            ok, hit, changed = bw_cached2(st, start, stride, n, line, blen, lines[line, 3],
+                                          lines[line, 4], sc, cache, lm, out)
+            v[V_CACHEHIT if hit else V_LINES] += 1
+            if not ok:
+                _clear_schedule(sched)
+                return False
+            if not changed:
+                continue
         else:
             for j in range(n):
                 lm[j] = st[start + j * stride]

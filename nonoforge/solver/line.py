@@ -13,9 +13,12 @@ placement exists, in O(k*n):
   next to a neighbour of the same colour: blocks of different colours may touch).
 
 Scratch arrays are passed in (never allocated here) so the kernel can run millions of times
-inside the compiled propagation loop. :func:`overlap_line` is the cheap "simple overlap"
-rung (leftmost against rightmost packing on an empty line). :func:`solve_line` is the
-Python-facing wrapper used by tests and benchmarks.
+inside the compiled propagation loop. The same logic on bitsets, one word per row of the
+programme: :func:`bits_line` (colour, up to 62 cells), :func:`bw_bits` (black and white, up
+to 62 cells) and :func:`bw_bits2` (black and white, two words, up to 126 cells; with
+:func:`bw_cached2`, the engine's line cache for those lines). :func:`overlap_line` is the
+cheap "simple overlap" rung (leftmost against rightmost packing on an empty line).
+:func:`solve_line` is the Python-facing wrapper used by tests and benchmarks.
 """
 
 from __future__ import annotations
@@ -356,11 +359,282 @@ def bw_bits(w, kb, n, blen, b0, k, sc):
     return True, white, black
 
 
+#: The longest black-and-white line the two-word kernel takes (positions 0..n in two
+#: words, bit 127 spare).
+MAX_BITS2_LINE = 126
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _shl2(lo, hi, s):
+    """``(lo, hi)`` shifted up by ``s`` bits (0 <= s < 128; bits past 127 are lost)."""
+    if s == 0:
+        return lo, hi
+    if s < 64:
+        return lo << np.uint64(s), (hi << np.uint64(s)) | (lo >> np.uint64(64 - s))
+    return U0, lo << np.uint64(s - 64)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _shr2(lo, hi, s):
+    """``(lo, hi)`` shifted down by ``s`` bits (0 <= s < 128)."""
+    if s == 0:
+        return lo, hi
+    if s < 64:
+        return (lo >> np.uint64(s)) | (hi << np.uint64(64 - s)), hi >> np.uint64(s)
+    return hi >> np.uint64(s - 64), U0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fill_up2(glo, ghi, wlo, whi):
+    """:func:`_fill_right` on two words, by one addition with carry: position ``j+1`` is
+    reachable from ``j`` when cell ``j`` may be background. In ``m`` (the positions that
+    may be entered, and the seeds) adding the seeds carries through each run of ``m``
+    above a seed; the bits the carry flipped, with the seeds, are the fill."""
+    mlo = (wlo << U1) | glo
+    mhi = (whi << U1) | (wlo >> np.uint64(63)) | ghi
+    slo = mlo + glo
+    carry = U1 if slo < mlo else U0
+    shi = mhi + ghi + carry
+    return ((slo ^ mlo) | glo) & mlo, ((shi ^ mhi) | ghi) & mhi
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fill_down2(glo, ghi, wlo, whi):
+    """:func:`_fill_left` on two words (Kogge-Stone: carries run only upwards)."""
+    plo = wlo
+    phi = whi
+    for step in (1, 2, 4, 8, 16, 32):
+        s = np.uint64(step)
+        r = np.uint64(64 - step)
+        glo |= plo & ((glo >> s) | (ghi << r))
+        ghi |= phi & (ghi >> s)
+        plo &= (plo >> s) | (phi << r)
+        phi &= phi >> s
+    glo |= plo & ghi
+    return glo, ghi
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _runs2(lo, hi, ln):
+    """:func:`_runs` on two words: positions ``s`` where bits ``s .. s+ln-1`` are all set."""
+    step = 1
+    while step * 2 <= ln:
+        a, b = _shr2(lo, hi, step)
+        lo &= a
+        hi &= b
+        step *= 2
+    if step < ln:
+        a, b = _shr2(lo, hi, ln - step)
+        lo &= a
+        hi &= b
+    return lo, hi
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _smear2(lo, hi, ln):
+    """:func:`_smear` on two words: cells ``s .. s+ln-1`` for every ``s`` in ``(lo, hi)``."""
+    step = 1
+    while step * 2 <= ln:
+        a, b = _shl2(lo, hi, step)
+        lo |= a
+        hi |= b
+        step *= 2
+    if step < ln:
+        a, b = _shl2(lo, hi, ln - step)
+        lo |= a
+        hi |= b
+    return lo, hi
+
+
+@njit(cache=True, nogil=True)
+def bw_bits2(wlo, whi, klo, khi, n, blen, b0, k, sc):
+    """:func:`bw_bits` for black-and-white lines of up to :data:`MAX_BITS2_LINE` cells,
+    every set two words (``lo`` cells/positions 0..63, ``hi`` 64..127).
+
+    Returns ``(ok, white lo, white hi, black lo, black hi)``. Moving through background
+    cells upwards is one addition with carry (:func:`_fill_up2`), downwards a two-word
+    Kogge-Stone fill. ``sc`` needs ``4 * (k + 1)`` words (each block's starts allowed by
+    the left part, and the forward rows): the engine's ``3 * (blocks + 1) + 128`` suffice,
+    as a line of at most 126 cells has at most 63 blocks.
+    """
+    if n + 1 >= 64:
+        pmlo = ~U0
+        pmhi = (U1 << np.uint64(n + 1 - 64)) - U1
+    else:
+        pmlo = (U1 << np.uint64(n + 1)) - U1
+        pmhi = U0
+    fo = 2 * (k + 1)  # sc[fo + 2b], sc[fo + 2b + 1]: F[b]
+    flo, fhi = _fill_up2(U1, U0, wlo, whi)
+    flo &= pmlo
+    fhi &= pmhi
+    sc[fo] = flo
+    sc[fo + 1] = fhi
+    for b in range(k):
+        ln = blen[b0 + b]
+        if b == 0:
+            slo, shi = flo, fhi
+        else:
+            slo, shi = _shl2(flo & wlo, fhi & whi, 1)
+        rlo, rhi = _runs2(klo, khi, ln)
+        slo &= rlo
+        shi &= rhi
+        sc[2 * b] = slo
+        sc[2 * b + 1] = shi
+        a, c = _shl2(slo, shi, ln)
+        flo, fhi = _fill_up2(a, c, wlo, whi)
+        flo &= pmlo
+        fhi &= pmhi
+        sc[fo + 2 * b + 2] = flo
+        sc[fo + 2 * b + 3] = fhi
+    top = (fhi >> np.uint64(n - 64)) if n >= 64 else (flo >> np.uint64(n))
+    if (top & U1) == U0:
+        return False, U0, U0, U0, U0
+    blo, bhi = _shl2(U1, U0, n)
+    blo, bhi = _fill_down2(blo, bhi, wlo, whi)
+    a, c = _shr2(blo, bhi, 1)
+    whlo = flo & a & wlo
+    whhi = fhi & c & whi
+    bklo = U0
+    bkhi = U0
+    for b in range(k - 1, -1, -1):
+        ln = blen[b0 + b]
+        if b == k - 1:
+            elo, ehi = blo, bhi
+        else:
+            elo, ehi = _shr2(blo, bhi, 1)
+            elo &= wlo
+            ehi &= whi
+        slo, shi = _shr2(elo, ehi, ln)
+        rlo, rhi = _runs2(klo, khi, ln)
+        slo &= rlo
+        shi &= rhi
+        a, c = _smear2(slo & sc[2 * b], shi & sc[2 * b + 1], ln)
+        bklo |= a
+        bkhi |= c
+        blo, bhi = _fill_down2(slo, shi, wlo, whi)
+        a, c = _shr2(blo, bhi, 1)
+        whlo |= sc[fo + 2 * b] & a & wlo
+        whhi |= sc[fo + 2 * b + 1] & c & whi
+    return True, whlo, whhi, bklo, bkhi
+
+
+#: Multipliers of the long lines' cache hash (odd 64-bit constants).
+_K1 = np.uint64(0x9E3779B97F4A7C15)
+_K2 = np.uint64(0xC2B2AE3D27D4EB4F)
+_K3 = np.uint64(0x165667B19E3779F9)
+_K4 = np.uint64(0xD6E8FEB86659FD93)
+_K5 = np.uint64(0xFF51AFD7ED558CCD)
+#: Marks a long line's entry in the line cache (a short line's key is its index + 1).
+_LONG = np.uint64(1) << np.uint64(63)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def bw_cached2(st, start, stride, n, line, blen, b0, k, sc, cache, lm, out):
+    """Line logic for a black-and-white line of 63..126 cells of ``st``, through the cache.
+
+    Reads the line's masks into ``lm``; returns ``(ok, hit, changed)``: ``ok`` False on a
+    contradiction, ``hit`` when the cache answered, ``changed`` when ``out[:n]`` holds
+    narrowed masks. An entry takes two neighbouring 5-word slots of the engine's cache
+    (key, white and black sets in, white and black sets out), keyed exactly; its key,
+    written into both slots, has bit 63 set, so a short line's lookup (key = line + 1)
+    never matches it, and an entry partly overwritten by a short line's never matches
+    either. Inlined into the propagation loop (no reference counting per call).
+    """
+    wlo = U0
+    whi = U0
+    klo = U0
+    khi = U0
+    for j in range(min(n, 64)):
+        m = st[start + j * stride]
+        lm[j] = m
+        wlo |= (m & U1) << np.uint64(j)
+        klo |= ((m >> U1) & U1) << np.uint64(j)
+    for j in range(64, n):
+        m = st[start + j * stride]
+        lm[j] = m
+        whi |= (m & U1) << np.uint64(j - 64)
+        khi |= ((m >> U1) & U1) << np.uint64(j - 64)
+    tag = np.uint64(line + 1) | _LONG
+    h = (wlo * _K1) ^ (klo * _K2) ^ (whi * _K4) ^ (khi * _K5) ^ (tag * _K3)
+    nslot = cache.shape[0] // 5
+    slot = np.int64((h >> np.uint64(32)) & np.uint64(nslot - 2)) * 5 if nslot >= 2 else -1
+    if slot >= 0 and cache[slot] == tag and cache[slot + 5] == tag and cache[slot + 1] == wlo \
+            and cache[slot + 2] == whi and cache[slot + 3] == klo and cache[slot + 4] == khi:
+        hit = True
+        owlo = cache[slot + 6]
+        owhi = cache[slot + 7]
+        oblo = cache[slot + 8]
+        obhi = cache[slot + 9]
+        ok = (owlo | owhi | oblo | obhi) != U0
+    else:
+        hit = False
+        ok, owlo, owhi, oblo, obhi = bw_bits2(wlo, whi, klo, khi, n, blen, b0, k, sc)
+        if slot >= 0:
+            cache[slot] = tag
+            cache[slot + 1] = wlo
+            cache[slot + 2] = whi
+            cache[slot + 3] = klo
+            cache[slot + 4] = khi
+            cache[slot + 5] = tag
+            cache[slot + 6] = owlo
+            cache[slot + 7] = owhi
+            cache[slot + 8] = oblo
+            cache[slot + 9] = obhi
+    if not ok:
+        return False, hit, False
+    if owlo == wlo and owhi == whi and oblo == klo and obhi == khi:
+        return True, hit, False
+    for j in range(min(n, 64)):
+        sj = np.uint64(j)
+        out[j] = ((owlo >> sj) & U1) | (((oblo >> sj) & U1) << U1)
+    for j in range(64, n):
+        sj = np.uint64(j - 64)
+        out[j] = ((owhi >> sj) & U1) | (((obhi >> sj) & U1) << U1)
+    return True, hit, True
+
+
+@njit(cache=True, nogil=True)
+def bw_line2(lm, n, blen, b0, k, sc, out):
+    """:func:`bw_bits2` on per-cell masks: the answer of :func:`dp_line` for a line of at
+    most :data:`MAX_BITS2_LINE` cells whose blocks all have colour 1 (a cell keeps the
+    background and colour 1 where some placement gives them, and loses other colours)."""
+    wlo = U0
+    whi = U0
+    klo = U0
+    khi = U0
+    for j in range(min(n, 64)):
+        m = lm[j]
+        wlo |= (m & U1) << np.uint64(j)
+        klo |= ((m >> U1) & U1) << np.uint64(j)
+    for j in range(64, n):
+        m = lm[j]
+        whi |= (m & U1) << np.uint64(j - 64)
+        khi |= ((m >> U1) & U1) << np.uint64(j - 64)
+    ok, owlo, owhi, oblo, obhi = bw_bits2(wlo, whi, klo, khi, n, blen, b0, k, sc)
+    if not ok:
+        return False
+    for j in range(min(n, 64)):
+        sj = np.uint64(j)
+        out[j] = ((owlo >> sj) & U1) | (((oblo >> sj) & U1) << U1)
+    for j in range(64, n):
+        sj = np.uint64(j - 64)
+        out[j] = ((owhi >> sj) & U1) | (((obhi >> sj) & U1) << U1)
+    return True
+
+
 @njit(cache=True, nogil=True)
 def line_solve(lm, n, blen, bcol, b0, k, F, B, run, sc, out, bits):  # noqa: N803
     """Complete line logic with the fastest kernel that takes the line (see above)."""
     if n <= MAX_BITS_LINE:
         return bits_line(lm, n, blen, bcol, b0, k, sc, out, bits)
+    if n <= MAX_BITS2_LINE:
+        mono = True
+        for b in range(k):
+            if bcol[b0 + b] != 1:
+                mono = False
+                break
+        if mono:
+            return bw_line2(lm, n, blen, b0, k, sc, out)
     return dp_line(lm, n, blen, bcol, b0, k, F, B, run, out, bits)
 
 
@@ -427,7 +701,8 @@ def solve_line(
     """Complete line logic from Python: the masks every valid placement allows, or None.
 
     ``state`` holds one mask per cell (bit 0 background, bit c colour c). ``kernel`` is
-    ``auto`` (bit-parallel up to 62 cells, else the array DP), ``bits`` or ``dp``. Each call
+    ``auto`` (bit-parallel up to 62 cells, two words up to 126 cells when every block has
+    colour 1, else the array DP), ``bits``, ``bits2`` (colour 1 only) or ``dp``. Each call
     allocates its scratch; the hot loops call the kernels directly.
 
     >>> from nonoforge.puzzle import Block
@@ -438,10 +713,13 @@ def solve_line(
     n = int(lm.shape[0])
     if any(b.color > MAX_COLORS for b in clue):
         raise SolverError(f"at most {MAX_COLORS} colours are supported")
-    if kernel not in ("auto", "bits", "dp"):
+    if kernel not in ("auto", "bits", "bits2", "dp"):
         raise SolverError(f"unknown line kernel {kernel!r}")
     if kernel == "bits" and n > MAX_BITS_LINE:
         raise SolverError(f"the bit-parallel kernel takes at most {MAX_BITS_LINE} cells")
+    if kernel == "bits2" and (n > MAX_BITS2_LINE or any(b.color != 1 for b in clue)):
+        raise SolverError(f"the two-word kernel takes colour 1 and at most {MAX_BITS2_LINE} "
+                          "cells")
     blen, bcol = clue_arrays(clue)
     k = len(clue)
     if blen.size == 0:
@@ -451,12 +729,14 @@ def solve_line(
     F = np.zeros(size, dtype=np.uint8)  # noqa: N806
     B = np.zeros(size, dtype=np.uint8)  # noqa: N806
     run = np.zeros(n + 1, dtype=np.int64)
-    sc = np.zeros(3 * (k + 1) + 128, dtype=np.uint64)
+    sc = np.zeros(4 * (k + 1) + 128, dtype=np.uint64)
     out = np.zeros(max(n, 1), dtype=np.uint64)
     if kernel == "dp":
         ok = dp_line(lm, n, blen, bcol, 0, k, F, B, run, out, BITS)
     elif kernel == "bits":
         ok = bits_line(lm, n, blen, bcol, 0, k, sc, out, BITS)
+    elif kernel == "bits2":
+        ok = bw_line2(lm, n, blen, 0, k, sc, out)
     else:
         ok = line_solve(lm, n, blen, bcol, 0, k, F, B, run, sc, out, BITS)
     return out[:n].copy() if ok else None
