@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -50,6 +50,12 @@ AUTO_MIN_NODES = 50
 #: measured on 25x25 puzzles, so larger ones keep the usual budget.
 AUTO_FIRST_NODES = 0
 AUTO_FIRST_MAX_CELLS = 1024
+#: How the engine searches (:class:`nonoforge.solver.driver.SearchOptions`) when one
+#: solution is asked for (the tournament question: effort counts free to change) and when
+#: two or more are (ratings, the generator, uniqueness: the difficulty model is fitted on
+#: their effort counts, so changing these needs a refit). See docs/solver.md.
+SEARCH_ONE: dict[str, Any] = {"incremental": True, "score": 4, "order": 0}
+SEARCH_MANY: dict[str, Any] = {}
 #: What one CDCL conflict of the SAT back-end costs in work units (the ``budget`` of
 #: :func:`solve` and the ``work`` effort count). Engine units are line requests (solved or
 #: answered by the cache) plus solution bookkeeping; measured on the tournament and survey
@@ -210,7 +216,8 @@ def _solve(
     from nonoforge.solver import engine as E  # noqa: N812
 
     t = Tables.of(puzzle)
-    w = D.Work(t, max_solutions, record_steps)
+    options = D.SearchOptions(**(SEARCH_ONE if max_solutions == 1 else SEARCH_MANY))
+    w = D.Work(t, max_solutions, record_steps, options)
     use_sat = strategy == "auto"
     w.v[E.V_STRAT] = _STRAT_LEVEL[strategy]
     if node_budget is not None:

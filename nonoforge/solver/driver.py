@@ -10,6 +10,7 @@ needs the engine.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -27,6 +28,9 @@ BRANCH_SCORE = 0
 #: Which colour of the branching cell is tried first: 0 lowest index, 1 the branch that
 #: settles the fewest cells (least constrained: most likely to hold a solution), 2 the most.
 BRANCH_ORDER = 1
+#: Probe records (engine ``V_INCR``) are kept when the puzzle's line bitsets take at most
+#: this many words (one bitset of its lines per cell).
+PROBE_RECORD_WORDS = 4_000_000
 #: Line-cache slots per line of the puzzle (rounded to a power of two, 64 .. 65536).
 CACHE_SLOTS_PER_LINE = 256
 #: Work per slice (line solves) when no deadline needs watching.
@@ -35,10 +39,28 @@ _FREE_SLICE = 500_000
 _ARM_AT_ONCE_CELLS = 4096
 
 
+@dataclass(frozen=True)
+class SearchOptions:
+    """How the engine searches (chosen per solve by :mod:`nonoforge.solver.core`).
+
+    ``score``/``order``: the branching score and colour order (``BRANCH_SCORE``,
+    ``BRANCH_ORDER``; score 4 is LalaFrogKK's); ``incremental``: skip a probe while no
+    line its last probe read has changed (same search, fewer line requests); ``swap``:
+    after the first solution of a two-solution search, try a 2x2 swap for the second.
+    """
+
+    score: int = BRANCH_SCORE
+    order: int = BRANCH_ORDER
+    incremental: bool = False
+    swap: bool = False
+
+
 class Work:
     """The engine's working memory for one solve (the whole resumable state)."""
 
-    def __init__(self, t: Tables, max_solutions: int, record_steps: bool) -> None:
+    def __init__(self, t: Tables, max_solutions: int, record_steps: bool,
+                 search: SearchOptions | None = None) -> None:
+        o = search or SearchOptions()
         h, w = t.height, t.width
         ncell, nl, maxn = h * w, h + w, max(h, w)
         self.t = t
@@ -74,8 +96,18 @@ class Work:
         self.v[E.V_NCOL] = t.ncolors
         self.v[E.V_RECORD] = 1 if record_steps else 0
         self.v[E.V_BEST] = -1
-        self.v[E.V_HEUR] = BRANCH_SCORE
-        self.v[E.V_ORDER] = BRANCH_ORDER
+        self.v[E.V_HEUR] = o.score
+        self.v[E.V_ORDER] = o.order
+        self.v[E.V_SWAP] = 1 if o.swap else 0
+        # probe records: which lines each cell's last probe read, and what it answered
+        words = (nl + 63) // 64
+        keep = o.incremental and ncell * words <= PROBE_RECORD_WORDS
+        self.v[E.V_INCR] = 1 if keep else 0
+        self.lver = np.zeros(nl, dtype=np.int64)
+        rec = ncell if keep else 1
+        self.prec = np.zeros((rec, 4), dtype=np.int64)
+        self.prec[:, E.R_TICK] = -1
+        self.pdep = np.zeros((rec, words if keep else 1), dtype=np.uint64)
 
     def grow_stack(self) -> None:
         """Double the search stack (the engine asks when a branch would overflow it)."""
@@ -111,7 +143,8 @@ class Work:
             t.height, t.width, t.lines, t.blen, t.bcol, BITS, t.full, self.cur, self.stack,
             self.bcell, self.brem, self.sched, self.v, self.F, self.B, self.run_, self.sc,
             self.cache, self.lm, self.out, self.trail, self.trold, self.stamp, self.steps,
-            self.hcnt, self.hacc, self.hstamp, self.touched, self.sols,
+            self.hcnt, self.hacc, self.hstamp, self.touched, self.sols, self.lver, self.prec,
+            self.pdep,
         ), work_limit))
 
     def drain_steps(self, into: list[np.ndarray]) -> None:

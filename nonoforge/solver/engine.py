@@ -95,7 +95,12 @@ V_WORK = 36  # other work (solution bookkeeping), in line-solve units
 #: stop is final (the caller reports a timeout), so it may leave the search unresumable,
 #: but never a probe's assumption in the state.
 V_STOP = 37
-NV = 40
+V_INCR = 38  # 1: skip a probe when no line its last probe read has changed since
+V_TICK = 39  # clock of the probe records: lver[l] >= prec[p, R_TICK] means the record is stale
+V_SWAP = 40  # 1: after a first solution, look for a 2x2 swap that keeps every clue
+V_PSKIP = 41  # probes skipped (their record still held; diagnostics, not an effort count)
+V_SWAPS = 42  # second solutions found by a 2x2 swap (diagnostics)
+NV = 44
 
 PH_INIT = 0
 PH_PROP = 1
@@ -115,6 +120,12 @@ RC_STOPPED = 6  # v[V_STOP] was set: the deadline passed (not resumable)
 RC_GROW_STACK = -1  # the search stack is full: grow it and call again
 RC_GROW_SOLS = -2  # the solution store may overflow: grow it and call again
 _GO = 100  # (phases only) no reason to return: the loop goes on
+
+# ---- columns of the probe records (prec) --------------------------------------------------
+R_TICK = 0  # V_TICK of the probe (-1: no record to reuse)
+R_SCORE = 1  # the branching score it gave
+R_FIRST = 2  # the colour to try first (a mask, as int64)
+R_DONE = 3  # the most cells one of its surviving assumptions decided
 
 T_TRIVIAL = 0
 T_OVERLAP = 1
@@ -159,6 +170,9 @@ class Engine(NamedTuple):
     hstamp: np.ndarray  # hstamp[c] == v[V_HSTAMP]: hcnt/hacc are of this probe
     touched: np.ndarray  # cells touched by this probe
     sols: np.ndarray  # solutions found, each followed by its hash
+    lver: np.ndarray  # lver[l]: V_TICK when line l last changed outside a probe
+    prec: np.ndarray  # prec[p]: p's last complete probe (R_*: when, what it answered)
+    pdep: np.ndarray  # pdep[p]: the lines that probe read (bitset, 64 lines a word)
 
 
 @njit(cache=True, nogil=True)
@@ -404,6 +418,137 @@ def _store_solution(st, sols, v):
     v[V_WORK] += 4 * nc  # the caller turns it into a picture and checks it: charge that
 
 
+# ---- probe records and the 2x2 swap ----------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _bump_cell(lver, v, H, W, cell):  # noqa: N803
+    """The row and the column through ``cell`` changed (outside a probe): every probe
+    record that read one of them is stale."""
+    r = cell // W
+    t = v[V_TICK]
+    lver[r] = t
+    lver[H + cell - r * W] = t
+
+
+@njit(cache=True, nogil=True)
+def _bump_trail(lver, v, trail, H, W):  # noqa: N803
+    """Every cell on the trail changed outside a probe (a propagation of the state)."""
+    for i in range(v[V_TRAIL]):
+        _bump_cell(lver, v, H, W, trail[i])
+
+
+@njit(cache=True, nogil=True)
+def _stale(p, pdep, lver, prec, undec):
+    """Whether probing ``p`` again could answer anything but its record: a line its last
+    probe read has changed since (a probe reads only its cell's row and column and the
+    lines through the cells it changed, and a line solve depends on the line alone), or an
+    assumption would now decide the last undecided cells (a solution to store)."""
+    t = prec[p, R_TICK]
+    if t < 0 or prec[p, R_DONE] >= undec:
+        return True
+    for w in range(pdep.shape[1]):
+        m = pdep[p, w]
+        line = w * 64
+        while m != U0:
+            if (m & U1) != U0 and lver[line] >= t:
+                return True
+            m >>= U1
+            line += 1
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _moves(a, n, ok, row):
+    """``ok[row, i, j]`` for every black cell ``i`` and white cell ``j`` of the 0/1 line
+    ``a`` such that moving the black cell from ``i`` to ``j`` keeps the line's clue.
+
+    The number of blocks must stay, so the move either shifts one block by a cell (its end
+    cell to just past its other end, not touching the next block) or moves a one-cell
+    block to a cell with white neighbours, passing only one-cell blocks (a split and a
+    merge never keep the lengths in order).
+    """
+    s = 0
+    while s < n:
+        if a[s] == 0:
+            s += 1
+            continue
+        e = s
+        while e + 1 < n and a[e + 1] == 1:
+            e += 1
+        if e + 1 < n and (e + 2 >= n or a[e + 2] == 0):
+            ok[row, s, e + 1] = True  # shift right
+        if s >= 1 and (s < 2 or a[s - 2] == 0):
+            ok[row, e, s - 1] = True  # shift left
+        if e == s:  # a one-cell block: slide it over white cells and one-cell blocks
+            for d in (-1, 1):
+                j = s + d
+                while 0 <= j < n:
+                    if a[j] == 1:
+                        if (0 <= j + d < n and a[j + d] == 1):
+                            break  # a longer block: the order would change
+                        j += d
+                        continue
+                    left = j - 1 == s or j == 0 or a[j - 1] == 0
+                    right = j + 1 == s or j + 1 >= n or a[j + 1] == 0
+                    if left and right:
+                        ok[row, s, j] = True
+                    j += d
+        s = e + 1
+
+
+@njit(cache=True, nogil=True)
+def swap_partner(st, H, W):  # noqa: N803
+    """A second solution next to the black-and-white solution ``st``: four cells at the
+    corners of a rectangle, black on one diagonal and white on the other, whose swap keeps
+    both rows' and both columns' clues. Returns ``(r1, c1, r2, c2)`` (``r1, c1`` black) or
+    ``(-1, -1, -1, -1)`` when there is none."""
+    g = np.zeros(H * W, dtype=np.int64)
+    for c in range(H * W):
+        g[c] = 1 if st[c] == U2 else 0
+    rmv = np.zeros((H, W, W), dtype=np.bool_)
+    cmv = np.zeros((W, H, H), dtype=np.bool_)
+    a = np.zeros(max(H, W), dtype=np.int64)
+    for r in range(H):
+        for j in range(W):
+            a[j] = g[r * W + j]
+        _moves(a, W, rmv, r)
+    for c in range(W):
+        for i in range(H):
+            a[i] = g[i * W + c]
+        _moves(a, H, cmv, c)
+    for r1 in range(H):
+        for c1 in range(W):
+            if g[r1 * W + c1] == 0:
+                continue
+            for c2 in range(W):
+                if not rmv[r1, c1, c2]:
+                    continue
+                for r2 in range(H):
+                    if cmv[c1, r1, r2] and rmv[r2, c2, c1] and cmv[c2, r2, r1]:
+                        return r1, c1, r2, c2
+    return -1, -1, -1, -1
+
+
+@njit(cache=True, nogil=True)
+def _try_swap(st, sols, v, H, W):  # noqa: N803
+    """After the first solution of a two-solution search: a 2x2 swap gives the second at
+    once (black and white, ``V_SWAP`` on)."""
+    if v[V_SWAP] == 0 or v[V_NSOL] != 1 or v[V_MAXSOL] < 2 or v[V_NCOL] != 1:
+        return
+    v[V_WORK] += H * W * (H + W) // 256 + 1
+    r1, c1, r2, c2 = swap_partner(st, H, W)
+    if r1 < 0:
+        return
+    alt = st.copy()
+    alt[r1 * W + c1] = U1
+    alt[r2 * W + c2] = U1
+    alt[r1 * W + c2] = U2
+    alt[r2 * W + c1] = U2
+    v[V_SWAPS] += 1
+    _store_solution(alt, sols, v)
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _is_trivial(lines, blen, bcol, line):
     """Whether the clue of ``line`` fills it exactly (or is empty)."""
@@ -485,13 +630,21 @@ def init_state(s):
 
 @njit(cache=True, nogil=True)
 def _probe_cell(p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache, lm, out,  # noqa: N803
-                trail, trold, stamp, steps, hcnt, hacc, hstamp, touched, sols):
+                trail, trold, stamp, steps, hcnt, hacc, hstamp, touched, sols, lver, prec, pdep):
     """Assume each colour of cell ``p`` in turn and keep what every survivor agrees on.
 
-    Returns ``(status, score)``: status -1 contradiction (no colour survives), 0 nothing
-    learnt, 1 cells narrowed in ``st`` (and lines scheduled: the caller propagates);
-    score rates ``p`` as a branching cell (the fewest cells any branch settles).
+    Returns ``(status, score, first)``: status -1 contradiction (no colour survives), 0
+    nothing learnt, 1 cells narrowed in ``st`` (and lines scheduled: the caller
+    propagates); score rates ``p`` as a branching cell (see ``V_HEUR``), first is the
+    colour to try first there. With ``V_INCR`` the lines each assumption read are kept in
+    ``pdep[p]`` (a probe that learnt nothing can then be skipped until one changes).
     """
+    incr = v[V_INCR] != 0
+    if incr:
+        v[V_TICK] += 1
+        prec[p, R_TICK] = -1  # until this probe completes
+        for w in range(pdep.shape[1]):
+            pdep[p, w] = U0
     v[V_PROBES] += 1
     v[V_HSTAMP] += 1
     hs = v[V_HSTAMP]
@@ -506,6 +659,7 @@ def _probe_cell(p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, c
     prod = 1
     cmin = U0
     cmax = U0
+    done = 0
     for c in range(ncol + 1):
         cb = bits[c]
         if (m & cb) == U0:
@@ -528,10 +682,19 @@ def _probe_cell(p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, c
                 st[trail[t]] = trold[t]
             v[V_UNDEC] = und0
             return 0, 0, U0
+        if incr:  # the lines this assumption read: those through the cells it changed
+            for t in range(nt):
+                q = trail[t]
+                r = q // W
+                pdep[p, r >> 6] |= U1 << np.uint64(r & 63)
+                cl = H + q - r * W
+                pdep[p, cl >> 6] |= U1 << np.uint64(cl & 63)
         if ok:
             nsurv += 1
+            done = max(done, und0 - v[V_UNDEC])
             if v[V_UNDEC] == 0:
                 _store_solution(st, sols, v)
+                _try_swap(st, sols, v, H, W)
                 if v[V_DEPTH] == 0:
                     v[V_TECH] = max(v[V_TECH], T_PROBE)  # a probe completed the grid
             tot += nt
@@ -573,9 +736,13 @@ def _probe_cell(p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, c
                 st[q] = nm
                 learnt += 1
                 _mark_cell(sched, H, W, q, v[V_GEN])
+                _bump_cell(lver, v, H, W, q)
     if learnt > 0:
         v[V_PROBECHG] += learnt
         return 1, 0, U0
+    if incr:
+        prec[p, R_TICK] = v[V_TICK]
+        prec[p, R_DONE] = done
     if nsurv == 1:
         return 0, 0, U0
     hm = v[V_HEUR]
@@ -585,8 +752,10 @@ def _probe_cell(p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, c
         score = tot
     elif hm == 2:
         score = prod
-    else:
+    elif hm == 3:
         score = mn * 4096 + mx
+    else:  # LalaFrogKK's: the weakest branch, plus 1.85 ln(1 + how unbalanced they are)
+        score = mn * 1024 + int(1.85 * 1024 * np.log(1.0 + (mx - mn)))
     om = v[V_ORDER]
     first = U0 if om == 0 else (cmin if om == 1 else cmax)
     return 0, score, first
@@ -625,9 +794,11 @@ def _phase_init(s):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _solved(v, cur, sols):
+def _solved(v, cur, sols, H, W):  # noqa: N803
     """Every cell is decided: keep the solution; stop when enough, else backtrack."""
     _store_solution(cur, sols, v)
+    if v[V_DEPTH] > 0:  # (at the root, logic alone decided every cell: nothing to swap)
+        _try_swap(cur, sols, v, H, W)
     if v[V_NSOL] >= v[V_MAXSOL]:
         v[V_PHASE] = PH_DONE
         return RC_SOLS
@@ -636,14 +807,14 @@ def _solved(v, cur, sols):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _after_propagation(v, cur, sols, ok):
+def _after_propagation(v, cur, sols, ok, H, W):  # noqa: N803
     """Where a propagation leads: backtrack (contradiction), a solution, the end of the
     line rung, or a (new) probe pass over the cells."""
     if not ok:
         v[V_PHASE] = PH_BACK
         return _GO
     if v[V_UNDEC] == 0:
-        return _solved(v, cur, sols)
+        return _solved(v, cur, sols, H, W)
     if v[V_STRAT] == 0:
         return RC_LIMIT
     v[V_PHASE] = PH_PROBE
@@ -655,7 +826,7 @@ def _after_propagation(v, cur, sols, ok):
 
 @njit(cache=True, nogil=True, inline="always")
 def _phase_propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache, lm,  # noqa: N803
-                     out, trail, trold, stamp, steps, sols):
+                     out, trail, trold, stamp, steps, sols, lver):
     """PH_PROP: line logic to a fixpoint on a fresh trail."""
     root = v[V_DEPTH] == 0
     _new_trail(v)
@@ -663,14 +834,15 @@ def _phase_propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc,
                    trail, trold, stamp, steps, root)
     if v[V_STOP] != 0:
         return RC_STOPPED
+    _bump_trail(lver, v, trail, H, W)
     if root and v[V_TRAIL] > 0:
         v[V_TECH] = max(v[V_TECH], T_LINE)
-    return _after_propagation(v, st, sols, ok)
+    return _after_propagation(v, st, sols, ok, H, W)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _probe_learnt(status, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache,  # noqa: N803
-                  lm, out, trail, trold, stamp, steps, sols):
+                  lm, out, trail, trold, stamp, steps, sols, lver):
     """A probe contradicted (``status`` < 0: backtrack) or narrowed cells (propagate them,
     then start the probe pass over)."""
     root = v[V_DEPTH] == 0
@@ -685,7 +857,8 @@ def _probe_learnt(status, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run
                    trail, trold, stamp, steps, root)
     if v[V_STOP] != 0:
         return RC_STOPPED
-    return _after_propagation(v, st, sols, ok)
+    _bump_trail(lver, v, trail, H, W)
+    return _after_propagation(v, st, sols, ok, H, W)
 
 
 @njit(cache=True, nogil=True)
@@ -703,7 +876,8 @@ def _next_probe(v, cur, ncell):
 
 @njit(cache=True, nogil=True, inline="always")
 def _phase_probe(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache, lm, out,  # noqa: N803
-                 trail, trold, stamp, steps, hcnt, hacc, hstamp, touched, sols, work_limit):
+                 trail, trold, stamp, steps, hcnt, hacc, hstamp, touched, sols, work_limit, lver,
+                 prec, pdep):
     """PH_PROBE: probe the undecided cells in turn (a probe that narrows cells propagates
     them and starts the pass over); a pass that learns nothing ends in PH_DECIDE with the
     best-scored cell to branch on. Goes from cell to cell itself, with run's checks
@@ -716,17 +890,26 @@ def _phase_probe(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cac
         if p < 0:
             v[V_PHASE] = PH_DECIDE
             return _GO
-        status, score, first = _probe_cell(
-            p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache, lm, out,
-            trail, trold, stamp, steps, hcnt, hacc, hstamp, touched, sols)
-        if v[V_STOP] != 0:
-            return RC_STOPPED
-        if v[V_NSOL] >= v[V_MAXSOL]:
-            v[V_PHASE] = PH_DONE
-            return RC_SOLS
+        if v[V_INCR] != 0 and not _stale(p, pdep, lver, prec, v[V_UNDEC]):
+            status = 0  # the same lines would give the same answer: nothing learnt
+            score = prec[p, R_SCORE]
+            first = np.uint64(prec[p, R_FIRST])
+            v[V_PSKIP] += 1
+        else:
+            status, score, first = _probe_cell(
+                p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache, lm, out,
+                trail, trold, stamp, steps, hcnt, hacc, hstamp, touched, sols, lver, prec, pdep)
+            if v[V_STOP] != 0:
+                return RC_STOPPED
+            if v[V_NSOL] >= v[V_MAXSOL]:
+                v[V_PHASE] = PH_DONE
+                return RC_SOLS
+            if v[V_INCR] != 0:
+                prec[p, R_SCORE] = score
+                prec[p, R_FIRST] = np.int64(first)
         if status != 0:
             rc = _probe_learnt(status, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run,
-                               sc, cache, lm, out, trail, trold, stamp, steps, sols)
+                               sc, cache, lm, out, trail, trold, stamp, steps, sols, lver)
             if rc != _GO or v[V_PHASE] != PH_PROBE:
                 return rc
         else:
@@ -767,7 +950,7 @@ def _branch_cell(v, cur, bits, ncell):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _phase_branch(v, cur, stack, bcell, brem, bits, sched, H, W):  # noqa: N803
+def _phase_branch(v, cur, stack, bcell, brem, bits, sched, H, W, lver):  # noqa: N803
     """PH_DECIDE: save the state, give the chosen cell its first colour, go one deeper."""
     depth = v[V_DEPTH]
     if v[V_STRAT] < 2:
@@ -783,6 +966,7 @@ def _phase_branch(v, cur, stack, bcell, brem, bits, sched, H, W):  # noqa: N803
     bcell[depth] = p
     brem[depth] = cur[p] & ~first
     cur[p] = first
+    _bump_cell(lver, v, H, W, p)
     v[V_UNDEC] -= 1
     v[V_DEPTH] = depth + 1
     if depth + 1 > v[V_MAXDEPTH]:
@@ -794,7 +978,7 @@ def _phase_branch(v, cur, stack, bcell, brem, bits, sched, H, W):  # noqa: N803
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _phase_backtrack(v, cur, stack, bcell, brem, bits, sched, H, W):  # noqa: N803
+def _phase_backtrack(v, cur, stack, bcell, brem, bits, sched, H, W, lver):  # noqa: N803
     """PH_BACK: unwind to the deepest level with a colour left, restore its state and try
     that colour (the search is over when none is left)."""
     depth = v[V_DEPTH]
@@ -812,10 +996,16 @@ def _phase_backtrack(v, cur, stack, bcell, brem, bits, sched, H, W):  # noqa: N8
     nxt = _first_colour(bits, v[V_NCOL], rem)
     brem[d] = rem & ~nxt
     p = bcell[d]
-    cur[:] = stack[d, :]
+    for c in range(H * W):
+        if cur[c] != stack[d, c]:
+            _bump_cell(lver, v, H, W, c)
+            cur[c] = stack[d, c]
     und = _count_undecided(cur)
+    if not _is_single(cur[p]):
+        und -= 1
     cur[p] = nxt
-    v[V_UNDEC] = und - 1
+    _bump_cell(lver, v, H, W, p)
+    v[V_UNDEC] = und
     v[V_NODES] += 1
     _clear_schedule(sched)
     _mark_cell(sched, H, W, p, v[V_GEN])
@@ -835,7 +1025,7 @@ def run(s, work_limit):
     """
     (H, W, lines, blen, bcol, bits, _full, cur, stack, bcell, brem, sched, v,  # noqa: N806
      F, B, run_, sc, cache, lm, out, trail, trold, stamp, steps,  # noqa: N806
-     hcnt, hacc, hstamp, touched, sols) = s
+     hcnt, hacc, hstamp, touched, sols, lver, prec, pdep) = s
     nsteps = steps.shape[0]
     nsols = sols.shape[0]
     while True:
@@ -847,15 +1037,15 @@ def run(s, work_limit):
             rc = _phase_init(s)
         elif ph == PH_PROP:
             rc = _phase_propagate(cur, H, W, lines, blen, bcol, bits, sched, v, F, B, run_, sc,
-                                  cache, lm, out, trail, trold, stamp, steps, sols)
+                                  cache, lm, out, trail, trold, stamp, steps, sols, lver)
         elif ph == PH_PROBE:
             rc = _phase_probe(cur, H, W, lines, blen, bcol, bits, sched, v, F, B, run_, sc,
                               cache, lm, out, trail, trold, stamp, steps, hcnt, hacc, hstamp,
-                              touched, sols, work_limit)
+                              touched, sols, work_limit, lver, prec, pdep)
         elif ph == PH_DECIDE:
-            rc = _phase_branch(v, cur, stack, bcell, brem, bits, sched, H, W)
+            rc = _phase_branch(v, cur, stack, bcell, brem, bits, sched, H, W, lver)
         elif ph == PH_BACK:
-            rc = _phase_backtrack(v, cur, stack, bcell, brem, bits, sched, H, W)
+            rc = _phase_backtrack(v, cur, stack, bcell, brem, bits, sched, H, W, lver)
         else:
             return RC_DONE
         if rc != _GO:
