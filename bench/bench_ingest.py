@@ -26,7 +26,7 @@ from sitefixtures import Reply, SiteServer, nonograms_page, random_picture  # no
 from nonoforge.db import Corpus  # noqa: E402
 from nonoforge.scraper.http import Http  # noqa: E402
 from nonoforge.scraper.ingest import ingest_nonograms  # noqa: E402
-from nonoforge.scraper.nonograms import puzzle_from_page  # noqa: E402
+from nonoforge.scraper.nonograms import read_page  # noqa: E402
 
 
 def page_cost(rng: np.random.Generator) -> None:
@@ -38,7 +38,7 @@ def page_cost(rng: np.random.Generator) -> None:
         times = []
         for _ in range(30):
             t = time.perf_counter()
-            puzzle_from_page(html, site="nonograms.ru", item="1")
+            read_page(html, site="nonograms.ru", item="1")
             times.append(time.perf_counter() - t)
         print(f"  {side:>3}x{side:<3} {ncolors} colour(s), {len(html) / 1024:6.1f} KiB page: "
               f"{statistics.median(times) * 1000:7.2f} ms")

@@ -40,7 +40,7 @@ from nonoforge.examples import IMAGES
 from nonoforge.formats import read_file
 from nonoforge.formats.tournament import read_with_solutions
 from nonoforge.pipeline.difficulty import fit
-from nonoforge.pipeline.rate import LocalExecutor, RateOptions, rate_puzzle, sample_of
+from nonoforge.pipeline.rate import LocalExecutor, RateOptions, add_runs, rate_puzzle, sample_of
 from nonoforge.puzzle import Puzzle
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -110,10 +110,13 @@ TINY_S = 0.001
 
 def measure(
     best: dict[str, dict], puzzles: list[Puzzle], passes: int, workers: int, min_time_s: float,
-    salt: str,
+    salt: str, afresh: bool = False,
 ) -> None:
     """Rate ``puzzles`` ``passes`` times, each pass in another order, into ``best``: per
-    key the first row, its CPU times merged with every later pass's (``cpu_s``: the least).
+    key the first row, its times merged with every later pass's (``cpu_s``: the least,
+    ``time_s``: the median, as :func:`~nonoforge.pipeline.rate.add_runs` keeps them).
+    With ``afresh``, a puzzle's earlier times give way to the first pass that times it; a
+    puzzle no pass times keeps its earlier times, and ``cpu_s`` always is their least.
 
     The quick puzzles (under :data:`QUICK_S`) are timed apart, with ``workers`` 1: in this
     process alone, each pass solving each puzzle 3 times back to back, their least CPU
@@ -124,14 +127,17 @@ def measure(
     two runs agree at rho 0.97.
     """
     opts = RateOptions(min_time_s=min_time_s)
+    stale = {p.key for p in puzzles} if afresh else set()
     for n in range(passes):
         order = sorted(puzzles, key=lambda p: _hash(f"{salt}{n}:{p.key}"))
         for row in LocalExecutor(workers).map_unordered(rate_puzzle, order, opts):
             was = best.setdefault(row["key"], row)
-            if was is not row and row["cpu_times"]:
-                was["cpu_times"] += row["cpu_times"]
-                was["times"] += row["times"]
-                was["cpu_s"] = min(was["cpu_times"])
+            if was is row or not row["cpu_times"]:
+                continue
+            if row["key"] in stale:
+                stale.discard(row["key"])
+                was["times"], was["cpu_times"] = [], []
+            add_runs(was, list(zip(row["times"], row["cpu_times"], strict=True)))
 
 
 def main() -> int:
@@ -179,9 +185,7 @@ def main() -> int:
         t1 = time.perf_counter()
         quick = [p for _, p in ref if best[p.key]["status"] in ("unique", "multiple")
                  and best[p.key]["cpu_s"] < QUICK_S]
-        for p in quick:  # timed afresh, alone: see measure_quick
-            best[p.key]["cpu_times"], best[p.key]["times"] = [], []
-        measure(best, quick, args.quick_passes, 1, 0.0, "quick:")
+        measure(best, quick, args.quick_passes, 1, 0.0, "quick:", afresh=True)  # alone
         tiny = [p for p in quick if best[p.key]["cpu_s"] < TINY_S]
         measure(best, tiny, args.tiny_passes, 1, 0.0, "tiny:")
         rows = list(best.values())

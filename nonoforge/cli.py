@@ -116,12 +116,19 @@ _state: dict[str, bool] = {"debug": False, "quiet": False}
 _clock: dict[str, float] = {}  # "process": set by main(); "command": when this one started
 
 
+def say_error(text: str) -> None:
+    """One red ``error:`` line on stderr, ``text`` escaped for the terminal: how every
+    error the user sees is written (by :func:`_report` and by the batch commands, whose
+    bad items each get a line while the rest go on)."""
+    err.print(Text(f"error: {terminal_text(text)}", style="red"))
+
+
 def _report(e: BaseException) -> int:
     """The one place where errors become messages and exit codes."""
     if _state["debug"]:
         traceback.print_exception(e, file=sys.stderr)
     if isinstance(e, NonoforgeError):
-        err.print(Text(f"error: {terminal_text(first_line(e))}", style="red"))
+        say_error(first_line(e))
         return e.exit_code
     if isinstance(e, KeyboardInterrupt):
         err.print("interrupted")
@@ -129,7 +136,7 @@ def _report(e: BaseException) -> int:
     if isinstance(e, BrokenPipeError):
         return 0
     if isinstance(e, MemoryError):
-        err.print(Text("error: out of memory", style="red"))
+        say_error("out of memory")
         return 1
     err.print(Text(f"internal error: {type(e).__name__}: {terminal_text(str(e))} "
                    "(run with --debug)", style="red"))
@@ -267,7 +274,7 @@ def batch_inputs(paths: list[str], fmt: str | None = None) -> Any:
     bad file gives one line on stderr and an item with its error; see :func:`end_batch`."""
     from nonoforge.pipeline.batch import Batch
     def say(file: str, reason: str) -> None:
-        err.print(Text(terminal_text(f"error: {file}: {reason}"), style="red"))
+        say_error(f"{file}: {reason}")
 
     return Batch(paths, fmt, resolve=resolve_input, on_error=say, reraise=_state["debug"])
 
@@ -702,7 +709,7 @@ def db_import(
 
     def on_error(path: str, e: Exception) -> None:
         failed.setdefault(path, str(e))
-        err.print(Text(f"error: {terminal_text(first_line(e))}", style="red"))
+        say_error(first_line(e))
 
     with open_corpus(db, create=True) as c:
         if is_quiet():
@@ -1203,8 +1210,7 @@ def rate(
                                resolve=resolve_input)
     for e in run.entries:
         if "error" in e:
-            what = terminal_text(f"{e.get('file') or e.get('key')}: {e['error']}")
-            err.print(Text(f"error: {what}", style="red"))
+            say_error(f"{e.get('file') or e.get('key')}: {e['error']}")
     if as_json:
         print_json(run.entries)
         if not is_quiet():

@@ -340,10 +340,15 @@ class Grid:
             self._raw = self._cells.tobytes()
         return self._raw
 
-    def _lines(self) -> tuple[list[bytes], list[bytes]]:
-        """The rows and the columns, each as bytes."""
+    def _rows(self) -> list[bytes]:
+        """The rows, top to bottom, each as bytes."""
         data, (h, w) = self._bytes(), self._shape
-        return [data[i * w:(i + 1) * w] for i in range(h)], [data[j::w] for j in range(w)]
+        return [data[i * w:(i + 1) * w] for i in range(h)]
+
+    def _columns(self) -> list[bytes]:
+        """The columns, left to right, each as bytes (built only when asked for)."""
+        data, w = self._bytes(), self._shape[1]
+        return [data[j::w] for j in range(w)]
 
     @property
     def height(self) -> int:
@@ -358,10 +363,10 @@ class Grid:
         return self._shape
 
     def row_clues(self) -> tuple[Clue, ...]:
-        return tuple(map(clue_of, self._lines()[0]))
+        return tuple(map(clue_of, self._rows()))
 
     def column_clues(self) -> tuple[Clue, ...]:
-        return tuple(map(clue_of, self._lines()[1]))
+        return tuple(map(clue_of, self._columns()))
 
     def matches(self, puzzle: Puzzle) -> bool:
         """Whether this picture reproduces every clue of ``puzzle``.
@@ -373,9 +378,8 @@ class Grid:
         if self.shape != (puzzle.height, puzzle.width):
             return False
         if self._cells is None and self.height * self.width <= _PLAIN_CELLS:
-            rows, cols = self._lines()
-            return (tuple(map(clue_of, rows)) == puzzle.rows
-                    and tuple(map(clue_of, cols)) == puzzle.columns)
+            return (self.row_clues() == puzzle.rows
+                    and self.column_clues() == puzzle.columns)
         return _runs_match(self.cells, puzzle.rows) and _runs_match(
             self.cells.T, puzzle.columns
         )
@@ -405,7 +409,7 @@ class Grid:
         return (Grid.from_bytes, (self._bytes(), *self._shape))
 
     def __repr__(self) -> str:
-        return f"Grid({[list(row) for row in self._lines()[0]]!r})"
+        return f"Grid({[list(row) for row in self._rows()]!r})"
 
     def __str__(self) -> str:
         return "\n".join(self.to_rows(cell_chars(self.max_color())))

@@ -40,6 +40,14 @@ _SEP = re.compile(r"\s*(?:\.\.|-)\s*")
 _SIZE = re.compile(rf"\s*({_NUM})\s*[xX×]\s*({_NUM})\s*")
 
 
+def _span_text(lo: object, hi: object) -> str:
+    """A range as the grammar writes it: one value when both ends are the same, else
+    ``lo..hi`` with an open end left empty (shared by :class:`Span` and :class:`SizeSpan`)."""
+    if lo is not None and lo == hi:
+        return str(lo)
+    return f"{'' if lo is None else lo}..{'' if hi is None else hi}"
+
+
 class Span(NamedTuple):
     """An inclusive range of integers; ``None`` leaves that end open.
 
@@ -60,9 +68,7 @@ class Span(NamedTuple):
         return (self.lo is None or value >= self.lo) and (self.hi is None or value <= self.hi)
 
     def __str__(self) -> str:
-        if self.lo is not None and self.lo == self.hi:
-            return str(self.lo)
-        return f"{'' if self.lo is None else self.lo}..{'' if self.hi is None else self.hi}"
+        return _span_text(self.lo, self.hi)
 
     @classmethod
     def parse(cls, text: str, what: str = "range", within: Span | None = None) -> Span:
@@ -71,11 +77,6 @@ class Span(NamedTuple):
         ``within`` bounds both ends: ``Span.parse("0..9", "--grade", Span(1, 5))`` fails.
         """
         return parse_span(text, what, within)
-
-    @property
-    def is_open(self) -> bool:
-        """Whether the span admits every value (``..``)."""
-        return self.lo is None and self.hi is None
 
 
 class Size(NamedTuple):
@@ -120,9 +121,7 @@ class SizeSpan(NamedTuple):
         )
 
     def __str__(self) -> str:
-        if self.lo is not None and self.lo == self.hi:
-            return str(self.lo)
-        return f"{'' if self.lo is None else self.lo}..{'' if self.hi is None else self.hi}"
+        return _span_text(self.lo, self.hi)
 
     @classmethod
     def parse(cls, text: str, what: str = "size") -> SizeSpan:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -73,6 +75,17 @@ def pytest_collection_finish(session: pytest.Session) -> None:
                     list(loads(dumps(Puzzle.from_grid(Grid(grid)), "rofl"), "rofl"))
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def bench_module(name: str) -> ModuleType:
+    """The script ``bench/<name>.py`` loaded as a module, for tests of its parts."""
+    spec = importlib.util.spec_from_file_location(f"nonoforge_bench_{name}",
+                                                  ROOT / "bench" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def shared_path(*parts: str) -> Path:

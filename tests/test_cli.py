@@ -224,6 +224,22 @@ def test_info_batch_text_and_json(tmp_path: Path) -> None:
     assert text.stderr.strip() == f"error: {missing}: no such file"
 
 
+def test_every_error_line_is_written_one_way(tmp_path: Path) -> None:
+    """A batch's bad file (info), a file db import cannot read and one rate cannot read
+    each give one ``error:`` line, control characters shown escaped (cli.say_error)."""
+    bad = tmp_path / "bad\x1b[2J.non"
+    bad.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    shown = str(bad).replace("\x1b", "\\x1b")
+    for args in (["info", str(bad)],
+                 ["-q", "db", "import", "--db", str(tmp_path / "c.db"), str(bad)],
+                 ["-q", "rate", "--workers", "1", "--runs", "1", str(bad)]):
+        result = run(*args)
+        assert result.exit_code == 2, result.output
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"error: {shown}: "), lines
+        assert "\x1b" not in result.output
+
+
 def test_convert_several_files_into_a_folder(tmp_path: Path) -> None:
     binary, _ = _bad_files(tmp_path)
     out = tmp_path / "out"

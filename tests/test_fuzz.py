@@ -4,31 +4,17 @@ decoder, and nothing escapes nonoforge's error family or hangs."""
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import random
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from conftest import bench_module
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nonoforge.errors import NonoforgeError
 
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "fuzz.py"
-
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("nonoforge_bench_fuzz", BENCH)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-fuzz = _load()
+fuzz = bench_module("fuzz")
 
 
 def test_every_format_and_the_rofl_decoder_have_seeds() -> None:

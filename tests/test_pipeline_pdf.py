@@ -12,7 +12,7 @@ import pypdfium2.raw as pdfium_c
 import pytest
 
 from nonoforge.errors import UsageError
-from nonoforge.pipeline.pdf import INCH, BookEntry, book, gutter, inks, page_count
+from nonoforge.pipeline.pdf import INCH, BookEntry, Layout, book, gutter, inks, page_size
 from nonoforge.puzzle import Grid, Palette, Puzzle
 
 MM = 72 / 25.4  # PDF points per millimetre
@@ -83,7 +83,7 @@ def test_page_size_per_option(tmp_path, page: str, inches: tuple[float, float]) 
 def test_pages_and_solutions_at_the_back(tmp_path) -> None:
     es = entries()
     doc = open_pdf(book(es, "Test book"), tmp_path)
-    assert len(doc) == page_count(es)
+    assert len(doc) == Layout.of(es, page_size("a4")).pages  # the count the gutter is set by
     text = [page_text(doc, i) for i in range(len(doc))]
     assert "Solutions at the back" in text[0]
     divider = next(i for i, t in enumerate(text) if t.split()[0] == "Solutions")
@@ -116,7 +116,7 @@ def test_mirrored_margins_grow_with_the_page_count(tmp_path) -> None:
     # 160 big puzzles, one a page: over 150 pages, so a 0.5 in gutter, on the inside edge
     big = [e for e in entries() if e.puzzle.width == 30][0]
     es = [BookEntry(big.puzzle, n, big.title) for n in range(1, 161)]
-    assert 150 < page_count(es) <= 300
+    assert 150 < Layout.of(es, page_size("a4")).pages <= 300
     doc = open_pdf(book(es, "Margins"), tmp_path)
     w_pt = doc[1].get_size()[0]
 

@@ -152,6 +152,19 @@ def test_repr_round_trips() -> None:
     assert eval(repr(dancer()), ns) == dancer()  # noqa: S307
 
 
+def test_a_grid_from_bytes_gives_its_rows_and_columns_apart() -> None:
+    """Rows and columns each come from the bytes on their own (no array is made)."""
+    g = Grid.from_bytes(bytes([1, 0, 2, 1, 1, 0]), 2, 3)  # "#.x" over "##."
+    assert g.row_clues() == ((Block(1), Block(1, 2)), (Block(2),))
+    assert g.column_clues() == ((Block(2),), (Block(1),), (Block(1, 2),))
+    assert repr(g) == "Grid([[1, 0, 2], [1, 1, 0]])"
+    p = Puzzle.from_clues(g.row_clues(), g.column_clues(), Palette.of(
+        ("white", "#fff"), ("black", "#000"), ("red", "#f00")))
+    assert g.matches(p) and g._cells is None
+    assert not Grid.from_bytes(bytes([1, 0, 2, 1, 0, 1]), 2, 3).matches(p)  # rows differ
+    assert not Grid.from_bytes(bytes([1, 2, 0, 0, 1, 1]), 2, 3).matches(p)  # columns differ
+
+
 def test_str_draws_clues_and_goal() -> None:
     p = Puzzle.from_grid(Grid.from_rows([".##.", "#..#", "####"]))
     text = str(p)

@@ -61,12 +61,17 @@ def test_the_grammar_table() -> None:
     assert parse_span("1-3") == parse_span("1..3") == Span(1, 3)
     assert parse_span("2..") == Span(2, None)
     assert parse_span("..5") == Span(None, 5)
-    assert parse_span("..").is_open
+    assert parse_span("..") == Span() == (None, None)
     assert parse_size("30x20") == (30, 20)
     assert parse_size_span("10x10..30x30") == ((10, 10), (30, 30))
     assert parse_size_span("20") == parse_size_span("20x20") == SizeSpan(Size(20, 20), Size(20, 20))
     assert parse_size_span("..30") == SizeSpan(None, Size(30, 30))
     assert parse_size_span("12x8..") == SizeSpan(Size(12, 8), None)
+    # str() writes what parse reads: one value when both ends are equal, open ends empty
+    assert [str(parse_span(t)) for t in ("3", "1-3", "2..", "..5", "..")] == [
+        "3", "1..3", "2..", "..5", ".."]
+    assert [str(parse_size_span(t)) for t in ("20", "..30", "12x8..", "10x10..30x30")] == [
+        "20x20", "..30x30", "12x8..", "10x10..30x30"]
 
 
 @pytest.mark.parametrize("bad", ["", "a", "3..1", "1..2..3", "-3", "3-", "-", "1.5", "1e3"])

@@ -19,7 +19,8 @@ from sitefixtures import (
 
 from nonoforge import __version__
 from nonoforge.errors import FetchError
-from nonoforge.scraper.http import USER_AGENT, Http, parse_retry_after
+from nonoforge.scraper import http as http_module
+from nonoforge.scraper.http import USER_AGENT, Http, _Start, parse_retry_after
 
 pytestmark = pytest.mark.usefixtures("offline")
 
@@ -382,17 +383,42 @@ def test_a_redirect_to_a_private_address_is_refused_before_any_request(
         # From a public base (judged here without a request: tests never leave 127.0.0.1)
         # the address decides, even for a host the site lists.
         http.allow_redirects_to("169.254.169.254", "10.0.0.1", "::1", "0.0.0.0")
+        public = _Start("http://8.8.8.8/a")
         for target, addr in (("http://169.254.169.254/x", "169.254.169.254"),
                              ("http://10.0.0.1/", "10.0.0.1"), ("http://[::1]/", "::1"),
                              ("http://0.0.0.0/", "0.0.0.0"),
                              ("http://[::ffff:127.0.0.1]/", "127.0.0.1")):
-            assert http._redirect_refusal("http://8.8.8.8/a", target) == \
-                f"private address {addr}"
-        assert http._redirect_refusal("http://8.8.8.8/a", "http://8.8.8.8/b") is None
+            assert http._redirect_refusal(public, target) == f"private address {addr}"
+        assert http._redirect_refusal(public, "http://8.8.8.8/b") is None
         # the same host upgraded to https is home; another port or a downgrade is not
-        assert http._redirect_refusal("http://8.8.8.8/a", "https://8.8.8.8/b") is None
-        assert http._redirect_refusal("https://8.8.8.8/a", "http://8.8.8.8/b") is not None
-        assert http._redirect_refusal("http://8.8.8.8/a", "https://8.8.8.8:8443/") is not None
+        assert http._redirect_refusal(public, "https://8.8.8.8/b") is None
+        assert http._redirect_refusal(_Start("https://8.8.8.8/a"), "http://8.8.8.8/b") is not None
+        assert http._redirect_refusal(public, "https://8.8.8.8:8443/") is not None
+
+
+def test_the_start_of_a_fetch_is_looked_up_once_for_all_its_redirects(
+    site: SiteServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whether the first URL is a private address is asked once per fetch, however many
+    hops follow (each hop used to resolve the base host's name again)."""
+    port = site.url.rsplit(":", 1)[1]
+    for a, b in (("/r1", "/r2"), ("/r2", "/r3"), ("/r3", "/end")):
+        site.page(a, "", status=302, Location=b)
+    site.page("/end", "arrived")
+    asked: list[str] = []
+    real = http_module._address_refusal
+
+    def counted(host: str, port: int) -> str | None:
+        asked.append(host)
+        return real(host, port)
+
+    monkeypatch.setattr(http_module, "_address_refusal", counted)
+    with fast() as http:
+        assert http.get(f"http://localhost:{port}/r1").text == "arrived"
+        assert asked == ["localhost"]  # private: the targets need no look-up of their own
+        assert http.get(f"http://localhost:{port}/r2").text == "arrived"
+    assert asked == ["localhost"] * 2  # once per fetch
+    assert len(site.hits("/end")) == 2
 
 
 def test_a_redirect_to_another_scheme_is_refused(site: SiteServer) -> None:

@@ -26,11 +26,11 @@ from nonoforge.scraper.nonograms import (
     Nonograms,
     PageMissing,
     decode,
+    decode_html,
     encode,
     format_d,
     palette_of,
     parse_page,
-    puzzle_from_page,
     read_page,
     runs_of,
 )
@@ -157,7 +157,7 @@ def test_palette_of() -> None:
 def test_page_gives_puzzle_metadata_and_a_trimmed_copy() -> None:
     html = nonograms_page(FLAG, [RED, GREEN, BLUE], title="Flag & co", author="Ann",
                           difficulty="3 of 5", seed=9)
-    p, trimmed = puzzle_from_page(html, site="nonograms.ru", item="42")
+    p, trimmed, _ = read_page(html, site="nonograms.ru", item="42")
     assert np.array_equal(p.goal.cells, FLAG)  # type: ignore[union-attr]
     assert [c.rgb for c in p.palette] == [(255, 255, 255), RED, GREEN, BLUE]
     assert (p.meta.title, p.meta.author, p.meta.source, p.meta.source_id) == (
@@ -165,7 +165,7 @@ def test_page_gives_puzzle_metadata_and_a_trimmed_copy() -> None:
     )
     assert "personal use" in (p.meta.licence or "") and "3 of 5" in (p.meta.note or "")
     assert len(trimmed) < len(html)
-    again, _ = puzzle_from_page(trimmed, site="nonograms.ru", item="42")
+    again, _, _ = read_page(trimmed, site="nonograms.ru", item="42")
     assert again == p
 
 
@@ -255,6 +255,18 @@ def test_a_bogus_charset_falls_back_to_utf8(charset: str) -> None:
     assert parse_page(page, encoding=charset)[1].title == "Сердце"
 
 
+def test_page_bytes_are_decoded_by_the_one_text_decoder() -> None:
+    """A BOM first, then the server's charset, then ``<meta charset>``, then UTF-8; a name
+    that is no text encoding is passed over (formats.base.decode_as judges every name)."""
+    heart = "Сердце".encode("cp1251")
+    page = b'<meta charset="windows-1251"><title>' + heart + b"</title>"
+    assert decode_html(page) == decode_html(page, "rot13") == page.decode("cp1251")
+    assert decode_html(page, "koi8-r") == page.decode("koi8-r")  # the server wins
+    assert decode_html(b"\xef\xbb\xbf" + "Сердце".encode(), "cp1251") == "Сердце"
+    assert decode_html(b'<meta charset="utf-7">+ADw-', "undefined") == '<meta charset="utf-7">+ADw-'
+    assert decode_html(b"caf\xe9") == "caf\ufffd"
+
+
 def test_size_split_over_elements_and_a_red_background_is_no_notice() -> None:
     page = nonograms_page(HEART, [(0, 0, 0)]).replace("<td>Size: 7x6</td>",
                                                       "<td>Size: 7<span>x</span>6</td>")
@@ -299,7 +311,7 @@ def test_russian_fixture_builder_and_size_check() -> None:
 def test_hostile_or_broken_pages_fail_with_a_reason(kwargs: dict[str, str], message: str) -> None:
     html = nonograms_page(HEART, [(0, 0, 0)], **kwargs)
     with pytest.raises(FormatError, match=message):
-        puzzle_from_page(html, site="nonograms.ru", item="1")
+        read_page(html, site="nonograms.ru", item="1")
 
 
 def test_absurd_var_d_in_a_page_is_refused_without_allocating() -> None:
@@ -308,7 +320,7 @@ def test_absurd_var_d_in_a_page_is_refused_without_allocating() -> None:
     d[2] = [10**9, 0, 0, 10**9 + 1]
     html = nonograms_page(HEART, [(0, 0, 0)], d_line=format_d(d), size="1000000000x1000000000")
     with pytest.raises(FormatError, match="absurd size"):
-        puzzle_from_page(html, site="nonograms.ru", item="1")
+        read_page(html, site="nonograms.ru", item="1")
 
 
 def test_var_d_outside_a_script_is_not_read() -> None:
@@ -318,7 +330,7 @@ def test_var_d_outside_a_script_is_not_read() -> None:
 
 
 def test_escaped_markup_in_a_title_is_just_text() -> None:
-    p, _ = puzzle_from_page(
+    p, _, _ = read_page(
         nonograms_page(HEART, [(0, 0, 0)], title="<b>bold</b> & \x07bell"),
         site="nonograms.ru", item="1",
     )

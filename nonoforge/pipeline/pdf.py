@@ -326,6 +326,25 @@ def _plan(
     return pages
 
 
+@dataclass(frozen=True)
+class Layout:
+    """Which pieces go on which page: the puzzles (``fronts``), then the solutions
+    (``backs``). The page count it gives sets the gutter before anything is drawn."""
+
+    fronts: list[list[Piece]]
+    backs: list[list[Piece]]
+
+    @classmethod
+    def of(cls, entries: Sequence[BookEntry], size: tuple[float, float]) -> Layout:
+        return cls(_plan(entries, size, solved=False), _plan(entries, size, solved=True))
+
+    @property
+    def pages(self) -> int:
+        """Every page :func:`book` makes: the title page, the puzzles, and, when there are
+        solutions, a divider and the solutions."""
+        return 1 + len(self.fronts) + (1 + len(self.backs) if self.backs else 0)
+
+
 class _Drawer:
     """Draws puzzles and solutions onto the book, collecting warnings."""
 
@@ -490,11 +509,10 @@ def book(
     unsolved = [e.number for e in entries if e.answer is None]
     if unsolved:
         raise UsageError(f"no solution known for puzzle(s) {unsolved[:5]}: solve them first")
-    fronts = _plan(entries, size, solved=False)
-    backs = _plan(entries, size, solved=True)
-    pages = 1 + len(fronts) + (1 if backs else 0) + len(backs)
+    layout = Layout.of(entries, size)
+    fronts, backs = layout.fronts, layout.backs
     pdf = _Book(safe_text(title, 200), size)
-    pdf.gutter = gutter(pages)
+    pdf.gutter = gutter(layout.pages)
     draw = _Drawer(pdf, greyscale)
     pdf.book_title = draw.text(safe_text(title, 80))
     pdf.add_page()
@@ -542,9 +560,3 @@ def book(
             warn(msg)
     return bytes(pdf.output())
 
-
-def page_count(entries: Sequence[BookEntry], page: str = "a4") -> int:
-    """How many pages :func:`book` makes for these entries (title and divider included)."""
-    size = page_size(page)
-    backs = len(_plan(entries, size, solved=True))
-    return 1 + len(_plan(entries, size, solved=False)) + (1 + backs if backs else 0)

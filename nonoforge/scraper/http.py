@@ -328,6 +328,23 @@ def _origin(url: str) -> tuple[str, str, int | None]:
     return scheme, (parts.hostname or "").lower(), port
 
 
+class _Start:
+    """Where a fetch began: its origin, and whether its address is public, looked up once
+    (on its first redirect) for every hop of that fetch, not again at each hop."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.scheme, self.host, self.port = _origin(url)
+        self._public: bool | None = None
+
+    @property
+    def public(self) -> bool:
+        """Whether the start is a public address (a redirect from it may not lead inside)."""
+        if self._public is None:
+            self._public = _address_refusal(self.host, self.port or 80) is None
+        return self._public
+
+
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
     """Seconds to wait from a ``Retry-After`` header: delta-seconds or an HTTP date."""
     if not value:
@@ -456,7 +473,7 @@ class Http:
     # -- redirects, robots, pacing --------------------------------------------------------
 
     def _follow(self, method: str, url: str, body: str) -> Response:
-        base = url
+        base = _Start(url)
         for _hop in range(MAX_REDIRECTS + 1):
             self._check_robots(url)
             resp, location = self._with_retries(method, url, body, self.max_bytes)
@@ -467,7 +484,7 @@ class Http:
                 method, body = "GET", ""
         raise FetchError(f"more than {MAX_REDIRECTS} redirects: {url}")
 
-    def _redirect(self, base: str, url: str, location: str) -> str:
+    def _redirect(self, base: _Start, url: str, location: str) -> str:
         """Where a redirect from ``url`` leads, when the site policy allows it; else the
         refusal is recorded and raised as a FetchError with its reason."""
         try:
@@ -481,7 +498,7 @@ class Http:
         self.refused.append((url, target, why))
         raise FetchError(f"redirect refused ({why}): {url} -> {target}")
 
-    def _redirect_refusal(self, base: str, target: str) -> str | None:
+    def _redirect_refusal(self, base: _Start, target: str) -> str | None:
         """Why a redirect from a request that started at ``base`` may not go to ``target``.
 
         Allowed: http(s) on the scheme, host and port of ``base`` (or its upgrade from
@@ -491,7 +508,7 @@ class Http:
         scheme, host, port = _origin(target)
         if scheme not in ("http", "https") or not host or port is None or port < 0:
             return f"not an http(s) address: {scheme or 'no scheme'}"
-        bscheme, bhost, bport = _origin(base)
+        bscheme, bhost, bport = base.scheme, base.host, base.port
         listed = f"{host}:{port}" in self._site_hosts or (
             host in self._site_hosts and port in (80, 443)
         )
@@ -499,7 +516,7 @@ class Http:
         home = (scheme, host, port) == (bscheme, bhost, bport) or listed or upgrade
         if not home and not _is_ip(host):  # judged without a name lookup for the target
             return f"another site {host}:{port}"
-        if _address_refusal(bhost, bport or 80) is None:  # a public base: no way inside
+        if base.public:  # a public base: no way inside
             inside = _address_refusal(host, port)
             if inside is not None:
                 return inside
@@ -588,7 +605,7 @@ class Http:
 
     def _robots_fetch(self, url: str) -> Response:
         """robots.txt itself, following redirects within the site (http to https is common)."""
-        base = url
+        base = _Start(url)
         for _hop in range(MAX_REDIRECTS + 1):
             resp, location = self._with_retries("GET", url, "", ROBOTS_MAX_BYTES)
             if location is None:

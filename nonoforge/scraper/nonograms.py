@@ -29,7 +29,7 @@ import numpy as np
 from bs4 import BeautifulSoup, Tag
 
 from nonoforge.errors import FetchError, FormatError, PuzzleError
-from nonoforge.formats.base import text_codec
+from nonoforge.formats.base import decode_as
 from nonoforge.puzzle import RGB, WHITE, Color, Grid, Meta, Palette, Puzzle
 from nonoforge.scraper.http import Http
 from nonoforge.scraper.site import DONE, Fetched, one_line
@@ -431,13 +431,11 @@ def decode_html(data: bytes, encoding: str | None = None) -> str:
         return data[3:].decode("utf-8", errors="replace")
     m = _META_CHARSET.search(data[:4096])
     meta = m.group(1).decode("ascii") if m else None
-    for name in (text_codec(encoding), text_codec(meta), "utf-8"):
-        if name:
-            try:
-                return data.decode(name, errors="replace")
-            except (LookupError, UnicodeError):
-                continue
-    return data.decode("utf-8", errors="replace")  # pragma: no cover
+    for name in (encoding, meta):
+        text = decode_as(data, name)
+        if text is not None:
+            return text
+    return data.decode("utf-8", errors="replace")
 
 
 def _by_id(soup: BeautifulSoup) -> dict[str, Tag]:
@@ -597,19 +595,6 @@ def parse_page(
         color=_color_from_title(head_text),
     )
     return d, info, _trimmed(head_text, info, by_id, row, statement)
-
-
-def puzzle_from_page(
-    html: str | bytes,
-    *,
-    site: str,
-    item: str,
-    encoding: str | None = None,
-    url: str | None = None,
-) -> tuple[Puzzle, str]:
-    """The puzzle a page carries (clues derived from its picture) and the trimmed page."""
-    puzzle, trimmed, _ = read_page(html, site=site, item=item, encoding=encoding, url=url)
-    return puzzle, trimmed
 
 
 def read_page(

@@ -15,7 +15,8 @@ are ``uint64`` colour sets (bit 0 background). Clauses come out in CSR form: lit
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from nonoforge.solver.kernel_cache import njit  # numba's, its cache keyed to all solver sources
 
 #: Constant literals (a decided cell, an order variable outside its range): far above any
 #: variable number, so that negation works on them as on literals. Never reach the solver.

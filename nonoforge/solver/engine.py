@@ -745,20 +745,26 @@ def _probe_cell(p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, c
         prec[p, R_DONE] = done
     if nsurv == 1:
         return 0, 0, U0
-    hm = v[V_HEUR]
-    if hm == 0:
-        score = mn
-    elif hm == 1:
-        score = tot
-    elif hm == 2:
-        score = prod
-    elif hm == 3:
-        score = mn * 4096 + mx
-    else:  # LalaFrogKK's: the weakest branch, plus 1.85 ln(1 + how unbalanced they are)
-        score = mn * 1024 + int(1.85 * 1024 * np.log(1.0 + (mx - mn)))
     om = v[V_ORDER]
     first = U0 if om == 0 else (cmin if om == 1 else cmax)
-    return 0, score, first
+    return 0, _branch_score(v[V_HEUR], mn, mx, tot, prod), first
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _branch_score(hm, mn, mx, tot, prod):
+    """A probed cell's worth as a branching cell under heuristic ``hm`` (``V_HEUR``), from
+    its surviving assumptions' trail lengths: the least ``mn``, the most ``mx``, their sum
+    ``tot`` and product ``prod``."""
+    if hm == 0:
+        return mn
+    if hm == 1:
+        return tot
+    if hm == 2:
+        return prod
+    if hm == 3:
+        return mn * 4096 + mx
+    # LalaFrogKK's: the weakest branch, plus 1.85 ln(1 + how unbalanced they are)
+    return mn * 1024 + int(1.85 * 1024 * np.log(1.0 + (mx - mn)))
 
 
 # ---- the phases of run -------------------------------------------------------------------

@@ -24,10 +24,10 @@ cheap "simple overlap" rung (leftmost against rightmost packing on an empty line
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from nonoforge.errors import SolverError
 from nonoforge.puzzle import Clue
+from nonoforge.solver.kernel_cache import njit  # numba's, its cache keyed to all solver sources
 from nonoforge.solver.tables import BITS, MAX_COLORS
 
 U0 = np.uint64(0)

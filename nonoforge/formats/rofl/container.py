@@ -533,9 +533,10 @@ def load_salvage(data: bytes | bytearray | memoryview) -> tuple[list[Puzzle], li
     return puzzles, r.errors
 
 
-def _directory(fp: BinaryIO | bytes) -> tuple[list[int] | None, list[int]]:
-    """The record offsets (``None`` without an index) and table-block offsets of a file,
-    from its header, trailer and end block alone (``fp`` must be seekable)."""
+def _directory(fp: BinaryIO | bytes) -> tuple[list[int] | None, list[int], int]:
+    """The record offsets (``None`` without an index), the table-block offsets and the
+    version of a file, from its header, trailer and end block alone (``fp`` must be
+    seekable)."""
     if isinstance(fp, bytes | bytearray | memoryview):
         data = bytes(fp)
         size = len(data)
@@ -568,7 +569,7 @@ def _directory(fp: BinaryIO | bytes) -> tuple[list[int] | None, list[int]]:
         raise RoflError(f"end block (offset {end}): {e}") from None
     if nxt != len(block):
         raise RoflError(f"end block (offset {end}): trailing bytes")
-    return offs, tables
+    return offs, tables, head[4]
 
 
 def offsets(fp: BinaryIO | bytes) -> list[int] | None:
@@ -594,9 +595,10 @@ def read_at(fp: BinaryIO | bytes, i: int) -> Puzzle:
     """Record ``i`` (from 0) of a container, found through its index.
 
     The table blocks the end block lists are read first (the record may refer to them).
-    Without an index the records are scanned from the start.
+    The record's flags are checked against the file's version, as :func:`iter_load`
+    checks them. Without an index the records are scanned from the start.
     """
-    offs, tables = _directory(fp)
+    offs, tables, version = _directory(fp)
     if offs is None:
         if not isinstance(fp, bytes | bytearray | memoryview):
             fp.seek(0)
@@ -615,6 +617,6 @@ def read_at(fp: BinaryIO | bytes, i: int) -> Puzzle:
         table.update((first + j, e) for j, e in enumerate(entries))
     src = _at(fp, offs[i], REC_SYNC, f"record {i}")
     try:
-        return _parse_record(src, 0, table)[0]
+        return _parse_record(src, 0, table, version=version)[0]
     except _Bad as e:
         raise RoflError(f"record {i} (offset {offs[i]}): {e}") from None

@@ -440,8 +440,9 @@ def _rc_byte(data: Any, p: int, end: int) -> int:
     return int(data[p]) if p < end else 0
 
 
-def _rc_get(data: Any, p: int, end: int, code: int, rng: int, tot: int) -> tuple[int, int]:
-    """The next value below ``tot`` and the range step: ``(value, step)``; value -1 if bad."""
+def _rc_get(code: int, rng: int, tot: int) -> tuple[int, int]:
+    """The next value below ``tot`` and the range step: ``(value, step)``; value -1 if bad.
+    Only reads the coder's state: :func:`_rc_take` then consumes the bytes."""
     r = rng // tot
     v = code // r
     if v >= tot:
@@ -470,14 +471,14 @@ def _rc_get_uniform(
     while m > MODEL_TOTAL:
         sh = _bitlen(m - 1) - 16
         mh = ((m - 1) >> sh) + 1
-        h, r = _rc_get(data, p, end, code, rng, mh)
+        h, r = _rc_get(code, rng, mh)
         if h < 0:
             return -1, p, code, rng
         p, code, rng = _rc_take(data, p, end, code, rng, r, h, 1)
         value += h << sh
         m = (1 << sh) if h < mh - 1 else m - (h << sh)
     if m > 1:
-        v, r = _rc_get(data, p, end, code, rng, m)
+        v, r = _rc_get(code, rng, m)
         if v < 0:
             return -1, p, code, rng
         p, code, rng = _rc_take(data, p, end, code, rng, r, v, 1)
@@ -555,13 +556,14 @@ def _model_code(
 def _dec_model(
     data: Any, pos: int, end: int, height: int, width: int,
     tab_r: Any, tab_c: Any, last: Any, binom: Any,
-) -> tuple[int, int, int, Any, Any, int]:
+) -> tuple[int, int, Any, Any, int]:
     """Decode a range-coded clue section in bytes ``pos .. end`` and check that it is the
     one code a writer makes of these clues (a range coder's last bytes have slack, and the
     Rice section must be longer).
 
-    Returns ``(error, where, bytes read, counts, lengths, nblocks)``; the bytes read include
-    the decoder's look-ahead (a valid section is never longer).
+    Returns ``(error, where, counts, lengths, nblocks)``. How far the decoder read is not
+    returned: the section runs to ``end`` by definition, and the re-encoding is compared
+    with every byte of it (the decoder's look-ahead reads zeros past ``end``).
     """
     nlines = height + width
     counts = np.zeros(nlines, np.int64)
@@ -572,9 +574,9 @@ def _dec_model(
         code = (code << 8) | _rc_byte(data, p, end)
         p += 1
     rng = _WORD - 1
-    v, r = _rc_get(data, p, end, code, rng, MODEL_Q - 1)
+    v, r = _rc_get(code, rng, MODEL_Q - 1)
     if v < 0:
-        return 7, -1, p - pos, counts, lengths, 0
+        return 7, -1, counts, lengths, 0
     p, code, rng = _rc_take(data, p, end, code, rng, r, v, 1)
     q = v + 1
     j = 0
@@ -584,11 +586,11 @@ def _dec_model(
         if li == nlines - 1:
             s = painted
             if s < 0 or s > size:
-                return 4, 1, p - pos, counts, lengths, j
+                return 4, 1, counts, lengths, j
             tot = last[s, -1]
-            v, r = _rc_get(data, p, end, code, rng, tot)
+            v, r = _rc_get(code, rng, tot)
             if v < 0:
-                return 7, li, p - pos, counts, lengths, j
+                return 7, li, counts, lengths, j
             k = 0
             while last[s, k + 1] <= v:
                 k += 1
@@ -597,9 +599,9 @@ def _dec_model(
         else:
             tab = tab_r if li < height else tab_c
             m = tab.shape[1] - 1
-            v, r = _rc_get(data, p, end, code, rng, tab[q - 1, m])
+            v, r = _rc_get(code, rng, tab[q - 1, m])
             if v < 0:
-                return 7, li, p - pos, counts, lengths, j
+                return 7, li, counts, lengths, j
             lo = 0
             hi = m - 1
             while lo < hi:
@@ -622,7 +624,7 @@ def _dec_model(
         if k >= 2:
             rank, p, code, rng = _rc_get_uniform(data, p, end, code, rng, binom[s - 1, k - 1])
             if rank < 0:
-                return 7, li, p - pos, counts, lengths, j
+                return 7, li, counts, lengths, j
             hi_cut = s
             x = s - 1
             for t in range(k - 1, 0, -1):
@@ -643,11 +645,11 @@ def _dec_model(
     again = _model_code(counts, lengths[:j], height, width, tab_r, tab_c, last, binom)
     size = again.shape[0]
     if size != end - pos or not _model_wins(counts, lengths[:j], size):
-        return 8, -1, p - pos, counts, lengths, j
+        return 8, -1, counts, lengths, j
     for i in range(size):
         if again[i] != data[pos + i]:
-            return 8, -1, p - pos, counts, lengths, j
-    return 0, -1, p - pos, counts, lengths, j
+            return 8, -1, counts, lengths, j
+    return 0, -1, counts, lengths, j
 
 
 @functools.cache

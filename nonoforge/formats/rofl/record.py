@@ -280,7 +280,7 @@ def _decode_model(
     if max(height, width) > MODEL_MAX_SIDE:
         raise RoflError(f"{width}x{height} is too large for range-coded clues")
     tables = model_tables(width, height)
-    err, where, _, counts, lengths, nblocks = k["_dec_model"](
+    err, where, counts, lengths, nblocks = k["_dec_model"](
         np.frombuffer(data, np.uint8), pos, len(data), height, width, *tables
     )
     if err:

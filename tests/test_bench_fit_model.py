@@ -1,0 +1,30 @@
+"""bench/fit_model.py's timing bookkeeping: what the reference fit takes as a puzzle's time."""
+
+from __future__ import annotations
+
+from conftest import bench_module
+
+from nonoforge.pipeline.rate import RateOptions, rate_puzzle
+from nonoforge.puzzle import Grid, Puzzle
+
+fit_model = bench_module("fit_model")
+
+
+def test_quick_puzzles_timed_again_alone_keep_one_consistent_time() -> None:
+    """The pooled time of a quick puzzle gives way to its solo times; when no solo pass
+    times it, the pooled times stay, ``cpu_s`` with them (it was left stale beside an
+    emptied list of times)."""
+    p = Puzzle.from_grid(Grid.from_rows(["##.", "#.#", ".##"]))
+    pooled = rate_puzzle(p, RateOptions(runs=1))
+    pooled["times"], pooled["cpu_times"], pooled["cpu_s"] = [99.0], [99.0], 99.0
+    best = {p.key: pooled}
+    fit_model.measure(best, [p], 0, 1, 0.0, "quick:", afresh=True)  # no pass times it
+    assert (best[p.key]["cpu_times"], best[p.key]["cpu_s"]) == ([99.0], 99.0)
+    fit_model.measure(best, [p], 2, 1, 0.0, "quick:", afresh=True)
+    row = best[p.key]
+    assert 99.0 not in row["cpu_times"] and 99.0 not in row["times"]
+    assert len(row["cpu_times"]) == len(row["times"]) >= 2
+    assert row["cpu_s"] == min(row["cpu_times"]) < 99.0
+    n = len(row["cpu_times"])
+    fit_model.measure(best, [p], 1, 1, 0.0, "tiny:")  # a later pass adds to them
+    assert len(row["cpu_times"]) > n and row["cpu_s"] == min(row["cpu_times"])
