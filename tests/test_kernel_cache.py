@@ -120,3 +120,22 @@ def test_installing_twice_adds_one_locator(tmp_path: Path) -> None:
         shutil.copy(HERE / name, tmp_path / name)
     assert kernel_cache.install() and kernel_cache.install(tmp_path, SOURCES)
     assert sum(getattr(c, "nonoforge_stamped", False) for c in impl._locator_classes) == 1
+
+
+def test_every_kernel_module_takes_the_stamped_njit() -> None:
+    """engine.py imported numba's own njit and was stamped only because it imports line.py
+    first; each kernel module takes njit from kernel_cache, whatever the import order."""
+    for name in SOURCES:
+        text = (HERE / name).read_text()
+        if "@njit" in text:
+            assert "from numba import njit" not in text, name
+            assert "from nonoforge.solver.kernel_cache import njit" in text, name
+
+
+def test_sources_that_cannot_be_read_leave_numba_as_it_is(tmp_path: Path) -> None:
+    """Installed from a zip archive the solver's folder is no folder: importing must still
+    work (kernels then cached the way numba does by itself), not raise."""
+    archive = tmp_path / "solver.zip"
+    archive.write_bytes(b"")
+    assert kernel_cache.install(archive / "nonoforge" / "solver", SOURCES) is False
+    assert kernel_cache.install(tmp_path / "missing", SOURCES) is False

@@ -32,8 +32,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
+from nonoforge.solver.kernel_cache import njit  # numba's, its cache keyed to all solver sources
 from nonoforge.solver.line import (
     MAX_BITS2_LINE,
     MAX_BITS_LINE,

@@ -60,7 +60,11 @@ def install(folder: Path = HERE, names: Sequence[str] = SOURCES) -> bool:
         base: Any = caching._CacheLocator
     except (ImportError, AttributeError):  # pragma: no cover - another numba
         return False
-    _stamps[_real(str(folder))] = sources_stamp(folder, names)
+    try:
+        stamp = sources_stamp(folder, names)
+    except OSError:  # sources not readable as files (e.g. imported from a zip archive)
+        return False
+    _stamps[_real(str(folder))] = stamp
     if not any(getattr(c, "nonoforge_stamped", False) for c in classes):
         classes.insert(0, _stamped_locator(base, classes))
     return True
