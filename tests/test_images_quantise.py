@@ -352,7 +352,7 @@ def test_sketches_are_drawn_from_the_picture_without_its_texture() -> None:
     """Black-and-white photo sketches come from the picture smoothed at SKETCH_TV (fur and
     grain flattened at the scale of a cell). The cup of coffee is drawn as the rims of cup
     and saucer: its likeness beats every silhouette's; a sketch never leaves a corner of
-    the picture (a page of text, 2:1, at 20 cells was cropped to 5x11 of its 20x10)."""
+    the picture (SKETCH_EMPTY: without it a page of text at 20 cells became 4x8)."""
     import skimage.data
 
     from nonoforge.images.measure import likeness
@@ -365,3 +365,13 @@ def test_sketches_are_drawn_from_the_picture_without_its_texture() -> None:
         assert like > likeness(flat.light, flat.grid.cells), fill
     page = quantise(skimage.data.page(), size=(20, 20))
     assert page.grid.width * page.grid.height >= 0.5 * 20 * 10
+
+
+def test_sketch_margin_penalty_keeps_the_rockets_frame() -> None:
+    """SKETCH_MARGIN_PENALTY (0.3 per frame of empty edge lines, twice the silhouettes'):
+    the rocket at 45 cells keeps its frame, 44x27 of its 45x30. At 0.15 a sketch with
+    empty edge lines won and was cropped to 39x26."""
+    import skimage.data
+
+    q = quantise(skimage.data.rocket(), size=(45, 45))
+    assert q.grid.shape == (27, 44)
