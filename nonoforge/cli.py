@@ -246,7 +246,10 @@ def main() -> None:
         if show:
             show()
         else:
-            err.print(f"error: {e.format_message()}")
+            # not reached from typer: it raises only ClickException and its subclasses,
+            # which all have show() (test_cli_errors pins this); a bare TyperException
+            # (typer's public base class) would still get one escaped line
+            say_error(e.format_message())
         sys.exit(e.exit_code)
     except typer.Abort:
         err.print("aborted")

@@ -313,11 +313,46 @@ def test_smooth_shapes_joins_near_pieces_and_cuts_spurs() -> None:
     assert not out[0, 3]  # the spur is cut
 
 
+def test_sketch_picture_flattens_the_texture_the_work_picture_keeps() -> None:
+    """The sketches are drawn from the picture smoothed at SKETCH_TV, not from the photo
+    path's work picture (TV_WEIGHT): on the cat at 30 cells, the 48 candidate sketches from
+    the work picture hold 728 ink pieces (8-connected), from the sketch picture 680 -- the
+    fur strokes flattened. With SKETCH_TV set back to TV_WEIGHT the two are the same."""
+    import skimage.data
+    from scipy import ndimage
+    from skimage.color import rgb2lab
+
+    from nonoforge.images.load import as_rgba
+    from nonoforge.images.quantise import (
+        SKETCH_TV,
+        TV_WEIGHT,
+        _background_lab,
+        _sketches,
+        _to_rgba,
+        equalised_lab,
+        smooth_lab,
+    )
+
+    rgba = as_rgba(skimage.data.chelsea())
+    equal = equalised_lab(rgba)
+    w, h = fit_size(rgba.shape[1], rgba.shape[0], (30, 30))
+    work = _to_rgba(rgba, smooth_lab(equal, TV_WEIGHT))
+    wlab = rgb2lab(area_average(work, w, h)[0])
+    bg = _background_lab(rgb2lab(work[..., :3]), rgba[..., 3] >= 0.5)
+    eight = np.ones((3, 3))
+
+    def pieces(tv: float) -> int:
+        drawn = _sketches(smooth_lab(equal, tv)[..., 0], wlab, np.ones((h, w), bool), bg)
+        return sum(ndimage.label(s, structure=eight)[1] for s in drawn)
+
+    assert pieces(SKETCH_TV) <= 0.95 * pieces(TV_WEIGHT)
+
+
 def test_sketches_are_drawn_from_the_picture_without_its_texture() -> None:
     """Black-and-white photo sketches come from the picture smoothed at SKETCH_TV (fur and
     grain flattened at the scale of a cell). The cup of coffee is drawn as the rims of cup
     and saucer: its likeness beats every silhouette's; a sketch never leaves a corner of
-    the picture (a page of text, 2:1, at 20 cells was cropped to 5x11 of its 20x10)."""
+    the picture (SKETCH_EMPTY: without it a page of text at 20 cells became 4x8)."""
     import skimage.data
 
     from nonoforge.images.measure import likeness
@@ -330,3 +365,13 @@ def test_sketches_are_drawn_from_the_picture_without_its_texture() -> None:
         assert like > likeness(flat.light, flat.grid.cells), fill
     page = quantise(skimage.data.page(), size=(20, 20))
     assert page.grid.width * page.grid.height >= 0.5 * 20 * 10
+
+
+def test_sketch_margin_penalty_keeps_the_rockets_frame() -> None:
+    """SKETCH_MARGIN_PENALTY (0.3 per frame of empty edge lines, twice the silhouettes'):
+    the rocket at 45 cells keeps its frame, 44x27 of its 45x30. At 0.15 a sketch with
+    empty edge lines won and was cropped to 39x26."""
+    import skimage.data
+
+    q = quantise(skimage.data.rocket(), size=(45, 45))
+    assert q.grid.shape == (27, 44)

@@ -1,7 +1,8 @@
 """Measures of a puzzle picture: likeness to its source, specks, empty margins, colour gaps.
 
 These are the numbers ``generate --json`` and ``bench/generate.py`` report, and the numbers
-the quantiser itself optimises (the photo path picks the threshold of highest likeness).
+the quantiser itself optimises (the photo path picks a silhouette's threshold and a colour
+palette by SSIM, and between silhouette and sketch by likeness).
 
 **Likeness** is the correlation, in CIE lightness L*, between the source fitted to the grid
 (each cell the linear-light mean of its pixels) and the puzzle picture, both **band-passed
