@@ -45,14 +45,12 @@ class SearchOptions:
 
     ``score``/``order``: the branching score and colour order (``BRANCH_SCORE``,
     ``BRANCH_ORDER``; score 4 is LalaFrogKK's); ``incremental``: skip a probe while no
-    line its last probe read has changed (same search, fewer line requests); ``swap``:
-    after the first solution of a two-solution search, try a 2x2 swap for the second.
+    line its last probe read has changed (same search, fewer line requests).
     """
 
     score: int = BRANCH_SCORE
     order: int = BRANCH_ORDER
     incremental: bool = False
-    swap: bool = False
 
 
 class Work:
@@ -98,7 +96,6 @@ class Work:
         self.v[E.V_BEST] = -1
         self.v[E.V_HEUR] = o.score
         self.v[E.V_ORDER] = o.order
-        self.v[E.V_SWAP] = 1 if o.swap else 0
         # probe records: which lines each cell's last probe read, and what it answered
         words = (nl + 63) // 64
         keep = o.incremental and ncell * words <= PROBE_RECORD_WORDS
