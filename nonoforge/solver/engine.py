@@ -97,8 +97,7 @@ V_WORK = 36  # other work (solution bookkeeping), in line-solve units
 V_STOP = 37
 V_INCR = 38  # 1: skip a probe when no line its last probe read has changed since
 V_TICK = 39  # clock of the probe records: lver[l] >= prec[p, R_TICK] means the record is stale
-V_PSKIP = 41  # probes skipped (their record still held; diagnostics, not an effort count)
-NV = 44
+NV = 40
 
 PH_INIT = 0
 PH_PROP = 1
@@ -804,7 +803,6 @@ def _phase_probe(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cac
             status = 0  # the same lines would give the same answer: nothing learnt
             score = prec[p, R_SCORE]
             first = np.uint64(prec[p, R_FIRST])
-            v[V_PSKIP] += 1
         else:
             status, score, first = _probe_cell(
                 p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache, lm, out,
