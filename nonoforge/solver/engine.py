@@ -908,9 +908,9 @@ def _phase_backtrack(v, cur, stack, bcell, brem, bits, sched, H, W, lver):  # no
         if cur[c] != stack[d, c]:
             _bump_cell(lver, v, H, W, c)
             cur[c] = stack[d, c]
-    und = _count_undecided(cur)
-    if not _is_single(cur[p]):
-        und -= 1
+    # p is undecided in stack[d] (only PH_DECIDE writes the stack, and it branches on an
+    # undecided cell), so giving it a colour takes one off the count
+    und = _count_undecided(cur) - 1
     cur[p] = nxt
     _bump_cell(lver, v, H, W, p)
     v[V_UNDEC] = und
