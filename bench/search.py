@@ -31,6 +31,7 @@ from nonoforge.formats import read_file  # noqa: E402
 from nonoforge.formats.tournament import read_with_solutions  # noqa: E402
 from nonoforge.puzzle import Puzzle  # noqa: E402
 from nonoforge.solver import core, solve, warmup  # noqa: E402
+from nonoforge.solver.options import SearchOptions  # noqa: E402
 
 TOURNAMENT = ROOT.parent / "shared" / "corpora" / "tournament"
 SURVEY = ROOT.parent / "shared" / "corpora" / "survey-free"
@@ -65,8 +66,8 @@ def puzzles(name: str, first: int, count: int, size: int = 30) -> list[tuple[str
 
 def configure(name: str, ms: int) -> None:
     options, nodes = CONFIGS[name]
-    core.SEARCH_ONE = dict(options) if ms == 1 else {"incremental": True}
-    core.SEARCH_MANY = dict(options) if ms >= 2 else {}
+    core.SEARCH_ONE = SearchOptions(**options) if ms == 1 else SearchOptions(incremental=True)
+    core.SEARCH_MANY = SearchOptions(**options) if ms >= 2 else SearchOptions()
     core.AUTO_FIRST_NODES = nodes if nodes is not None and ms == 1 else 0
     core.AUTO_MIN_NODES = nodes if nodes is not None and ms >= 2 else 50
     core.AUTO_NODE_WORK = 0 if nodes is not None else 30_000

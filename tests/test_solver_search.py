@@ -13,12 +13,13 @@ import pytest
 from nonoforge.puzzle import Grid, Puzzle
 from nonoforge.solver import driver as D  # noqa: N812
 from nonoforge.solver import engine as E  # noqa: N812
+from nonoforge.solver.options import SearchOptions
 from nonoforge.solver.tables import Tables
 
 
 def _search(p: Puzzle, max_solutions: int, **options: int | bool) -> tuple[int, D.Work, list[Grid]]:
     """The engine alone (no SAT), searching to the end or to ``max_solutions``."""
-    w = D.Work(Tables.of(p), max_solutions, False, D.SearchOptions(**options))  # type: ignore[arg-type]
+    w = D.Work(Tables.of(p), max_solutions, False, SearchOptions(**options))  # type: ignore[arg-type]
     w.v[E.V_STRAT] = 2
     w.v[E.V_NODELIM] = -1
     grids: list[Grid] = []
@@ -78,7 +79,7 @@ def test_records_and_score_keep_two_solution_verdicts(seed: int) -> None:
 def test_one_solution_solves_use_the_records_and_give_checked_solutions(seed: int) -> None:
     from nonoforge.solver import core, solve
 
-    assert core.SEARCH_ONE.get("incremental") is True
+    assert core.SEARCH_ONE.incremental
     p = _random(seed, 12, 0.5)
     one = solve(p, max_solutions=1, strategy="search")
     assert one.status in ("unique", "unsolved") and one.solutions[0].matches(p)
