@@ -5,9 +5,10 @@ seeded set of random lines (a random picture line, its clue, and a partial state
 picture satisfies: each cell known with probability 0.3) is solved over and over:
 
 * in a compiled loop, with the kernel the propagation uses for such a line: ``bw_bits``
-  for black-and-white lines up to 62 cells and ``bw_bits2`` up to 126 (masks turned into
-  bitsets and back included; the engine's line cache is left out), ``bits_line`` for
-  colour lines up to 62, ``dp_line`` beyond; and the array ``dp_line`` on every line for
+  for black-and-white lines up to 62 cells, and beyond them the library's own dispatch,
+  :func:`line_solve` (``bw_bits2`` for black-and-white lines up to 126, ``bits_line`` for
+  colour lines up to 62, ``dp_line`` beyond; masks turned into bitsets and back included,
+  the engine's line cache left out); and the array ``dp_line`` on every line for
   reference;
 * one call at a time from Python through :func:`nonoforge.solver.solve_line` (the per-call
   cost a Python caller pays: argument conversion and scratch allocation included).
@@ -34,12 +35,10 @@ from nonoforge.puzzle import Block, clue_of  # noqa: E402
 from nonoforge.solver import solve_line  # noqa: E402
 from nonoforge.solver.line import (  # noqa: E402
     BITS,
-    MAX_BITS2_LINE,
     MAX_BITS_LINE,
     U0,
     U1,
     bw_bits,
-    bw_line2,
     dp_line,
     line_solve,
 )
@@ -97,8 +96,6 @@ def _loop(states, blen, bcol, offs, ks, reps, F, B, run, sc, out, bits, kind):  
                 for j in range(n):
                     sj = np.uint64(j)
                     out[j] = ((ow >> sj) & U1) | (((ob >> sj) & U1) << U1)
-            elif mono and n <= MAX_BITS2_LINE:
-                good = bw_line2(lm, n, blen, offs[i], ks[i], sc, out)
             else:
                 good = line_solve(lm, n, blen, bcol, offs[i], ks[i], F, B, run, sc, out, bits)
             if good:

@@ -4,12 +4,12 @@ Each puzzle is solved once under every configuration (in a rotating order, so th
 change in the machine's load falls on all of them alike) and every solution is checked
 against the clues; CPU seconds per configuration are summed. A configuration sets how
 ``auto`` searches (``core.SEARCH_ONE`` / ``core.SEARCH_MANY``: probe records, score,
-order, swap) and how many nodes it searches before the SAT hand-over.
+order) and how many nodes it searches before the SAT hand-over.
 
     PYTHONPATH=. /work/venv/bin/python bench/search.py tcga2022 --first 401 --count 150 \\
         --configs base,incr,incr-n50
     PYTHONPATH=. /work/venv/bin/python bench/search.py random30 --count 200 -n 2 \\
-        --configs base,swap
+        --configs base,incr
 
 Sets: a tournament set's name (``max_solutions`` 1 by default), ``random30`` (the seeded
 puzzles of bench/random30.py), ``survey`` (survey-free, Knotty and Faase excluded).
@@ -31,6 +31,7 @@ from nonoforge.formats import read_file  # noqa: E402
 from nonoforge.formats.tournament import read_with_solutions  # noqa: E402
 from nonoforge.puzzle import Puzzle  # noqa: E402
 from nonoforge.solver import core, solve, warmup  # noqa: E402
+from nonoforge.solver.options import SearchOptions  # noqa: E402
 
 TOURNAMENT = ROOT.parent / "shared" / "corpora" / "tournament"
 SURVEY = ROOT.parent / "shared" / "corpora" / "survey-free"
@@ -40,8 +41,6 @@ CONFIGS: dict[str, tuple[dict[str, Any], int | None]] = {
     "base": ({}, None),
     "incr": ({"incremental": True}, None),
     "lala": ({"incremental": True, "score": 4, "order": 0}, None),
-    "swap": ({"swap": True}, None),
-    "incr-swap": ({"incremental": True, "swap": True}, None),
 }
 for _n in (10, 20, 50, 100, 200, 500, 1000, 3000, 10**9):
     _n_name = "inf" if _n == 10**9 else _n
@@ -67,8 +66,8 @@ def puzzles(name: str, first: int, count: int, size: int = 30) -> list[tuple[str
 
 def configure(name: str, ms: int) -> None:
     options, nodes = CONFIGS[name]
-    core.SEARCH_ONE = dict(options) if ms == 1 else {"incremental": True}
-    core.SEARCH_MANY = dict(options) if ms >= 2 else {}
+    core.SEARCH_ONE = SearchOptions(**options) if ms == 1 else SearchOptions(incremental=True)
+    core.SEARCH_MANY = SearchOptions(**options) if ms >= 2 else SearchOptions()
     core.AUTO_FIRST_NODES = nodes if nodes is not None and ms == 1 else 0
     core.AUTO_MIN_NODES = nodes if nodes is not None and ms >= 2 else 50
     core.AUTO_NODE_WORK = 0 if nodes is not None else 30_000

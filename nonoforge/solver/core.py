@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from nonoforge.errors import SolverError
 from nonoforge.puzzle import Grid, Puzzle
 from nonoforge.solver import quick
+from nonoforge.solver.options import SearchOptions
 from nonoforge.solver.result import TECHNIQUES, SolveResult
 from nonoforge.solver.tables import Tables, check_colours
 from nonoforge.solving import full_state
@@ -52,12 +53,12 @@ AUTO_MIN_NODES = 50
 #: measured on 25x25 puzzles, so larger ones keep the usual budget.
 AUTO_FIRST_NODES = 0
 AUTO_FIRST_MAX_CELLS = 1024
-#: How the engine searches (:class:`nonoforge.solver.driver.SearchOptions`) when one
+#: How the engine searches (:class:`~nonoforge.solver.options.SearchOptions`) when one
 #: solution is asked for (the tournament question: effort counts free to change) and when
 #: two or more are (ratings, the generator, uniqueness: the difficulty model is fitted on
 #: their effort counts, so changing these needs a refit). See docs/solver.md.
-SEARCH_ONE: dict[str, Any] = {"incremental": True, "score": 4, "order": 0}
-SEARCH_MANY: dict[str, Any] = {}
+SEARCH_ONE = SearchOptions(incremental=True, score=4, order=0)
+SEARCH_MANY = SearchOptions()
 #: What one CDCL conflict of the SAT back-end costs in work units (the ``budget`` of
 #: :func:`solve` and the ``work`` effort count). Engine units are line requests (solved or
 #: answered by the cache) plus solution bookkeeping; measured on the tournament and survey
@@ -218,8 +219,7 @@ def _solve(
     from nonoforge.solver import engine as E  # noqa: N812
 
     t = Tables.of(puzzle)
-    options = D.SearchOptions(**(SEARCH_ONE if max_solutions == 1 else SEARCH_MANY))
-    w = D.Work(t, max_solutions, record_steps, options)
+    w = D.Work(t, max_solutions, record_steps, SEARCH_ONE if max_solutions == 1 else SEARCH_MANY)
     use_sat = strategy == "auto"
     w.v[E.V_STRAT] = _STRAT_LEVEL[strategy]
     if node_budget is not None:

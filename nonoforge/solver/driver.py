@@ -10,7 +10,6 @@ needs the engine.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -18,16 +17,10 @@ from nonoforge.errors import SolverError
 from nonoforge.puzzle import Grid, Puzzle
 from nonoforge.solver import engine as E  # noqa: N812
 from nonoforge.solver.alarm import Alarm
+from nonoforge.solver.options import SearchOptions
 from nonoforge.solver.tables import BITS, Tables
 from nonoforge.solving import mask_colours
 
-#: How a probed cell is scored as a branching candidate (engine knob): 0 the fewest cells
-#: a branch settles, 1 their sum, 2 their product, 3 fewest then most. The fewest measured
-#: best over uniqueness proofs and tournament puzzles together (see docs/solver.md).
-BRANCH_SCORE = 0
-#: Which colour of the branching cell is tried first: 0 lowest index, 1 the branch that
-#: settles the fewest cells (least constrained: most likely to hold a solution), 2 the most.
-BRANCH_ORDER = 1
 #: Probe records (engine ``V_INCR``) are kept when the puzzle's line bitsets take at most
 #: this many words (one bitset of its lines per cell).
 PROBE_RECORD_WORDS = 4_000_000
@@ -37,22 +30,6 @@ CACHE_SLOTS_PER_LINE = 256
 _FREE_SLICE = 500_000
 #: Puzzles larger than this arm their deadline alarm before the first slice.
 _ARM_AT_ONCE_CELLS = 4096
-
-
-@dataclass(frozen=True)
-class SearchOptions:
-    """How the engine searches (chosen per solve by :mod:`nonoforge.solver.core`).
-
-    ``score``/``order``: the branching score and colour order (``BRANCH_SCORE``,
-    ``BRANCH_ORDER``; score 4 is LalaFrogKK's); ``incremental``: skip a probe while no
-    line its last probe read has changed (same search, fewer line requests); ``swap``:
-    after the first solution of a two-solution search, try a 2x2 swap for the second.
-    """
-
-    score: int = BRANCH_SCORE
-    order: int = BRANCH_ORDER
-    incremental: bool = False
-    swap: bool = False
 
 
 class Work:
@@ -98,7 +75,6 @@ class Work:
         self.v[E.V_BEST] = -1
         self.v[E.V_HEUR] = o.score
         self.v[E.V_ORDER] = o.order
-        self.v[E.V_SWAP] = 1 if o.swap else 0
         # probe records: which lines each cell's last probe read, and what it answered
         words = (nl + 63) // 64
         keep = o.incremental and ncell * words <= PROBE_RECORD_WORDS

@@ -97,10 +97,7 @@ V_WORK = 36  # other work (solution bookkeeping), in line-solve units
 V_STOP = 37
 V_INCR = 38  # 1: skip a probe when no line its last probe read has changed since
 V_TICK = 39  # clock of the probe records: lver[l] >= prec[p, R_TICK] means the record is stale
-V_SWAP = 40  # 1: after a first solution, look for a 2x2 swap that keeps every clue
-V_PSKIP = 41  # probes skipped (their record still held; diagnostics, not an effort count)
-V_SWAPS = 42  # second solutions found by a 2x2 swap (diagnostics)
-NV = 44
+NV = 40
 
 PH_INIT = 0
 PH_PROP = 1
@@ -418,7 +415,7 @@ def _store_solution(st, sols, v):
     v[V_WORK] += 4 * nc  # the caller turns it into a picture and checks it: charge that
 
 
-# ---- probe records and the 2x2 swap ----------------------------------------------------
+# ---- probe records ---------------------------------------------------------------------
 
 
 @njit(cache=True, nogil=True)
@@ -456,97 +453,6 @@ def _stale(p, pdep, lver, prec, undec):
             m >>= U1
             line += 1
     return False
-
-
-@njit(cache=True, nogil=True)
-def _moves(a, n, ok, row):
-    """``ok[row, i, j]`` for every black cell ``i`` and white cell ``j`` of the 0/1 line
-    ``a`` such that moving the black cell from ``i`` to ``j`` keeps the line's clue.
-
-    The number of blocks must stay, so the move either shifts one block by a cell (its end
-    cell to just past its other end, not touching the next block) or moves a one-cell
-    block to a cell with white neighbours, passing only one-cell blocks (a split and a
-    merge never keep the lengths in order).
-    """
-    s = 0
-    while s < n:
-        if a[s] == 0:
-            s += 1
-            continue
-        e = s
-        while e + 1 < n and a[e + 1] == 1:
-            e += 1
-        if e + 1 < n and (e + 2 >= n or a[e + 2] == 0):
-            ok[row, s, e + 1] = True  # shift right
-        if s >= 1 and (s < 2 or a[s - 2] == 0):
-            ok[row, e, s - 1] = True  # shift left
-        if e == s:  # a one-cell block: slide it over white cells and one-cell blocks
-            for d in (-1, 1):
-                j = s + d
-                while 0 <= j < n:
-                    if a[j] == 1:
-                        if (0 <= j + d < n and a[j + d] == 1):
-                            break  # a longer block: the order would change
-                        j += d
-                        continue
-                    left = j - 1 == s or j == 0 or a[j - 1] == 0
-                    right = j + 1 == s or j + 1 >= n or a[j + 1] == 0
-                    if left and right:
-                        ok[row, s, j] = True
-                    j += d
-        s = e + 1
-
-
-@njit(cache=True, nogil=True)
-def swap_partner(st, H, W):  # noqa: N803
-    """A second solution next to the black-and-white solution ``st``: four cells at the
-    corners of a rectangle, black on one diagonal and white on the other, whose swap keeps
-    both rows' and both columns' clues. Returns ``(r1, c1, r2, c2)`` (``r1, c1`` black) or
-    ``(-1, -1, -1, -1)`` when there is none."""
-    g = np.zeros(H * W, dtype=np.int64)
-    for c in range(H * W):
-        g[c] = 1 if st[c] == U2 else 0
-    rmv = np.zeros((H, W, W), dtype=np.bool_)
-    cmv = np.zeros((W, H, H), dtype=np.bool_)
-    a = np.zeros(max(H, W), dtype=np.int64)
-    for r in range(H):
-        for j in range(W):
-            a[j] = g[r * W + j]
-        _moves(a, W, rmv, r)
-    for c in range(W):
-        for i in range(H):
-            a[i] = g[i * W + c]
-        _moves(a, H, cmv, c)
-    for r1 in range(H):
-        for c1 in range(W):
-            if g[r1 * W + c1] == 0:
-                continue
-            for c2 in range(W):
-                if not rmv[r1, c1, c2]:
-                    continue
-                for r2 in range(H):
-                    if cmv[c1, r1, r2] and rmv[r2, c2, c1] and cmv[c2, r2, r1]:
-                        return r1, c1, r2, c2
-    return -1, -1, -1, -1
-
-
-@njit(cache=True, nogil=True)
-def _try_swap(st, sols, v, H, W):  # noqa: N803
-    """After the first solution of a two-solution search: a 2x2 swap gives the second at
-    once (black and white, ``V_SWAP`` on)."""
-    if v[V_SWAP] == 0 or v[V_NSOL] != 1 or v[V_MAXSOL] < 2 or v[V_NCOL] != 1:
-        return
-    v[V_WORK] += H * W * (H + W) // 256 + 1
-    r1, c1, r2, c2 = swap_partner(st, H, W)
-    if r1 < 0:
-        return
-    alt = st.copy()
-    alt[r1 * W + c1] = U1
-    alt[r2 * W + c2] = U1
-    alt[r1 * W + c2] = U2
-    alt[r2 * W + c1] = U2
-    v[V_SWAPS] += 1
-    _store_solution(alt, sols, v)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -694,7 +600,6 @@ def _probe_cell(p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, c
             done = max(done, und0 - v[V_UNDEC])
             if v[V_UNDEC] == 0:
                 _store_solution(st, sols, v)
-                _try_swap(st, sols, v, H, W)
                 if v[V_DEPTH] == 0:
                     v[V_TECH] = max(v[V_TECH], T_PROBE)  # a probe completed the grid
             tot += nt
@@ -800,11 +705,9 @@ def _phase_init(s):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _solved(v, cur, sols, H, W):  # noqa: N803
+def _solved(v, cur, sols):
     """Every cell is decided: keep the solution; stop when enough, else backtrack."""
     _store_solution(cur, sols, v)
-    if v[V_DEPTH] > 0:  # (at the root, logic alone decided every cell: nothing to swap)
-        _try_swap(cur, sols, v, H, W)
     if v[V_NSOL] >= v[V_MAXSOL]:
         v[V_PHASE] = PH_DONE
         return RC_SOLS
@@ -813,14 +716,14 @@ def _solved(v, cur, sols, H, W):  # noqa: N803
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _after_propagation(v, cur, sols, ok, H, W):  # noqa: N803
+def _after_propagation(v, cur, sols, ok):
     """Where a propagation leads: backtrack (contradiction), a solution, the end of the
     line rung, or a (new) probe pass over the cells."""
     if not ok:
         v[V_PHASE] = PH_BACK
         return _GO
     if v[V_UNDEC] == 0:
-        return _solved(v, cur, sols, H, W)
+        return _solved(v, cur, sols)
     if v[V_STRAT] == 0:
         return RC_LIMIT
     v[V_PHASE] = PH_PROBE
@@ -843,7 +746,7 @@ def _phase_propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc,
     _bump_trail(lver, v, trail, H, W)
     if root and v[V_TRAIL] > 0:
         v[V_TECH] = max(v[V_TECH], T_LINE)
-    return _after_propagation(v, st, sols, ok, H, W)
+    return _after_propagation(v, st, sols, ok)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -864,7 +767,7 @@ def _probe_learnt(status, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run
     if v[V_STOP] != 0:
         return RC_STOPPED
     _bump_trail(lver, v, trail, H, W)
-    return _after_propagation(v, st, sols, ok, H, W)
+    return _after_propagation(v, st, sols, ok)
 
 
 @njit(cache=True, nogil=True)
@@ -900,7 +803,6 @@ def _phase_probe(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cac
             status = 0  # the same lines would give the same answer: nothing learnt
             score = prec[p, R_SCORE]
             first = np.uint64(prec[p, R_FIRST])
-            v[V_PSKIP] += 1
         else:
             status, score, first = _probe_cell(
                 p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache, lm, out,
@@ -1006,9 +908,9 @@ def _phase_backtrack(v, cur, stack, bcell, brem, bits, sched, H, W, lver):  # no
         if cur[c] != stack[d, c]:
             _bump_cell(lver, v, H, W, c)
             cur[c] = stack[d, c]
-    und = _count_undecided(cur)
-    if not _is_single(cur[p]):
-        und -= 1
+    # p is undecided in stack[d] (only PH_DECIDE writes the stack, and it branches on an
+    # undecided cell), so giving it a colour takes one off the count
+    und = _count_undecided(cur) - 1
     cur[p] = nxt
     _bump_cell(lver, v, H, W, p)
     v[V_UNDEC] = und

@@ -529,6 +529,39 @@ _LONG = np.uint64(1) << np.uint64(63)
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _pack2(src, start, stride, n, lm):
+    """The masks of a black-and-white line of up to 126 cells, ``src[start + j * stride]``,
+    copied into ``lm`` and returned as two-word bitsets ``(wlo, whi, klo, khi)``: which
+    cells may be white and which black, cells 0..63 in the low words."""
+    wlo = U0
+    whi = U0
+    klo = U0
+    khi = U0
+    for j in range(min(n, 64)):
+        m = src[start + j * stride]
+        lm[j] = m
+        wlo |= (m & U1) << np.uint64(j)
+        klo |= ((m >> U1) & U1) << np.uint64(j)
+    for j in range(64, n):
+        m = src[start + j * stride]
+        lm[j] = m
+        whi |= (m & U1) << np.uint64(j - 64)
+        khi |= ((m >> U1) & U1) << np.uint64(j - 64)
+    return wlo, whi, klo, khi
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _unpack2(owlo, owhi, oblo, obhi, n, out):
+    """The two-word bitsets of :func:`_pack2` back into per-cell masks in ``out[:n]``."""
+    for j in range(min(n, 64)):
+        sj = np.uint64(j)
+        out[j] = ((owlo >> sj) & U1) | (((oblo >> sj) & U1) << U1)
+    for j in range(64, n):
+        sj = np.uint64(j - 64)
+        out[j] = ((owhi >> sj) & U1) | (((obhi >> sj) & U1) << U1)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def bw_cached2(st, start, stride, n, line, blen, b0, k, sc, cache, lm, out):
     """Line logic for a black-and-white line of 63..126 cells of ``st``, through the cache.
 
@@ -540,20 +573,7 @@ def bw_cached2(st, start, stride, n, line, blen, b0, k, sc, cache, lm, out):
     never matches it, and an entry partly overwritten by a short line's never matches
     either. Inlined into the propagation loop (no reference counting per call).
     """
-    wlo = U0
-    whi = U0
-    klo = U0
-    khi = U0
-    for j in range(min(n, 64)):
-        m = st[start + j * stride]
-        lm[j] = m
-        wlo |= (m & U1) << np.uint64(j)
-        klo |= ((m >> U1) & U1) << np.uint64(j)
-    for j in range(64, n):
-        m = st[start + j * stride]
-        lm[j] = m
-        whi |= (m & U1) << np.uint64(j - 64)
-        khi |= ((m >> U1) & U1) << np.uint64(j - 64)
+    wlo, whi, klo, khi = _pack2(st, start, stride, n, lm)
     tag = np.uint64(line + 1) | _LONG
     h = (wlo * _K1) ^ (klo * _K2) ^ (whi * _K4) ^ (khi * _K5) ^ (tag * _K3)
     nslot = cache.shape[0] // 5
@@ -584,12 +604,7 @@ def bw_cached2(st, start, stride, n, line, blen, b0, k, sc, cache, lm, out):
         return False, hit, False
     if owlo == wlo and owhi == whi and oblo == klo and obhi == khi:
         return True, hit, False
-    for j in range(min(n, 64)):
-        sj = np.uint64(j)
-        out[j] = ((owlo >> sj) & U1) | (((oblo >> sj) & U1) << U1)
-    for j in range(64, n):
-        sj = np.uint64(j - 64)
-        out[j] = ((owhi >> sj) & U1) | (((obhi >> sj) & U1) << U1)
+    _unpack2(owlo, owhi, oblo, obhi, n, out)
     return True, hit, True
 
 
@@ -598,27 +613,11 @@ def bw_line2(lm, n, blen, b0, k, sc, out):
     """:func:`bw_bits2` on per-cell masks: the answer of :func:`dp_line` for a line of at
     most :data:`MAX_BITS2_LINE` cells whose blocks all have colour 1 (a cell keeps the
     background and colour 1 where some placement gives them, and loses other colours)."""
-    wlo = U0
-    whi = U0
-    klo = U0
-    khi = U0
-    for j in range(min(n, 64)):
-        m = lm[j]
-        wlo |= (m & U1) << np.uint64(j)
-        klo |= ((m >> U1) & U1) << np.uint64(j)
-    for j in range(64, n):
-        m = lm[j]
-        whi |= (m & U1) << np.uint64(j - 64)
-        khi |= ((m >> U1) & U1) << np.uint64(j - 64)
+    wlo, whi, klo, khi = _pack2(lm, 0, 1, n, lm)
     ok, owlo, owhi, oblo, obhi = bw_bits2(wlo, whi, klo, khi, n, blen, b0, k, sc)
     if not ok:
         return False
-    for j in range(min(n, 64)):
-        sj = np.uint64(j)
-        out[j] = ((owlo >> sj) & U1) | (((oblo >> sj) & U1) << U1)
-    for j in range(64, n):
-        sj = np.uint64(j - 64)
-        out[j] = ((owhi >> sj) & U1) | (((obhi >> sj) & U1) << U1)
+    _unpack2(owlo, owhi, oblo, obhi, n, out)
     return True
 
 
