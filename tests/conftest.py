@@ -7,9 +7,12 @@ import os
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from nonoforge.puzzle import Puzzle
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data"
@@ -86,6 +89,18 @@ def bench_module(name: str) -> ModuleType:
     sys.modules[spec.name] = mod
     spec.loader.exec_module(mod)
     return mod
+
+
+def random_bw_puzzle(seed: int, h: int, w: int, density: float) -> Puzzle:
+    """A seeded random black-and-white picture of ``h`` x ``w`` cells at ``density`` as a
+    puzzle; its top-left cell is black, so no picture is blank."""
+    import numpy as np
+
+    from nonoforge.puzzle import Grid, Puzzle
+
+    cells = (np.random.default_rng(seed).random((h, w)) < density).astype(np.uint8)
+    cells[0, 0] = 1
+    return Puzzle.from_grid(Grid(cells))
 
 
 def shared_path(*parts: str) -> Path:

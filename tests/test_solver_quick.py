@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ROOT, shared_path
+from conftest import ROOT, random_bw_puzzle, shared_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -37,18 +37,11 @@ def _same_as_engine(p: Puzzle, max_solutions: int, budget: int | None) -> bool:
     return True
 
 
-def _random(seed: int, h: int, w: int, density: float) -> Puzzle:
-    rng = np.random.default_rng(seed)
-    g = (rng.random((h, w)) < density).astype(np.uint8)
-    g[0, 0] = 1
-    return Puzzle.from_grid(Grid(g))
-
-
 @pytest.mark.parametrize("seed", range(30))
 def test_random_puzzles_match_the_engine(seed: int) -> None:
     rng = np.random.default_rng(seed)
     h, w = (int(x) for x in rng.integers(1, 30, size=2))
-    p = _random(seed, h, w, (0.55, 0.7, 0.85)[seed % 3])
+    p = random_bw_puzzle(seed, h, w, (0.55, 0.7, 0.85)[seed % 3])
     answered = 0
     for ms in (1, 2):
         for budget in (None, 0, 20, 10**9):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import random_bw_puzzle
 
 from nonoforge.puzzle import Grid, Puzzle
 from nonoforge.solver import driver as D  # noqa: N812
@@ -28,16 +29,9 @@ def _search(p: Puzzle, max_solutions: int, **options: int | bool) -> tuple[int, 
     return rc, w, grids
 
 
-def _random(seed: int, size: int, density: float = 0.5) -> Puzzle:
-    rng = np.random.default_rng(seed)
-    cells = (rng.random((size, size)) < density).astype(np.uint8)
-    cells[0, 0] = 1
-    return Puzzle.from_grid(Grid(cells))
-
-
 @pytest.mark.parametrize("seed", range(30))
 def test_probe_records_change_no_search(seed: int) -> None:
-    p = _random(seed, 10 + seed % 7, 0.4 + 0.1 * (seed % 3))
+    p = random_bw_puzzle(seed, 10 + seed % 7, 10 + seed % 7, 0.4 + 0.1 * (seed % 3))
     rc0, w0, g0 = _search(p, 2)
     rc1, w1, g1 = _search(p, 2, incremental=True)
     assert rc0 == rc1 and g0 == g1
@@ -58,7 +52,7 @@ def _count_all(p: Puzzle, **options: int | bool) -> set[Grid]:
 
 @pytest.mark.parametrize("seed", range(16))
 def test_options_find_every_solution(seed: int) -> None:
-    p = _random(seed, 7 + seed % 4, 0.5)
+    p = random_bw_puzzle(seed, 7 + seed % 4, 7 + seed % 4, 0.5)
     every = _count_all(p)
     for options in ({"incremental": True}, {"incremental": True, "score": 4, "order": 0}):
         assert _count_all(p, **options) == every, options  # type: ignore[arg-type]
@@ -66,7 +60,7 @@ def test_options_find_every_solution(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", range(40))
 def test_records_and_score_keep_two_solution_verdicts(seed: int) -> None:
-    p = _random(seed, 9 + seed % 9, 0.5)
+    p = random_bw_puzzle(seed, 9 + seed % 9, 9 + seed % 9, 0.5)
     rc0, _, g0 = _search(p, 2)
     rc1, _, g1 = _search(p, 2, incremental=True, score=4, order=0)
     assert rc1 == rc0 and len(g1) == len(g0)
@@ -80,7 +74,7 @@ def test_one_solution_solves_use_the_records_and_give_checked_solutions(seed: in
     from nonoforge.solver import core, solve
 
     assert core.SEARCH_ONE.incremental
-    p = _random(seed, 12, 0.5)
+    p = random_bw_puzzle(seed, 12, 12, 0.5)
     one = solve(p, max_solutions=1, strategy="search")
     assert one.status in ("unique", "unsolved") and one.solutions[0].matches(p)
     two = solve(p, max_solutions=2, strategy="search")
