@@ -25,6 +25,7 @@ on every source).
     /work/venv/bin/python bench/fit_model.py --workers 2 --sample 400
     /work/venv/bin/python bench/fit_model.py --workers 2 --sample 400 --requick  # re-time
     /work/venv/bin/python bench/fit_model.py --reuse                     # refit saved ratings
+    /work/venv/bin/python bench/fit_model.py --reuse --sample 400 --measured-under 1.1
 """
 
 from __future__ import annotations
@@ -156,6 +157,9 @@ def main() -> int:
                     help="keep the saved ratings, time the quick puzzles again, refit")
     ap.add_argument("--reuse", action="store_true",
                     help="refit the ratings saved by the last run instead of rating again")
+    ap.add_argument("--measured-under", metavar="VERSION", default=None,
+                    help="with --reuse: refit the ratings saved under another solver version "
+                    "(when the new version leaves every reference puzzle's effort as it was)")
     ap.add_argument("--out", default=str(MODELS), help="the models file to update")
     args = ap.parse_args()
     from nonoforge.solver import SOLVER_VERSION
@@ -163,9 +167,17 @@ def main() -> int:
     if not (SHARED / "corpora").exists():
         print(f"{SHARED / 'corpora'} is absent", file=sys.stderr)
         return 2
-    saved = CACHE / f"fit-rows-{SOLVER_VERSION}.json"
+    measured_under = args.measured_under or SOLVER_VERSION
+    if measured_under != SOLVER_VERSION and not args.reuse:
+        print("--measured-under goes with --reuse", file=sys.stderr)
+        return 2
+    saved = CACHE / f"fit-rows-{measured_under}.json"
     t0 = time.perf_counter()
     if args.reuse:
+        if not saved.exists():
+            print(f"{saved} is absent: rate the reference set first (without --reuse)",
+                  file=sys.stderr)
+            return 2
         rows = json.loads(saved.read_text())
     else:
         ref = reference(args.sample)
@@ -214,6 +226,8 @@ def main() -> int:
     model.fit["kind"] = "reference"
     model.fit["fitted"] = time.strftime("%Y-%m-%d", time.gmtime())
     model.fit["sample"] = args.sample
+    if measured_under != SOLVER_VERSION:
+        model.fit["measured_under"] = measured_under
     out = Path(args.out)
     models = json.loads(out.read_text()) if out.exists() else {}
     models[SOLVER_VERSION] = model.to_dict()
