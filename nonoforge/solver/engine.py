@@ -734,19 +734,32 @@ def _after_propagation(v, cur, sols, ok):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _phase_propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache, lm,  # noqa: N803
-                     out, trail, trold, stamp, steps, sols, lver):
-    """PH_PROP: line logic to a fixpoint on a fresh trail."""
-    root = v[V_DEPTH] == 0
+def _propagate_state(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache, lm,  # noqa: N803
+                     out, trail, trold, stamp, steps, lver, root):
+    """Line logic to a fixpoint on a fresh trail, outside a probe: 1 consistent, 0 a
+    contradiction, -1 stopped from outside. The cells it changed mark their lines changed
+    (the probe records' dependencies)."""
     _new_trail(v)
     ok = propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache, lm, out,
                    trail, trold, stamp, steps, root)
     if v[V_STOP] != 0:
-        return RC_STOPPED
+        return -1
     _bump_trail(lver, v, trail, H, W)
+    return 1 if ok else 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _phase_propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache, lm,  # noqa: N803
+                     out, trail, trold, stamp, steps, sols, lver):
+    """PH_PROP: line logic to a fixpoint on a fresh trail."""
+    root = v[V_DEPTH] == 0
+    ok = _propagate_state(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache, lm,
+                          out, trail, trold, stamp, steps, lver, root)
+    if ok < 0:
+        return RC_STOPPED
     if root and v[V_TRAIL] > 0:
         v[V_TECH] = max(v[V_TECH], T_LINE)
-    return _after_propagation(v, st, sols, ok)
+    return _after_propagation(v, st, sols, ok == 1)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -761,13 +774,11 @@ def _probe_learnt(status, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run
         _clear_schedule(sched)
         v[V_PHASE] = PH_BACK
         return _GO
-    _new_trail(v)
-    ok = propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache, lm, out,
-                   trail, trold, stamp, steps, root)
-    if v[V_STOP] != 0:
+    ok = _propagate_state(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache, lm,
+                          out, trail, trold, stamp, steps, lver, root)
+    if ok < 0:
         return RC_STOPPED
-    _bump_trail(lver, v, trail, H, W)
-    return _after_propagation(v, st, sols, ok)
+    return _after_propagation(v, st, sols, ok == 1)
 
 
 @njit(cache=True, nogil=True)
