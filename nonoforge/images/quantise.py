@@ -704,15 +704,11 @@ SKETCH_CENTRES = (0.35, 0.6)
 #: the strokes a person would draw (eyes, rims, outlines) are left darker than their
 #: surround (the cat's sketch was a field of fur strokes at TV_WEIGHT).
 SKETCH_TV = 0.9
-#: A black-and-white photo is drawn as a sketch when its best silhouette is fragmented:
-#: more than this many times the boundary of one square of the same area (see
-#: :func:`fragmentation`).
-FRAGMENTED = 3.0
-#: ... when the sketch's likeness is at least the silhouette's less this (a fragmented
-#: silhouette is a texture of blobs, which band-passed likeness still half rewards: the
-#: cat at 45 cells, 0.012 below; a field of stars, which has no outlines, 0.03 and more).
-#: An unfragmented silhouette gives way only to a sketch of higher likeness.
-SKETCH_SLACK = 0.02
+#: Black-and-white photos: candidates whose likeness is within this of the best one are
+#: equally like their source as far as the band-passed likeness can tell (it moves by about
+#: this much between neighbouring thresholds of one silhouette); of those the one of highest
+#: SSIM, which weighs tone, is drawn (docs/images.md, "Black-and-white photos").
+LIKENESS_TIE = 0.01
 #: Retries from this crumb size on draw silhouettes only: a sketch whose thin strokes stayed
 #: ambiguous through the earlier retries gives way to the simplified silhouette (the cat at
 #: 45 cells: 79 edits, not accepted, as a sketch at every crumb size).
@@ -722,17 +718,6 @@ SKETCH_LAST_CRUMB = 24
 #: page of text at 20 cells became 4x8). A rocket standing in the middle of its sky leaves
 #: half a frame (at 0.25 the rocket at 45 cells was a silhouette of blobs).
 SKETCH_EMPTY = 0.75
-
-
-def fragmentation(labels: np.ndarray) -> float:
-    """How broken up a black-and-white picture is: the cell edges between ink and paper,
-    over the perimeter of one square as large as the smaller of the two. One compact shape
-    (a silhouette that reads: a man with a camera, a horse) scores 1 to 2; a texture of
-    blobs (a cat's fur, a face's patches of light and shade) 4 and more."""
-    edges = int((labels[1:] != labels[:-1]).sum() + (labels[:, 1:] != labels[:, :-1]).sum())
-    ink = int((labels != 0).sum())
-    small = min(ink, labels.size - ink)
-    return edges / (4.0 * np.sqrt(small)) if small else 0.0
 
 
 def sketch(
@@ -774,10 +759,22 @@ def _silhouettes(
             continue
         ts = {float(threshold_otsu(vals))}
         ts |= {float(np.quantile(vals, q)) for q in THRESHOLD_QUANTILES}
-        for t in sorted(ts):
-            ink = (light <= t) if float(bg_lab[0]) > t else (light > t)
-            out.append(ink & opaque)
+        out += [_ink_side(light, t, bg_lab) & opaque for t in sorted(ts)]
     return out
+
+
+def _ink_side(light: np.ndarray, t: float, bg_lab: np.ndarray) -> np.ndarray:
+    """The cells on the side of threshold ``t`` away from the background's lightness."""
+    return (light <= t) if float(bg_lab[0]) > t else (light > t)
+
+
+def _plain_otsu(light: np.ndarray, opaque: np.ndarray, bg_lab: np.ndarray) -> np.ndarray:
+    """The plain method's picture: Otsu's threshold on the unprepared cells' lightness,
+    ink the side away from the background (what ``bench/generate.py`` compares against)."""
+    vals = light[opaque]
+    if np.ptp(vals) < 1e-6:
+        return np.zeros(light.shape, dtype=bool)
+    return _ink_side(light, float(threshold_otsu(vals)), bg_lab) & opaque
 
 
 def _sketches(
@@ -852,31 +849,44 @@ def _bw_likeness(
     bg_lab: np.ndarray,
     o: _Options,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Black-and-white photo: a silhouette, or a sketch where it reads better.
+    """Black-and-white photo: a silhouette, the plain Otsu picture, or a sketch, whichever
+    is most like the source.
 
-    The silhouette is the best (:func:`_best_bw`, by SSIM: thresholds differ in tone, which
-    SSIM weighs) of Otsu's threshold and the lightness quantiles; the sketch the best of
-    :func:`_sketches` of ``sketch_light`` (the picture with its texture smoothed away), by
-    likeness. The sketch is drawn when its likeness (band-
-    passed, :func:`~nonoforge.images.measure.likeness`) is higher -- outlines and features
-    where the source has them: a face's eyes and smile, a cup's rims, a rocket on its pad --
-    or, when the silhouette is fragmented (:func:`fragmentation` over FRAGMENTED: no
-    subject one threshold separates from its ground, a texture of blobs), at most
-    SKETCH_SLACK lower (docs/images.md, "Black-and-white photos")."""
+    Three candidates, each despeckled and cleared of crumbs: the silhouette (the best by
+    SSIM, :func:`_best_bw` -- thresholds differ in tone, which SSIM weighs -- of Otsu's
+    threshold and the lightness quantiles of the prepared and the plain picture), the plain
+    method's picture (:func:`_plain_otsu`: so the photo path is never less like its source
+    than a plain resize and Otsu, but for the specks and crumbs a puzzle must not have), and
+    the sketch (the best by likeness of :func:`_sketches` of ``sketch_light``, the picture
+    with its texture smoothed away: a face's eyes and smile, a cup's rims). The drawn one
+    has the highest band-passed likeness (:func:`~nonoforge.images.measure.likeness`), or,
+    among those within LIKENESS_TIE of it, the highest SSIM (docs/images.md, "Black-and-white
+    photos"). They are compared as drawn: the empty edge lines of either are cropped off
+    (the frame fits the subject); only a sketch that would leave a corner is out
+    (SKETCH_EMPTY)."""
     opaque = ~transparent
-    best = _best_bw(lab[..., 0], _silhouettes(lab, wlab, opaque, bg_lab), o)
-    if best is None:
+    light = lab[..., 0]
+    silhouette = _best_bw(light, _silhouettes(lab, wlab, opaque, bg_lab), o)
+    if silhouette is None:
         raise ImageError("the image is a single flat colour: nothing to draw")
+    plain = _best_bw(light, [_plain_otsu(light, opaque, bg_lab)], o)
+    best = silhouette[1] if plain is None else most_alike(light, [silhouette[1], plain[1]])
     if min(lab.shape[:2]) >= 3 and o.crumb < SKETCH_LAST_CRUMB:
-        light = lab[..., 0]
         drawn = _best_bw(light, _sketches(sketch_light, wlab, opaque, bg_lab), o, likeness,
                          SKETCH_MARGIN_PENALTY, SKETCH_EMPTY)
-        slack = SKETCH_SLACK if fragmentation(best[1]) > FRAGMENTED else 0.0
-        # compared as drawn: the empty edge lines of either are cropped off (the frame fits
-        # the subject); only a sketch that would leave a corner is out (SKETCH_EMPTY)
-        if drawn is not None and likeness(light, drawn[1]) >= likeness(light, best[1]) - slack:
-            best = drawn
-    return best[1], BW_LAB
+        if drawn is not None and likeness(light, drawn[1]) > likeness(light, best):
+            best = drawn[1]
+    return best, BW_LAB
+
+
+def most_alike(light: np.ndarray, pictures: list[np.ndarray]) -> np.ndarray:
+    """Of black-and-white pictures of one grid, the one of highest likeness to ``light``,
+    or, among those within LIKENESS_TIE of it, the one of highest SSIM (the first on a
+    tie)."""
+    scored = [(likeness(light, p), ssim(light, p), i) for i, p in enumerate(pictures)]
+    top = max(s[0] for s in scored)
+    near = [s for s in scored if s[0] >= top - LIKENESS_TIE]
+    return pictures[max(near, key=lambda s: (s[1], -s[2]))[2]]
 
 
 #: Lightness gap (L*) between the two Otsu classes of a shape for the darker one to show.
