@@ -875,10 +875,19 @@ def _bw_likeness(
         drawn = _best_bw(light, _sketches(sketch_light, wlab, opaque, bg_lab), o, likeness,
                          SKETCH_MARGIN_PENALTY, SKETCH_EMPTY)
         if drawn is not None:
-            gain = likeness(light, drawn[1]) - likeness(light, best)
-            if gain > LIKENESS_TIE or (gain >= -LIKENESS_TIE and blocks(drawn[1]) < blocks(best)):
-                best = drawn[1]
+            best = sketch_or_threshold(light, drawn[1], best)
     return best, BW_LAB
+
+
+def sketch_or_threshold(light: np.ndarray, drawn: np.ndarray, threshold: np.ndarray) -> np.ndarray:
+    """The sketch ``drawn`` when its likeness to ``light`` is over LIKENESS_TIE higher than
+    the threshold picture's, or within LIKENESS_TIE of it and its clues hold fewer numbers
+    (:func:`blocks`); else the threshold picture. Pictures of two kinds, lines and masses,
+    are not compared by SSIM, which prefers masses (docs/images.md, "Likeness")."""
+    gain = likeness(light, drawn) - likeness(light, threshold)
+    if gain > LIKENESS_TIE or (gain >= -LIKENESS_TIE and blocks(drawn) < blocks(threshold)):
+        return drawn
+    return threshold
 
 
 def blocks(labels: np.ndarray) -> int:
