@@ -685,8 +685,9 @@ def merge_crumbs(labels: np.ndarray, size: int) -> np.ndarray:
 MARGIN_PENALTY = 0.15
 #: Likeness one frame's worth of empty edge lines costs a sketch: band-passed likeness
 #: spreads candidates wider than SSIM, so at the silhouettes' 0.15 a sketch with empty edge
-#: lines wins and is cropped (the rocket at 45 cells: 39x26 of its 45x30, against 44x27 at
-#: 0.3, for 0.012 more likeness). What keeps a sketch from leaving a corner is SKETCH_EMPTY.
+#: lines wins and is cropped (the coins at 30 cells: 29x23 against 30x23 at 0.3; the rocket
+#: at 45 was 39x26 against 44x27 while it was drawn as a sketch). What keeps a sketch from
+#: leaving a corner is SKETCH_EMPTY.
 SKETCH_MARGIN_PENALTY = 0.3
 #: Quantiles of the lightness tried as black-and-white thresholds on photos.
 THRESHOLD_QUANTILES = tuple(np.round(np.arange(0.1, 0.91, 0.05), 2))
