@@ -434,8 +434,9 @@ def quantise(
     trimmed first, and empty lines left at the grid's edges are cropped off and the grid
     fitted again, so the subject fills the frame. ``photo`` (default: decided from the
     image, see :func:`is_photo`) takes the photo path: CLAHE, edge-preserving smoothing and,
-    in black-and-white, the threshold of highest SSIM or a sketch where it reads better
-    (higher band-passed likeness). With ``colors=1`` the puzzle is
+    in black-and-white, the silhouette of highest SSIM, the plain Otsu picture or a sketch,
+    whichever is most like the source (band-passed likeness, :func:`_bw_likeness`). With
+    ``colors=1`` the puzzle is
     black-and-white (or ``fill``: the threshold that inks that fraction of the cells).
     Colours are at least ``min_delta`` (CIEDE2000) apart and from the background. On
     black-and-white photos ink pieces and holes under ``crumb`` cells are dropped. Same
