@@ -711,9 +711,10 @@ SKETCH_TV = 0.9
 #: this much between neighbouring thresholds of one silhouette); of those the one of highest
 #: SSIM, which weighs tone, is drawn (docs/images.md, "Black-and-white photos").
 LIKENESS_TIE = 0.01
-#: Retries from this crumb size on draw silhouettes only: a sketch whose thin strokes stayed
-#: ambiguous through the earlier retries gives way to the simplified silhouette (the cat at
-#: 45 cells: 79 edits, not accepted, as a sketch at every crumb size).
+#: Retries from this crumb size on draw threshold pictures only (silhouette or plain
+#: Otsu): a sketch whose thin strokes stayed ambiguous through the earlier retries gives
+#: way to a simplified threshold picture (the cat at 45 cells: 79 edits, not accepted, as
+#: a sketch at every crumb size).
 SKETCH_LAST_CRUMB = 24
 #: A sketch that leaves more than this share of a frame in empty edge lines is not drawn:
 #: its few strokes would be cropped into a small puzzle of a corner of the picture (a
