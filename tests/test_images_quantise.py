@@ -243,6 +243,23 @@ def test_photos_are_told_from_icons() -> None:
     assert not is_photo(as_rgba(skimage.data.horse()))
 
 
+def test_grey_photos_are_judged_on_their_grey_levels() -> None:
+    """A grey photo with a narrow histogram (the moon: 93 % of its pixels in 8 of the 64
+    values of 6 bits, 55 % of the 256 grey levels) is a photo; a grey icon -- flat greys,
+    anti-aliased -- is not. Before, the moon, the clock and the scan of text were icons."""
+    import skimage.data
+
+    from nonoforge.images.load import as_rgba
+    from nonoforge.images.quantise import is_photo
+
+    for name in ("moon", "clock", "text", "camera"):
+        assert is_photo(as_rgba(getattr(skimage.data, name)())), name
+    icon = disk(256, ink=(90, 90, 90), paper=(200, 200, 200)).convert("L")
+    icon = icon.resize((64, 64), Image.Resampling.LANCZOS)  # edges anti-aliased
+    assert not is_photo(as_rgba(icon))
+    assert not is_photo(as_rgba(skimage.data.horse()))
+
+
 def test_crumbs_are_dropped_in_black_and_white_and_merged_in_colour() -> None:
     from nonoforge.images.quantise import drop_crumbs, merge_crumbs
 
