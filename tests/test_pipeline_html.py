@@ -2,8 +2,12 @@
 
 The page is solved by clicking its cells as a player would; the test reads the solved
 state from the page, and checks from Chromium's own network log that the page asked for
-nothing but itself. Skips (saying why) where Chromium or its driver is not installed;
-``make test`` installs them where apt is available.
+nothing but itself. After each load it waits for that document's ``data-restored`` (the page has
+read IndexedDB): Chromium sometimes gives a new document a localStorage that reads as empty and
+drops its writes, so localStorage alone cannot keep the promise that progress survives a reload;
+localStorage and IndexedDB together do (docs/export.md), and that is what is checked.
+Skips (saying why) where Chromium or its driver is not installed; ``make test`` installs them
+where apt is available.
 """
 
 from __future__ import annotations
