@@ -1,5 +1,5 @@
 // nonoforge's playable page: plain JavaScript, no libraries, no network.
-// The puzzles are the JSON in #nf-data; progress is kept in localStorage.
+// The puzzles are the JSON in #nf-data; progress is kept in localStorage and IndexedDB.
 (function () {
   "use strict";
   var book = JSON.parse(document.getElementById("nf-data").textContent);
@@ -24,7 +24,11 @@
 
   function dbPut(k, v) {
     if (!db) return;  // not open yet (restore copies newer records over) or not available
-    try { db.transaction(OS, "readwrite").objectStore(OS).put(v, k); } catch (e) { /* closed or full */ }
+    try {
+      var tx = db.transaction(OS, "readwrite");
+      tx.objectStore(OS).put(v, k);
+      if (tx.commit) tx.commit();  // now, not at the end of the task: a reload may come next
+    } catch (e) { /* closed or full */ }
   }
 
   var store = {
@@ -389,17 +393,18 @@
         var shown = cur.from, n = cur.n;
         keys.forEach(function (k, i) {
           var theirs = gets[i].result, ours = store.get(k);
-          if (at(theirs) > at(ours)) {
+          if (theirs && (!ours || at(theirs) > at(ours))) {
             saved[k] = theirs;
             stamp = Math.max(stamp, at(theirs));
             writeLocal(k, theirs);
-          } else if (at(ours) > at(theirs)) {
+          } else if (ours && (!theirs || at(ours) > at(theirs))) {  // also records of earlier pages
             dbPut(k, ours);
           }
         });
         // the board was drawn from a record IndexedDB has a newer one of: draw that, unless the
         // player has already moved or chosen (their records are the newest, and stay)
         if (!acted && (lastOpen() !== n || store.get(key(cur.p)) !== shown)) open(lastOpen());
+        else if (acted && lastOpen() !== n) store.set(lastKey, { n: n });
         else refreshPicker();
         done();
       }
