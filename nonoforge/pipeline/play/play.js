@@ -404,8 +404,10 @@
         // the board was drawn from a record IndexedDB has a newer one of: draw that, unless the
         // player has already moved or chosen (their records are the newest, and stay)
         if (!acted && (lastOpen() !== n || store.get(key(cur.p)) !== shown)) open(lastOpen());
-        else if (acted && lastOpen() !== n) store.set(lastKey, { n: n });
-        else refreshPicker();
+        else {
+          if (lastOpen() !== n) store.set(lastKey, { n: n });
+          refreshPicker();
+        }
         done();
       }
     };
