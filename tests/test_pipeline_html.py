@@ -70,7 +70,7 @@ def browser():
     opts.binary_location = CHROMIUM
     for flag in [*FLAGS, f"--user-data-dir={profile}"]:
         opts.add_argument(flag)
-    opts.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+    opts.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
     driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
     try:
         yield driver
@@ -119,6 +119,80 @@ def reload(driver, url: str | None = None) -> None:
     restored(driver)
 
 
+def other_page(tmp_path: Path) -> str:
+    """A page of the same origin (file://) as the book: it shares its localStorage and IndexedDB."""
+    other = tmp_path / "other.html"
+    other.write_text("<!DOCTYPE html><title>other</title><p>another page", encoding="utf-8")
+    return other.as_uri()
+
+
+def clean_start(driver, tmp_path: Path) -> None:
+    """Forget all progress: localStorage and the page's IndexedDB (which outlives a test, as the
+    browser does). Done from another page, so no book page holds the database open."""
+    driver.get(other_page(tmp_path))
+    driver.execute_script("localStorage.clear()")
+    assert driver.execute_async_script(
+        "var done = arguments[0], rq = indexedDB.deleteDatabase('nonoforge');"
+        "rq.onsuccess = function () { done('deleted'); };"
+        "rq.onerror = function () { done('failed'); };") == "deleted"
+
+
+# Holds a read-write transaction on the page's store open (asking for a record again and again)
+# until localStorage has "nf-test-release": a book page loaded meanwhile cannot read IndexedDB, so
+# its restore waits. That is a real sequence (a second tab writing), not a hook in the page.
+HOLD = """
+var done = arguments[0];
+localStorage.removeItem('nf-test-release');
+var rq = indexedDB.open('nonoforge', 1);
+rq.onupgradeneeded = function () { rq.result.createObjectStore('progress'); };
+rq.onsuccess = function () {
+  var db = rq.result, os = db.transaction('progress', 'readwrite').objectStore('progress');
+  os.transaction.oncomplete = function () { db.close(); };
+  (function spin(first) {
+    if (!first && localStorage.getItem('nf-test-release')) return;
+    os.get('nothing').onsuccess = function () { if (first) done('held'); spin(false); };
+  })(true);
+};
+rq.onerror = function () { done('failed'); };
+"""
+
+
+def hold_restore(driver, tmp_path: Path) -> str:
+    """Open another tab that empties localStorage (as Chromium's unconnected one reads) and holds
+    IndexedDB; back to the book's tab. Returns the holder's window handle."""
+    book = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    driver.get(other_page(tmp_path))
+    driver.execute_script("localStorage.clear()")
+    assert driver.execute_async_script(HOLD) == "held"
+    holder = driver.current_window_handle
+    driver.switch_to.window(book)
+    return holder
+
+
+def release_restore(driver, holder: str) -> None:
+    driver.execute_script("localStorage.setItem('nf-test-release', '1')")
+    restored(driver)
+    book = driver.current_window_handle
+    driver.switch_to.window(holder)
+    driver.close()
+    driver.switch_to.window(book)
+
+
+def filled(driver, i: int) -> bool:
+    return "f" in cell(driver, i).get_attribute("class").split()
+
+
+def errors(driver) -> list[str]:
+    return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def pick(driver, n: int) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    Select(driver.find_element("id", "pick")).select_by_index(n)
+
+
 def test_a_player_solves_a_puzzle_by_clicking_and_nothing_is_fetched(browser, tmp_path) -> None:
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
@@ -126,8 +200,7 @@ def test_a_player_solves_a_puzzle_by_clicking_and_nothing_is_fetched(browser, tm
     its = items()
     path = tmp_path / "book.html"
     path.write_text(page(its, "Browser test"), encoding="utf-8")
-    browser.get(path.as_uri())
-    browser.execute_script("localStorage.clear()")
+    clean_start(browser, tmp_path)
     requests_made(browser)  # drop what came before (the browser's own new-tab page)
     reload(browser, path.as_uri())
     assert browser.find_element("id", "title").text == "Demo Puzzle from Front Page" or \
@@ -188,9 +261,7 @@ def test_a_player_solves_a_puzzle_by_clicking_and_nothing_is_fetched(browser, tm
     # ... even where localStorage lost it, as Chromium's can: it sometimes gives a new document
     # a localStorage not connected to its store (reads empty, drops that document's writes;
     # docs/export.md). Another page of the same origin empties it; IndexedDB still has it.
-    other = tmp_path / "other.html"
-    other.write_text("<!DOCTYPE html><title>other</title><p>another page", encoding="utf-8")
-    browser.get(other.as_uri())
+    browser.get(other_page(tmp_path))
     browser.execute_script("localStorage.clear()")
     reload(browser, path.as_uri())
     assert solved(browser)
@@ -212,3 +283,89 @@ def test_a_player_solves_a_puzzle_by_clicking_and_nothing_is_fetched(browser, tm
     ours = [url for url, doc in seen if doc == path.as_uri()]
     assert ours and set(ours) == {path.as_uri()}, seen  # the page itself, nothing else
     assert not [url for url, _ in seen if url.split(":")[0] in ("http", "https", "ws", "wss")]
+
+
+def test_moves_and_picks_before_restore_keep_the_progress_restore_finds(browser, tmp_path) -> None:
+    """A player may pick a puzzle, move, or be mid-drag before the page has read IndexedDB; with
+    a localStorage that reads empty the board they see then is empty. What restore finds must
+    neither be overwritten by that board nor lose their moves."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    its = items()
+    path = tmp_path / "book.html"
+    path.write_text(page(its, "Restore test"), encoding="utf-8")
+    dancer_title = "Dancer"
+    clean_start(browser, tmp_path)
+    errors(browser)  # drop what came before
+    reload(browser, path.as_uri())
+    pick(browser, 1)  # the 3x3 flag: one cell kept
+    cell(browser, 0).click()
+    browser.find_element("id", "prev").click()  # dancer is the puzzle to open next time
+    # picked before restore, and a move: the kept cell 0 is shown, and cell 4 is kept too
+    holder = hold_restore(browser, tmp_path)
+    browser.get(path.as_uri())
+    assert browser.find_element("id", "board").get_attribute("data-restored") is None
+    assert browser.find_element("id", "title").text == dancer_title
+    pick(browser, 1)
+    assert not filled(browser, 0)  # the empty board localStorage gave
+    cell(browser, 4).click()
+    release_restore(browser, holder)
+    assert filled(browser, 0) and filled(browser, 4)
+    browser.find_element("id", "undo").click()  # the move made before restore, on top of it
+    assert filled(browser, 0) and not filled(browser, 4)
+    browser.find_element("id", "redo").click()
+    reload(browser)
+    assert "Flag" in browser.find_element("id", "title").text
+    assert filled(browser, 0) and filled(browser, 4)
+    # a drag begun before restore, ended after it, on the dancer while the flag is the last one
+    # opened: the player stays on the dancer, the drag is one move, undo takes it back
+    holder = hold_restore(browser, tmp_path)
+    browser.get(path.as_uri())
+    assert browser.find_element("id", "title").text == dancer_title
+    w = its[0].puzzle.width
+    run = [w, w + 1, w + 2]
+    ActionChains(browser).click_and_hold(cell(browser, run[0])).move_to_element(
+        cell(browser, run[1])).perform()
+    release_restore(browser, holder)
+    ActionChains(browser).move_to_element(cell(browser, run[2])).release().perform()
+    assert browser.find_element("id", "title").text == dancer_title
+    assert all(filled(browser, i) for i in run)
+    browser.find_element("id", "undo").click()
+    assert not any(filled(browser, i) for i in run)
+    browser.find_element("id", "redo").click()
+    reload(browser)
+    assert browser.find_element("id", "title").text == dancer_title
+    assert all(filled(browser, i) for i in run)
+    pick(browser, 1)
+    assert filled(browser, 0) and filled(browser, 4)
+    assert errors(browser) == []
+
+
+def test_two_tabs_see_each_others_progress(browser, tmp_path) -> None:
+    """A tab opened earlier shows what another tab kept since, and closing it keeps that."""
+    its = items()
+    path = tmp_path / "book.html"
+    path.write_text(page(its, "Tabs test"), encoding="utf-8")
+    clean_start(browser, tmp_path)
+    errors(browser)
+    reload(browser, path.as_uri())
+    old = browser.current_window_handle  # on the dancer; it has read the flag's (empty) record
+    browser.switch_to.new_window("tab")
+    reload(browser, path.as_uri())
+    new = browser.current_window_handle
+    pick(browser, 1)
+    cell(browser, 0).click()
+    browser.switch_to.window(old)
+    pick(browser, 1)  # the other tab's move is shown
+    assert filled(browser, 0)
+    browser.switch_to.window(new)
+    cell(browser, 4).click()
+    browser.switch_to.window(old)  # and a move made there while this one shows the same puzzle
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, 30).until(lambda d: filled(d, 4))
+    browser.close()  # leaving the old tab keeps the newest board, not its own
+    browser.switch_to.window(new)
+    reload(browser)
+    assert filled(browser, 0) and filled(browser, 4)
+    assert errors(browser) == []

@@ -13,8 +13,10 @@
   // is silently not connected to the browser's store: it reads as empty, and every write that
   // document makes is dropped (docs/export.md). IndexedDB is bound another way and keeps them, so
   // it is read once on load (restore) and wins wherever its record is newer. Every record carries
-  // a stamp, "at"; the newest wins. Until restore is done only the player's own moves are saved,
-  // so that a board drawn from an empty localStorage cannot overwrite kept progress.
+  // a stamp, "at"; the newest wins (a record without one, kept by an earlier page, counts as the
+  // oldest). Nothing is written until restore is done, so a board drawn from an empty localStorage
+  // cannot overwrite kept progress; the player's moves made before are then redone on top of the
+  // record restore found (newest). Another tab's writes arrive by localStorage (get, "storage").
   var DB = "nonoforge", OS = "progress";
   var saved = {}, stamp = 0, db = null, restored = false, acted = false;
 
@@ -32,16 +34,17 @@
   }
 
   var store = {
-    get: function (k) {
-      if (!(k in saved)) {
-        var v = readLocal(k);
-        if (typeof v === "number") v = { n: v };  // ":last" as earlier pages kept it: a bare number
-        saved[k] = v && typeof v === "object" ? v : null;
-        stamp = Math.max(stamp, at(saved[k]));
+    get: function (k) {  // the newer of what this page knows and localStorage (another tab's)
+      var v = readLocal(k), c = saved[k];
+      if (typeof v === "number") v = { n: v };  // ":last" as earlier pages kept it: a bare number
+      if (v && typeof v === "object" && (!c || at(v) > at(c))) {
+        saved[k] = c = v;
+        stamp = Math.max(stamp, at(v));
       }
-      return saved[k];
+      return c || null;
     },
     set: function (k, v) {
+      if (!restored) return;
       stamp = Math.max(stamp + 1, Date.now());
       v.at = stamp;
       saved[k] = v;
@@ -195,19 +198,25 @@
   function undo() { replay(cur.undo, cur.redo, false); }
   function redo() { replay(cur.redo, cur.undo, true); }
 
-  function save() {
-    cur.from = { c: Array.prototype.join.call(cur.cells, ","), t: cur.time, s: cur.solved };
-    store.set(key(cur.p), cur.from);
+  function save() {  // only what changed since the board was drawn or last saved
+    var v = { c: Array.prototype.join.call(cur.cells, ","), t: cur.time, s: cur.solved }, was = cur.from;
+    if (!restored || (was && was.c === v.c && was.t === v.t && was.s === v.s)) return;
+    cur.from = v;
+    store.set(key(cur.p), v);
   }
 
   // -- choosing a puzzle ----------------------------------------------------------------------
 
-  function open(n, chosen) {  // chosen: by the player (kept as the puzzle to open next time)
-    var p = book.puzzles[n];
-    var kept = store.get(key(p)) || {};
+  // chosen: by the player (kept as the puzzle to open next time). moves: the player's moves not
+  // kept yet, made on this puzzle before restore; they are redone on top of the kept record and
+  // stay undoable (their redo stack is dropped: it was made against another board).
+  function open(n, chosen, moves) {
+    var p = book.puzzles[n], played = moves && cur ? cur.time - ((cur.from && cur.from.t) || 0) : 0;
+    var from = store.get(key(p)), kept = from || {};
     var cells = new Int8Array(p.w * p.h);
     if (kept.c) kept.c.split(",").forEach(function (v, i) { if (i < cells.length) cells[i] = +v || 0; });
-    cur = { n: n, p: p, cells: cells, undo: [], redo: [], time: kept.t || 0, solved: false, from: store.get(key(p)) };
+    (moves || []).forEach(function (ch) { ch.forEach(function (c) { c[1] = cells[c[0]]; cells[c[0]] = c[2]; }); });
+    cur = { n: n, p: p, cells: cells, undo: moves || [], redo: [], time: (kept.t || 0) + played, solved: false, from: from };
     if (chosen) { acted = true; store.set(lastKey, { n: n }); }
     $("pick").value = String(n);
     $("title").textContent = p.title;
@@ -223,6 +232,7 @@
     say("");
     showSolved();
     timerEl.textContent = fmt(cur.time);
+    if (moves && moves.length) save();
   }
 
   function refreshPicker() {
@@ -290,6 +300,7 @@
     if (!drag) return;
     var d = drag; drag = null;
     commit(d.changes);
+    if (d.then) d.then();  // restore, waiting for the drag to end
   });
 
   function moveCursor(delta) {
@@ -354,10 +365,16 @@
     if (!cur || cur.solved || document.hidden) return;
     cur.time++;
     timerEl.textContent = fmt(cur.time);
-    if (cur.time % 5 === 0 && restored) save();
+    if (cur.time % 5 === 0) save();
   }, 1000);
   // the time played since the last save, when the tab is closed or the page left
-  window.addEventListener("pagehide", function () { if (cur && restored) save(); });
+  window.addEventListener("pagehide", function () { if (cur) save(); });
+  // another tab kept a newer board of the puzzle shown here: show it (after a drag, ours is newer)
+  window.addEventListener("storage", function (e) {
+    if (!cur || !restored || drag) return;
+    if (e.key === key(cur.p) && store.get(e.key) !== cur.from) open(cur.n);
+    else refreshPicker();
+  });
 
   book.puzzles.forEach(function (p, n) {
     var o = document.createElement("option");
@@ -370,27 +387,23 @@
   }
 
   // Read IndexedDB once; take its records where newer, copy ours over where they are newer.
-  // When it is done (or unavailable) the board says so: data-restored="yes".
+  // When it is read (or unavailable) the board says so: data-restored="yes".
   function restore() {
     var keys = book.puzzles.map(key).concat([lastKey]), rq;
-    function done() {
-      restored = true;
-      board.dataset.restored = "yes";
-    }
-    try { rq = indexedDB.open(DB, 1); } catch (e) { done(); return; }
+    try { rq = indexedDB.open(DB, 1); } catch (e) { finish(); return; }
     rq.onupgradeneeded = function () { rq.result.createObjectStore(OS); };
-    rq.onerror = function () { done(); };
+    rq.onerror = finish;
     rq.onsuccess = function () {
       var gets;
       try {
         var os = rq.result.transaction(OS, "readonly").objectStore(OS);
         gets = keys.map(function (k) { return os.get(k); });
         os.transaction.oncomplete = merge;
-        os.transaction.onerror = os.transaction.onabort = function () { done(); };
-      } catch (e) { done(); return; }
+        os.transaction.onerror = os.transaction.onabort = finish;
+      } catch (e) { finish(); return; }
       function merge() {
         db = rq.result;
-        var shown = cur.from, n = cur.n;
+        db.onversionchange = function () { db.close(); db = null; };  // let a newer page upgrade
         keys.forEach(function (k, i) {
           var theirs = gets[i].result, ours = store.get(k);
           if (theirs && (!ours || at(theirs) > at(ours))) {
@@ -401,16 +414,22 @@
             dbPut(k, ours);
           }
         });
-        // the board was drawn from a record IndexedDB has a newer one of: draw that, unless the
-        // player has already moved or chosen (their records are the newest, and stay)
-        if (!acted && (lastOpen() !== n || store.get(key(cur.p)) !== shown)) open(lastOpen());
-        else {
-          if (lastOpen() !== n) store.set(lastKey, { n: n });
-          refreshPicker();
-        }
-        done();
+        finish();
       }
     };
+    // Draw what restore found: the puzzle last opened, unless the player has chosen or moved
+    // (they stay where they are); the open puzzle from the newest record, with their moves on
+    // top. Not in the middle of a drag (its changes would land on another board): at its end.
+    function finish() {  // once: a failed transaction reports both error and abort
+      if (restored) return;
+      board.dataset.restored = "yes";
+      if (drag) { drag.then = finish; return; }
+      restored = true;
+      if (!acted && lastOpen() !== cur.n) open(lastOpen());
+      else if (store.get(key(cur.p)) !== cur.from || cur.undo.length) open(cur.n, false, cur.undo);
+      if (lastOpen() !== cur.n) store.set(lastKey, { n: cur.n });
+      refreshPicker();
+    }
   }
 
   open(lastOpen());
