@@ -179,7 +179,34 @@ def run_perm(items: list[Item], name: str, seed: str) -> dict[tuple[str, int], t
     return out
 
 
+def run_lcg(items: list[Item], backend: str) -> dict[tuple[str, int], tuple[float, int]]:
+    """Lazy clause generation (:mod:`nonoforge.solver.lcg`) from the same states;
+    ``lcg:knob=value:...`` sets its :class:`~nonoforge.solver.lcg.Options`."""
+    from nonoforge.solver import lcg
+
+    kw: dict[str, Any] = {}
+    for kv in backend.split(":")[1:]:
+        k, _, v = kv.partition("=")
+        kw[k] = type(getattr(lcg.Options(), k))(float(v) if "." in v else int(v))
+    opts = lcg.Options(**kw)
+    out = {}
+    for set_name, i, p, st in items:
+        c0 = time.process_time()
+        res = lcg.solve_lcg(p, st, options=opts)
+        cpu = time.process_time() - c0
+        assert res.grid is not None and res.grid.matches(p), (set_name, i, res.status)
+        out[set_name, i] = (cpu, res.conflicts)
+        EXTRA.setdefault(backend, []).append((res.explanations, res.line_solves, res.decisions))
+    return out
+
+
+#: Per back-end, further counts of each solve (lcg: explanations, line solves, decisions).
+EXTRA: dict[str, list[tuple[int, int, int]]] = {}
+
+
 def run_backend(items: list[Item], backend: str) -> dict[tuple[str, int], tuple[float, int]]:
+    if backend.startswith("lcg"):
+        return run_lcg(items, backend)
     if "@" in backend:
         name, _, seed = backend.partition("@")
         return run_perm(items, name, seed)
