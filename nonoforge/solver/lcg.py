@@ -66,6 +66,10 @@ O_REDUCE_FIRST = 24
 O_REDUCE_INC = 25
 O_KEEP_LBD = 26  # learnt clauses of this LBD or less are never deleted
 O_CCMIN = 27  # 1: drop learnt literals whose clause reason is subsumed (local minimisation)
+O_EORDER = 28  # explanations try dropping: 0 the latest cells first, 1 the earliest, 2 the farthest
+O_CACHE = 29  # 1: keep each cell's explanation while it stays set
+I_ETOP = 30  # explanation cache: entries used
+I_EHITS = 31  # explanations answered by the cache
 NIV = 32
 
 F_VARINC = 0
@@ -83,16 +87,24 @@ _NO_RSN = -1
 
 
 class Options(NamedTuple):
-    """Knobs of the LCG search (all deterministic)."""
+    """Knobs of the LCG search (all deterministic). The defaults are the best measured on
+    sample A of ``bench/handovers.py`` (see docs/solver.md): explanations minimised (without,
+    3.6x the conflicts), dropping the latest cells first (earliest first: 1.5x the
+    conflicts, farthest from the inferred cell first: 1.3x), cells black first, a
+    reduction every 5,000 conflicts and more. ``cache`` keeps explanations while their
+    cell stays set; it never hit (only cells of the conflict's level are explained, and
+    the backjump unsets them), so it is off."""
 
     restart_unit: int = 100
     minimize: bool = True
-    phase: int = 0
-    reduce_first: int = 2000
+    phase: int = 1
+    reduce_first: int = 5000
     reduce_inc: int = 300
     keep_lbd: int = 2
     ccmin: bool = True
     decay: float = 0.95
+    eorder: int = 0
+    cache: bool = False
 
 
 # ---- line logic --------------------------------------------------------------------------
@@ -112,8 +124,18 @@ def _fits(w, kb, n, blen, b0, k):
     return ((f >> np.uint64(n)) & U1) != U0
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _drop_key(mode, tp, j, jt):
+    """Which fixed cell an explanation tries to drop first (the highest key)."""
+    if mode == 1:
+        return -tp
+    if mode == 2 and jt >= 0:
+        return j - jt if j > jt else jt - j
+    return tp
+
+
 @njit(cache=True, nogil=True)
-def _explain(line, target, before, lines, blen, lcell, val, tpos, order, out):
+def _explain(line, target, before, lines, blen, lcell, val, tpos, order, out, mode):
     """The false literals of an explanation on ``line``: fixed cells whose values leave no
     placement once ``target`` (or, ``target < 0``, nothing) takes the colour it does not
     have; only cells before trail position ``before`` count. Written to ``out``; returns
@@ -125,6 +147,10 @@ def _explain(line, target, before, lines, blen, lcell, val, tpos, order, out):
     fw = U0
     fb = U0
     m = 0
+    jt = -1
+    for j in range(n):
+        if lcell[line, j] == target:
+            jt = j
     for j in range(n):
         c = lcell[line, j]
         if c == target:
@@ -137,10 +163,14 @@ def _explain(line, target, before, lines, blen, lcell, val, tpos, order, out):
                 fb |= U1 << np.uint64(j)
             else:
                 fw |= U1 << np.uint64(j)
-            # insert j into order by trail position, latest first
+            # insert j into order, the highest key first
+            key = _drop_key(mode, tpos[c], j, jt)
             i = m
-            while i > 0 and tpos[lcell[line, order[i - 1]]] < tpos[c]:
-                order[i] = order[i - 1]
+            while i > 0:
+                prev = order[i - 1]
+                if _drop_key(mode, tpos[lcell[line, prev]], prev, jt) >= key:
+                    break
+                order[i] = prev
                 i -= 1
             order[i] = j
             m += 1
@@ -279,7 +309,7 @@ def _enqueue_line(iv, lq, inq, line):
 
 @njit(cache=True, nogil=True)
 def _backtrack(level, iv, val, rsn, trail, tlim, fw, fb, cline, cidx, phase, heap, hpos, act, hv,
-               lq, inq):
+               lq, inq, eoff):
     if iv[I_LEVEL] <= level:
         return
     stop = tlim[level + 1]
@@ -292,6 +322,7 @@ def _backtrack(level, iv, val, rsn, trail, tlim, fw, fb, cline, cidx, phase, hea
         phase[c] = val[c]
         val[c] = -1
         rsn[c] = _NO_RSN
+        eoff[c] = -1
         _heap_insert(heap, hpos, act, hv, c)
     iv[I_NTRAIL] = stop
     iv[I_QHEAD] = stop
@@ -425,6 +456,9 @@ class State(NamedTuple):
     order: np.ndarray  # explanation scratch
     learnt: np.ndarray  # the clause being learnt
     lstamp: np.ndarray  # per level: LBD stamp
+    ecache: np.ndarray  # explanations kept (literals)
+    eoff: np.ndarray  # eoff[c]: where c's explanation is kept (-1: not kept)
+    elen: np.ndarray  # its length
 
 
 @njit(cache=True, nogil=True)
@@ -440,9 +474,27 @@ def _reason_lits(c, s, out):
                 out[cnt] = lit
                 cnt += 1
         return cnt
-    s.iv[I_EXPLAINS] += 1
-    return _explain(_LINE_RSN - r, c, s.tpos[c], s.lines, s.blen, s.lcell, s.val, s.tpos,
-                    s.order, out)
+    iv = s.iv
+    if s.eoff[c] >= 0:
+        iv[I_EHITS] += 1
+        e = s.eoff[c]
+        for i in range(s.elen[c]):
+            out[i] = s.ecache[e + i]
+        return s.elen[c]
+    iv[I_EXPLAINS] += 1
+    cnt = _explain(_LINE_RSN - r, c, s.tpos[c], s.lines, s.blen, s.lcell, s.val, s.tpos,
+                   s.order, out, iv[O_EORDER])
+    if iv[O_CACHE]:
+        if iv[I_ETOP] + cnt > s.ecache.shape[0]:  # full: start afresh
+            s.eoff[:] = -1
+            iv[I_ETOP] = 0
+        e = iv[I_ETOP]
+        for i in range(cnt):
+            s.ecache[e + i] = out[i]
+        s.eoff[c] = e
+        s.elen[c] = cnt
+        iv[I_ETOP] = e + cnt
+    return cnt
 
 
 @njit(cache=True, nogil=True)
@@ -457,7 +509,7 @@ def _conflict_lits(s, out):
         return n
     s.iv[I_EXPLAINS] += 1
     return _explain(w, -1, s.iv[I_NTRAIL] + 1, s.lines, s.blen, s.lcell, s.val, s.tpos,
-                    s.order, out)
+                    s.order, out, s.iv[O_EORDER])
 
 
 @njit(cache=True, nogil=True)
@@ -614,7 +666,7 @@ def _propagate(s):
 @njit(cache=True, nogil=True)
 def _back(s, level):
     _backtrack(level, s.iv, s.val, s.rsn, s.trail, s.tlim, s.fw, s.fb, s.cline, s.cidx,
-               s.phase, s.heap, s.hpos, s.act, s.hv, s.lq, s.inq)
+               s.phase, s.heap, s.hpos, s.act, s.hv, s.lq, s.inq, s.eoff)
 
 
 @njit(cache=True, nogil=True)
@@ -779,9 +831,8 @@ def run(s, conflict_limit):
                     return RC_UNSAT
                 if _full(s):
                     return RC_GROW
-            elif iv[I_SINCE] >= iv[O_RESTART] * _luby(iv[I_RESTARTS]):
-                if not _restart(s):
-                    return RC_UNSAT
+            elif iv[I_SINCE] >= iv[O_RESTART] * _luby(iv[I_RESTARTS]) and not _restart(s):
+                return RC_UNSAT
             if conflict_limit >= 0 and iv[I_CONFLICTS] >= conflict_limit:
                 return RC_PAUSED
             continue
@@ -847,6 +898,8 @@ def new_state(t: Tables, options: Options, clauses: int = 1 << 14, arena: int = 
     iv[O_REDUCE_INC] = options.reduce_inc
     iv[O_KEEP_LBD] = options.keep_lbd
     iv[O_CCMIN] = int(options.ccmin)
+    iv[O_EORDER] = options.eorder
+    iv[O_CACHE] = int(options.cache)
     iv[I_REDUCE_AT] = options.reduce_first
     fv = np.zeros(NFV, dtype=np.float64)
     fv[F_VARINC] = 1.0
@@ -867,6 +920,8 @@ def new_state(t: Tables, options: Options, clauses: int = 1 << 14, arena: int = 
         whead=np.full(2 * ncell, -1, dtype=np.int64), sc=z(2 * t.max_blocks + 4, dtype=np.uint64),
         ebuf=z(ncell + 1, dtype=np.int64), order=z(maxn + 1, dtype=np.int64),
         learnt=z(ncell + 1, dtype=np.int64), lstamp=z(ncell + 2, dtype=np.int64),
+        ecache=z(max(1 << 16, 64 * ncell), dtype=np.int64), eoff=np.full(ncell, -1, dtype=np.int64),
+        elen=z(ncell, dtype=np.int64),
     )
 
 
@@ -880,7 +935,8 @@ def _grown(s: State) -> State:
     cst[:ncl], csz[:ncl], clbd[:ncl] = s.cst[:ncl], s.csz[:ncl], s.clbd[:ncl]
     arena = np.zeros(2 * s.arena.shape[0], dtype=np.int64)
     arena[: s.arena.shape[0]] = s.arena
-    g = s._replace(cst=cst, csz=csz, clbd=clbd, arena=arena, wnext=np.zeros(2 * cap, dtype=np.int64))
+    g = s._replace(cst=cst, csz=csz, clbd=clbd, arena=arena,
+                   wnext=np.zeros(2 * cap, dtype=np.int64))
     _compact(g)
     return g
 
