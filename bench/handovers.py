@@ -14,6 +14,14 @@ one solution), ``NAME+regular`` (the automaton line encoding), ``cpsat`` (OR-too
 CP-SAT, one worker, when ``ortools`` is importable) or ``lcg`` (lazy clause generation,
 :mod:`nonoforge.solver.lcg`; ``lcg:budget=300000:phase=0`` sets a conflict budget and
 options).
+
+``--survey knotty`` collects the hand-over of a survey-free puzzle instead (the root
+state after probing, as ``auto`` hands it to SAT). With ``--max-solutions 2`` the lcg
+back-end goes on past the first solution with a blocking clause (``multiple`` /
+``unique``); Knotty shown multiple by lcg (docs/solver.md, "Lazy clause generation"):
+
+    PYTHONPATH=. /work/venv/bin/python bench/handovers.py --survey knotty \
+        --backends lcg:budget=3000000 --max-solutions 2
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ from nonoforge.puzzle import Grid, Puzzle  # noqa: E402
 from nonoforge.solver import core, sat, solve, warmup  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora" / "tournament"
+SURVEY = ROOT.parent / "shared" / "corpora" / "survey-free"
 
 Item = tuple[str, int, Puzzle, np.ndarray]
 #: What the python-sat back-ends are asked for (``--max-solutions``).
@@ -46,8 +55,9 @@ class _Handover(Exception):
         self.state = state
 
 
-def collect(spec: list[str], first: int | None) -> list[Item]:
-    """The hand-overs of ``set:lo-hi`` (1-based puzzle numbers) or ``set:$n,$m`` specs."""
+def collect(spec: list[str], first: int | None, survey: list[str] | None = None) -> list[Item]:
+    """The hand-overs of ``set:lo-hi`` (1-based puzzle numbers) or ``set:$n,$m`` specs,
+    or of the survey-free puzzles named in ``survey`` (file stems; numbered 0)."""
     real = core._solve_sat
 
     def grab(puzzle: Puzzle, state: Any, *args: Any, **kw: Any) -> Any:
@@ -56,7 +66,15 @@ def collect(spec: list[str], first: int | None) -> list[Item]:
     core._solve_sat = grab  # type: ignore[assignment]
     items: list[Item] = []
     try:
-        for s in spec:
+        for stem in survey or []:
+            from nonoforge.formats import read_file
+
+            p = read_file(SURVEY / f"{stem}.non")[0]
+            try:
+                solve(p, max_solutions=1)
+            except _Handover as h:
+                items.append((stem, 0, p, h.state))
+        for s in [] if survey else spec:
             name, _, which = s.partition(":")
             puzzles = read_with_solutions(CORPUS / "question" / f"{name}.txt",
                                           CORPUS / "solution" / f"{name}.txt")
@@ -181,32 +199,47 @@ def run_perm(items: list[Item], name: str, seed: str) -> dict[tuple[str, int], t
     return out
 
 
-def run_lcg(items: list[Item], backend: str) -> dict[tuple[str, int], tuple[float, int]]:
+def run_lcg(items: list[Item], backend: str,
+            warm: bool = False) -> dict[tuple[str, int], tuple[float, int]]:
     """Lazy clause generation (:mod:`nonoforge.solver.lcg`) from the same states;
     ``lcg:knob=value:...`` sets its :class:`~nonoforge.solver.lcg.Options`, and
     ``budget=N`` a conflict budget per puzzle (puzzles it stops are listed as unfinished;
-    every solution found is checked)."""
+    every solution found is checked). ``--max-solutions 2``: two solutions, each checked,
+    and the verdict printed. ``warm``: 100 conflicts at most (compiles only)."""
     from nonoforge.solver import lcg
 
     kw: dict[str, Any] = {}
-    budget = None
+    budget = 100 if warm else None
     for kv in backend.split(":")[1:]:
         k, _, v = kv.partition("=")
         if k == "budget":
-            budget = int(v)
+            budget = 100 if warm else int(v)
             continue
         kw[k] = type(getattr(lcg.Options(), k))(float(v) if "." in v else int(v))
     opts = lcg.Options(**kw)
     out = {}
     for set_name, i, p, st in items:
         c0 = time.process_time()
-        res = lcg.solve_lcg(p, st, conflict_budget=budget, options=opts)
+        res = lcg.solve_lcg(p, st, conflict_budget=budget, options=opts,
+                            max_solutions=MAX_SOLUTIONS)
         cpu = time.process_time() - c0
+        for g in (res.grid, res.second):
+            assert g is None or g.matches(p), (set_name, i, res.status)
+        if warm:
+            continue
         if res.status == "budget":
-            print(f"  {backend}: {set_name}${i} unfinished after {res.conflicts:,} conflicts",
+            print(f"  {backend}: {set_name}${i} unfinished after {res.conflicts:,} conflicts"
+                  + (f" (first solution after {res.first_conflicts:,})" if res.grid else ""),
                   flush=True)
         else:
-            assert res.grid is not None and res.grid.matches(p), (set_name, i, res.status)
+            assert res.grid is not None, (set_name, i, res.status)
+        if MAX_SOLUTIONS == 2:
+            diff = "" if res.second is None else \
+                f", the two differ in {int((res.grid.cells != res.second.cells).sum())} cells"
+            print(f"  {backend}: {set_name}${i} {res.status}, {cpu:.2f} CPU s, first solution "
+                  f"after {res.first_conflicts:,} conflicts, {res.conflicts:,} in all{diff}; "
+                  f"goal {'found' if p.goal in (res.grid, res.second) else 'not found'}",
+                  flush=True)
         out[set_name, i] = (cpu, res.conflicts)
         EXTRA.setdefault(backend, []).append((res.explanations, res.line_solves, res.decisions))
     return out
@@ -216,9 +249,10 @@ def run_lcg(items: list[Item], backend: str) -> dict[tuple[str, int], tuple[floa
 EXTRA: dict[str, list[tuple[int, int, int]]] = {}
 
 
-def run_backend(items: list[Item], backend: str) -> dict[tuple[str, int], tuple[float, int]]:
+def run_backend(items: list[Item], backend: str,
+                warm: bool = False) -> dict[tuple[str, int], tuple[float, int]]:
     if backend.startswith("lcg"):
-        return run_lcg(items, backend)
+        return run_lcg(items, backend, warm)
     if "@" in backend:
         name, _, seed = backend.partition("@")
         return run_perm(items, name, seed)
@@ -285,13 +319,14 @@ def run_cpsat(items: list[Item], backend: str) -> dict[tuple[str, int], tuple[fl
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sets", nargs="*", default=["tcga2022:401-700"])
+    ap.add_argument("--survey", help="survey-free puzzles instead (file stems, e.g. knotty)")
     ap.add_argument("--first", type=int, default=None, help="hand-overs per spec")
     ap.add_argument("--save", type=Path)
     ap.add_argument("--load", type=Path)
     ap.add_argument("--backends", default="minisat22")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--max-solutions", type=int, default=1,
-                    help="2: uniqueness proofs from the same states (python-sat back-ends)")
+                    help="2: uniqueness proofs from the same states (python-sat and lcg)")
     ap.add_argument("--table", type=Path, help="write per-puzzle CPU and conflicts (pickle)")
     args = ap.parse_args()
     global MAX_SOLUTIONS
@@ -301,14 +336,15 @@ def main() -> None:
         items = pickle.loads(args.load.read_bytes())
     else:
         c0 = time.process_time()
-        items = collect(args.sets, args.first)
+        items = collect(args.sets, args.first,
+                        args.survey.split(",") if args.survey else None)
         print(f"collected {len(items)} hand-overs in {time.process_time() - c0:.1f} CPU s",
               flush=True)
         if args.save:
             args.save.write_bytes(pickle.dumps(items))
     backends = args.backends.split(",")
     for b in backends:  # warm every back-end once (imports, compiles) before timing
-        run_backend(items[:1], b)
+        run_backend(items[:1], b, warm=True)
     table: dict[str, Any] = {}
     for rnd in range(args.rounds):
         for b in backends:

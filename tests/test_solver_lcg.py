@@ -119,3 +119,37 @@ def test_a_passed_deadline_stops_before_any_work() -> None:
     p = random_bw_puzzle(3, 20, 20, 0.5)
     out = lcg.solve_lcg(p, deadline=0.0)
     assert out.status == "timeout" and out.conflicts == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), h=st.integers(1, 7), w=st.integers(1, 7),
+       density=st.sampled_from([0.3, 0.5, 0.7]))
+def test_two_solutions_agree_with_sat(seed: int, h: int, w: int, density: float) -> None:
+    """Asked for two, lcg says ``multiple`` exactly when MiniSat does (small random
+    puzzles often have several), with two different pictures that reproduce the clues,
+    and ``unique`` with the one solution otherwise."""
+    p = random_bw_puzzle(seed, h, w, density)
+    out = lcg.solve_lcg(p, max_solutions=2)
+    ref = solve_sat(p, None, max_solutions=2)
+    assert out.status == ref.status
+    assert out.grid is not None and out.grid.matches(p)
+    if out.status == "multiple":
+        assert out.second is not None and out.second.matches(p) and out.second != out.grid
+        assert 0 <= out.first_conflicts <= out.conflicts
+    else:
+        assert out.second is None and out.grid == ref.solutions[0]
+
+
+def test_a_budget_after_the_first_solution_keeps_it() -> None:
+    """Random 12x12 puzzles with several solutions whose second took conflicts: the
+    first solution survives a budget that stops the search for the second."""
+    hits = 0
+    for seed in range(40):
+        p = random_bw_puzzle(seed, 12, 12, 0.5)
+        full = lcg.solve_lcg(p, max_solutions=2)
+        if full.status != "multiple" or full.conflicts <= full.first_conflicts + 1:
+            continue
+        cut = lcg.solve_lcg(p, max_solutions=2, conflict_budget=full.first_conflicts)
+        assert cut.status == "budget" and cut.grid == full.grid and cut.second is None
+        hits += 1
+    assert hits >= 1

@@ -841,6 +841,31 @@ def run(s, conflict_limit):
 
 
 @njit(cache=True, nogil=True)
+def block(s):
+    """After RC_SAT: back to level 0 and add a clause that the decisions of this solution
+    are not all taken again (propagation is sound, so any solution agreeing with them is
+    this one; the clause excludes it and nothing else). The clause's LBD is 0: never
+    deleted. False when there were no decisions (the solution was forced at level 0: there
+    is no other). There is room for the clause: :func:`run` keeps the store below
+    :func:`_full` after every conflict."""
+    iv = s.iv
+    size = iv[I_LEVEL]
+    for lv in range(1, size + 1):
+        c = s.trail[s.tlim[lv]]
+        s.learnt[lv - 1] = 2 * c + (1 - s.val[c])
+    _back(s, 0)
+    if size == 0:
+        return False
+    if size == 1:
+        lit = s.learnt[0]
+        _assign(lit >> 1, lit & 1, _NO_RSN, iv, s.val, s.lev, s.rsn, s.tpos, s.trail, s.fw,
+                s.fb, s.cline, s.cidx)
+    else:
+        _add_learnt(s, size, 0)
+    return True
+
+
+@njit(cache=True, nogil=True)
 def start(s, cells):
     """Set the decided cells of ``cells`` (masks: 1 white, 2 black, 3 open) at level 0
     and queue every line; False when a cell has no colour left."""
@@ -943,7 +968,11 @@ def _grown(s: State) -> State:
 
 class LcgOutcome(NamedTuple):
     """What :func:`solve_lcg` found: ``status`` ``found`` (``grid`` set, checked against the
-    clues), ``none`` (proof that the state has no solution), ``budget`` or ``timeout``."""
+    clues), ``none`` (proof that the state has no solution), ``budget`` or ``timeout``.
+    Asked for two solutions, ``multiple`` (``grid`` and ``second`` set) or ``unique``
+    (``grid`` set, and a proof that the state has no other) instead of ``found``; a budget
+    or timeout after the first keeps it in ``grid``. ``first_conflicts`` is the conflict
+    count when the first solution was found."""
 
     status: str
     grid: Grid | None
@@ -951,6 +980,8 @@ class LcgOutcome(NamedTuple):
     decisions: int
     explanations: int
     line_solves: int
+    second: Grid | None = None
+    first_conflicts: int = 0
 
 
 #: Conflicts per compiled slice when a deadline must be watched between slices.
@@ -964,12 +995,17 @@ def solve_lcg(
     deadline: float | None = None,
     options: Options | None = None,
     tables: Tables | None = None,
+    max_solutions: int = 1,
 ) -> LcgOutcome:
     """One solution of ``puzzle`` from ``state`` (cell masks, e.g. the root state after
-    probing) by lazy clause generation; see the module's text."""
+    probing) by lazy clause generation; see the module's text. ``max_solutions=2`` goes on
+    after the first with a clause that blocks it (:func:`block`), so the answer is
+    ``multiple`` or ``unique``; the budget and deadline cover both."""
     if not supports(puzzle):
         raise SolverError("lazy clause generation takes black-and-white puzzles with lines "
                           f"of at most {MAX_LINE} cells")
+    if max_solutions not in (1, 2):
+        raise SolverError("lazy clause generation finds one or two solutions")
     t = tables if tables is not None else Tables.of(puzzle)
     h, w = puzzle.height, puzzle.width
     cells = np.full(h * w, 3, dtype=np.uint64)
@@ -978,33 +1014,51 @@ def solve_lcg(
     s = new_state(t, options or Options())
     if not start(s, cells):
         return LcgOutcome("none", None, 0, 0, 0, 0)
-    rc = RC_PAUSED
-    while rc in (RC_PAUSED, RC_GROW):
-        if rc == RC_GROW:
-            s = _grown(s)
-        done = int(s.iv[I_CONFLICTS])
-        limit = -1
-        if deadline is not None:
-            if time.monotonic() >= deadline:
-                return _outcome(s, "timeout", None)
-            limit = done + SLICE
-        if conflict_budget is not None:
-            if done > conflict_budget:
-                return _outcome(s, "budget", None)
-            limit = conflict_budget + 1 if limit < 0 else min(limit, conflict_budget + 1)
-        rc = run(s, limit)
-    if rc == RC_UNSAT:
-        return _outcome(s, "none", None)
-    grid = Grid(s.val.reshape(h, w).astype(np.uint8))
-    if not grid.matches(puzzle):  # pragma: no cover - a propagator bug
-        raise SolverError("internal error: lazy clause generation broke a clue")
-    return _outcome(s, "found", grid)
+    first: Grid | None = None
+    first_conflicts = 0
+    while True:
+        rc = RC_PAUSED
+        while rc in (RC_PAUSED, RC_GROW):
+            if rc == RC_GROW:
+                s = _grown(s)
+            done = int(s.iv[I_CONFLICTS])
+            limit = -1
+            if deadline is not None:
+                if time.monotonic() >= deadline:
+                    return _outcome(s, "timeout", first, None, first_conflicts)
+                limit = done + SLICE
+            if conflict_budget is not None:
+                if done > conflict_budget:
+                    return _outcome(s, "budget", first, None, first_conflicts)
+                limit = conflict_budget + 1 if limit < 0 else min(limit, conflict_budget + 1)
+            rc = run(s, limit)
+        if rc == RC_UNSAT:
+            if first is None:
+                return _outcome(s, "none", None, None, 0)
+            return _outcome(s, "unique", first, None, first_conflicts)
+        grid = Grid(s.val.reshape(h, w).astype(np.uint8))
+        if not grid.matches(puzzle):  # pragma: no cover - a propagator bug
+            raise SolverError("internal error: lazy clause generation broke a clue")
+        if first is not None:
+            if grid == first:  # pragma: no cover - a blocking-clause bug
+                raise SolverError("internal error: lazy clause generation found a solution twice")
+            return _outcome(s, "multiple", first, grid, first_conflicts)
+        if max_solutions == 1:
+            return _outcome(s, "found", grid, None, int(s.iv[I_CONFLICTS]))
+        first, first_conflicts = grid, int(s.iv[I_CONFLICTS])
+        # run() leaves room for a clause of every cell after each conflict (it restarts
+        # or grows the store when it is full), and a solution adds none after that
+        if _full(s):  # pragma: no cover
+            raise SolverError("internal error: no room for the blocking clause")
+        if not block(s):
+            return _outcome(s, "unique", first, None, first_conflicts)
 
 
-def _outcome(s: State, status: str, grid: Grid | None) -> LcgOutcome:
+def _outcome(s: State, status: str, grid: Grid | None, second: Grid | None,
+             first_conflicts: int) -> LcgOutcome:
     iv = s.iv
     return LcgOutcome(status, grid, int(iv[I_CONFLICTS]), int(iv[I_DECISIONS]),
-                      int(iv[I_EXPLAINS]), int(iv[I_LSOLVES]))
+                      int(iv[I_EXPLAINS]), int(iv[I_LSOLVES]), second, first_conflicts)
 
 
 __all__ = ["MAX_LINE", "LcgOutcome", "Options", "solve_lcg", "supports"]
