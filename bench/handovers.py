@@ -236,8 +236,10 @@ def run_lcg(items: list[Item], backend: str,
         if MAX_SOLUTIONS == 2:
             diff = "" if res.second is None else \
                 f", the two differ in {int((res.grid.cells != res.second.cells).sum())} cells"
-            print(f"  {backend}: {set_name}${i} {res.status}, {cpu:.2f} CPU s, first solution "
-                  f"after {res.first_conflicts:,} conflicts, {res.conflicts:,} in all{diff}; "
+            first = ("no solution" if res.grid is None
+                     else f"first solution after {res.first_conflicts:,} conflicts")
+            print(f"  {backend}: {set_name}${i} {res.status}, {cpu:.2f} CPU s, {first}, "
+                  f"{res.conflicts:,} in all{diff}; "
                   f"goal {'found' if p.goal in (res.grid, res.second) else 'not found'}",
                   flush=True)
         out[set_name, i] = (cpu, res.conflicts)
