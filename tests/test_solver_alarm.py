@@ -35,6 +35,12 @@ def test_no_deadline_means_no_timer_and_leaving_cancels() -> None:
     fired = threading.Event()
     with Alarm(None, fired.set) as alarm:
         alarm.arm()
-    with Alarm(time.monotonic() + 0.2, fired.set) as alarm:
+        assert alarm._timer is None  # no deadline: no thread at all
+    # A deadline far off, so that a paused test (a loaded CI machine) cannot pass it before
+    # the block is left; leaving must end the timer's thread without calling fn.
+    with Alarm(time.monotonic() + 600, fired.set) as alarm:
         alarm.arm()
-    assert not fired.wait(0.5)  # left before the deadline: cancelled
+        timer = alarm._timer
+        assert timer is not None and timer.is_alive()
+    timer.join(30)
+    assert not timer.is_alive() and not fired.is_set()  # left before the deadline: cancelled

@@ -297,17 +297,34 @@ UNIFORM_DELTA = 8.0
 CROP_ROUNDS = 2
 
 
+#: How far apart (0..1) a pixel's channels may be for :func:`is_photo` to call it grey: 4 of
+#: 255 levels, a tint no one sees but that a colour histogram at 6 bits would split on.
+GREY_TINT = 4 / 255
+
+
 def is_photo(rgba: np.ndarray) -> bool:
     """Whether an image is a photograph: opaque, and its 8 commonest colours (6 bits a
     channel, on a sample of up to 20,000 pixels) cover less than PHOTO_SHARE of it. Icons,
-    logos and line art are a few flat colours plus anti-aliased edges; photos spread."""
+    logos and line art are a few flat colours plus anti-aliased edges; photos spread.
+
+    A grey picture (no sampled pixel's channels more than GREY_TINT apart: a faint tint
+    from a scanner or a camera's white balance still counts) is judged on its 256 grey
+    levels of the channels' mean: at 6
+    bits it has only 64 values where a colour picture has 262,144, and a grey photo with a
+    narrow histogram (the moon, a blurred clock, a scan of text) put 70-93 % of its pixels
+    in 8 of them; at 8 bits 24-55 %. A grey icon (flat greys and their edges) stays over."""
     if float((rgba[..., 3] < 0.5).mean()) >= ALPHA_SHARE:
         return False
     px = rgba.reshape(-1, 4)
     px = px[px[:, 3] >= 0.5]
     px = px[:: max(1, len(px) // 20000)]
-    q = np.round(px[:, :3] * 63).astype(np.int64)
-    _, counts = np.unique(q[:, 0] * 4096 + q[:, 1] * 64 + q[:, 2], return_counts=True)
+    rgb = px[:, :3]
+    if float(np.ptp(rgb, axis=1).max(initial=0.0)) <= GREY_TINT:
+        keys = np.round(rgb.mean(axis=1) * 255).astype(np.int64)
+    else:
+        q = np.round(rgb * 63).astype(np.int64)
+        keys = (q[:, 0] * 64 + q[:, 1]) * 64 + q[:, 2]
+    _, counts = np.unique(keys, return_counts=True)
     top = np.sort(counts)[::-1][:8].sum()
     return bool(top < PHOTO_SHARE * counts.sum())
 
@@ -434,8 +451,9 @@ def quantise(
     trimmed first, and empty lines left at the grid's edges are cropped off and the grid
     fitted again, so the subject fills the frame. ``photo`` (default: decided from the
     image, see :func:`is_photo`) takes the photo path: CLAHE, edge-preserving smoothing and,
-    in black-and-white, the threshold of highest SSIM or a sketch where it reads better
-    (higher band-passed likeness). With ``colors=1`` the puzzle is
+    in black-and-white, the silhouette of highest SSIM, the plain Otsu picture or a sketch,
+    whichever is most like the source (band-passed likeness, :func:`_bw_likeness`). With
+    ``colors=1`` the puzzle is
     black-and-white (or ``fill``: the threshold that inks that fraction of the cells).
     Colours are at least ``min_delta`` (CIEDE2000) apart and from the background. On
     black-and-white photos ink pieces and holes under ``crumb`` cells are dropped. Same
@@ -602,19 +620,18 @@ def _bw(
         k = min(len(vals), max(1, round(fill * light.size)))
         t = float(np.sort(vals)[k - 1])
         return ((light <= t) & opaque).astype(np.int64), BW_LAB
-    if np.ptp(vals) < 1e-6:
+    if _flat(vals):
         # one flat colour: all ink when it stands out from the frame's background (a
         # shape cropped to its edges), else there is nothing to draw
         if abs(float(bg_lab[0]) - float(vals.mean())) < HOLE_CONTRAST / 3:
             raise ImageError("the image is a single flat colour: nothing to draw")
         return opaque.astype(np.int64), BW_LAB
-    if fill is not None:
+    if fill is None:
+        ink = _ink_side(light, float(threshold_otsu(vals)), bg_lab)
+    else:
         dark_ink = float(bg_lab[0]) >= float(np.median(vals))
         t = float(np.quantile(vals, fill if dark_ink else 1.0 - fill))
-    else:
-        t = float(threshold_otsu(vals))
-        dark_ink = float(bg_lab[0]) > t
-    ink = (light <= t) if dark_ink else (light > t)
+        ink = (light <= t) if dark_ink else (light > t)
     return (ink & opaque).astype(np.int64), BW_LAB
 
 
@@ -685,8 +702,9 @@ def merge_crumbs(labels: np.ndarray, size: int) -> np.ndarray:
 MARGIN_PENALTY = 0.15
 #: Likeness one frame's worth of empty edge lines costs a sketch: band-passed likeness
 #: spreads candidates wider than SSIM, so at the silhouettes' 0.15 a sketch with empty edge
-#: lines wins and is cropped (the rocket at 45 cells: 39x26 of its 45x30, against 44x27 at
-#: 0.3, for 0.012 more likeness). What keeps a sketch from leaving a corner is SKETCH_EMPTY.
+#: lines wins and is cropped (the coins at 30 cells: 29x23 against 30x23 at 0.3; the rocket
+#: at 45 was 39x26 against 44x27 while it was drawn as a sketch). What keeps a sketch from
+#: leaving a corner is SKETCH_EMPTY.
 SKETCH_MARGIN_PENALTY = 0.3
 #: Quantiles of the lightness tried as black-and-white thresholds on photos.
 THRESHOLD_QUANTILES = tuple(np.round(np.arange(0.1, 0.91, 0.05), 2))
@@ -704,35 +722,21 @@ SKETCH_CENTRES = (0.35, 0.6)
 #: the strokes a person would draw (eyes, rims, outlines) are left darker than their
 #: surround (the cat's sketch was a field of fur strokes at TV_WEIGHT).
 SKETCH_TV = 0.9
-#: A black-and-white photo is drawn as a sketch when its best silhouette is fragmented:
-#: more than this many times the boundary of one square of the same area (see
-#: :func:`fragmentation`).
-FRAGMENTED = 3.0
-#: ... when the sketch's likeness is at least the silhouette's less this (a fragmented
-#: silhouette is a texture of blobs, which band-passed likeness still half rewards: the
-#: cat at 45 cells, 0.012 below; a field of stars, which has no outlines, 0.03 and more).
-#: An unfragmented silhouette gives way only to a sketch of higher likeness.
-SKETCH_SLACK = 0.02
-#: Retries from this crumb size on draw silhouettes only: a sketch whose thin strokes stayed
-#: ambiguous through the earlier retries gives way to the simplified silhouette (the cat at
-#: 45 cells: 79 edits, not accepted, as a sketch at every crumb size).
+#: Black-and-white photos: candidates whose likeness is within this of the best one are
+#: equally like their source as far as the band-passed likeness can tell (it moves by about
+#: this much between neighbouring thresholds of one silhouette); of those the one of highest
+#: SSIM, which weighs tone, is drawn (docs/images.md, "Black-and-white photos").
+LIKENESS_TIE = 0.01
+#: Retries from this crumb size on draw threshold pictures only (silhouette or plain
+#: Otsu): a sketch whose thin strokes stayed ambiguous through the earlier retries gives
+#: way to a simplified threshold picture (the cat at 45 cells: 79 edits, not accepted, as
+#: a sketch at every crumb size).
 SKETCH_LAST_CRUMB = 24
 #: A sketch that leaves more than this share of a frame in empty edge lines is not drawn:
 #: its few strokes would be cropped into a small puzzle of a corner of the picture (a
 #: page of text at 20 cells became 4x8). A rocket standing in the middle of its sky leaves
 #: half a frame (at 0.25 the rocket at 45 cells was a silhouette of blobs).
 SKETCH_EMPTY = 0.75
-
-
-def fragmentation(labels: np.ndarray) -> float:
-    """How broken up a black-and-white picture is: the cell edges between ink and paper,
-    over the perimeter of one square as large as the smaller of the two. One compact shape
-    (a silhouette that reads: a man with a camera, a horse) scores 1 to 2; a texture of
-    blobs (a cat's fur, a face's patches of light and shade) 4 and more."""
-    edges = int((labels[1:] != labels[:-1]).sum() + (labels[:, 1:] != labels[:, :-1]).sum())
-    ink = int((labels != 0).sum())
-    small = min(ink, labels.size - ink)
-    return edges / (4.0 * np.sqrt(small)) if small else 0.0
 
 
 def sketch(
@@ -770,14 +774,31 @@ def _silhouettes(
     out = []
     for light in (wlab[..., 0], lab[..., 0]):
         vals = light[opaque]
-        if np.ptp(vals) < 1e-6:
+        if _flat(vals):
             continue
         ts = {float(threshold_otsu(vals))}
         ts |= {float(np.quantile(vals, q)) for q in THRESHOLD_QUANTILES}
-        for t in sorted(ts):
-            ink = (light <= t) if float(bg_lab[0]) > t else (light > t)
-            out.append(ink & opaque)
+        out += [_ink_side(light, t, bg_lab) & opaque for t in sorted(ts)]
     return out
+
+
+def _flat(vals: np.ndarray) -> bool:
+    """One lightness throughout (nothing for a threshold to split)."""
+    return bool(np.ptp(vals) < 1e-6)
+
+
+def _ink_side(light: np.ndarray, t: float, bg_lab: np.ndarray) -> np.ndarray:
+    """The cells on the side of threshold ``t`` away from the background's lightness."""
+    return (light <= t) if float(bg_lab[0]) > t else (light > t)
+
+
+def _plain_otsu(light: np.ndarray, opaque: np.ndarray, bg_lab: np.ndarray) -> np.ndarray:
+    """The plain method's picture: Otsu's threshold on the unprepared cells' lightness,
+    ink the side away from the background (what ``bench/generate.py`` compares against)."""
+    vals = light[opaque]
+    if _flat(vals):
+        return np.zeros(light.shape, dtype=bool)
+    return _ink_side(light, float(threshold_otsu(vals)), bg_lab) & opaque
 
 
 def _sketches(
@@ -788,7 +809,7 @@ def _sketches(
     pixels are."""
     h, w = wlab.shape[:2]
     vals = wlab[..., 0][opaque]
-    if np.ptp(vals) < 1e-6:
+    if _flat(vals):
         return []
     dark_ink = float(bg_lab[0]) > float(threshold_otsu(vals))
     ink_light = light if dark_ink else 100.0 - light
@@ -852,31 +873,70 @@ def _bw_likeness(
     bg_lab: np.ndarray,
     o: _Options,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Black-and-white photo: a silhouette, or a sketch where it reads better.
+    """Black-and-white photo: a silhouette, the plain Otsu picture, or a sketch, whichever
+    is most like the source.
 
-    The silhouette is the best (:func:`_best_bw`, by SSIM: thresholds differ in tone, which
-    SSIM weighs) of Otsu's threshold and the lightness quantiles; the sketch the best of
-    :func:`_sketches` of ``sketch_light`` (the picture with its texture smoothed away), by
-    likeness. The sketch is drawn when its likeness (band-
-    passed, :func:`~nonoforge.images.measure.likeness`) is higher -- outlines and features
-    where the source has them: a face's eyes and smile, a cup's rims, a rocket on its pad --
-    or, when the silhouette is fragmented (:func:`fragmentation` over FRAGMENTED: no
-    subject one threshold separates from its ground, a texture of blobs), at most
-    SKETCH_SLACK lower (docs/images.md, "Black-and-white photos")."""
+    Three candidates, each despeckled and cleared of crumbs: the silhouette (the best by
+    SSIM, :func:`_best_bw` -- thresholds differ in tone, which SSIM weighs -- of Otsu's
+    threshold and the lightness quantiles of the prepared and the plain picture), the plain
+    method's picture (:func:`_plain_otsu`: so the photo path is never less like its source
+    than a plain resize and Otsu, but for the specks and crumbs a puzzle must not have), and
+    the sketch (the best by likeness of :func:`_sketches` of ``sketch_light``, the picture
+    with its texture smoothed away: a face's eyes and smile, a cup's rims). The drawn one
+    has the highest band-passed likeness (:func:`~nonoforge.images.measure.likeness`), or,
+    among those within LIKENESS_TIE of it, the highest SSIM (docs/images.md, "Black-and-white
+    photos"). They are compared as drawn: the empty edge lines of either are cropped off
+    (the frame fits the subject); only a sketch that would leave a corner is out
+    (SKETCH_EMPTY)."""
     opaque = ~transparent
-    best = _best_bw(lab[..., 0], _silhouettes(lab, wlab, opaque, bg_lab), o)
-    if best is None:
+    light = lab[..., 0]
+    silhouette = _best_bw(light, _silhouettes(lab, wlab, opaque, bg_lab), o)
+    if silhouette is None:
         raise ImageError("the image is a single flat colour: nothing to draw")
+    plain = _best_bw(light, [_plain_otsu(light, opaque, bg_lab)], o)
+    best = silhouette[1] if plain is None else most_alike(light, [silhouette[1], plain[1]])
     if min(lab.shape[:2]) >= 3 and o.crumb < SKETCH_LAST_CRUMB:
-        light = lab[..., 0]
         drawn = _best_bw(light, _sketches(sketch_light, wlab, opaque, bg_lab), o, likeness,
                          SKETCH_MARGIN_PENALTY, SKETCH_EMPTY)
-        slack = SKETCH_SLACK if fragmentation(best[1]) > FRAGMENTED else 0.0
-        # compared as drawn: the empty edge lines of either are cropped off (the frame fits
-        # the subject); only a sketch that would leave a corner is out (SKETCH_EMPTY)
-        if drawn is not None and likeness(light, drawn[1]) >= likeness(light, best[1]) - slack:
-            best = drawn
-    return best[1], BW_LAB
+        if drawn is not None:
+            best = sketch_or_threshold(light, drawn[1], best)
+    return best, BW_LAB
+
+
+def sketch_or_threshold(light: np.ndarray, drawn: np.ndarray, threshold: np.ndarray) -> np.ndarray:
+    """The sketch ``drawn`` when its likeness to ``light`` is over LIKENESS_TIE higher than
+    the threshold picture's, or within LIKENESS_TIE of it and its clues hold fewer numbers
+    (:func:`blocks`); else the threshold picture. Pictures of two kinds, lines and masses,
+    are not compared by SSIM, which prefers masses (docs/images.md, "Likeness")."""
+    gain = likeness(light, drawn) - likeness(light, threshold)
+    if gain > LIKENESS_TIE or (gain >= -LIKENESS_TIE and blocks(drawn) < blocks(threshold)):
+        return drawn
+    return threshold
+
+
+def blocks(labels: np.ndarray) -> int:
+    """How many numbers the clues of a black-and-white picture hold (ink runs in its rows
+    and columns): of two pictures equally like their source, the one with fewer numbers
+    leaves line logic less to confuse and needs fewer edits to be unique."""
+    ink = labels != 0
+    starts = int((ink[:, 0]).sum() + (ink[:, 1:] & ~ink[:, :-1]).sum())
+    return starts + int((ink[0]).sum() + (ink[1:] & ~ink[:-1]).sum())
+
+
+def most_alike(light: np.ndarray, pictures: list[np.ndarray]) -> np.ndarray:
+    """Of black-and-white pictures of one grid, the one of highest likeness to ``light``,
+    or, among those within LIKENESS_TIE of it, the one of highest SSIM (the first on a
+    tie). Grids under 3 cells a side have neither measure: the first is drawn."""
+    scored = [(_score(likeness(light, p)), _score(ssim(light, p)), i)
+              for i, p in enumerate(pictures)]
+    top = max(s[0] for s in scored)
+    near = [s for s in scored if s[0] >= top - LIKENESS_TIE]
+    return pictures[max(near, key=lambda s: (s[1], -s[2]))[2]]
+
+
+def _score(value: float) -> float:
+    """A likeness or SSIM to rank by: nan (a grid too small to measure) ranks lowest."""
+    return -np.inf if np.isnan(value) else value
 
 
 #: Lightness gap (L*) between the two Otsu classes of a shape for the darker one to show.

@@ -1,17 +1,57 @@
 // nonoforge's playable page: plain JavaScript, no libraries, no network.
-// The puzzles are the JSON in #nf-data; progress is kept in localStorage.
+// The puzzles are the JSON in #nf-data; progress is kept in localStorage and IndexedDB.
 (function () {
   "use strict";
   var book = JSON.parse(document.getElementById("nf-data").textContent);
   var $ = function (id) { return document.getElementById(id); };
   var board = $("board"), statusEl = $("status"), timerEl = $("timer");
-  var store = {
-    get: function (k) { try { return JSON.parse(localStorage.getItem(k)); } catch (e) { return null; } },
-    set: function (k, v) { try { localStorage.setItem(k, JSON.stringify(v)); } catch (e) { /* full or off */ } }
-  };
   var cur = null, colour = 1, mode = "fill", cursor = 0, drag = null;
 
+  // -- keeping progress ------------------------------------------------------------------------
+  // Progress is kept twice: in localStorage, read synchronously so that the board is drawn with
+  // it at once, and in IndexedDB. Chromium can hand a newly loaded document a localStorage that
+  // is silently not connected to the browser's store: it reads as empty, and every write that
+  // document makes is dropped (docs/export.md). IndexedDB is bound another way and keeps them, so
+  // it is read once on load (restore) and wins wherever its record is newer. Every record carries
+  // a stamp, "at"; the newest wins. Until restore is done only the player's own moves are saved,
+  // so that a board drawn from an empty localStorage cannot overwrite kept progress.
+  var DB = "nonoforge", OS = "progress";
+  var saved = {}, stamp = 0, db = null, restored = false, acted = false;
+
+  function readLocal(k) { try { return JSON.parse(localStorage.getItem(k)); } catch (e) { return null; } }
+  function writeLocal(k, v) { try { localStorage.setItem(k, JSON.stringify(v)); } catch (e) { /* full or off */ } }
+  function at(v) { return v && typeof v.at === "number" ? v.at : 0; }
+
+  function dbPut(k, v) {
+    if (!db) return;  // not open yet (restore copies newer records over) or not available
+    try {
+      var tx = db.transaction(OS, "readwrite");
+      tx.objectStore(OS).put(v, k);
+      if (tx.commit) tx.commit();  // now, not at the end of the task: a reload may come next
+    } catch (e) { /* closed or full */ }
+  }
+
+  var store = {
+    get: function (k) {
+      if (!(k in saved)) {
+        var v = readLocal(k);
+        if (typeof v === "number") v = { n: v };  // ":last" as earlier pages kept it: a bare number
+        saved[k] = v && typeof v === "object" ? v : null;
+        stamp = Math.max(stamp, at(saved[k]));
+      }
+      return saved[k];
+    },
+    set: function (k, v) {
+      stamp = Math.max(stamp + 1, Date.now());
+      v.at = stamp;
+      saved[k] = v;
+      writeLocal(k, v);
+      dbPut(k, v);
+    }
+  };
+
   function key(p) { return "nonoforge:" + book.id + ":" + p.key; }
+  var lastKey = "nonoforge:" + book.id + ":last";
 
   // The solution, for "check" only: base64 of the cells XOR a keystream seeded by the key.
   function solution(p) {
@@ -133,8 +173,9 @@
     after();
   }
 
-  function after() {
+  function after() {  // a move, an undo or a redo
     var was = cur.solved;
+    acted = true;
     cur.solved = checkSolved();
     if (!was && !cur.solved) say("");
     save();
@@ -155,18 +196,19 @@
   function redo() { replay(cur.redo, cur.undo, true); }
 
   function save() {
-    store.set(key(cur.p), { c: Array.prototype.join.call(cur.cells, ","), t: cur.time, s: cur.solved });
+    cur.from = { c: Array.prototype.join.call(cur.cells, ","), t: cur.time, s: cur.solved };
+    store.set(key(cur.p), cur.from);
   }
 
   // -- choosing a puzzle ----------------------------------------------------------------------
 
-  function open(n) {
+  function open(n, chosen) {  // chosen: by the player (kept as the puzzle to open next time)
     var p = book.puzzles[n];
     var kept = store.get(key(p)) || {};
     var cells = new Int8Array(p.w * p.h);
     if (kept.c) kept.c.split(",").forEach(function (v, i) { if (i < cells.length) cells[i] = +v || 0; });
-    cur = { n: n, p: p, cells: cells, undo: [], redo: [], time: kept.t || 0, solved: false };
-    store.set("nonoforge:" + book.id + ":last", n);
+    cur = { n: n, p: p, cells: cells, undo: [], redo: [], time: kept.t || 0, solved: false, from: store.get(key(p)) };
+    if (chosen) { acted = true; store.set(lastKey, { n: n }); }
     $("pick").value = String(n);
     $("title").textContent = p.title;
     $("info").textContent = p.w + "\u00d7" + p.h + (p.grade ? ", grade " + p.grade : "") + (p.note ? " \u2014 " + p.note : "");
@@ -304,23 +346,74 @@
     for (var i = 0; i < cur.cells.length; i++) set(i, 0, ch);
     commit(ch);
   });
-  $("prev").addEventListener("click", function () { open((cur.n + book.puzzles.length - 1) % book.puzzles.length); });
-  $("next").addEventListener("click", function () { open((cur.n + 1) % book.puzzles.length); });
-  $("pick").addEventListener("change", function (e) { open(+e.target.value); });
+  $("prev").addEventListener("click", function () { open((cur.n + book.puzzles.length - 1) % book.puzzles.length, true); });
+  $("next").addEventListener("click", function () { open((cur.n + 1) % book.puzzles.length, true); });
+  $("pick").addEventListener("change", function (e) { open(+e.target.value, true); });
 
   setInterval(function () {
     if (!cur || cur.solved || document.hidden) return;
     cur.time++;
     timerEl.textContent = fmt(cur.time);
-    if (cur.time % 5 === 0) save();
+    if (cur.time % 5 === 0 && restored) save();
   }, 1000);
+  // the time played since the last save, when the tab is closed or the page left
+  window.addEventListener("pagehide", function () { if (cur && restored) save(); });
 
   book.puzzles.forEach(function (p, n) {
     var o = document.createElement("option");
     o.value = String(n);
     $("pick").appendChild(o);
   });
-  var last = store.get("nonoforge:" + book.id + ":last");
-  open(typeof last === "number" && last >= 0 && last < book.puzzles.length ? last : 0);
+  function lastOpen() {
+    var last = store.get(lastKey), n = last && last.n;
+    return typeof n === "number" && n >= 0 && n < book.puzzles.length ? n : 0;
+  }
+
+  // Read IndexedDB once; take its records where newer, copy ours over where they are newer.
+  // When it is done (or unavailable) the board says so: data-restored="yes".
+  function restore() {
+    var keys = book.puzzles.map(key).concat([lastKey]), rq;
+    function done() {
+      restored = true;
+      board.dataset.restored = "yes";
+    }
+    try { rq = indexedDB.open(DB, 1); } catch (e) { done(); return; }
+    rq.onupgradeneeded = function () { rq.result.createObjectStore(OS); };
+    rq.onerror = function () { done(); };
+    rq.onsuccess = function () {
+      var gets;
+      try {
+        var os = rq.result.transaction(OS, "readonly").objectStore(OS);
+        gets = keys.map(function (k) { return os.get(k); });
+        os.transaction.oncomplete = merge;
+        os.transaction.onerror = os.transaction.onabort = function () { done(); };
+      } catch (e) { done(); return; }
+      function merge() {
+        db = rq.result;
+        var shown = cur.from, n = cur.n;
+        keys.forEach(function (k, i) {
+          var theirs = gets[i].result, ours = store.get(k);
+          if (theirs && (!ours || at(theirs) > at(ours))) {
+            saved[k] = theirs;
+            stamp = Math.max(stamp, at(theirs));
+            writeLocal(k, theirs);
+          } else if (ours && (!theirs || at(ours) > at(theirs))) {  // also records of earlier pages
+            dbPut(k, ours);
+          }
+        });
+        // the board was drawn from a record IndexedDB has a newer one of: draw that, unless the
+        // player has already moved or chosen (their records are the newest, and stay)
+        if (!acted && (lastOpen() !== n || store.get(key(cur.p)) !== shown)) open(lastOpen());
+        else {
+          if (lastOpen() !== n) store.set(lastKey, { n: n });
+          refreshPicker();
+        }
+        done();
+      }
+    };
+  }
+
+  open(lastOpen());
   board.focus();
+  restore();
 })();
