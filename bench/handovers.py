@@ -11,17 +11,16 @@ slowest puzzles. Every solution is checked against the clues.
 
 A back-end is ``minisat22`` (or any python-sat solver name: the shipped order encoding,
 one solution), ``NAME+regular`` (the automaton line encoding), ``cpsat`` (OR-tools
-CP-SAT, one worker, when ``ortools`` is importable) or ``lcg`` (lazy clause generation,
-:mod:`nonoforge.solver.lcg`; ``lcg:budget=300000:phase=0`` sets a conflict budget and
-options).
+CP-SAT, one worker, when ``ortools`` is importable). The lazy-clause-generation solver
+measured against these (docs/solver.md, "Lazy clause generation") was dropped; its code and
+its back-end here are at commit 908d370.
 
 ``--survey knotty`` collects the hand-over of a survey-free puzzle instead (the root
-state after probing, as ``auto`` hands it to SAT). With ``--max-solutions 2`` the lcg
-back-end goes on past the first solution with a blocking clause (``multiple`` /
-``unique``); Knotty shown multiple by lcg (docs/solver.md, "Lazy clause generation"):
+state after probing, as ``auto`` hands it to SAT); ``--max-solutions 2`` asks python-sat
+back-ends for a uniqueness proof from the same states:
 
     PYTHONPATH=. /work/venv/bin/python bench/handovers.py --survey knotty \
-        --backends lcg:budget=3000000 --max-solutions 2
+        --backends minisat-gh --max-solutions 2
 """
 
 from __future__ import annotations
@@ -199,62 +198,7 @@ def run_perm(items: list[Item], name: str, seed: str) -> dict[tuple[str, int], t
     return out
 
 
-def run_lcg(items: list[Item], backend: str,
-            warm: bool = False) -> dict[tuple[str, int], tuple[float, int]]:
-    """Lazy clause generation (:mod:`nonoforge.solver.lcg`) from the same states;
-    ``lcg:knob=value:...`` sets its :class:`~nonoforge.solver.lcg.Options`, and
-    ``budget=N`` a conflict budget per puzzle (puzzles it stops are listed as unfinished;
-    every solution found is checked). ``--max-solutions 2``: two solutions, each checked,
-    and the verdict printed. ``warm``: 100 conflicts at most (compiles only)."""
-    from nonoforge.solver import lcg
-
-    kw: dict[str, Any] = {}
-    budget = 100 if warm else None
-    for kv in backend.split(":")[1:]:
-        k, _, v = kv.partition("=")
-        if k == "budget":
-            budget = 100 if warm else int(v)
-            continue
-        kw[k] = type(getattr(lcg.Options(), k))(float(v) if "." in v else int(v))
-    opts = lcg.Options(**kw)
-    out = {}
-    for set_name, i, p, st in items:
-        c0 = time.process_time()
-        res = lcg.solve_lcg(p, st, conflict_budget=budget, options=opts,
-                            max_solutions=MAX_SOLUTIONS)
-        cpu = time.process_time() - c0
-        for g in (res.grid, res.second):
-            assert g is None or g.matches(p), (set_name, i, res.status)
-        if warm:
-            continue
-        if res.status == "budget":
-            print(f"  {backend}: {set_name}${i} unfinished after {res.conflicts:,} conflicts"
-                  + (f" (first solution after {res.first_conflicts:,})" if res.grid else ""),
-                  flush=True)
-        else:
-            assert res.grid is not None, (set_name, i, res.status)
-        if MAX_SOLUTIONS == 2:
-            diff = "" if res.second is None else \
-                f", the two differ in {int((res.grid.cells != res.second.cells).sum())} cells"
-            first = ("no solution" if res.grid is None
-                     else f"first solution after {res.first_conflicts:,} conflicts")
-            print(f"  {backend}: {set_name}${i} {res.status}, {cpu:.2f} CPU s, {first}, "
-                  f"{res.conflicts:,} in all{diff}; "
-                  f"goal {'found' if p.goal in (res.grid, res.second) else 'not found'}",
-                  flush=True)
-        out[set_name, i] = (cpu, res.conflicts)
-        EXTRA.setdefault(backend, []).append((res.explanations, res.line_solves, res.decisions))
-    return out
-
-
-#: Per back-end, further counts of each solve (lcg: explanations, line solves, decisions).
-EXTRA: dict[str, list[tuple[int, int, int]]] = {}
-
-
-def run_backend(items: list[Item], backend: str,
-                warm: bool = False) -> dict[tuple[str, int], tuple[float, int]]:
-    if backend.startswith("lcg"):
-        return run_lcg(items, backend, warm)
+def run_backend(items: list[Item], backend: str) -> dict[tuple[str, int], tuple[float, int]]:
     if "@" in backend:
         name, _, seed = backend.partition("@")
         return run_perm(items, name, seed)
@@ -328,7 +272,7 @@ def main() -> None:
     ap.add_argument("--backends", default="minisat22")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--max-solutions", type=int, default=1,
-                    help="2: uniqueness proofs from the same states (python-sat and lcg)")
+                    help="2: uniqueness proofs from the same states (python-sat back-ends)")
     ap.add_argument("--table", type=Path, help="write per-puzzle CPU and conflicts (pickle)")
     args = ap.parse_args()
     global MAX_SOLUTIONS
@@ -346,7 +290,7 @@ def main() -> None:
             args.save.write_bytes(pickle.dumps(items))
     backends = args.backends.split(",")
     for b in backends:  # warm every back-end once (imports, compiles) before timing
-        run_backend(items[:1], b, warm=True)
+        run_backend(items[:1], b)
     table: dict[str, Any] = {}
     for rnd in range(args.rounds):
         for b in backends:
