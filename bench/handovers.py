@@ -10,8 +10,17 @@ slowest puzzles. Every solution is checked against the clues.
         --first 100 --save /tmp/ho.pkl --backends minisat22,glucose42 --rounds 2
 
 A back-end is ``minisat22`` (or any python-sat solver name: the shipped order encoding,
-one solution), ``NAME+regular`` (the automaton line encoding), or ``cpsat`` (OR-tools
-CP-SAT, one worker, when ``ortools`` is importable).
+one solution), ``NAME+regular`` (the automaton line encoding), ``cpsat`` (OR-tools
+CP-SAT, one worker, when ``ortools`` is importable). The lazy-clause-generation solver
+measured against these (docs/solver.md, "Lazy clause generation") was dropped; its code and
+its back-end here are at commit 908d370.
+
+``--survey knotty`` collects the hand-over of a survey-free puzzle instead (the root
+state after probing, as ``auto`` hands it to SAT); ``--max-solutions 2`` asks python-sat
+back-ends for a uniqueness proof from the same states:
+
+    PYTHONPATH=. /work/venv/bin/python bench/handovers.py --survey knotty \
+        --backends minisat-gh --max-solutions 2
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ from nonoforge.puzzle import Grid, Puzzle  # noqa: E402
 from nonoforge.solver import core, sat, solve, warmup  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora" / "tournament"
+SURVEY = ROOT.parent / "shared" / "corpora" / "survey-free"
 
 Item = tuple[str, int, Puzzle, np.ndarray]
 #: What the python-sat back-ends are asked for (``--max-solutions``).
@@ -44,8 +54,9 @@ class _Handover(Exception):
         self.state = state
 
 
-def collect(spec: list[str], first: int | None) -> list[Item]:
-    """The hand-overs of ``set:lo-hi`` (1-based puzzle numbers) or ``set:$n,$m`` specs."""
+def collect(spec: list[str], first: int | None, survey: list[str] | None = None) -> list[Item]:
+    """The hand-overs of ``set:lo-hi`` (1-based puzzle numbers) or ``set:$n,$m`` specs,
+    or of the survey-free puzzles named in ``survey`` (file stems; numbered 0)."""
     real = core._solve_sat
 
     def grab(puzzle: Puzzle, state: Any, *args: Any, **kw: Any) -> Any:
@@ -54,7 +65,15 @@ def collect(spec: list[str], first: int | None) -> list[Item]:
     core._solve_sat = grab  # type: ignore[assignment]
     items: list[Item] = []
     try:
-        for s in spec:
+        for stem in survey or []:
+            from nonoforge.formats import read_file
+
+            p = read_file(SURVEY / f"{stem}.non")[0]
+            try:
+                solve(p, max_solutions=1)
+            except _Handover as h:
+                items.append((stem, 0, p, h.state))
+        for s in [] if survey else spec:
             name, _, which = s.partition(":")
             puzzles = read_with_solutions(CORPUS / "question" / f"{name}.txt",
                                           CORPUS / "solution" / f"{name}.txt")
@@ -246,6 +265,7 @@ def run_cpsat(items: list[Item], backend: str) -> dict[tuple[str, int], tuple[fl
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sets", nargs="*", default=["tcga2022:401-700"])
+    ap.add_argument("--survey", help="survey-free puzzles instead (file stems, e.g. knotty)")
     ap.add_argument("--first", type=int, default=None, help="hand-overs per spec")
     ap.add_argument("--save", type=Path)
     ap.add_argument("--load", type=Path)
@@ -262,7 +282,8 @@ def main() -> None:
         items = pickle.loads(args.load.read_bytes())
     else:
         c0 = time.process_time()
-        items = collect(args.sets, args.first)
+        items = collect(args.sets, args.first,
+                        args.survey.split(",") if args.survey else None)
         print(f"collected {len(items)} hand-overs in {time.process_time() - c0:.1f} CPU s",
               flush=True)
         if args.save:

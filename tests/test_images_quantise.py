@@ -258,6 +258,10 @@ def test_grey_photos_are_judged_on_their_grey_levels() -> None:
     icon = icon.resize((64, 64), Image.Resampling.LANCZOS)  # edges anti-aliased
     assert not is_photo(as_rgba(icon))
     assert not is_photo(as_rgba(skimage.data.horse()))
+    # a tint no one sees (a warm scan: R +2, G +1 of 255) keeps a grey photo grey
+    moon = skimage.data.moon().astype(np.int64)
+    tinted = np.stack([np.minimum(moon + 2, 255), np.minimum(moon + 1, 255), moon], axis=-1)
+    assert is_photo(as_rgba(tinted.astype(np.uint8)))
 
 
 def test_crumbs_are_dropped_in_black_and_white_and_merged_in_colour() -> None:
@@ -312,6 +316,41 @@ def test_most_alike_breaks_near_ties_of_likeness_by_ssim() -> None:
     assert ssim(light, disc) > ssim(light, ring)
 
 
+def test_most_alike_draws_the_higher_ssim_of_a_near_tie_even_when_slightly_less_alike() -> None:
+    """Within LIKENESS_TIE the SSIM decides, not the last digits of likeness: a bar with a
+    faint mark beside it (the marked picture 0.003 less alike, clearly higher SSIM)."""
+    from nonoforge.images.measure import likeness, ssim
+    from nonoforge.images.quantise import LIKENESS_TIE, most_alike
+
+    light = np.full((40, 40), 90.0)
+    light[5:35, 18:22] = 20.0
+    light[2:4, 2:4] = 60.0
+    bar = np.zeros((40, 40), dtype=np.int64)
+    bar[5:35, 18:22] = 1
+    marked = bar.copy()
+    marked[2:4, 2:4] = 1
+    assert likeness(light, marked) < likeness(light, bar) <= likeness(light, marked) + LIKENESS_TIE
+    assert ssim(light, marked) > ssim(light, bar)
+    assert most_alike(light, [bar, marked]) is marked
+    assert most_alike(light, [marked, bar]) is marked
+
+
+def test_photo_grids_under_three_cells_a_side_are_drawn() -> None:
+    """Likeness and SSIM are undefined on such grids (nan); the choice among pictures must
+    not fail on them (it raised ValueError from an empty max before)."""
+    import skimage.data
+
+    from nonoforge.images.quantise import most_alike
+
+    image = skimage.data.camera()
+    for size in ((2, 30), (30, 2)):
+        q = quantise(image, size=size, photo=True, crop=False)  # square: 2x2, within size
+        assert q.grid.cells.shape == (2, 2)
+    light = np.linspace(0.0, 100.0, 20).reshape(2, 10)
+    first = np.zeros((2, 10), dtype=np.int64)
+    assert most_alike(light, [first, first.copy()]) is first
+
+
 def test_blocks_counts_the_numbers_of_the_clues() -> None:
     from nonoforge.images.quantise import blocks
 
@@ -344,6 +383,12 @@ def test_a_sketch_as_alike_as_the_threshold_picture_wins_on_fewer_clue_numbers()
     assert likeness(light, bar) > likeness(light, half) + LIKENESS_TIE
     assert sketch_or_threshold(light, half, bar) is bar
     assert sketch_or_threshold(light, bar, half) is bar
+    # slightly less alike (a darker mark the threshold picture keeps: 0.004 more alike) but
+    # fewer numbers: the sketch is still drawn
+    light[2:4, 2:4] = 50.0
+    assert likeness(light, bar) < likeness(light, marked) <= likeness(light, bar) + LIKENESS_TIE
+    assert sketch_or_threshold(light, bar, marked) is bar
+    assert sketch_or_threshold(light, marked, bar) is bar
 
 
 def test_black_and_white_photos_are_never_less_alike_than_plain_otsu() -> None:

@@ -297,12 +297,19 @@ UNIFORM_DELTA = 8.0
 CROP_ROUNDS = 2
 
 
+#: How far apart (0..1) a pixel's channels may be for :func:`is_photo` to call it grey: 4 of
+#: 255 levels, a tint no one sees but that a colour histogram at 6 bits would split on.
+GREY_TINT = 4 / 255
+
+
 def is_photo(rgba: np.ndarray) -> bool:
     """Whether an image is a photograph: opaque, and its 8 commonest colours (6 bits a
     channel, on a sample of up to 20,000 pixels) cover less than PHOTO_SHARE of it. Icons,
     logos and line art are a few flat colours plus anti-aliased edges; photos spread.
 
-    A grey picture (every sampled pixel R = G = B) is judged on its 256 grey levels: at 6
+    A grey picture (no sampled pixel's channels more than GREY_TINT apart: a faint tint
+    from a scanner or a camera's white balance still counts) is judged on its 256 grey
+    levels of the channels' mean: at 6
     bits it has only 64 values where a colour picture has 262,144, and a grey photo with a
     narrow histogram (the moon, a blurred clock, a scan of text) put 70-93 % of its pixels
     in 8 of them; at 8 bits 24-55 %. A grey icon (flat greys and their edges) stays over."""
@@ -311,11 +318,13 @@ def is_photo(rgba: np.ndarray) -> bool:
     px = rgba.reshape(-1, 4)
     px = px[px[:, 3] >= 0.5]
     px = px[:: max(1, len(px) // 20000)]
-    grey = bool(np.all(np.abs(px[:, :3] - px[:, :1]) < 0.5 / 255))
-    levels = 255 if grey else 63
-    q = np.round(px[:, :3] * levels).astype(np.int64)
-    n = levels + 1
-    _, counts = np.unique(q[:, 0] * n * n + q[:, 1] * n + q[:, 2], return_counts=True)
+    rgb = px[:, :3]
+    if float(np.ptp(rgb, axis=1).max(initial=0.0)) <= GREY_TINT:
+        keys = np.round(rgb.mean(axis=1) * 255).astype(np.int64)
+    else:
+        q = np.round(rgb * 63).astype(np.int64)
+        keys = (q[:, 0] * 64 + q[:, 1]) * 64 + q[:, 2]
+    _, counts = np.unique(keys, return_counts=True)
     top = np.sort(counts)[::-1][:8].sum()
     return bool(top < PHOTO_SHARE * counts.sum())
 
@@ -611,19 +620,18 @@ def _bw(
         k = min(len(vals), max(1, round(fill * light.size)))
         t = float(np.sort(vals)[k - 1])
         return ((light <= t) & opaque).astype(np.int64), BW_LAB
-    if np.ptp(vals) < 1e-6:
+    if _flat(vals):
         # one flat colour: all ink when it stands out from the frame's background (a
         # shape cropped to its edges), else there is nothing to draw
         if abs(float(bg_lab[0]) - float(vals.mean())) < HOLE_CONTRAST / 3:
             raise ImageError("the image is a single flat colour: nothing to draw")
         return opaque.astype(np.int64), BW_LAB
-    if fill is not None:
+    if fill is None:
+        ink = _ink_side(light, float(threshold_otsu(vals)), bg_lab)
+    else:
         dark_ink = float(bg_lab[0]) >= float(np.median(vals))
         t = float(np.quantile(vals, fill if dark_ink else 1.0 - fill))
-    else:
-        t = float(threshold_otsu(vals))
-        dark_ink = float(bg_lab[0]) > t
-    ink = (light <= t) if dark_ink else (light > t)
+        ink = (light <= t) if dark_ink else (light > t)
     return (ink & opaque).astype(np.int64), BW_LAB
 
 
@@ -766,12 +774,17 @@ def _silhouettes(
     out = []
     for light in (wlab[..., 0], lab[..., 0]):
         vals = light[opaque]
-        if np.ptp(vals) < 1e-6:
+        if _flat(vals):
             continue
         ts = {float(threshold_otsu(vals))}
         ts |= {float(np.quantile(vals, q)) for q in THRESHOLD_QUANTILES}
         out += [_ink_side(light, t, bg_lab) & opaque for t in sorted(ts)]
     return out
+
+
+def _flat(vals: np.ndarray) -> bool:
+    """One lightness throughout (nothing for a threshold to split)."""
+    return bool(np.ptp(vals) < 1e-6)
 
 
 def _ink_side(light: np.ndarray, t: float, bg_lab: np.ndarray) -> np.ndarray:
@@ -783,7 +796,7 @@ def _plain_otsu(light: np.ndarray, opaque: np.ndarray, bg_lab: np.ndarray) -> np
     """The plain method's picture: Otsu's threshold on the unprepared cells' lightness,
     ink the side away from the background (what ``bench/generate.py`` compares against)."""
     vals = light[opaque]
-    if np.ptp(vals) < 1e-6:
+    if _flat(vals):
         return np.zeros(light.shape, dtype=bool)
     return _ink_side(light, float(threshold_otsu(vals)), bg_lab) & opaque
 
@@ -796,7 +809,7 @@ def _sketches(
     pixels are."""
     h, w = wlab.shape[:2]
     vals = wlab[..., 0][opaque]
-    if np.ptp(vals) < 1e-6:
+    if _flat(vals):
         return []
     dark_ink = float(bg_lab[0]) > float(threshold_otsu(vals))
     ink_light = light if dark_ink else 100.0 - light
@@ -913,11 +926,17 @@ def blocks(labels: np.ndarray) -> int:
 def most_alike(light: np.ndarray, pictures: list[np.ndarray]) -> np.ndarray:
     """Of black-and-white pictures of one grid, the one of highest likeness to ``light``,
     or, among those within LIKENESS_TIE of it, the one of highest SSIM (the first on a
-    tie)."""
-    scored = [(likeness(light, p), ssim(light, p), i) for i, p in enumerate(pictures)]
+    tie). Grids under 3 cells a side have neither measure: the first is drawn."""
+    scored = [(_score(likeness(light, p)), _score(ssim(light, p)), i)
+              for i, p in enumerate(pictures)]
     top = max(s[0] for s in scored)
     near = [s for s in scored if s[0] >= top - LIKENESS_TIE]
     return pictures[max(near, key=lambda s: (s[1], -s[2]))[2]]
+
+
+def _score(value: float) -> float:
+    """A likeness or SSIM to rank by: nan (a grid too small to measure) ranks lowest."""
+    return -np.inf if np.isnan(value) else value
 
 
 #: Lightness gap (L*) between the two Otsu classes of a shape for the darker one to show.
