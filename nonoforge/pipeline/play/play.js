@@ -5,7 +5,7 @@
   var book = JSON.parse(document.getElementById("nf-data").textContent);
   var $ = function (id) { return document.getElementById(id); };
   var board = $("board"), statusEl = $("status"), timerEl = $("timer");
-  var cur = null, colour = 1, mode = "fill", cursor = 0, drag = null;
+  var cur = null, colour = 1, mode = "fill", cursor = 0, drag = null, afterDrag = null;
 
   // -- keeping progress ------------------------------------------------------------------------
   // Progress is kept twice: in localStorage, read synchronously so that the board is drawn with
@@ -17,8 +17,11 @@
   // oldest). Nothing is written until restore is done, so a board drawn from an empty localStorage
   // cannot overwrite kept progress; the player's moves made before are then redone on top of the
   // record restore found (newest). Another tab's writes arrive by localStorage (get, "storage").
-  var DB = "nonoforge", OS = "progress";
+  // IndexedDB may never answer (another tab's upgrade or delete blocks it): after WAIT ms the
+  // page gives up on it and keeps progress in localStorage only (data-restored="local").
+  var DB = "nonoforge", OS = "progress", WAIT = 3000;
   var saved = {}, stamp = 0, db = null, restored = false, acted = false;
+  var pending = {};  // puzzle number -> {undo, played}: moves made on it before restore, left
 
   function readLocal(k) { try { return JSON.parse(localStorage.getItem(k)); } catch (e) { return null; } }
   function writeLocal(k, v) { try { localStorage.setItem(k, JSON.stringify(v)); } catch (e) { /* full or off */ } }
@@ -200,23 +203,33 @@
 
   function save() {  // only what changed since the board was drawn or last saved
     var v = { c: Array.prototype.join.call(cur.cells, ","), t: cur.time, s: cur.solved }, was = cur.from;
-    if (!restored || (was && was.c === v.c && was.t === v.t && was.s === v.s)) return;
+    if (!restored || (was.c === v.c && was.t === v.t && was.s === v.s)) return;
     cur.from = v;
     store.set(key(cur.p), v);
   }
 
   // -- choosing a puzzle ----------------------------------------------------------------------
 
-  // chosen: by the player (kept as the puzzle to open next time). moves: the player's moves not
-  // kept yet, made on this puzzle before restore; they are redone on top of the kept record and
-  // stay undoable (their redo stack is dropped: it was made against another board).
-  function open(n, chosen, moves) {
-    var p = book.puzzles[n], played = moves && cur ? cur.time - ((cur.from && cur.from.t) || 0) : 0;
+  // Before restore nothing is kept, so the moves made on a puzzle the player leaves wait in
+  // pending; when it is opened again (by restore's finish at the latest) they are redone on top
+  // of the newest record and stay undoable (their redo stack is dropped: it was made against
+  // another board). chosen: by the player (kept as the puzzle to open next time).
+  function leave() {
+    if (!restored && cur.undo.length) pending[cur.n] = { undo: cur.undo, played: cur.time - (cur.from.t || 0) };
+  }
+
+  function open(n, chosen) {
+    if (cur) leave();
+    var p = book.puzzles[n], mine = pending[n] || { undo: [], played: 0 };
+    delete pending[n];
     var from = store.get(key(p)), kept = from || {};
     var cells = new Int8Array(p.w * p.h);
     if (kept.c) kept.c.split(",").forEach(function (v, i) { if (i < cells.length) cells[i] = +v || 0; });
-    (moves || []).forEach(function (ch) { ch.forEach(function (c) { c[1] = cells[c[0]]; cells[c[0]] = c[2]; }); });
-    cur = { n: n, p: p, cells: cells, undo: moves || [], redo: [], time: (kept.t || 0) + played, solved: false, from: from };
+    // from: what the board is drawn from, the record or (none kept) the empty board, so that an
+    // untouched board is never written
+    from = from || { c: Array.prototype.join.call(cells, ","), t: 0, s: false };
+    mine.undo.forEach(function (ch) { ch.forEach(function (c) { c[1] = cells[c[0]]; cells[c[0]] = c[2]; }); });
+    cur = { n: n, p: p, cells: cells, undo: mine.undo, redo: [], time: (kept.t || 0) + mine.played, solved: false, from: from };
     if (chosen) { acted = true; store.set(lastKey, { n: n }); }
     $("pick").value = String(n);
     $("title").textContent = p.title;
@@ -232,7 +245,12 @@
     say("");
     showSolved();
     timerEl.textContent = fmt(cur.time);
-    if (moves && moves.length) save();
+    if (mine.undo.length) save();
+  }
+
+  function stale() {  // a record of the puzzle shown newer than the board drawn or saved
+    var v = store.get(key(cur.p));
+    return v !== null && v !== cur.from;
   }
 
   function refreshPicker() {
@@ -282,6 +300,7 @@
 
   board.addEventListener("contextmenu", function (e) { e.preventDefault(); });
   board.addEventListener("pointerdown", function (e) {
+    if (drag) endDrag();  // a drag still open (another finger, a lost pointerup): it ends here
     var el = e.target.closest ? e.target.closest("td.cell") : null;
     if (!el || cur.solved) return;
     e.preventDefault();
@@ -296,12 +315,14 @@
     el = el && el.closest ? el.closest("td.cell") : null;
     if (el && board.contains(el)) set(+el.dataset.i, drag.v, drag.changes);
   });
-  document.addEventListener("pointerup", function () {
-    if (!drag) return;
-    var d = drag; drag = null;
-    commit(d.changes);
-    if (d.then) d.then();  // restore, waiting for the drag to end
-  });
+  function endDrag() {
+    var d = drag, then = afterDrag;
+    drag = afterDrag = null;
+    if (d) commit(d.changes);
+    if (then) then();  // restore's finish, waiting for the drag to end
+  }
+  document.addEventListener("pointerup", endDrag);
+  document.addEventListener("pointercancel", endDrag);
 
   function moveCursor(delta) {
     var old = board.querySelector("td.cur");
@@ -372,7 +393,7 @@
   // another tab kept a newer board of the puzzle shown here: show it (after a drag, ours is newer)
   window.addEventListener("storage", function (e) {
     if (!cur || !restored || drag) return;
-    if (e.key === key(cur.p) && store.get(e.key) !== cur.from) open(cur.n);
+    if (e.key === key(cur.p) && stale()) open(cur.n);
     else refreshPicker();
   });
 
@@ -387,21 +408,38 @@
   }
 
   // Read IndexedDB once; take its records where newer, copy ours over where they are newer.
-  // When it is read (or unavailable) the board says so: data-restored="yes".
+  // When it is read the board says so: data-restored="yes"; where IndexedDB is unavailable,
+  // fails, or its open does not answer within WAIT ms: data-restored="local", and the page keeps
+  // progress in localStorage only. The wait guards the open only (a blocked or queued open
+  // never answers); a transaction, once open, waits for other tabs' transactions and ends.
   function restore() {
-    var keys = book.puzzles.map(key).concat([lastKey]), rq;
-    try { rq = indexedDB.open(DB, 1); } catch (e) { finish(); return; }
+    var keys = book.puzzles.map(key).concat([lastKey]), rq, timer, over = false;
+    function fail() {
+      if (over) return;
+      over = true;
+      clearTimeout(timer);
+      try { rq.result.close(); } catch (e) { /* no connection */ }
+      finish("local");
+    }
+    try { rq = indexedDB.open(DB, 1); } catch (e) { fail(); return; }
+    timer = setTimeout(fail, WAIT);
     rq.onupgradeneeded = function () { rq.result.createObjectStore(OS); };
-    rq.onerror = finish;
+    rq.onerror = rq.onblocked = fail;
     rq.onsuccess = function () {
+      // Too late: the page has drawn and maybe saved without it. Its records are not merged
+      // (that would need restore's care over moves made since) and ours are not written over
+      // them (theirs may be newer): the connection is closed, the next load reads it.
+      if (over) { rq.result.close(); return; }
+      clearTimeout(timer);
       var gets;
       try {
         var os = rq.result.transaction(OS, "readonly").objectStore(OS);
         gets = keys.map(function (k) { return os.get(k); });
         os.transaction.oncomplete = merge;
-        os.transaction.onerror = os.transaction.onabort = finish;
-      } catch (e) { finish(); return; }
+        os.transaction.onerror = os.transaction.onabort = fail;
+      } catch (e) { fail(); return; }
       function merge() {
+        over = true;
         db = rq.result;
         db.onversionchange = function () { db.close(); db = null; };  // let a newer page upgrade
         keys.forEach(function (k, i) {
@@ -414,22 +452,25 @@
             dbPut(k, ours);
           }
         });
-        finish();
+        finish("yes");
       }
     };
-    // Draw what restore found: the puzzle last opened, unless the player has chosen or moved
-    // (they stay where they are); the open puzzle from the newest record, with their moves on
-    // top. Not in the middle of a drag (its changes would land on another board): at its end.
-    function finish() {  // once: a failed transaction reports both error and abort
-      if (restored) return;
-      board.dataset.restored = "yes";
-      if (drag) { drag.then = finish; return; }
-      restored = true;
-      if (!acted && lastOpen() !== cur.n) open(lastOpen());
-      else if (store.get(key(cur.p)) !== cur.from || cur.undo.length) open(cur.n, false, cur.undo);
-      if (lastOpen() !== cur.n) store.set(lastKey, { n: cur.n });
-      refreshPicker();
-    }
+  }
+
+  // Draw what restore found: the puzzle last opened, unless the player has chosen or moved
+  // (they stay where they are); the open puzzle from the newest record, with their moves on
+  // top; every puzzle they left with moves is redone the same way and saved. Not in the middle
+  // of a drag (its changes would land on another board): at its end.
+  function finish(how) {
+    board.dataset.restored = how;
+    if (drag) { afterDrag = function () { finish(how); }; return; }
+    leave();
+    restored = true;
+    var n = acted ? cur.n : lastOpen();
+    Object.keys(pending).forEach(function (m) { if (+m !== n) open(+m); });
+    if (n !== cur.n || pending[n] || stale()) open(n);
+    if (lastOpen() !== cur.n) store.set(lastKey, { n: cur.n });
+    refreshPicker();
   }
 
   open(lastOpen());
