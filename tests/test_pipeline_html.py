@@ -414,6 +414,22 @@ def test_moves_on_a_puzzle_left_before_restore_are_kept(browser, tmp_path) -> No
     assert errors(browser) == []
 
 
+
+def test_a_puzzle_never_played_is_not_written(browser, tmp_path) -> None:
+    """A page shown and left without a move writes nothing (docs/export.md: an idle tab)."""
+    its = items()
+    path = tmp_path / "book.html"
+    path.write_text(page(its, "Idle test"), encoding="utf-8")
+    clean_start(browser, tmp_path)
+    reload(browser, path.as_uri())
+    browser.find_element("id", "next").click()  # a pick is kept ...
+    browser.find_element("id", "prev").click()  # ... and so is the pick back, not the boards
+    browser.get(other_page(tmp_path))  # the page is left: pagehide saves what changed
+    browser.execute_cdp_cmd("DOMStorage.enable", {})
+    found = browser.execute_cdp_cmd("DOMStorage.getDOMStorageItems", {
+        "storageId": {"securityOrigin": "file://", "isLocalStorage": True}})["entries"]
+    assert [k for k, _ in found if not k.endswith(":last")] == []
+
 def pointer(driver, kind: str, i: int, pointer_id: int) -> None:
     """Dispatch a touch pointer event of kind at cell i (Selenium cannot hold two fingers)."""
     driver.execute_script(

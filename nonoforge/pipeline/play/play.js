@@ -203,7 +203,7 @@
 
   function save() {  // only what changed since the board was drawn or last saved
     var v = { c: Array.prototype.join.call(cur.cells, ","), t: cur.time, s: cur.solved }, was = cur.from;
-    if (!restored || (was.c === v.c && was.t === v.t && was.s === v.s)) return;
+    if (!restored || (was.c === v.c && was.s === v.s && (was.t === v.t || was.blank))) return;
     cur.from = v;
     store.set(key(cur.p), v);
   }
@@ -225,9 +225,9 @@
     var from = store.get(key(p)), kept = from || {};
     var cells = new Int8Array(p.w * p.h);
     if (kept.c) kept.c.split(",").forEach(function (v, i) { if (i < cells.length) cells[i] = +v || 0; });
-    // from: what the board is drawn from, the record or (none kept) the empty board, so that an
-    // untouched board is never written
-    from = from || { c: Array.prototype.join.call(cells, ","), t: 0, s: false };
+    // from: what the board is drawn from, the record or (none kept) the empty board, so that a
+    // puzzle never played is not written, however long it was shown (save)
+    from = from || { c: Array.prototype.join.call(cells, ","), t: 0, s: false, blank: true };
     mine.undo.forEach(function (ch) { ch.forEach(function (c) { c[1] = cells[c[0]]; cells[c[0]] = c[2]; }); });
     cur = { n: n, p: p, cells: cells, undo: mine.undo, redo: [], time: (kept.t || 0) + mine.played, solved: false, from: from };
     if (chosen) { acted = true; store.set(lastKey, { n: n }); }
