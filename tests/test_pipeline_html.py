@@ -535,8 +535,10 @@ def test_two_tabs_see_each_others_progress(browser, tmp_path) -> None:
 
     Tabs hear of each other through localStorage, so this needs both tabs' localStorage connected
     (docs/export.md): shown by tab B, loaded while restore is held, drawing the flag with A's
-    move before reading IndexedDB. Where Chromium gave one an unconnected localStorage the test
-    skips and says so (the page then sees the other tab's progress on its next load)."""
+    move before reading IndexedDB. Tab A's record is first read from its localStorage by
+    DevTools, so a page that does not write localStorage fails; where Chromium gave A or B an
+    unconnected localStorage after that, the test skips and says so (the page then sees the other
+    tab's progress on its next load)."""
     from selenium.webdriver.support.ui import WebDriverWait
 
     its = items()
