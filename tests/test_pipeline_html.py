@@ -225,16 +225,31 @@ def kept(driver, n: int) -> dict | None:
     name = driver.execute_script(
         "var b = JSON.parse(document.getElementById('nf-data').textContent);"
         "return 'nonoforge:' + b.id + ':' + b.puzzles[arguments[0]].key;", n)
+    return next((json.loads(v) for k, v in local_entries(driver) if k == name), None)
+
+
+def local_entries(driver) -> list[list[str]]:
+    """Every (key, value) of this tab's localStorage, read by DevTools (DOMStorage)."""
     driver.execute_cdp_cmd("DOMStorage.enable", {})
-    found = driver.execute_cdp_cmd("DOMStorage.getDOMStorageItems", {
+    return driver.execute_cdp_cmd("DOMStorage.getDOMStorageItems", {
         "storageId": {"securityOrigin": "file://", "isLocalStorage": True}})["entries"]
-    return next((json.loads(v) for k, v in found if k == name), None)
 
 
 def kept_filled(driver, n: int) -> list[int]:
     """The cells filled in puzzle n's record in this tab's localStorage."""
     rec = kept(driver, n)
     return [i for i, v in enumerate(rec["c"].split(",")) if int(v) > 0] if rec else []
+
+
+def book_page(driver, tmp_path: Path, title: str) -> tuple[list[Item], str]:
+    """The test book written as a page, and a clean start for it (no kept progress in either
+    store, the browser's error log read): its items and its URL."""
+    its = items()
+    path = tmp_path / "book.html"
+    path.write_text(page(its, title), encoding="utf-8")
+    clean_start(driver, tmp_path)
+    errors(driver)  # drop what came before
+    return its, path.as_uri()
 
 
 def pick(driver, n: int) -> None:
@@ -247,12 +262,9 @@ def test_a_player_solves_a_puzzle_by_clicking_and_nothing_is_fetched(browser, tm
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
 
-    its = items()
-    path = tmp_path / "book.html"
-    path.write_text(page(its, "Browser test"), encoding="utf-8")
-    clean_start(browser, tmp_path)
+    its, url = book_page(browser, tmp_path, "Browser test")
     requests_made(browser)  # drop what came before (the browser's own new-tab page)
-    reload(browser, path.as_uri())
+    reload(browser, url)
     assert browser.find_element("id", "title").text == "Demo Puzzle from Front Page" or \
         browser.find_element("id", "title").text
     dancer = its[0].answer.cells.ravel().tolist()
@@ -313,7 +325,7 @@ def test_a_player_solves_a_puzzle_by_clicking_and_nothing_is_fetched(browser, tm
     # docs/export.md). Another page of the same origin empties it; IndexedDB still has it.
     browser.get(other_page(tmp_path))
     clear_local(browser)
-    reload(browser, path.as_uri())
+    reload(browser, url)
     assert solved(browser)
     assert "\u2713" in browser.find_element("css selector", "#pick option").text
     # the colour puzzle: pick each colour from the palette, then click its cells
@@ -330,9 +342,10 @@ def test_a_player_solves_a_puzzle_by_clicking_and_nothing_is_fetched(browser, tm
     assert solved(browser)
     time.sleep(0.2)
     seen = requests_made(browser)
-    ours = [url for url, doc in seen if doc == path.as_uri()]
-    assert ours and set(ours) == {path.as_uri()}, seen  # the page itself, nothing else
-    assert not [url for url, _ in seen if url.split(":")[0] in ("http", "https", "ws", "wss")]
+    ours = [asked for asked, doc in seen if doc == url]
+    assert ours and set(ours) == {url}, seen  # the page itself, nothing else
+    assert not [asked for asked, _ in seen
+                if asked.split(":")[0] in ("http", "https", "ws", "wss")]
 
 
 def test_moves_and_picks_before_restore_keep_the_progress_restore_finds(browser, tmp_path) -> None:
@@ -341,19 +354,15 @@ def test_moves_and_picks_before_restore_keep_the_progress_restore_finds(browser,
     neither be overwritten by that board nor lose their moves."""
     from selenium.webdriver.common.action_chains import ActionChains
 
-    its = items()
-    path = tmp_path / "book.html"
-    path.write_text(page(its, "Restore test"), encoding="utf-8")
+    its, url = book_page(browser, tmp_path, "Restore test")
     dancer_title = "Dancer"
-    clean_start(browser, tmp_path)
-    errors(browser)  # drop what came before
-    reload(browser, path.as_uri())
+    reload(browser, url)
     pick(browser, 1)  # the 3x3 flag: one cell kept
     cell(browser, 0).click()
     browser.find_element("id", "prev").click()  # dancer is the puzzle to open next time
     # picked before restore, and a move: the kept cell 0 is shown, and cell 4 is kept too
     with held_restore(browser, tmp_path) as holder:
-        browser.get(path.as_uri())
+        browser.get(url)
         assert browser.find_element("id", "board").get_attribute("data-restored") is None
         assert browser.find_element("id", "title").text == dancer_title
         pick(browser, 1)
@@ -370,7 +379,7 @@ def test_moves_and_picks_before_restore_keep_the_progress_restore_finds(browser,
     # a drag begun before restore, ended after it, on the dancer while the flag is the last one
     # opened: the player stays on the dancer, the drag is one move, undo takes it back
     with held_restore(browser, tmp_path) as holder:
-        browser.get(path.as_uri())
+        browser.get(url)
         assert browser.find_element("id", "title").text == dancer_title
         w = its[0].puzzle.width
         run = [w, w + 1, w + 2]
@@ -394,15 +403,11 @@ def test_moves_and_picks_before_restore_keep_the_progress_restore_finds(browser,
 def test_moves_on_a_puzzle_left_before_restore_are_kept(browser, tmp_path) -> None:
     """A move made before restore, then another puzzle picked, still before restore: restore
     redoes the move on the record it found for that puzzle and keeps it."""
-    its = items()
-    path = tmp_path / "book.html"
-    path.write_text(page(its, "Left test"), encoding="utf-8")
-    clean_start(browser, tmp_path)
-    errors(browser)
-    reload(browser, path.as_uri())
+    _, url = book_page(browser, tmp_path, "Left test")
+    reload(browser, url)
     cell(browser, 5).click()  # a record of the dancer for restore to find
     with held_restore(browser, tmp_path) as holder:
-        browser.get(path.as_uri())
+        browser.get(url)
         cell(browser, 0).click()
         pick(browser, 1)
         release_restore(browser, holder)
@@ -414,21 +419,15 @@ def test_moves_on_a_puzzle_left_before_restore_are_kept(browser, tmp_path) -> No
     assert errors(browser) == []
 
 
-
 def test_a_puzzle_never_played_is_not_written(browser, tmp_path) -> None:
     """A page shown and left without a move writes nothing (docs/export.md: an idle tab)."""
-    its = items()
-    path = tmp_path / "book.html"
-    path.write_text(page(its, "Idle test"), encoding="utf-8")
-    clean_start(browser, tmp_path)
-    reload(browser, path.as_uri())
+    _, url = book_page(browser, tmp_path, "Idle test")
+    reload(browser, url)
     browser.find_element("id", "next").click()  # a pick is kept ...
     browser.find_element("id", "prev").click()  # ... and so is the pick back, not the boards
     browser.get(other_page(tmp_path))  # the page is left: pagehide saves what changed
-    browser.execute_cdp_cmd("DOMStorage.enable", {})
-    found = browser.execute_cdp_cmd("DOMStorage.getDOMStorageItems", {
-        "storageId": {"securityOrigin": "file://", "isLocalStorage": True}})["entries"]
-    assert [k for k, _ in found if not k.endswith(":last")] == []
+    assert [k for k, _ in local_entries(browser) if not k.endswith(":last")] == []
+
 
 def pointer(driver, kind: str, i: int, pointer_id: int) -> None:
     """Dispatch a touch pointer event of kind at cell i (Selenium cannot hold two fingers)."""
@@ -443,14 +442,10 @@ def pointer(driver, kind: str, i: int, pointer_id: int) -> None:
 def test_a_drag_that_never_ends_normally_does_not_stop_saving(browser, tmp_path) -> None:
     """Restore waits for a drag under way; a second finger's touch or a cancelled pointer ends
     that drag (its cells are one move), and the page saves from then on."""
-    its = items()
-    path = tmp_path / "book.html"
-    path.write_text(page(its, "Pointer test"), encoding="utf-8")
-    clean_start(browser, tmp_path)
-    errors(browser)
-    reload(browser, path.as_uri())
+    its, url = book_page(browser, tmp_path, "Pointer test")
+    reload(browser, url)
     with held_restore(browser, tmp_path) as holder:
-        browser.get(path.as_uri())
+        browser.get(url)
         pointer(browser, "pointerdown", 0, 1)
         release_restore(browser, holder)
     pointer(browser, "pointerdown", 1, 2)  # a second finger, the first never lifted
@@ -461,7 +456,7 @@ def test_a_drag_that_never_ends_normally_does_not_stop_saving(browser, tmp_path)
     browser.find_element("id", "undo").click()
     assert filled(browser, 0) and not filled(browser, 1)  # the first finger's drag: its own move
     with held_restore(browser, tmp_path, clear=False) as holder:
-        browser.get(path.as_uri())
+        browser.get(url)
         pointer(browser, "pointerdown", 20, 1)
         release_restore(browser, holder)
     pointer(browser, "pointercancel", 20, 1)  # the browser took the touch over (a scroll)
@@ -490,11 +485,7 @@ def test_a_page_whose_indexeddb_never_answers_keeps_progress_locally(browser, tm
     """IndexedDB's open may never answer (blocked behind another tab's delete or upgrade): the
     page stops waiting (data-restored="local") and keeps progress in localStorage; when the open
     answers late, it writes nothing there and logs no error."""
-    its = items()
-    path = tmp_path / "book.html"
-    path.write_text(page(its, "Blocked test"), encoding="utf-8")
-    clean_start(browser, tmp_path)
-    errors(browser)
+    _, url = book_page(browser, tmp_path, "Blocked test")
     book = browser.current_window_handle
     browser.switch_to.new_window("tab")
     blocker = browser.current_window_handle
@@ -502,7 +493,7 @@ def test_a_page_whose_indexeddb_never_answers_keeps_progress_locally(browser, tm
         browser.get(other_page(tmp_path))
         assert browser.execute_async_script(BLOCK) == "blocked"
         browser.switch_to.window(book)
-        browser.get(path.as_uri())
+        browser.get(url)
         restored(browser, "local")
         cell(browser, 3).click()
         assert kept_filled(browser, 0) == [3]
@@ -541,12 +532,8 @@ def test_two_tabs_see_each_others_progress(browser, tmp_path) -> None:
     tab's progress on its next load)."""
     from selenium.webdriver.support.ui import WebDriverWait
 
-    its = items()
-    path = tmp_path / "book.html"
-    path.write_text(page(its, "Tabs test"), encoding="utf-8")
-    clean_start(browser, tmp_path)
-    errors(browser)
-    reload(browser, path.as_uri())
+    its, url = book_page(browser, tmp_path, "Tabs test")
+    reload(browser, url)
     a = browser.current_window_handle
     pick(browser, 1)
     cell(browser, 0).click()
@@ -556,7 +543,7 @@ def test_two_tabs_see_each_others_progress(browser, tmp_path) -> None:
     assert kept_filled(browser, 1) == [0]
     with held_restore(browser, tmp_path, clear=False) as holder:
         browser.switch_to.new_window("tab")
-        browser.get(path.as_uri())
+        browser.get(url)
         b = browser.current_window_handle
         pick(browser, 1)
         if not filled(browser, 0):
