@@ -23,9 +23,13 @@ from nonoforge.solver.tables import Tables
 
 #: Rounds of row and column messages at most, and the damping of each update (the share
 #: of the old message kept), and the change under which the messages count as settled.
-ROUNDS = 30
+ROUNDS = 100
 DAMPING = 0.5
 SETTLED = 1e-4
+#: The most cell-state steps (line length x chain states, summed over the lines, times
+#: rounds) the hints may cost: about 0.2 s. Past it the rounds are cut (deterministically,
+#: by size), and with not even one round affordable there are no hints.
+MAX_WORK = 300_000_000
 #: Messages are kept inside [EPS, 1 - EPS] so no cell's weight becomes exactly zero
 #: unless the state rules its colour out.
 EPS = 1e-9
@@ -246,9 +250,16 @@ def _beliefs(allow: np.ndarray, row: np.ndarray, col: np.ndarray) -> np.ndarray:
     return belief
 
 
+def _block_cells(t: Tables) -> np.ndarray:
+    """The sum of each line's block lengths."""
+    sums = np.concatenate([[0], np.cumsum(t.blen)])
+    off, k = t.lines[:, 3], t.lines[:, 4]
+    return sums[off + k] - sums[off]
+
+
 def phase_literals(
     tables: Tables, state: np.ndarray, lits: np.ndarray, nvars: int,
-    rounds: int = ROUNDS, damping: float = DAMPING, starts: bool = True,
+    rounds: int | None = None, damping: float | None = None, starts: bool = True,
 ) -> list[int]:
     """The likelier literal of every variable of the order-encoding CNF of ``state``:
     each open cell's colour by its belief, and (``starts``) each "block j starts at or
@@ -264,6 +275,14 @@ def phase_literals(
         return []
     from nonoforge.solver import cnf
 
+    rounds = ROUNDS if rounds is None else rounds
+    damping = DAMPING if damping is None else damping
+    t = tables
+    per_round = int((t.lines[:, 2] * (1 + t.lines[:, 4] + _block_cells(t))).sum())
+    rounds = min(rounds, MAX_WORK // max(1, 3 * per_round))
+    if rounds < 1:
+        return []
+
     allow = (np.asarray(state).astype(np.uint64).ravel() & np.uint64(3)).astype(np.int64)
     row = np.full(allow.shape[0], 0.5)
     col = np.full(allow.shape[0], 0.5)
@@ -278,7 +297,6 @@ def phase_literals(
         out.append(lit if belief[c] > 0.5 else -lit)
     if not starts:
         return out
-    t = tables
     masks = np.asarray(state).astype(np.uint64).ravel() & t.full
     feas = np.zeros((len(t.blen), max(t.height, t.width)), dtype=np.bool_)
     slo = np.zeros(len(t.blen), dtype=np.int64)
