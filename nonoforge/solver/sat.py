@@ -67,7 +67,7 @@ ONE_SOLUTION_SOLVER = "minisat-gh"
 #: for cells and block starts) given to the solver before a one-solution search
 #: (``max_solutions=1``), and before a search that counts to two (``PROOF_PHASES``:
 #: off, because it would move the effort counts that feed the difficulty model).
-ONE_SOLUTION_PHASES = False
+ONE_SOLUTION_PHASES = True
 PROOF_PHASES = False
 #: Options set on the solver by name (python-sat ``configure``: CaDiCaL's ``set``), for
 #: the CaDiCaL back-ends; empty: the solver's defaults.
