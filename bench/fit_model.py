@@ -26,6 +26,8 @@ on every source).
     /work/venv/bin/python bench/fit_model.py --workers 2 --sample 400 --requick  # re-time
     /work/venv/bin/python bench/fit_model.py --reuse                     # refit saved ratings
     /work/venv/bin/python bench/fit_model.py --reuse --sample 400 --measured-under 1.1
+    # a change that moves only some puzzles' effort: re-rate those, keep the others' times
+    /work/venv/bin/python bench/fit_model.py --workers 2 --sample 400 --rerate-changed 1.1
 """
 
 from __future__ import annotations
@@ -141,6 +143,35 @@ def measure(
             add_runs(was, list(zip(row["times"], row["cpu_times"], strict=True)))
 
 
+def changed(
+    ref: list[tuple[str, Puzzle]], version: str, best: dict[str, dict],
+) -> list[tuple[str, Puzzle]]:
+    """The puzzles of ``ref`` whose verdict, technique or effort differs from the ratings
+    saved under solver ``version`` (one solve each, the way ``rate`` solves). The saved rows
+    of the others go into ``best`` as they are: their solve is the same, so are their times.
+    """
+    from nonoforge.solver import solve
+
+    saved = {r["key"]: r for r in json.loads((CACHE / f"fit-rows-{version}.json").read_text())}
+    opts = RateOptions()
+    out = []
+    moved: dict[str, int] = {}
+    for src, p in ref:
+        was = saved.get(p.key)
+        res = solve(p, max_solutions=opts.max_solutions, timeout=opts.timeout,
+                    budget=opts.budget)
+        status = "timeout_wall" if res.status == "timeout" else res.status
+        if was is not None and (was["status"], was["technique"], was["effort"]) == (
+                status, res.technique, dict(res.effort)):
+            best[p.key] = dict(was)
+        else:
+            out.append((src, p))
+            moved[src] = moved.get(src, 0) + 1
+    print(f"{len(out)} of {len(ref)} puzzles differ from the ratings saved under {version} "
+          f"and are rated again ({moved}); the others keep their saved rows", flush=True)
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--workers", type=int, default=2)
@@ -160,6 +191,11 @@ def main() -> int:
     ap.add_argument("--measured-under", metavar="VERSION", default=None,
                     help="with --reuse: refit the ratings saved under another solver version "
                     "(when the new version leaves every reference puzzle's effort as it was)")
+    ap.add_argument("--rerate-changed", metavar="VERSION", default=None,
+                    help="solve every reference puzzle once and compare it with the ratings "
+                    "saved under VERSION: puzzles whose status, technique or any effort count "
+                    "differs are rated again (all passes), the others keep their saved "
+                    "measurements (the same code path, so the same effort and time)")
     ap.add_argument("--out", default=str(MODELS), help="the models file to update")
     args = ap.parse_args()
     from nonoforge.solver import SOLVER_VERSION
@@ -189,6 +225,8 @@ def main() -> int:
               + ", ".join(f"{s} {n}" for s, n in counts.items())
               + f" ({time.perf_counter() - t0:.0f} s to read and generate)", flush=True)
         best: dict[str, dict] = {}
+        if args.rerate_changed:
+            ref = changed(ref, args.rerate_changed, best)
         if args.requick:  # the slow puzzles' saved ratings stand; the quick ones are re-timed
             best = {r["key"]: r for r in json.loads(saved.read_text()) if r["key"] in source}
             ref = [(s, p) for s, p in ref if p.key in best]

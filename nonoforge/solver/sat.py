@@ -56,7 +56,12 @@ from nonoforge.solver.tables import Tables, check_colours
 #: Glucose beat CaDiCaL 1.5.3 and 1.9.5 there and on random 45x45 puzzles. On single hard
 #: random 40x40-45x45 proofs either may win (bench/sat.py --random shows it). Unlike
 #: CaDiCaL in python-sat, MiniSat can be interrupted, so a deadline holds to milliseconds.
-SOLVER_NAME = "minisat22"
+#: Since solver 1.3 counts to two use MiniSat's GitHub build too, with the phase hints
+#: below: without hints the two builds make the same conflicts on these CNFs, with hints
+#: MiniSat 2.2 loses (1,000 random 30x30: 140,425 -> 151,151 conflicts, slowest 1.4 ->
+#: 2.7 s; Faase still not shown multiple) where the GitHub build wins (56,134, 1.1 s;
+#: Faase multiple in 73,400). See docs/solver.md, "Phases for uniqueness proofs".
+SOLVER_NAME = "minisat-gh"
 #: The solver when one solution is asked for (``max_solutions=1``: the tournament
 #: hand-over, no proof): MiniSat's GitHub release (python-sat ``minisat-gh``), on the same
 #: CNF 5-32 % fewer conflicts than MiniSat 2.2 on the tournament hand-overs (see
@@ -65,10 +70,11 @@ SOLVER_NAME = "minisat22"
 ONE_SOLUTION_SOLVER = "minisat-gh"
 #: Phase hints (:mod:`nonoforge.solver.phases`: loopy belief propagation over the lines,
 #: for cells and block starts) given to the solver before a one-solution search
-#: (``max_solutions=1``), and before a search that counts to two (``PROOF_PHASES``:
-#: off, because it would move the effort counts that feed the difficulty model).
+#: (``max_solutions=1``), and before a search that counts to two (``PROOF_PHASES``: on
+#: since solver 1.3, whose difficulty model was refitted with them: Knotty and Faase are
+#: shown multiple, where counting to two found no second picture before).
 ONE_SOLUTION_PHASES = True
-PROOF_PHASES = False
+PROOF_PHASES = True
 #: Options set on the solver by name (python-sat ``configure``: CaDiCaL's ``set``), for
 #: the CaDiCaL back-ends; empty: the solver's defaults.
 SOLVER_OPTIONS: dict[str, dict[str, int]] = {}
