@@ -28,3 +28,23 @@ def test_quick_puzzles_timed_again_alone_keep_one_consistent_time() -> None:
     n = len(row["cpu_times"])
     fit_model.measure(best, [p], 1, 1, 0.0, "tiny:")  # a later pass adds to them
     assert len(row["cpu_times"]) > n and row["cpu_s"] == min(row["cpu_times"])
+
+
+def test_rerate_changed_keeps_only_rows_whose_solve_is_the_same(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    """``--rerate-changed``: a puzzle solved again with the same status, technique and
+    effort keeps its saved row (times included); one whose effort moved, or that has no
+    saved row, is handed back to be rated again."""
+    import json
+
+    same = Puzzle.from_grid(Grid.from_rows(["##.", "#.#", ".##"]))
+    moved = Puzzle.from_grid(Grid.from_rows(["#.#", ".#.", "#.#"]))
+    new = Puzzle.from_grid(Grid.from_rows(["###", "...", "#.#"]))
+    rows = [rate_puzzle(p, RateOptions(runs=1)) for p in (same, moved)]
+    rows[0]["cpu_s"] = 42.0
+    rows[1]["effort"] = {**rows[1]["effort"], "sat_conflicts": 7}
+    monkeypatch.setattr(fit_model, "CACHE", tmp_path)
+    (tmp_path / "fit-rows-9.9.json").write_text(json.dumps(rows))
+    best: dict[str, dict] = {}
+    ref = [("a", same), ("b", moved), ("c", new)]
+    assert fit_model.changed(ref, "9.9", best) == ref[1:]
+    assert list(best) == [same.key] and best[same.key]["cpu_s"] == 42.0

@@ -326,11 +326,12 @@ def test_tournament_puzzles_from_their_root_state_with_one_solution() -> None:
 
 
 def test_one_solution_phases_leave_proofs_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The hints are on for one-solution solves only: a count to two gives the same
-    counts with or without them (those counts feed the difficulty model)."""
+    """The one-solution switch leaves counts to two alone: they give the same counts with
+    or without it (those counts feed the difficulty model; since solver 1.3 they have
+    hints of their own, ``PROOF_PHASES``)."""
     from nonoforge.solver import sat
 
-    assert sat.ONE_SOLUTION_PHASES and not sat.PROOF_PHASES
+    assert sat.ONE_SOLUTION_PHASES and sat.PROOF_PHASES
     p = random_puzzle(5, 14, 14, 0.5)
     proof = solve_sat(p)
     monkeypatch.setattr(sat, "ONE_SOLUTION_PHASES", False)
@@ -358,3 +359,43 @@ def test_knotty_is_shown_multiple_with_phases(monkeypatch: pytest.MonkeyPatch,
     assert out.status == "multiple"
     a, b = out.solutions
     assert a.matches(p) and b.matches(p) and a != b
+
+
+def test_knotty_is_shown_multiple_by_solve_within_a_work_budget() -> None:
+    """``solve(knotty, max_solutions=2)`` -- the way ``rate``, the generator and ``solve``
+    ask -- shows Knotty multiple with two different pictures that reproduce its clues,
+    within a work budget (deterministic: the same on every machine) far under ``rate``'s
+    default of 20,000,000 units. Before solver 1.3 (no phases for counts to two) it ran
+    through that budget without a single picture."""
+    from nonoforge.solver import solve
+
+    p = _read_non(shared_path("corpora", "survey-free", "knotty.non"))
+    res = solve(p, max_solutions=2, budget=2_000_000, timeout=600.0)
+    assert res.status == "multiple"
+    a, b = res.solutions
+    assert a.matches(p) and b.matches(p) and a != b
+    assert res.effort["work"] <= 2_000_000
+
+
+def test_proof_phases_change_no_verdict_of_solve(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``solve(..., max_solutions=2)`` on small random puzzles gives the same verdict with
+    ``PROOF_PHASES`` on as off, by the ``sat`` strategy (every one is handed to the CDCL
+    solver: small random puzzles rarely reach it under ``auto``) and by ``auto``; a unique
+    verdict gives the same picture, and every picture reproduces the clues."""
+    from nonoforge.solver import sat, solve
+
+    reached = 0
+    for seed in range(30):
+        p = random_puzzle(300 + seed, 15, 15, 0.5 if seed % 2 else 0.6)
+        strategy = "sat" if seed < 20 else "auto"
+        monkeypatch.setattr(sat, "PROOF_PHASES", False)
+        plain = solve(p, max_solutions=2, timeout=600.0, strategy=strategy)
+        monkeypatch.setattr(sat, "PROOF_PHASES", True)
+        hinted = solve(p, max_solutions=2, timeout=600.0, strategy=strategy)
+        assert hinted.status == plain.status
+        assert len(hinted.solutions) == len(plain.solutions)
+        assert all(g.matches(p) for g in hinted.solutions)
+        if hinted.status == "unique":
+            assert hinted.solutions == plain.solutions
+        reached += hinted.effort.get("sat_conflicts", 0) > 0
+    assert reached >= 10
