@@ -1052,6 +1052,8 @@ def _colour(
                 grids += [_nearest(cells, cand[chosen], mask) for cells in sources]
             for grid in grids:
                 grid[~mask.reshape(h, w)] = 0
+                if o.crumb <= CRUMB:  # compared as drawn (retries: as before)
+                    grid = _tidy(grid, o)
                 score = ssim(lab[..., 0], grid) if min(h, w) >= 3 else 0.0
                 if best is None or (len(chosen), score) > best[:2]:
                     best = (len(chosen), score, chosen, grid, cand, dist, counts, bg, lbl)
@@ -1073,7 +1075,8 @@ def _colour(
             f"the picture has no colour ΔE2000 {floor:g} from its background; the farthest "
             f"({dist[bg, far]:.0f} away) is used, {o.colors} asked for"
         )
-    grid = _tidy(grid, o)
+    if o.crumb > CRUMB:  # a retry: chosen as quantised, then simplified
+        grid = _tidy(grid, o)
     note = None
     if len(chosen) < o.colors + 1:
         note = (
