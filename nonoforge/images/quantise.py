@@ -1008,9 +1008,10 @@ def _colour(
     Each palette is drawn two ways: each cluster joins its nearest chosen colour, or (first
     attempt only) each cell takes the chosen colour nearest its own colour in the prepared
     and in the plain picture (:func:`_nearest`); the drawing with most colours, then highest
-    SSIM, is kept. Palette colours are the chosen clusters' own colours, so the floor holds
-    exactly. When fewer candidates clear the floor than asked, the picture lacks the
-    colours: the returned note says so.
+    SSIM as drawn (despeckled; on retries as quantised, then simplified), is kept. Palette
+    colours are the chosen clusters' own colours, so the floor holds exactly. When fewer
+    candidates clear the floor than asked, the picture lacks the colours: the returned
+    note says so.
     """
     h, w = lab.shape[:2]
     mask = ~transparent.reshape(-1)
