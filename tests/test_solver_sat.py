@@ -326,11 +326,12 @@ def test_tournament_puzzles_from_their_root_state_with_one_solution() -> None:
 
 
 def test_one_solution_phases_leave_proofs_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The hints are on for one-solution solves only: a count to two gives the same
-    counts with or without them (those counts feed the difficulty model)."""
+    """The two switches are independent: a count to two gives the same counts whether
+    one-solution solves get hints or not (proofs' counts feed the difficulty model, fitted
+    under solver 1.3 with ``PROOF_PHASES`` on)."""
     from nonoforge.solver import sat
 
-    assert sat.ONE_SOLUTION_PHASES and not sat.PROOF_PHASES
+    assert sat.ONE_SOLUTION_PHASES and sat.PROOF_PHASES
     p = random_puzzle(5, 14, 14, 0.5)
     proof = solve_sat(p)
     monkeypatch.setattr(sat, "ONE_SOLUTION_PHASES", False)
@@ -357,4 +358,18 @@ def test_knotty_is_shown_multiple_with_phases(monkeypatch: pytest.MonkeyPatch,
     out = solve_sat(p, root, max_solutions=2, conflict_budget=20_000)
     assert out.status == "multiple"
     a, b = out.solutions
+    assert a.matches(p) and b.matches(p) and a != b
+
+
+def test_shipped_solve_shows_knotty_multiple_within_a_work_budget() -> None:
+    """Issue 15's hard end as shipped: ``solve`` (counting to two, as ``nonoforge solve``,
+    rating and the generator do) shows Knotty multiple with two checked pictures. Before
+    the proof hints no solver here found even a first Knotty solution in 200 s; the
+    budget (deterministic work, not a clock) is far above the ~0.1 s it takes now."""
+    from nonoforge.solver import solve
+
+    p = _read_non(shared_path("corpora", "survey-free", "knotty.non"))
+    res = solve(p, budget=5_000_000)
+    assert res.status == "multiple"
+    a, b = res.solutions
     assert a.matches(p) and b.matches(p) and a != b
