@@ -64,6 +64,26 @@ SOLVER_NAME = "minisat22"
 #: feed the difficulty model (``max_solutions=2``) do not move.
 ONE_SOLUTION_SOLVER = "minisat-gh"
 
+#: Redundant clause families (:mod:`nonoforge.solver.cnf`'s ``X_*`` bits) by the names
+#: :func:`extra_bits` reads (``"cov.gap"``); measured in docs/solver.md ("A stronger CNF").
+EXTRAS = {"span2": cnf.X_PREC2, "cov": cnf.X_COV, "eq": cnf.X_EQ, "gap": cnf.X_GAP,
+          "eqwin": cnf.X_EQ | cnf.X_EQWIN}
+#: The families added to the CNF of one-solution solves (0: the plain order encoding).
+ONE_SOLUTION_EXTRA = 0
+
+
+def extra_bits(names: str) -> int:
+    """The ``X_*`` bits of dot-separated family names (``""`` or ``"order"``: none)."""
+    bits = 0
+    for name in names.split("."):
+        if name in ("", "order"):
+            continue
+        if name not in EXTRAS:
+            raise SolverError(f"unknown clause family {name!r} ({', '.join(EXTRAS)})")
+        bits |= EXTRAS[name]
+    return bits
+
+
 #: The most clauses a CNF may have: past this the encoding is refused (a SolverError;
 #: the ``auto`` strategy then goes on searching). A random 1000x1000 picture would need
 #: hundreds of millions; the survey's largest (Faase, 80x95) needs far fewer.
@@ -159,6 +179,7 @@ def encode(
     lines: str = "order",
     stop: np.ndarray | None = None,
     tables: Tables | None = None,
+    extra: int = 0,
 ) -> Encoding:
     """The CNF of ``puzzle``, restricted to the colours ``state`` still allows.
 
@@ -169,7 +190,9 @@ def encode(
     is a one-element int64 array another thread sets to 1 at a deadline; the encoder looks
     at it once a line (and between chunks of clauses) and raises :class:`Stopped`.
     ``tables`` are the puzzle's arrays when the caller has them (and has checked the
-    colours). Raises :class:`TooLarge` (a :class:`SolverError`) past :data:`MAX_CLAUSES`.
+    colours). ``extra``: redundant clause families of the order encoding (``cnf.X_*`` bits,
+    see :data:`EXTRAS`). Raises :class:`TooLarge` (a :class:`SolverError`) past
+    :data:`MAX_CLAUSES`.
     """
     if stop is None:
         stop = np.zeros(1, dtype=np.int64)
@@ -203,6 +226,8 @@ def encode(
     # room for every clause the order encoding can emit, about (4 k + 1) n per line (a
     # bound far above the need on big puzzles: start lower there, grow when asked)
     bound = 64 + int(((4 * t.lines[:, 4] + 1) * t.lines[:, 2]).sum()) + h * w * ncol * ncol
+    if extra:
+        bound *= 4
     size = min(bound, 1 << 20)
     while True:
         out = np.zeros(3 * size, dtype=np.int64)
@@ -210,7 +235,7 @@ def encode(
         top = np.zeros(4, dtype=np.int64)
         rc = cnf.emit(
             masks, ncol, t.lines, t.blen, t.bcol, feas, slo, shi, order, lits, out, cstart, top,
-            stop,
+            stop, extra if order else 0,
         )
         if rc == cnf.EMIT_STOPPED:
             raise Stopped
@@ -426,7 +451,8 @@ def solve_sat(
     # the encoder's kernels run without the GIL: the alarm stops them from outside
     alarm = Alarm(deadline, stop.fill, 1).arm()
     try:
-        enc = encode(puzzle, state, stop=stop, tables=tables)
+        extra = ONE_SOLUTION_EXTRA if max_solutions == 1 else 0
+        enc = encode(puzzle, state, stop=stop, tables=tables, extra=extra)
         t1 = time.perf_counter()
         base: dict[str, Any] = {
             "variables": enc.nvars, "clauses": len(enc.clauses), "encode_s": t1 - t0,
@@ -541,5 +567,5 @@ def _solve_until(
         solver.clear_interrupt()
 
 
-__all__ = ["MAX_CLAUSES", "ONE_SOLUTION_SOLVER", "SOLVER_NAME", "Encoding", "SatOutcome",
-           "Stopped", "TooLarge", "encode", "solve_sat"]
+__all__ = ["EXTRAS", "MAX_CLAUSES", "ONE_SOLUTION_EXTRA", "ONE_SOLUTION_SOLVER", "SOLVER_NAME",
+           "Encoding", "SatOutcome", "Stopped", "TooLarge", "encode", "extra_bits", "solve_sat"]
