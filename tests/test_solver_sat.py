@@ -320,3 +320,79 @@ def test_tournament_puzzles_from_their_root_state_with_one_solution() -> None:
             cut = solve_sat(p, root, max_solutions=1, conflict_budget=a.conflicts // 2)
             assert cut.status == "budget" and not cut.solutions
     assert reached >= 3
+
+
+# -- redundant clause families (sat.EXTRAS; measured in docs/solver.md, issue 15) ----------
+
+
+def _solutions_with(p: Puzzle, masks: np.ndarray, extra: int) -> set[Grid]:
+    """Every solution of the CNF with the clause families ``extra``, each checked."""
+    from pysat.solvers import Solver
+
+    enc = encode(p, masks, extra=extra)
+    found: set[Grid] = set()
+    if enc.unsat:
+        return found
+    with Solver(name="minisat22", bootstrap_with=enc.clauses) as s:
+        while s.solve():
+            model = s.get_model()
+            grid = enc.decode(model)
+            assert grid.matches(p)
+            found.add(grid)
+            block = enc.blocking_clause(model)
+            if not block:
+                break
+            s.add_clause(block)
+    return found
+
+
+@settings(max_examples=50, deadline=None)
+@given(grids(max_side=6), st.integers(0, 2**32 - 1))
+def test_every_clause_family_keeps_exactly_the_solutions(
+    case: tuple[Grid, int], seed: int
+) -> None:
+    """Each family (and all of them at once) is redundant: from a random state the CNF has
+    the same solutions as the plain order encoding, and solve_sat the same verdict."""
+    from nonoforge.solver import sat
+
+    grid, _ = case
+    p = Puzzle.from_grid(grid)
+    rng = np.random.default_rng(seed)
+    full = (1 << (p.ncolors + 1)) - 1
+    masks = np.where(
+        rng.random(grid.shape) < 0.7, full, rng.integers(0, full + 1, size=grid.shape)
+    ).astype(np.uint64)
+    plain = _solutions_with(p, masks, 0)
+    every = 0
+    for name, bits in sat.EXTRAS.items():
+        every |= bits
+        assert _solutions_with(p, masks, bits) == plain, name
+    assert _solutions_with(p, masks, every) == plain
+    assert _solutions_with(p, masks, every & ~sat.EXTRAS["half"]) == plain
+
+
+def test_clause_families_give_the_same_verdicts_on_random_puzzles(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Uniqueness verdicts (max_solutions=2) and one-solution answers agree with the plain
+    encoding on seeded random 8x8-12x12 puzzles, for every family."""
+    from nonoforge.solver import sat
+
+    for seed in range(12):
+        p = random_puzzle(seed, 8 + seed % 5, 12 - seed % 5, 0.45 + 0.01 * seed)
+        plain = solve_sat(p)
+        for name in sat.EXTRAS:
+            monkeypatch.setattr(sat, "ONE_SOLUTION_EXTRA", sat.extra_bits(name))
+            one = solve_sat(p, max_solutions=1)
+            assert one.status == "unique" and one.solutions[0].matches(p)
+            enc = encode(p, extra=sat.extra_bits(name))
+            from pysat.solvers import Solver
+
+            with Solver(name="minisat22", bootstrap_with=enc.clauses) as s:
+                count = 0
+                while count < 2 and s.solve():
+                    model = s.get_model()
+                    assert enc.decode(model).matches(p)
+                    count += 1
+                    s.add_clause(enc.blocking_clause(model))
+            assert count == len(plain.solutions), (seed, name)

@@ -40,6 +40,17 @@ X_COV = 2
 X_EQ = 4
 X_GAP = 8
 X_EQWIN = 16  # with X_EQ: "block j starts at p" implies its window's colours directly
+X_EQSUP = 32  # with X_EQ: the support clauses over starts
+X_EQNB = 64  # with X_EQ: "block j starts at p" excludes its colour just outside the window
+#: Not a family but a smaller encoding: order variables only for feasible starts ("start_j
+#: >= p" for an infeasible p is the variable of the next feasible start; no hole clauses).
+X_SPARSE = 128
+#: With X_COV / X_EQ / X_GAP: auxiliaries imply their definition only (no clause makes them
+#: true): enough for the support clauses, three literals fewer per auxiliary.
+X_HALF = 256
+#: Black-and-white lines: the number of black cells equals the clue's sum, as a totalizer
+#: over the line's undecided cells (built in Python by :func:`nonoforge.solver.sat.encode`).
+X_CARD = 512
 
 # ``stop`` (an int64 array of one) is how a deadline reaches these kernels: they run
 # without the GIL, a timer thread sets ``stop[0] = 1``, and they look at it once a line.
@@ -230,6 +241,8 @@ def _put(out, cstart, top, a, b, c):
     """
     if a == TRUE or b == TRUE or c == TRUE:
         return
+    if a != 0 and (a == -b or a == -c) or b != 0 and b == -c:
+        return  # a tautology (X_SPARSE merges the order variables of infeasible starts)
     nc, nlit = top[0], top[1]
     if nlit + 3 > out.shape[0] or nc + 2 > cstart.shape[0]:
         top[2] |= 1
@@ -306,8 +319,8 @@ def emit(masks, ncol, lines, blen, bcol, feas, slo, shi, with_lines, lits, out, 
                     _put(out, cstart, top, -a, -b, 0)
     if with_lines:
         maxk = max(1, lines[:, 4].max()) if lines.shape[0] else 1
-        base = np.zeros(maxk, dtype=np.int64)
         maxn = max(1, lines[:, 2].max()) if lines.shape[0] else 1
+        base = np.zeros((maxk, maxn + 1), dtype=np.int64)
         aux = np.zeros((maxk + 1, maxn + 1), dtype=np.int64)
         buf = np.zeros(maxk * maxn + 2, dtype=np.int64)
         for li in range(lines.shape[0]):
@@ -323,8 +336,19 @@ def emit(masks, ncol, lines, blen, bcol, feas, slo, shi, with_lines, lits, out, 
             lo = slo[off : off + k]
             hi = shi[off : off + k]
             for j in range(k):
-                base[j] = nv + 1
-                nv += hi[j] - lo[j]
+                # base[j, p]: the variable "start_j >= p", lo < p <= hi
+                if extra & X_SPARSE:
+                    for p in range(lo[j] + 1, hi[j] + 1):
+                        if feas[off + j, p]:
+                            nv += 1
+                            base[j, p] = nv
+                    for p in range(hi[j] - 1, lo[j], -1):
+                        if not feas[off + j, p]:
+                            base[j, p] = base[j, p + 1]
+                else:
+                    for p in range(lo[j] + 1, hi[j] + 1):
+                        base[j, p] = nv + p - lo[j]
+                    nv += hi[j] - lo[j]
             nv = _emit_line(out, cstart, top, lits, first, stride, n, off, k, blen, bcol,
                             feas, lo, hi, base, nv)
             if extra:
@@ -345,7 +369,7 @@ def _ge(j, p, lo, hi, base):
         return TRUE
     if p > hi[j]:
         return FALSE
-    return base[j] + p - lo[j] - 1
+    return base[j, p]
 
 
 @njit(cache=True, nogil=True)
@@ -359,13 +383,15 @@ def _emit_line(out, cstart, top, lits, first, stride, n, off, k, blen, bcol, fea
             _put(out, cstart, top, -_ge(j, p, lo, hi, base), _ge(j, p - 1, lo, hi, base), 0)
         # an infeasible start inside the range: start_j >= p  ->  start_j >= p + 1
         for p in range(lo[j] + 1, hi[j]):
-            if not feas[off + j, p]:
+            if not feas[off + j, p] and base[j, p] != base[j, p + 1]:
                 _put(out, cstart, top, -_ge(j, p, lo, hi, base), _ge(j, p + 1, lo, hi, base),
                      0)
         if j + 1 < k:
             # order: block j+1 starts at least len (+ a gap if same colour) after block j
             d = ln + (1 if bcol[off + j + 1] == col else 0)
             for p in range(lo[j] + 1, hi[j] + 1):
+                if p < hi[j] and base[j, p] == base[j, p + 1]:
+                    continue  # the same variable as p + 1's, which needs more
                 _put(out, cstart, top, -_ge(j, p, lo, hi, base),
                      _ge(j + 1, p + d, lo, hi, base), 0)
         # covered: c - len < start_j <= c  ->  cell c has the block's colour
@@ -409,7 +435,7 @@ def _put_n(out, cstart, top, buf, m):
 
 
 @njit(cache=True, nogil=True)
-def _and(out, cstart, top, a, b, nv):
+def _and(out, cstart, top, a, b, nv, half=False):
     """The literal of ``a and b``: a constant or one of them when the other is constant,
     else a new variable tied to both (three clauses). Returns (literal, variables)."""
     if a == FALSE or b == FALSE:
@@ -421,7 +447,8 @@ def _and(out, cstart, top, a, b, nv):
     nv += 1
     _put(out, cstart, top, -nv, a, 0)
     _put(out, cstart, top, -nv, b, 0)
-    _put(out, cstart, top, nv, -a, -b)
+    if not half:
+        _put(out, cstart, top, nv, -a, -b)
     return nv, nv
 
 
@@ -430,6 +457,7 @@ def _emit_extra(out, cstart, top, lits, first, stride, n, off, k, blen, bcol, fe
                 base, nv, extra, aux, buf):
     """The redundant clause families of :data:`X_PREC2` .. :data:`X_EQWIN` for one line."""
     ncol = lits.shape[1]
+    half = extra & X_HALF != 0
     if extra & X_PREC2:
         for j in range(k - 2):
             d = blen[off + j] + (1 if bcol[off + j + 1] == bcol[off + j] else 0)
@@ -451,7 +479,7 @@ def _emit_extra(out, cstart, top, lits, first, stride, n, off, k, blen, bcol, fe
                         break
                 if ok:
                     v, nv = _and(out, cstart, top, _ge(j, c - ln + 1, lo, hi, base),
-                                 -_ge(j, c + 1, lo, hi, base), nv)
+                                 -_ge(j, c + 1, lo, hi, base), nv, half)
                     aux[j, c] = v
         for c in range(n):
             for col in range(1, ncol):
@@ -475,16 +503,17 @@ def _emit_extra(out, cstart, top, lits, first, stride, n, off, k, blen, bcol, fe
             for p in range(lo[j], hi[j] + 1):
                 if feas[off + j, p]:
                     e, nv = _and(out, cstart, top, _ge(j, p, lo, hi, base),
-                                 -_ge(j, p + 1, lo, hi, base), nv)
+                                 -_ge(j, p + 1, lo, hi, base), nv, half)
                     aux[j, p] = e
                     if extra & X_EQWIN and e != TRUE:
                         for c in range(p, p + ln):
                             _put(out, cstart, top, -e, lits[first + c * stride, col], 0)
+                    if extra & X_EQNB and e != TRUE:
                         if p > 0:
                             _put(out, cstart, top, -e, -lits[first + (p - 1) * stride, col], 0)
                         if p + ln < n:
                             _put(out, cstart, top, -e, -lits[first + (p + ln) * stride, col], 0)
-        for c in range(n):
+        for c in range(n if extra & X_EQSUP else 0):
             for col in range(1, ncol):
                 x = lits[first + c * stride, col]
                 if x == FALSE:
@@ -510,7 +539,7 @@ def _emit_extra(out, cstart, top, lits, first, stride, n, off, k, blen, bcol, fe
             for j in range(-1, k):
                 after = TRUE if j < 0 else -_ge(j, c - blen[off + j] + 1, lo, hi, base)
                 before = TRUE if j + 1 >= k else _ge(j + 1, c + 1, lo, hi, base)
-                g, nv = _and(out, cstart, top, after, before, nv)
+                g, nv = _and(out, cstart, top, after, before, nv, half)
                 if g != FALSE:
                     buf[m] = g
                     m += 1
@@ -518,5 +547,5 @@ def _emit_extra(out, cstart, top, lits, first, stride, n, off, k, blen, bcol, fe
     return nv
 
 
-__all__ = ["EMIT_FULL", "EMIT_UNSAT", "FALSE", "TRUE", "X_COV", "X_EQ", "X_EQWIN", "X_GAP",
-           "X_PREC2", "emit", "narrow"]
+__all__ = ["EMIT_FULL", "EMIT_UNSAT", "FALSE", "TRUE", "X_CARD", "X_COV", "X_EQ", "X_EQNB",
+           "X_EQSUP", "X_EQWIN", "X_GAP", "X_HALF", "X_PREC2", "X_SPARSE", "emit", "narrow"]

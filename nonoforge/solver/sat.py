@@ -66,8 +66,10 @@ ONE_SOLUTION_SOLVER = "minisat-gh"
 
 #: Redundant clause families (:mod:`nonoforge.solver.cnf`'s ``X_*`` bits) by the names
 #: :func:`extra_bits` reads (``"cov.gap"``); measured in docs/solver.md ("A stronger CNF").
-EXTRAS = {"span2": cnf.X_PREC2, "cov": cnf.X_COV, "eq": cnf.X_EQ, "gap": cnf.X_GAP,
-          "eqwin": cnf.X_EQ | cnf.X_EQWIN}
+EXTRAS = {"span2": cnf.X_PREC2, "cov": cnf.X_COV, "gap": cnf.X_GAP,
+          "eq": cnf.X_EQ | cnf.X_EQSUP, "win": cnf.X_EQ | cnf.X_EQWIN, "nb": cnf.X_EQ | cnf.X_EQNB,
+          "sparse": cnf.X_SPARSE, "half": cnf.X_HALF,
+          "card": cnf.X_CARD, "eqwin": cnf.X_EQ | cnf.X_EQSUP | cnf.X_EQWIN | cnf.X_EQNB}
 #: The families added to the CNF of one-solution solves (0: the plain order encoding).
 ONE_SOLUTION_EXTRA = 0
 
@@ -263,9 +265,53 @@ def encode(
             [x for x in cl if x != FALSE] if FALSE in cl else cl for cl in clauses if TRUE not in cl
         ]
         enc.unsat = not all(clauses)
+    if extra & cnf.X_CARD and ncol == 2:
+        nv = _cardinality(t, lits, nv, clauses)
     enc.nvars = nv
     enc.clauses = clauses
     return enc
+
+
+def _cardinality(t: Tables, lits: np.ndarray, nv: int, clauses: list[list[int]]) -> int:
+    """Per black-and-white line: exactly (clue sum - black cells decided) of its undecided
+    cells are black, as a totalizer (unary counts up to that + 1, both directions)."""
+    for first, stride, n, off, k in t.lines.tolist():
+        black = lits[[first + i * stride for i in range(n)], 1].tolist()
+        need = int(t.blen[off : off + k].sum()) - sum(x == TRUE for x in black)
+        free = [x for x in black if x not in (TRUE, FALSE)]
+        if not free or need < 0 or need > len(free):
+            continue
+        cap = need + 1
+
+        def build(xs: list[int], cap: int = cap) -> list[int]:
+            nonlocal nv
+            if len(xs) == 1:
+                return xs
+            a = build(xs[: len(xs) // 2])
+            b = build(xs[len(xs) // 2 :])
+            m = min(len(a) + len(b), cap)
+            o = list(range(nv + 1, nv + m + 1))
+            nv += m
+            for i in range(len(a) + 1):
+                for j in range(len(b) + 1):
+                    if 0 < i + j <= m:  # a >= i and b >= j -> o >= i + j
+                        clauses.append([x for x in (-a[i - 1] if i else 0,
+                                                    -b[j - 1] if j else 0, o[i + j - 1]) if x])
+                    if i + j < m:  # a < i + 1 and b < j + 1 -> o < i + j + 1
+                        cl = [-o[i + j]]
+                        if i < len(a):
+                            cl.append(a[i])
+                        if j < len(b):
+                            cl.append(b[j])
+                        clauses.append(cl)
+            return o
+
+        out = build(free)
+        if need > 0:
+            clauses.append([out[need - 1]])
+        if need < len(out):
+            clauses.append([-out[need]])
+    return nv
 
 
 @contextmanager
