@@ -10,8 +10,7 @@ slowest puzzles. Every solution is checked against the clues.
         --first 100 --save /tmp/ho.pkl --backends minisat22,glucose42 --rounds 2
 
 A back-end is ``minisat22`` (or any python-sat solver name: the shipped order encoding,
-one solution), ``NAME+regular`` (the automaton line encoding), ``NAME+cov.gap`` (the
-order encoding with the redundant clause families ``sat.EXTRAS`` names), ``cpsat`` (OR-tools
+one solution), ``NAME+regular`` (the automaton line encoding), ``cpsat`` (OR-tools
 CP-SAT, one worker, when ``ortools`` is importable). The lazy-clause-generation solver
 measured against these (docs/solver.md, "Lazy clause generation") was dropped; its code and
 its back-end here are at commit 908d370.
@@ -103,13 +102,9 @@ def run_pysat(items: list[Item], name: str, lines: str) -> dict[tuple[str, int],
     sat.SOLVER_NAME = sat.ONE_SOLUTION_SOLVER = name
     out = {}
     plain = sat.encode
-    if lines == "regular":
-        sat.encode = lambda p, state=None, lines="order", stop=None, tables=None, extra=0: plain(  # type: ignore[assignment]
+    if lines != "order":
+        sat.encode = lambda p, state=None, lines="order", stop=None, tables=None: plain(  # type: ignore[assignment]
             p, state, "regular", stop, tables)
-    elif lines != "order":  # NAME+cov.gap: redundant clause families (sat.EXTRAS)
-        bits = sat.extra_bits(lines)
-        sat.encode = lambda p, state=None, lines="order", stop=None, tables=None, extra=0: plain(  # type: ignore[assignment]
-            p, state, lines, stop, tables, bits)
     try:
         for set_name, i, p, st in items:
             c0 = time.process_time()

@@ -28,30 +28,6 @@ EMIT_FULL = 1  # the clause buffer is too small: grow it and call again
 EMIT_UNSAT = 2  # a cell has no colour left, or a clause lost every literal
 EMIT_STOPPED = 3  # stop[0] was set (a deadline, from another thread): nothing usable
 
-#: Redundant clause families :func:`emit` can add to the order encoding (a bit set; 0 is the
-#: shipped encoding). Each was measured on the tournament hand-overs (docs/solver.md,
-#: "A stronger CNF"): precedence between blocks two apart; "block j covers cell c"
-#: auxiliaries with a support clause per cell and colour (the cell's colour needs a block of
-#: that colour covering it); the direct encoding of starts ("block j starts at p") with the
-#: same support over starts; "cell c lies in gap j" auxiliaries with a support clause for
-#: background cells.
-X_PREC2 = 1
-X_COV = 2
-X_EQ = 4
-X_GAP = 8
-X_EQWIN = 16  # with X_EQ: "block j starts at p" implies its window's colours directly
-X_EQSUP = 32  # with X_EQ: the support clauses over starts
-X_EQNB = 64  # with X_EQ: "block j starts at p" excludes its colour just outside the window
-#: Not a family but a smaller encoding: order variables only for feasible starts ("start_j
-#: >= p" for an infeasible p is the variable of the next feasible start; no hole clauses).
-X_SPARSE = 128
-#: With X_COV / X_EQ / X_GAP: auxiliaries imply their definition only (no clause makes them
-#: true): enough for the support clauses, three literals fewer per auxiliary.
-X_HALF = 256
-#: Black-and-white lines: the number of black cells equals the clue's sum, as a totalizer
-#: over the line's undecided cells (built in Python by :func:`nonoforge.solver.sat.encode`).
-X_CARD = 512
-
 # ``stop`` (an int64 array of one) is how a deadline reaches these kernels: they run
 # without the GIL, a timer thread sets ``stop[0] = 1``, and they look at it once a line.
 
@@ -241,8 +217,6 @@ def _put(out, cstart, top, a, b, c):
     """
     if a == TRUE or b == TRUE or c == TRUE:
         return
-    if a != 0 and (a == -b or a == -c) or b != 0 and b == -c:
-        return  # a tautology (X_SPARSE merges the order variables of infeasible starts)
     nc, nlit = top[0], top[1]
     if nlit + 3 > out.shape[0] or nc + 2 > cstart.shape[0]:
         top[2] |= 1
@@ -260,16 +234,15 @@ def _put(out, cstart, top, a, b, c):
 
 @njit(cache=True, nogil=True)
 def emit(masks, ncol, lines, blen, bcol, feas, slo, shi, with_lines, lits, out, cstart,
-         top, stop, extra=0):
+         top, stop):
     """Number the cell variables and emit the clauses; returns 0, EMIT_FULL, EMIT_UNSAT or
     EMIT_STOPPED.
 
     ``lits[cell, colour]`` receives the literal "cell has colour" (a constant where the
     cell's mask decides it): one possible colour is a constant, two share one variable,
     more get one-hot variables with exactly-one clauses. With ``with_lines``, each line's
-    order encoding follows (see :mod:`nonoforge.solver.sat`), and the redundant families
-    the ``extra`` bits (``X_*``) ask for. ``top`` receives (clauses, literals, flags,
-    variables).
+    order encoding follows (see :mod:`nonoforge.solver.sat`). ``top`` receives (clauses,
+    literals, flags, variables).
     """
     ncell = masks.shape[0]
     top[0] = 0
@@ -319,10 +292,7 @@ def emit(masks, ncol, lines, blen, bcol, feas, slo, shi, with_lines, lits, out, 
                     _put(out, cstart, top, -a, -b, 0)
     if with_lines:
         maxk = max(1, lines[:, 4].max()) if lines.shape[0] else 1
-        maxn = max(1, lines[:, 2].max()) if lines.shape[0] else 1
-        base = np.zeros((maxk, maxn + 1), dtype=np.int64)
-        aux = np.zeros((maxk + 1, maxn + 1), dtype=np.int64)
-        buf = np.zeros(maxk * maxn + 2, dtype=np.int64)
+        base = np.zeros(maxk, dtype=np.int64)
         for li in range(lines.shape[0]):
             if stop[0] != 0:
                 return EMIT_STOPPED
@@ -336,24 +306,10 @@ def emit(masks, ncol, lines, blen, bcol, feas, slo, shi, with_lines, lits, out, 
             lo = slo[off : off + k]
             hi = shi[off : off + k]
             for j in range(k):
-                # base[j, p]: the variable "start_j >= p", lo < p <= hi
-                if extra & X_SPARSE:
-                    for p in range(lo[j] + 1, hi[j] + 1):
-                        if feas[off + j, p]:
-                            nv += 1
-                            base[j, p] = nv
-                    for p in range(hi[j] - 1, lo[j], -1):
-                        if not feas[off + j, p]:
-                            base[j, p] = base[j, p + 1]
-                else:
-                    for p in range(lo[j] + 1, hi[j] + 1):
-                        base[j, p] = nv + p - lo[j]
-                    nv += hi[j] - lo[j]
+                base[j] = nv + 1
+                nv += hi[j] - lo[j]
             nv = _emit_line(out, cstart, top, lits, first, stride, n, off, k, blen, bcol,
                             feas, lo, hi, base, nv)
-            if extra:
-                nv = _emit_extra(out, cstart, top, lits, first, stride, n, off, k, blen,
-                                 bcol, feas, lo, hi, base, nv, extra, aux, buf)
     top[3] = nv
     if top[2] & 1:
         return EMIT_FULL
@@ -369,7 +325,7 @@ def _ge(j, p, lo, hi, base):
         return TRUE
     if p > hi[j]:
         return FALSE
-    return base[j, p]
+    return base[j] + p - lo[j] - 1
 
 
 @njit(cache=True, nogil=True)
@@ -383,15 +339,13 @@ def _emit_line(out, cstart, top, lits, first, stride, n, off, k, blen, bcol, fea
             _put(out, cstart, top, -_ge(j, p, lo, hi, base), _ge(j, p - 1, lo, hi, base), 0)
         # an infeasible start inside the range: start_j >= p  ->  start_j >= p + 1
         for p in range(lo[j] + 1, hi[j]):
-            if not feas[off + j, p] and base[j, p] != base[j, p + 1]:
+            if not feas[off + j, p]:
                 _put(out, cstart, top, -_ge(j, p, lo, hi, base), _ge(j, p + 1, lo, hi, base),
                      0)
         if j + 1 < k:
             # order: block j+1 starts at least len (+ a gap if same colour) after block j
             d = ln + (1 if bcol[off + j + 1] == col else 0)
             for p in range(lo[j] + 1, hi[j] + 1):
-                if p < hi[j] and base[j, p] == base[j, p + 1]:
-                    continue  # the same variable as p + 1's, which needs more
                 _put(out, cstart, top, -_ge(j, p, lo, hi, base),
                      _ge(j + 1, p + d, lo, hi, base), 0)
         # covered: c - len < start_j <= c  ->  cell c has the block's colour
@@ -413,139 +367,4 @@ def _emit_line(out, cstart, top, lits, first, stride, n, off, k, blen, bcol, fea
     return nv
 
 
-@njit(cache=True, nogil=True)
-def _put_n(out, cstart, top, buf, m):
-    """Append the clause ``buf[:m]`` (any length), simplifying constants as :func:`_put`."""
-    for i in range(m):
-        if buf[i] == TRUE:
-            return
-    nc, nlit = top[0], top[1]
-    if nlit + m > out.shape[0] or nc + 2 > cstart.shape[0]:
-        top[2] |= 1
-        return
-    for i in range(m):
-        if buf[i] != 0 and buf[i] != FALSE:
-            out[nlit] = buf[i]
-            nlit += 1
-    if nlit == top[1]:
-        top[2] |= 2
-    top[0] = nc + 1
-    top[1] = nlit
-    cstart[nc + 1] = nlit
-
-
-@njit(cache=True, nogil=True)
-def _and(out, cstart, top, a, b, nv, half=False):
-    """The literal of ``a and b``: a constant or one of them when the other is constant,
-    else a new variable tied to both (three clauses). Returns (literal, variables)."""
-    if a == FALSE or b == FALSE:
-        return FALSE, nv
-    if a == TRUE:
-        return b, nv
-    if b == TRUE:
-        return a, nv
-    nv += 1
-    _put(out, cstart, top, -nv, a, 0)
-    _put(out, cstart, top, -nv, b, 0)
-    if not half:
-        _put(out, cstart, top, nv, -a, -b)
-    return nv, nv
-
-
-@njit(cache=True, nogil=True)
-def _emit_extra(out, cstart, top, lits, first, stride, n, off, k, blen, bcol, feas, lo, hi,
-                base, nv, extra, aux, buf):
-    """The redundant clause families of :data:`X_PREC2` .. :data:`X_EQWIN` for one line."""
-    ncol = lits.shape[1]
-    half = extra & X_HALF != 0
-    if extra & X_PREC2:
-        for j in range(k - 2):
-            d = blen[off + j] + (1 if bcol[off + j + 1] == bcol[off + j] else 0)
-            d += blen[off + j + 1] + (1 if bcol[off + j + 2] == bcol[off + j + 1] else 0)
-            for p in range(lo[j] + 1, hi[j] + 1):
-                _put(out, cstart, top, -_ge(j, p, lo, hi, base), _ge(j + 2, p + d, lo, hi, base),
-                     0)
-    if extra & X_COV:
-        # aux[j, c]: "block j covers cell c"
-        for j in range(k):
-            ln = blen[off + j]
-            for c in range(n):
-                aux[j, c] = FALSE
-            for c in range(lo[j], hi[j] + ln):
-                ok = False
-                for p in range(max(lo[j], c - ln + 1), min(hi[j], c) + 1):
-                    if feas[off + j, p]:
-                        ok = True
-                        break
-                if ok:
-                    v, nv = _and(out, cstart, top, _ge(j, c - ln + 1, lo, hi, base),
-                                 -_ge(j, c + 1, lo, hi, base), nv, half)
-                    aux[j, c] = v
-        for c in range(n):
-            for col in range(1, ncol):
-                x = lits[first + c * stride, col]
-                if x == FALSE:
-                    continue
-                buf[0] = -x
-                m = 1
-                for j in range(k):
-                    if bcol[off + j] == col and aux[j, c] != FALSE:
-                        buf[m] = aux[j, c]
-                        m += 1
-                _put_n(out, cstart, top, buf, m)
-    if extra & X_EQ:
-        # aux[j, p]: "block j starts at p"
-        for j in range(k):
-            ln = blen[off + j]
-            col = bcol[off + j]
-            for p in range(n):
-                aux[j, p] = FALSE
-            for p in range(lo[j], hi[j] + 1):
-                if feas[off + j, p]:
-                    e, nv = _and(out, cstart, top, _ge(j, p, lo, hi, base),
-                                 -_ge(j, p + 1, lo, hi, base), nv, half)
-                    aux[j, p] = e
-                    if extra & X_EQWIN and e != TRUE:
-                        for c in range(p, p + ln):
-                            _put(out, cstart, top, -e, lits[first + c * stride, col], 0)
-                    if extra & X_EQNB and e != TRUE:
-                        if p > 0:
-                            _put(out, cstart, top, -e, -lits[first + (p - 1) * stride, col], 0)
-                        if p + ln < n:
-                            _put(out, cstart, top, -e, -lits[first + (p + ln) * stride, col], 0)
-        for c in range(n if extra & X_EQSUP else 0):
-            for col in range(1, ncol):
-                x = lits[first + c * stride, col]
-                if x == FALSE:
-                    continue
-                buf[0] = -x
-                m = 1
-                for j in range(k):
-                    if bcol[off + j] != col:
-                        continue
-                    for p in range(max(lo[j], c - blen[off + j] + 1), min(hi[j], c) + 1):
-                        if aux[j, p] != FALSE:
-                            buf[m] = aux[j, p]
-                            m += 1
-                _put_n(out, cstart, top, buf, m)
-    if extra & X_GAP:
-        # aux[j + 1, c]: "cell c lies after block j and before block j + 1" (j = -1 .. k-1)
-        for c in range(n):
-            x = lits[first + c * stride, 0]
-            if x == FALSE:
-                continue
-            buf[0] = -x
-            m = 1
-            for j in range(-1, k):
-                after = TRUE if j < 0 else -_ge(j, c - blen[off + j] + 1, lo, hi, base)
-                before = TRUE if j + 1 >= k else _ge(j + 1, c + 1, lo, hi, base)
-                g, nv = _and(out, cstart, top, after, before, nv, half)
-                if g != FALSE:
-                    buf[m] = g
-                    m += 1
-            _put_n(out, cstart, top, buf, m)
-    return nv
-
-
-__all__ = ["EMIT_FULL", "EMIT_UNSAT", "FALSE", "TRUE", "X_CARD", "X_COV", "X_EQ", "X_EQNB",
-           "X_EQSUP", "X_EQWIN", "X_GAP", "X_HALF", "X_PREC2", "X_SPARSE", "emit", "narrow"]
+__all__ = ["EMIT_FULL", "EMIT_UNSAT", "FALSE", "TRUE", "emit", "narrow"]

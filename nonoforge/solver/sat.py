@@ -64,28 +64,6 @@ SOLVER_NAME = "minisat22"
 #: feed the difficulty model (``max_solutions=2``) do not move.
 ONE_SOLUTION_SOLVER = "minisat-gh"
 
-#: Redundant clause families (:mod:`nonoforge.solver.cnf`'s ``X_*`` bits) by the names
-#: :func:`extra_bits` reads (``"cov.gap"``); measured in docs/solver.md ("A stronger CNF").
-EXTRAS = {"span2": cnf.X_PREC2, "cov": cnf.X_COV, "gap": cnf.X_GAP,
-          "eq": cnf.X_EQ | cnf.X_EQSUP, "win": cnf.X_EQ | cnf.X_EQWIN, "nb": cnf.X_EQ | cnf.X_EQNB,
-          "sparse": cnf.X_SPARSE, "half": cnf.X_HALF,
-          "card": cnf.X_CARD, "eqwin": cnf.X_EQ | cnf.X_EQSUP | cnf.X_EQWIN | cnf.X_EQNB}
-#: The families added to the CNF of one-solution solves (0: the plain order encoding).
-ONE_SOLUTION_EXTRA = 0
-
-
-def extra_bits(names: str) -> int:
-    """The ``X_*`` bits of dot-separated family names (``""`` or ``"order"``: none)."""
-    bits = 0
-    for name in names.split("."):
-        if name in ("", "order"):
-            continue
-        if name not in EXTRAS:
-            raise SolverError(f"unknown clause family {name!r} ({', '.join(EXTRAS)})")
-        bits |= EXTRAS[name]
-    return bits
-
-
 #: The most clauses a CNF may have: past this the encoding is refused (a SolverError;
 #: the ``auto`` strategy then goes on searching). A random 1000x1000 picture would need
 #: hundreds of millions; the survey's largest (Faase, 80x95) needs far fewer.
@@ -181,7 +159,6 @@ def encode(
     lines: str = "order",
     stop: np.ndarray | None = None,
     tables: Tables | None = None,
-    extra: int = 0,
 ) -> Encoding:
     """The CNF of ``puzzle``, restricted to the colours ``state`` still allows.
 
@@ -192,9 +169,7 @@ def encode(
     is a one-element int64 array another thread sets to 1 at a deadline; the encoder looks
     at it once a line (and between chunks of clauses) and raises :class:`Stopped`.
     ``tables`` are the puzzle's arrays when the caller has them (and has checked the
-    colours). ``extra``: redundant clause families of the order encoding (``cnf.X_*`` bits,
-    see :data:`EXTRAS`). Raises :class:`TooLarge` (a :class:`SolverError`) past
-    :data:`MAX_CLAUSES`.
+    colours). Raises :class:`TooLarge` (a :class:`SolverError`) past :data:`MAX_CLAUSES`.
     """
     if stop is None:
         stop = np.zeros(1, dtype=np.int64)
@@ -228,8 +203,6 @@ def encode(
     # room for every clause the order encoding can emit, about (4 k + 1) n per line (a
     # bound far above the need on big puzzles: start lower there, grow when asked)
     bound = 64 + int(((4 * t.lines[:, 4] + 1) * t.lines[:, 2]).sum()) + h * w * ncol * ncol
-    if extra:
-        bound *= 4
     size = min(bound, 1 << 20)
     while True:
         out = np.zeros(3 * size, dtype=np.int64)
@@ -237,7 +210,7 @@ def encode(
         top = np.zeros(4, dtype=np.int64)
         rc = cnf.emit(
             masks, ncol, t.lines, t.blen, t.bcol, feas, slo, shi, order, lits, out, cstart, top,
-            stop, extra if order else 0,
+            stop,
         )
         if rc == cnf.EMIT_STOPPED:
             raise Stopped
@@ -265,53 +238,9 @@ def encode(
             [x for x in cl if x != FALSE] if FALSE in cl else cl for cl in clauses if TRUE not in cl
         ]
         enc.unsat = not all(clauses)
-    if extra & cnf.X_CARD and ncol == 2:
-        nv = _cardinality(t, lits, nv, clauses)
     enc.nvars = nv
     enc.clauses = clauses
     return enc
-
-
-def _cardinality(t: Tables, lits: np.ndarray, nv: int, clauses: list[list[int]]) -> int:
-    """Per black-and-white line: exactly (clue sum - black cells decided) of its undecided
-    cells are black, as a totalizer (unary counts up to that + 1, both directions)."""
-    for first, stride, n, off, k in t.lines.tolist():
-        black = lits[[first + i * stride for i in range(n)], 1].tolist()
-        need = int(t.blen[off : off + k].sum()) - sum(x == TRUE for x in black)
-        free = [x for x in black if x not in (TRUE, FALSE)]
-        if not free or need < 0 or need > len(free):
-            continue
-        cap = need + 1
-
-        def build(xs: list[int], cap: int = cap) -> list[int]:
-            nonlocal nv
-            if len(xs) == 1:
-                return xs
-            a = build(xs[: len(xs) // 2])
-            b = build(xs[len(xs) // 2 :])
-            m = min(len(a) + len(b), cap)
-            o = list(range(nv + 1, nv + m + 1))
-            nv += m
-            for i in range(len(a) + 1):
-                for j in range(len(b) + 1):
-                    if 0 < i + j <= m:  # a >= i and b >= j -> o >= i + j
-                        clauses.append([x for x in (-a[i - 1] if i else 0,
-                                                    -b[j - 1] if j else 0, o[i + j - 1]) if x])
-                    if i + j < m:  # a < i + 1 and b < j + 1 -> o < i + j + 1
-                        cl = [-o[i + j]]
-                        if i < len(a):
-                            cl.append(a[i])
-                        if j < len(b):
-                            cl.append(b[j])
-                        clauses.append(cl)
-            return o
-
-        out = build(free)
-        if need > 0:
-            clauses.append([out[need - 1]])
-        if need < len(out):
-            clauses.append([-out[need]])
-    return nv
 
 
 @contextmanager
@@ -497,8 +426,7 @@ def solve_sat(
     # the encoder's kernels run without the GIL: the alarm stops them from outside
     alarm = Alarm(deadline, stop.fill, 1).arm()
     try:
-        extra = ONE_SOLUTION_EXTRA if max_solutions == 1 else 0
-        enc = encode(puzzle, state, stop=stop, tables=tables, extra=extra)
+        enc = encode(puzzle, state, stop=stop, tables=tables)
         t1 = time.perf_counter()
         base: dict[str, Any] = {
             "variables": enc.nvars, "clauses": len(enc.clauses), "encode_s": t1 - t0,
@@ -613,5 +541,5 @@ def _solve_until(
         solver.clear_interrupt()
 
 
-__all__ = ["EXTRAS", "MAX_CLAUSES", "ONE_SOLUTION_EXTRA", "ONE_SOLUTION_SOLVER", "SOLVER_NAME",
-           "Encoding", "SatOutcome", "Stopped", "TooLarge", "encode", "extra_bits", "solve_sat"]
+__all__ = ["MAX_CLAUSES", "ONE_SOLUTION_SOLVER", "SOLVER_NAME", "Encoding", "SatOutcome",
+           "Stopped", "TooLarge", "encode", "solve_sat"]
