@@ -10,7 +10,9 @@ slowest puzzles. Every solution is checked against the clues.
         --first 100 --save /tmp/ho.pkl --backends minisat22,glucose42 --rounds 2
 
 A back-end is ``minisat22`` (or any python-sat solver name: the shipped order encoding,
-one solution), ``NAME+regular`` (the automaton line encoding), ``cpsat`` (OR-tools
+one solution), ``NAME+regular`` (the automaton line encoding), ``NAME+bp`` (with the
+belief-propagation phase hints of ``nonoforge.solver.phases``), ``cadical195:sat:walk=0``
+(CaDiCaL with a preset of ``PRESETS`` and/or options set), ``cpsat`` (OR-tools
 CP-SAT, one worker, when ``ortools`` is importable). The lazy-clause-generation solver
 measured against these (docs/solver.md, "Lazy clause generation") was dropped; its code and
 its back-end here are at commit 908d370.
@@ -97,9 +99,23 @@ def collect(spec: list[str], first: int | None, survey: list[str] | None = None)
     return items
 
 
-def run_pysat(items: list[Item], name: str, lines: str) -> dict[tuple[str, int], tuple[float, int]]:
+#: CaDiCaL's presets (its config.cpp), as the options python-sat's ``configure`` can set.
+PRESETS = {
+    "sat": {"elimreleff": 10, "stabilizeonly": 1, "subsumereleff": 60},
+    "unsat": {"stabilize": 0, "walk": 0},
+    "plain": {o: 0 for o in ("block", "compact", "cover", "decompose", "deduplicate", "elim",
+                             "instantiate", "probe", "subsume", "ternary", "transred",
+                             "vivify")},
+}
+
+
+def run_pysat(items: list[Item], name: str, lines: str, phases: bool = False,
+              options: dict[str, int] | None = None) -> dict[tuple[str, int], tuple[float, int]]:
     solver_names = sat.SOLVER_NAME, sat.ONE_SOLUTION_SOLVER
+    switches = sat.ONE_SOLUTION_PHASES, sat.PROOF_PHASES, dict(sat.SOLVER_OPTIONS)
     sat.SOLVER_NAME = sat.ONE_SOLUTION_SOLVER = name
+    sat.ONE_SOLUTION_PHASES = sat.PROOF_PHASES = phases
+    sat.SOLVER_OPTIONS[name] = options or {}
     out = {}
     plain = sat.encode
     if lines != "order":
@@ -115,6 +131,7 @@ def run_pysat(items: list[Item], name: str, lines: str) -> dict[tuple[str, int],
     finally:
         sat.encode = plain  # type: ignore[assignment]
         sat.SOLVER_NAME, sat.ONE_SOLUTION_SOLVER = solver_names
+        sat.ONE_SOLUTION_PHASES, sat.PROOF_PHASES, sat.SOLVER_OPTIONS = switches
     return out
 
 
@@ -207,8 +224,14 @@ def run_backend(items: list[Item], backend: str) -> dict[tuple[str, int], tuple[
     if "+pre" in backend:
         name, _, engine = backend.partition("+pre")
         return run_pre(items, name, engine or "cd15")
-    name, _, lines = backend.partition("+")
-    return run_pysat(items, name, lines or "order")
+    name, *suffixes = backend.split("+")
+    name, *opts = name.split(":")
+    options: dict[str, int] = {}
+    for o in opts:  # a preset (sat, unsat, plain) or option=value
+        k, eq, v = o.partition("=")
+        options.update({k: int(v)} if eq else PRESETS[k])
+    lines = "regular" if "regular" in suffixes else "order"
+    return run_pysat(items, name, lines, "bp" in suffixes, options)
 
 
 def cpsat_one(p: Puzzle, st: np.ndarray, backend: str) -> tuple[Grid | None, int]:

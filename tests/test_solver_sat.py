@@ -320,3 +320,41 @@ def test_tournament_puzzles_from_their_root_state_with_one_solution() -> None:
             cut = solve_sat(p, root, max_solutions=1, conflict_budget=a.conflicts // 2)
             assert cut.status == "budget" and not cut.solutions
     assert reached >= 3
+
+
+# -- belief-propagation phases (nonoforge.solver.phases) --------------------------------
+
+
+def test_one_solution_phases_leave_proofs_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hints are on for one-solution solves only: a count to two gives the same
+    counts with or without them (those counts feed the difficulty model)."""
+    from nonoforge.solver import sat
+
+    assert sat.ONE_SOLUTION_PHASES and not sat.PROOF_PHASES
+    p = random_puzzle(5, 14, 14, 0.5)
+    proof = solve_sat(p)
+    monkeypatch.setattr(sat, "ONE_SOLUTION_PHASES", False)
+    again = solve_sat(p)
+    assert (again.status, again.conflicts, again.decisions, again.solutions) == (
+        proof.status, proof.conflicts, proof.decisions, proof.solutions,
+    )
+
+
+@pytest.mark.parametrize("name", ["minisat22", "minisat-gh", "cadical195"])
+def test_knotty_is_shown_multiple_with_phases(monkeypatch: pytest.MonkeyPatch,
+                                              name: str) -> None:
+    """Knotty (40x40, Wolter's survey) from its root-probed state: without the hints no
+    solver found a first solution in millions of conflicts; with them each finds two
+    different pictures within a small conflict budget (MiniSat's two differ from each
+    other in 14 cells, as nonosolve's knotty-2 from the goal; CaDiCaL's pair differs
+    elsewhere, also in 14 cells: Knotty has more than two solutions)."""
+    from nonoforge.solver import sat, solve
+
+    p = _read_non(shared_path("corpora", "survey-free", "knotty.non"))
+    root = solve(p, max_solutions=1, strategy="probe").state
+    monkeypatch.setattr(sat, "SOLVER_NAME", name)
+    monkeypatch.setattr(sat, "PROOF_PHASES", True)
+    out = solve_sat(p, root, max_solutions=2, conflict_budget=20_000)
+    assert out.status == "multiple"
+    a, b = out.solutions
+    assert a.matches(p) and b.matches(p) and a != b

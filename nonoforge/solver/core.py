@@ -118,6 +118,7 @@ def warmup() -> float:
     q = Puzzle.from_grid(Grid([[1, 2], [2, 0]]))
     _solve(q, 2, None, "search", None, False)
     _solve(p, 2, None, "sat", None, False)  # the SAT encoder's kernels
+    _solve(p, 1, None, "sat", None, False)  # and the phase hints of one-solution hand-overs
     return time.perf_counter() - t0
 
 

@@ -32,7 +32,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 #: The files the solver's kernels are compiled from: those that define kernels and the
 #: solver modules whose names the kernels use (tests/test_kernel_cache.py keeps it whole).
-SOURCES = ("cnf.py", "engine.py", "line.py", "tables.py")
+SOURCES = ("cnf.py", "engine.py", "line.py", "phases.py", "tables.py")
 
 #: The stamp of each folder whose kernels are stamped (its real path, as numba sees files).
 _stamps: dict[str, str] = {}

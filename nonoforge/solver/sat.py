@@ -63,6 +63,15 @@ SOLVER_NAME = "minisat22"
 #: docs/solver.md). Uniqueness proofs keep :data:`SOLVER_NAME`, so the effort counts that
 #: feed the difficulty model (``max_solutions=2``) do not move.
 ONE_SOLUTION_SOLVER = "minisat-gh"
+#: Phase hints (:mod:`nonoforge.solver.phases`: loopy belief propagation over the lines,
+#: for cells and block starts) given to the solver before a one-solution search
+#: (``max_solutions=1``), and before a search that counts to two (``PROOF_PHASES``:
+#: off, because it would move the effort counts that feed the difficulty model).
+ONE_SOLUTION_PHASES = True
+PROOF_PHASES = False
+#: Options set on the solver by name (python-sat ``configure``: CaDiCaL's ``set``), for
+#: the CaDiCaL back-ends; empty: the solver's defaults.
+SOLVER_OPTIONS: dict[str, dict[str, int]] = {}
 
 #: The most clauses a CNF may have: past this the encoding is refused (a SolverError;
 #: the ``auto`` strategy then goes on searching). A random 1000x1000 picture would need
@@ -435,6 +444,8 @@ def solve_sat(
             return SatOutcome("none", **base)
         name = ONE_SOLUTION_SOLVER if max_solutions == 1 else SOLVER_NAME
         solver = _loaded(enc.clauses, stop, name)
+        if ONE_SOLUTION_PHASES if max_solutions == 1 else PROOF_PHASES:
+            _set_phases(solver, puzzle, state, enc, tables)
     except Stopped:
         return SatOutcome("timeout", encode_s=time.perf_counter() - t0)
     finally:
@@ -479,6 +490,8 @@ def _loaded(clauses: list[list[int]], stop: np.ndarray, name: str) -> Solver:
     """A solver (python-sat ``name``) holding ``clauses``, loaded in chunks so that a
     deadline can stop it."""
     solver = Solver(name=name)
+    if SOLVER_OPTIONS.get(name):
+        solver.configure(SOLVER_OPTIONS[name])
     try:
         with _gc_paused():
             for c0 in range(0, len(clauses), _CHUNK):
@@ -489,6 +502,22 @@ def _loaded(clauses: list[list[int]], stop: np.ndarray, name: str) -> Solver:
         solver.delete()
         raise
     return solver
+
+
+def _set_phases(
+    solver: Solver, puzzle: Puzzle, state: np.ndarray | None, enc: Encoding,
+    tables: Tables | None,
+) -> None:
+    """Give ``solver`` the belief-propagation phase of every variable of ``enc``
+    (black-and-white puzzles; nothing for colour puzzles or past the work cap)."""
+    from nonoforge.solver.phases import phase_literals
+
+    t = tables if tables is not None else Tables.of(puzzle)
+    st = (np.asarray(state) if state is not None
+          else np.full((puzzle.height, puzzle.width), t.full, dtype=np.uint64))
+    lits = phase_literals(t, st, enc._lits, enc.nvars)
+    if lits:
+        solver.set_phases(lits)
 
 
 #: Conflict budgets of successive CaDiCaL calls when a deadline is set: python-sat cannot

@@ -1,0 +1,129 @@
+"""Tests of the belief-propagation phase hints (nonoforge.solver.phases): the line messages
+are the exact weighted placement counts, every CNF variable gets one phase, and phases
+never change what the SAT back-end answers."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from conftest import random_bw_puzzle
+
+from nonoforge.puzzle import Palette, Puzzle
+from nonoforge.solver import phases, sat, solve
+from nonoforge.solver.phases import _line_messages, cell_beliefs, phase_literals
+from nonoforge.solver.tables import Tables
+
+
+def _runs(x: tuple[int, ...]) -> list[int]:
+    out, c = [], 0
+    for v in x:
+        if v:
+            c += 1
+        elif c:
+            out.append(c)
+            c = 0
+    return out + [c] if c else out
+
+
+def test_line_messages_are_the_weighted_placement_counts() -> None:
+    """Against enumeration of every picture of the line: each open cell's extrinsic black
+    odds (its own weight left out) and each block's start distribution (all weights in)."""
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        n = int(rng.integers(1, 11))
+        pic = rng.random(n) < 0.5
+        clue = _runs(tuple(int(v) for v in pic))
+        allow = rng.choice([1, 2, 3, 3, 3], size=n)
+        allow[pic & (allow == 1)] = 3
+        allow[~pic & (allow == 2)] = 3
+        prior = rng.random(n)
+        e = np.zeros((n, 2))
+        st = np.zeros((max(1, len(clue)), n))
+        total = 0.0
+        for x in itertools.product([0, 1], repeat=n):
+            if _runs(x) != clue or any(not (allow[i] >> x[i]) & 1 for i in range(n)):
+                continue
+            w = [prior[i] if x[i] else 1 - prior[i] for i in range(n)]
+            full = float(np.prod(w))
+            total += full
+            for i in range(n):
+                e[i, x[i]] += float(np.prod(w[:i] + w[i + 1:]))
+            starts = [i for i in range(n) if x[i] and (i == 0 or not x[i - 1])]
+            for j, s in enumerate(starts):
+                st[j, s] += full
+        out = np.full(n, 0.5)
+        got = np.zeros((max(1, len(clue)), n))
+        blen = np.array(clue + [0], dtype=np.int64)
+        scratch = np.zeros((n + 1, 2 * n + 2))
+        _line_messages(0, 1, n, blen, 0, len(clue), allow.astype(np.int64), prior, out,
+                       scratch, scratch.copy(), got)
+        open_ = allow == 3
+        want = np.clip(e[:, 1] / e.sum(axis=1), phases.EPS, 1 - phases.EPS)
+        assert np.allclose(out[open_], want[open_], atol=1e-9)
+        if clue:
+            assert np.allclose(got[: len(clue)], st[: len(clue)] / total, atol=1e-9)
+
+
+def test_every_variable_gets_one_phase_and_decided_cells_are_certain() -> None:
+    for seed in range(12):
+        p = random_bw_puzzle(seed, 15, 12, 0.55)
+        root = solve(p, max_solutions=1, strategy="line").state
+        enc = sat.encode(p, root)
+        if enc.unsat or enc.nvars == 0:
+            continue
+        lits = phase_literals(Tables.of(p), root, enc._lits, enc.nvars)
+        assert sorted(abs(x) for x in lits) == list(range(1, enc.nvars + 1))
+        b = cell_beliefs(Tables.of(p), root)
+        flat = np.asarray(root).ravel()
+        assert (b[flat == 1] == 0).all() and (b[flat == 2] == 1).all()
+        assert ((b >= 0) & (b <= 1)).all()
+
+
+def test_no_hints_for_colour_puzzles_or_past_the_work_cap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pal = Palette.of(("white", "#fff"), ("red", "#f00"), ("blue", "#00f"))
+    p = Puzzle.from_clues([[(1, 1), (1, 2)]], [[(1, 1)], [(1, 2)]], palette=pal)
+    enc = sat.encode(p)
+    assert phase_literals(Tables.of(p), np.full((1, 2), 7, dtype=np.uint64), enc._lits,
+                          enc.nvars) == []
+    q = random_bw_puzzle(1, 10, 10, 0.5)
+    enc = sat.encode(q)
+    full = np.full((10, 10), 3, dtype=np.uint64)
+    assert phase_literals(Tables.of(q), full, enc._lits, enc.nvars)
+    monkeypatch.setattr(phases, "MAX_WORK", 10)
+    assert phase_literals(Tables.of(q), full, enc._lits, enc.nvars) == []
+
+
+@pytest.mark.parametrize("name", ["minisat22", "minisat-gh", "cadical195"])
+def test_phases_change_no_verdict(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """With the hints on, the SAT back-end gives the same verdicts (and, counting to two,
+    the same number of solutions), every solution reproducing the clues."""
+    for seed in range(10):
+        p = random_bw_puzzle(100 + seed, 12, 12, 0.5)
+        monkeypatch.setattr(sat, "SOLVER_NAME", name)
+        monkeypatch.setattr(sat, "ONE_SOLUTION_SOLVER", name)
+        monkeypatch.setattr(sat, "PROOF_PHASES", False)
+        monkeypatch.setattr(sat, "ONE_SOLUTION_PHASES", False)
+        plain = [sat.solve_sat(p, max_solutions=m) for m in (1, 2)]
+        monkeypatch.setattr(sat, "PROOF_PHASES", True)
+        monkeypatch.setattr(sat, "ONE_SOLUTION_PHASES", True)
+        hinted = [sat.solve_sat(p, max_solutions=m) for m in (1, 2)]
+        for a, b in zip(plain, hinted, strict=True):
+            assert a.status == b.status
+            assert len(a.solutions) == len(b.solutions)
+            assert all(g.matches(p) for g in b.solutions)
+        if hinted[1].status == "unique":
+            assert hinted[1].solutions == plain[1].solutions
+
+
+def test_warmup_loads_the_phase_kernels() -> None:
+    # A one-solution hand-over computes phase hints; warmup must compile (or load) their
+    # kernels, or the first tournament puzzle to reach SAT pays it inside its own time and
+    # timeout (a cold compile took ~4 s: bench/tournament.py's $1 of a fresh checkout).
+    from nonoforge.solver import phases, warmup
+
+    warmup()
+    assert phases._propagate_beliefs.signatures
