@@ -241,3 +241,17 @@ def test_speck_cost_counts_the_islands_an_edit_makes() -> None:
                     made[y, x] = now[y, x]
                     want = plain * int(made.sum())
                     assert full[c, y, x] - rest[c, y, x] == pytest.approx(want), (trial, c, y, x)
+
+
+def test_a_star_field_in_colour_is_a_field_of_stars() -> None:
+    """hubble_deep_field in 4 colours at 30 cells: each cell takes the palette colour nearest
+    its own (not its cluster's), so the galaxies stay apart and the first attempt is
+    accepted (32 edits, 22 pieces); before, a simplified retry drew the brightest galaxy
+    and 4 blobs (5 pieces) -- the "single blob" of issue 17."""
+    from skimage.measure import label
+
+    g = generate(skimage.data.hubble_deep_field(), size=(30, 30), colors=4)
+    assert_good(g)
+    cells = g.repair.grid.cells
+    assert label(cells != 0, connectivity=2).max() >= 15
+    assert g.puzzle.palette.ncolors == 4

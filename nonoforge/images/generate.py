@@ -573,10 +573,15 @@ def generate(
     t0 = time.perf_counter()
     attempts: list[tuple[Quantised, Repair]] = []
     for crumb in CRUMBS:
-        q = quantise(
-            image, size=size, width=width, colors=colors, seed=seed, fill=fill,
-            merge_delta=merge_delta, crop=crop, photo=photo, crumb=crumb,
-        )
+        try:
+            q = quantise(
+                image, size=size, width=width, colors=colors, seed=seed, fill=fill,
+                merge_delta=merge_delta, crop=crop, photo=photo, crumb=crumb,
+            )
+        except ImageError:
+            if not attempts:
+                raise
+            continue  # a retry simplified everything away: the others stand
         rep = repair(
             q.grid, q.palette, fidelity_table(q), max_technique=max_technique,
             budget=edit_budget if repair_with == "edits" else 0.0, candidates=candidates,

@@ -589,10 +589,6 @@ def _quantise_fitted(
                 labels = despeckle(labels, o.despeckle_passes)
     else:
         labels, palette_lab, note = _colour(lab, wlab, transparent, use_alpha, bg_lab, o)
-        if o.despeckle_passes and min(h, w) >= 3:
-            labels = despeckle(labels, o.despeckle_passes)
-            if o.crumb > CRUMB:  # a retry after a failed repair: simplify harder
-                labels = merge_crumbs(labels, o.crumb)
     return labels, palette_lab, lab, wlab, transparent, note
 
 
@@ -1006,12 +1002,16 @@ def _colour(
     per colour asked). The background is the cluster nearest the background colour (white for a
     transparent ground). Painted colours are then picked one at a time, the candidate that
     best combines size and distance (``cells ** a x min(ΔE to those chosen, 50)``, a run
-    each for a in SIZE_WEIGHTS = 0, 0.25, 0.5, 1, the palette with most colours then highest
-    SSIM kept) among
-    those at least the floor from every colour already chosen; each cluster then joins its
-    nearest chosen colour. Palette colours are the chosen clusters' own colours, so the
-    floor holds exactly. When fewer candidates clear the floor than asked, the picture lacks
-    the colours: the returned note says so.
+    each for a in SIZE_WEIGHTS = 0, 0.25, 0.5, 1) among those at least the floor from every
+    colour already chosen; when every greedy run stops short of the colours asked and more
+    exist, the largest palettes that clear the floor are tried too (:func:`_widest`).
+    Each palette is drawn two ways: each cluster joins its nearest chosen colour, or (first
+    attempt only) each cell takes the chosen colour nearest its own colour in the prepared
+    and in the plain picture (:func:`_nearest`); the drawing with most colours, then highest
+    SSIM as drawn (despeckled; on retries as quantised, then simplified), is kept. Palette
+    colours are the chosen clusters' own colours, so the floor holds exactly. When fewer
+    candidates clear the floor than asked, the picture lacks the colours: the returned
+    note says so.
     """
     h, w = lab.shape[:2]
     mask = ~transparent.reshape(-1)
@@ -1034,16 +1034,30 @@ def _colour(
             bg = int(np.argmin(deltaE_ciede2000(np.broadcast_to(bg_lab, cand.shape), cand)))
         dist = np.array([[float(deltaE_ciede2000(cand[i], cand[j])) for j in range(n)]
                          for i in range(n)])
-        for size_weight in SIZE_WEIGHTS:
-            chosen = _pick(dist, counts, bg, o.colors + 1, floor, size_weight)
+        palettes = [_pick(dist, counts, bg, o.colors + 1, floor, sw) for sw in SIZE_WEIGHTS]
+        most = max(len(p) for p in palettes)
+        if most < o.colors + 1:
+            wider = _widest(dist, counts, bg, o.colors + 1, floor)
+            if wider and len(wider[0]) > most:  # more colours than greedy found
+                palettes += wider
+        seen: set[tuple[int, ...]] = set()
+        for chosen in palettes:
+            if tuple(chosen) in seen:
+                continue
+            seen.add(tuple(chosen))
             to = np.array(chosen)[np.argmin(dist[:, chosen], axis=1)]
             remap = np.zeros(n, dtype=np.int64)
             remap[chosen] = np.arange(len(chosen))
-            grid = _spread(remap[to[lbl]], mask, h, w)
-            grid[~mask.reshape(h, w)] = 0
-            score = ssim(lab[..., 0], grid) if min(h, w) >= 3 else 0.0
-            if best is None or (len(chosen), score) > best[:2]:
-                best = (len(chosen), score, chosen, grid, cand, dist, counts, bg, lbl)
+            grids = [_spread(remap[to[lbl]], mask, h, w)]
+            if o.crumb <= CRUMB:  # retries simplify: clusters, as before (docs/images.md)
+                grids += [_nearest(cells, cand[chosen], mask) for cells in sources]
+            for grid in grids:
+                grid[~mask.reshape(h, w)] = 0
+                if o.crumb <= CRUMB:  # compared as drawn (retries: as before)
+                    grid = _tidy(grid, o)
+                score = ssim(lab[..., 0], grid) if min(h, w) >= 3 else 0.0
+                if best is None or (len(chosen), score) > best[:2]:
+                    best = (len(chosen), score, chosen, grid, cand, dist, counts, bg, lbl)
     assert best is not None
     _, _, chosen, grid, cand, dist, counts, bg, lbl = best
     n = len(cand)
@@ -1058,10 +1072,12 @@ def _colour(
         remap[chosen] = np.arange(2)
         grid = _spread(remap[to[lbl]], mask, h, w)
         grid[~mask.reshape(h, w)] = 0
-        return grid, cand[chosen], (
+        return _tidy(grid, o), cand[chosen], (
             f"the picture has no colour ΔE2000 {floor:g} from its background; the farthest "
             f"({dist[bg, far]:.0f} away) is used, {o.colors} asked for"
         )
+    if o.crumb > CRUMB:  # a retry: chosen as quantised, then simplified
+        grid = _tidy(grid, o)
     note = None
     if len(chosen) < o.colors + 1:
         note = (
@@ -1069,6 +1085,61 @@ def _colour(
             f"apart (from each other and the background); {o.colors} asked for"
         )
     return grid, cand[chosen], note
+
+
+#: Largest number of palettes :func:`_widest` enumerates (beyond it, the greedy palettes
+#: are all there is: 16 colours asked of 24 candidates would be 10^6 sets).
+MOST_PALETTES = 20000
+#: Palettes of the largest size :func:`_widest` hands on, least quantisation error first.
+WIDEST_KEEP = 6
+
+
+def _widest(
+    dist: np.ndarray, counts: np.ndarray, bg: int, total: int, floor: float
+) -> list[list[int]]:
+    """Palettes (``bg`` first) of as many candidates as possible up to ``total``, every pair
+    at least ``floor`` apart, found exhaustively -- greedy picking can stop at fewer (the
+    cat at 20 cells: 2 colours greedily where 3 exist; camera at 20: 3 where 4 do). Of the
+    largest size, the WIDEST_KEEP of least quantisation error (cells x ΔE to their nearest
+    chosen colour). Nothing when there are more than MOST_PALETTES sets to try."""
+    from itertools import combinations
+    from math import comb
+
+    ok = [j for j in range(len(dist)) if j != bg and counts[j] > 0 and dist[bg, j] >= floor]
+    sets: list[tuple[int, ...]] = []
+    for size in range(min(total - 1, len(ok)), 0, -1):
+        if comb(len(ok), size) > MOST_PALETTES:
+            return []
+        sets = [c for c in combinations(ok, size)
+                if all(dist[a, b] >= floor for a, b in combinations(c, 2))]
+        if sets:
+            break
+
+    def error(c: tuple[int, ...]) -> float:
+        return float((counts * dist[:, [bg, *c]].min(axis=1)).sum())
+
+    return [[bg, *c] for c in sorted(sets, key=error)[:WIDEST_KEEP]]
+
+
+def _nearest(cells: np.ndarray, palette_lab: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Each cell (``(h, w, 3)`` Lab) as the index of its nearest palette colour (CIEDE2000);
+    cells outside ``mask`` are 0."""
+    h, w = cells.shape[:2]
+    flat = cells.reshape(-1, 3)
+    d = np.stack([deltaE_ciede2000(flat, np.broadcast_to(p, flat.shape)) for p in palette_lab])
+    out = np.argmin(d, axis=0)
+    out[~mask] = 0
+    return out.reshape(h, w)
+
+
+def _tidy(labels: np.ndarray, o: _Options) -> np.ndarray:
+    """Colour labels as drawn: despeckled and, on a retry after a failed repair, with
+    pieces under ``o.crumb`` cells merged into their surroundings."""
+    if o.despeckle_passes and min(labels.shape) >= 3:
+        labels = despeckle(labels, o.despeckle_passes)
+        if o.crumb > CRUMB:  # a retry after a failed repair: simplify harder
+            labels = merge_crumbs(labels, o.crumb)
+    return labels
 
 
 def _spread(values: np.ndarray, mask: np.ndarray, h: int, w: int) -> np.ndarray:

@@ -36,8 +36,8 @@ if TYPE_CHECKING:
 #: Bump whenever a solve of the same puzzle could give a different result or effort.
 SOLVER_VERSION = "1.3"  # 1.1: MiniSat back-end (SAT conflict counts differ); 1.2: b/w lines of
 # 63-126 cells cached (line_solves become cache_hits), one-solution solves: probe records,
-# LalaFrogKK branching, MiniSat GitHub build; 1.3: counts to two get belief-propagation
-# phases and MiniSat's GitHub build too (SAT conflict and decision counts differ)
+# LalaFrogKK branching, MiniSat GitHub build; 1.3: belief-propagation phase hints at every
+# SAT hand-over, proofs by MiniSat's GitHub build too (SAT conflict counts differ)
 
 STRATEGIES = ("auto", "line", "probe", "search", "sat")
 _STRAT_LEVEL = {"line": 0, "probe": 1, "search": 2, "auto": 2}
@@ -119,6 +119,7 @@ def warmup() -> float:
     q = Puzzle.from_grid(Grid([[1, 2], [2, 0]]))
     _solve(q, 2, None, "search", None, False)
     _solve(p, 2, None, "sat", None, False)  # the SAT encoder's kernels
+    _solve(p, 1, None, "sat", None, False)  # and the phase hints of one-solution hand-overs
     return time.perf_counter() - t0
 
 

@@ -56,11 +56,9 @@ from nonoforge.solver.tables import Tables, check_colours
 #: Glucose beat CaDiCaL 1.5.3 and 1.9.5 there and on random 45x45 puzzles. On single hard
 #: random 40x40-45x45 proofs either may win (bench/sat.py --random shows it). Unlike
 #: CaDiCaL in python-sat, MiniSat can be interrupted, so a deadline holds to milliseconds.
-#: Since solver 1.3 counts to two use MiniSat's GitHub build too, with the phase hints
-#: below: without hints the two builds make the same conflicts on these CNFs, with hints
-#: MiniSat 2.2 loses (1,000 random 30x30: 140,425 -> 151,151 conflicts, slowest 1.4 ->
-#: 2.7 s; Faase still not shown multiple) where the GitHub build wins (56,134, 1.1 s;
-#: Faase multiple in 73,400). See docs/solver.md, "Phases for uniqueness proofs".
+#: Since solver 1.3 proofs use MiniSat's GitHub release too: with the phase hints below, on
+#: 1,000 random 30x30 proofs 56,134 conflicts (9.7 s CPU) against MiniSat 2.2's 140,425
+#: (12.2 s) without hints and 151,151 (12.7 s) with them; Faase is shown multiple only by it.
 SOLVER_NAME = "minisat-gh"
 #: The solver when one solution is asked for (``max_solutions=1``: the tournament
 #: hand-over, no proof): MiniSat's GitHub release (python-sat ``minisat-gh``), on the same
@@ -70,9 +68,9 @@ SOLVER_NAME = "minisat-gh"
 ONE_SOLUTION_SOLVER = "minisat-gh"
 #: Phase hints (:mod:`nonoforge.solver.phases`: loopy belief propagation over the lines,
 #: for cells and block starts) given to the solver before a one-solution search
-#: (``max_solutions=1``), and before a search that counts to two (``PROOF_PHASES``: on
-#: since solver 1.3, whose difficulty model was refitted with them: Knotty and Faase are
-#: shown multiple, where counting to two found no second picture before).
+#: (``max_solutions=1``), and before a search that counts to two (``PROOF_PHASES``, on
+#: since solver 1.3, whose difficulty model was fitted with them: Knotty is shown multiple
+#: in 3 conflicts, Faase in ~73,000, where neither was found in 200 s without them).
 ONE_SOLUTION_PHASES = True
 PROOF_PHASES = True
 #: Options set on the solver by name (python-sat ``configure``: CaDiCaL's ``set``), for
