@@ -36,21 +36,14 @@ EPS = 1e-9
 
 
 @njit(cache=True, nogil=True)
-def _line_messages(
-    first: int, stride: int, n: int, blen: np.ndarray, b0: int, k: int,
-    allow: np.ndarray, prior: np.ndarray, out: np.ndarray,
-    alpha: np.ndarray, beta: np.ndarray, starts: np.ndarray,
-) -> float:
-    """One line's extrinsic black odds for each of its cells, written to ``out`` (flat,
-    by cell); returns the largest change. ``allow[cell]``: 1 white only, 2 black only, 3
-    both; ``prior[cell]``: the crossing line's message (probability of black). When
-    ``starts`` has rows, ``starts[b0 + j, p]`` receives the probability that block ``j``
-    starts at ``p`` (the line's posterior: the crossing messages as cell weights)."""
-    # chain states: 0 = gap before block 0; then per block b cells and the gap after it
+def _chain(blen: np.ndarray, b0: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The clue as a chain automaton. States: 0 = the gap before block 0, then per block
+    its cells and the gap after it. ``stay[s]``: the state may stay on white (a gap);
+    ``adv[s]``: it advances to ``s + 1`` on that colour (1 black, 0 white; -1 never).
+    Accepting: the last gap, or the last block's last cell (``k > 0``)."""
     s_n = 1
     for j in range(k):
         s_n += blen[b0 + j] + 1
-    # per state: may stay on white (a gap), advances to s+1 on colour adv (-1: never)
     stay = np.zeros(s_n, dtype=np.bool_)
     adv = np.full(s_n, -1, dtype=np.int64)
     stay[0] = True
@@ -65,18 +58,34 @@ def _line_messages(
         adv[s] = 0  # last cell of the block -> the gap after it on white
         s += 1
         stay[s] = True
-    # accepting: the last gap, or the last block's last cell (k > 0)
+    return stay, adv
+
+
+@njit(cache=True, nogil=True)
+def _weights(a: int, p: float) -> tuple[float, float]:
+    """A cell's weights for white and black: the crossing line's message ``p`` (the
+    probability of black), zero for a colour the state rules out (``a``: 1 white only,
+    2 black only, 3 both)."""
+    w0 = (1.0 - p) if a & 1 else 0.0
+    w1 = p if a & 2 else 0.0
+    return w0, w1
+
+
+@njit(cache=True, nogil=True)
+def _forward(
+    first: int, stride: int, n: int, stay: np.ndarray, adv: np.ndarray,
+    allow: np.ndarray, prior: np.ndarray, alpha: np.ndarray,
+) -> bool:
+    """``alpha[i, s]``: the weight of reaching state ``s`` after the first ``i`` cells,
+    normalised per cell; False when no placement fits."""
+    s_n = stay.shape[0]
     for s in range(s_n):
         for i in range(n + 1):
             alpha[i, s] = 0.0
-            beta[i, s] = 0.0
     alpha[0, 0] = 1.0
     for i in range(n):
         c = first + i * stride
-        a = allow[c]
-        p = prior[c]
-        w0 = (1.0 - p) if a & 1 else 0.0
-        w1 = p if a & 2 else 0.0
+        w0, w1 = _weights(allow[c], prior[c])
         tot = 0.0
         for s in range(s_n):
             v = 0.0
@@ -87,18 +96,29 @@ def _line_messages(
             alpha[i + 1, s] = v
             tot += v
         if tot <= 0.0:
-            return -1.0  # no placement: leave the messages as they are
+            return False
         for s in range(s_n):
             alpha[i + 1, s] /= tot
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _backward(
+    first: int, stride: int, n: int, k: int, stay: np.ndarray, adv: np.ndarray,
+    allow: np.ndarray, prior: np.ndarray, beta: np.ndarray,
+) -> bool:
+    """``beta[i, s]``: the weight of accepting from state ``s`` before cell ``i``,
+    normalised per cell; False when no placement fits."""
+    s_n = stay.shape[0]
+    for s in range(s_n):
+        for i in range(n + 1):
+            beta[i, s] = 0.0
     beta[n, s_n - 1] = 1.0
     if k > 0:
         beta[n, s_n - 2] = 1.0
     for i in range(n - 1, -1, -1):
         c = first + i * stride
-        a = allow[c]
-        p = prior[c]
-        w0 = (1.0 - p) if a & 1 else 0.0
-        w1 = p if a & 2 else 0.0
+        w0, w1 = _weights(allow[c], prior[c])
         tot = 0.0
         for s in range(s_n):
             v = 0.0
@@ -109,9 +129,29 @@ def _line_messages(
             beta[i, s] = v
             tot += v
         if tot <= 0.0:
-            return -1.0
+            return False
         for s in range(s_n):
             beta[i, s] /= tot
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _line_messages(
+    first: int, stride: int, n: int, blen: np.ndarray, b0: int, k: int,
+    allow: np.ndarray, prior: np.ndarray, out: np.ndarray,
+    alpha: np.ndarray, beta: np.ndarray, starts: np.ndarray,
+) -> float:
+    """One line's extrinsic black odds for each of its cells, written to ``out`` (flat,
+    by cell); returns the largest change. ``allow[cell]``: 1 white only, 2 black only, 3
+    both; ``prior[cell]``: the crossing line's message (probability of black). When
+    ``starts`` has rows, ``starts[b0 + j, p]`` receives the probability that block ``j``
+    starts at ``p`` (the line's posterior: the crossing messages as cell weights)."""
+    stay, adv = _chain(blen, b0, k)
+    s_n = stay.shape[0]
+    if not _forward(first, stride, n, stay, adv, allow, prior, alpha):
+        return -1.0  # no placement: leave the messages as they are
+    if not _backward(first, stride, n, k, stay, adv, allow, prior, beta):
+        return -1.0
     change = 0.0
     for i in range(n):
         c = first + i * stride
@@ -129,10 +169,7 @@ def _line_messages(
                 e1 += a_s * beta[i + 1, s + 1]
         tot = e0 + e1
         if starts.shape[0] > 0:
-            a = allow[c]
-            p = prior[c]
-            w0 = (1.0 - p) if a & 1 else 0.0
-            w1 = p if a & 2 else 0.0
+            w0, w1 = _weights(allow[c], prior[c])
             z = e0 * w0 + e1 * w1
             g = 0
             for j in range(k):
