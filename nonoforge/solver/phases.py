@@ -72,6 +72,17 @@ def _weights(a: int, p: float) -> tuple[float, float]:
 
 
 @njit(cache=True, nogil=True)
+def _normalise(row: np.ndarray, s_n: int, tot: float) -> bool:
+    """Divide the first ``s_n`` weights of a forward or backward row by their sum ``tot``
+    (keeping the numbers in range along long lines); False when it is zero (no placement)."""
+    if tot <= 0.0:
+        return False
+    for s in range(s_n):
+        row[s] /= tot
+    return True
+
+
+@njit(cache=True, nogil=True)
 def _forward(
     first: int, stride: int, n: int, stay: np.ndarray, adv: np.ndarray,
     allow: np.ndarray, prior: np.ndarray, alpha: np.ndarray,
@@ -79,9 +90,7 @@ def _forward(
     """``alpha[i, s]``: the weight of reaching state ``s`` after the first ``i`` cells,
     normalised per cell; False when no placement fits."""
     s_n = stay.shape[0]
-    for s in range(s_n):
-        for i in range(n + 1):
-            alpha[i, s] = 0.0
+    alpha[: n + 1, :s_n] = 0.0
     alpha[0, 0] = 1.0
     for i in range(n):
         c = first + i * stride
@@ -95,10 +104,8 @@ def _forward(
                 v += alpha[i, s - 1] * (w1 if adv[s - 1] == 1 else w0)
             alpha[i + 1, s] = v
             tot += v
-        if tot <= 0.0:
+        if not _normalise(alpha[i + 1], s_n, tot):
             return False
-        for s in range(s_n):
-            alpha[i + 1, s] /= tot
     return True
 
 
@@ -110,9 +117,7 @@ def _backward(
     """``beta[i, s]``: the weight of accepting from state ``s`` before cell ``i``,
     normalised per cell; False when no placement fits."""
     s_n = stay.shape[0]
-    for s in range(s_n):
-        for i in range(n + 1):
-            beta[i, s] = 0.0
+    beta[: n + 1, :s_n] = 0.0
     beta[n, s_n - 1] = 1.0
     if k > 0:
         beta[n, s_n - 2] = 1.0
@@ -128,10 +133,8 @@ def _backward(
                 v += (w1 if adv[s] == 1 else w0) * beta[i + 1, s + 1]
             beta[i, s] = v
             tot += v
-        if tot <= 0.0:
+        if not _normalise(beta[i], s_n, tot):
             return False
-        for s in range(s_n):
-            beta[i, s] /= tot
     return True
 
 
@@ -189,13 +192,9 @@ def _line_messages(
 
 
 @njit(cache=True, nogil=True)
-def _propagate_beliefs(
-    allow: np.ndarray, lines: np.ndarray, blen: np.ndarray, height: int,
-    rounds: int, damping: float, settled: float, row_msg: np.ndarray, col_msg: np.ndarray,
-) -> int:
-    """Loopy belief propagation: rows read the columns' messages, then columns the rows',
-    ``rounds`` times at most; returns the rounds run."""
-    ncells = allow.shape[0]
+def _scratch(lines: np.ndarray, blen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The forward and backward tables, sized for the longest line and the longest chain
+    automaton of the puzzle (reused by every line)."""
     nmax = 1
     smax = 2
     for li in range(lines.shape[0]):
@@ -207,8 +206,18 @@ def _propagate_beliefs(
             s_n += blen[lines[li, 3] + j]
         if s_n > smax:
             smax = s_n
-    alpha = np.zeros((nmax + 1, smax))
-    beta = np.zeros((nmax + 1, smax))
+    return np.zeros((nmax + 1, smax)), np.zeros((nmax + 1, smax))
+
+
+@njit(cache=True, nogil=True)
+def _propagate_beliefs(
+    allow: np.ndarray, lines: np.ndarray, blen: np.ndarray, height: int,
+    rounds: int, damping: float, settled: float, row_msg: np.ndarray, col_msg: np.ndarray,
+) -> int:
+    """Loopy belief propagation: rows read the columns' messages, then columns the rows',
+    ``rounds`` times at most; returns the rounds run."""
+    ncells = allow.shape[0]
+    alpha, beta = _scratch(lines, blen)
     fresh = np.empty(ncells)
     nostarts = np.zeros((0, 1))
     done = 0
@@ -241,19 +250,7 @@ def _start_odds(
     row_msg: np.ndarray, col_msg: np.ndarray, starts: np.ndarray,
 ) -> None:
     """Every block's start distribution on its line, the crossing messages as weights."""
-    nmax = 1
-    smax = 2
-    for li in range(lines.shape[0]):
-        n = lines[li, 2]
-        if n > nmax:
-            nmax = n
-        s_n = 1 + lines[li, 4]
-        for j in range(lines[li, 4]):
-            s_n += blen[lines[li, 3] + j]
-        if s_n > smax:
-            smax = s_n
-    alpha = np.zeros((nmax + 1, smax))
-    beta = np.zeros((nmax + 1, smax))
+    alpha, beta = _scratch(lines, blen)
     scratch = np.empty(allow.shape[0])
     for li in range(lines.shape[0]):
         prior = col_msg if li < height else row_msg
