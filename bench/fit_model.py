@@ -147,8 +147,10 @@ def changed(
     ref: list[tuple[str, Puzzle]], version: str, best: dict[str, dict],
 ) -> list[tuple[str, Puzzle]]:
     """The puzzles of ``ref`` whose verdict, technique or effort differs from the ratings
-    saved under solver ``version`` (one solve each, the way ``rate`` solves). The saved rows
-    of the others go into ``best`` as they are: their solve is the same, so are their times.
+    saved under solver ``version`` (one solve each, the way ``rate`` solves), and every
+    puzzle that reaches SAT (work outside the counts, such as the phase hints, may have
+    changed under the same counts). The saved rows of the others go into ``best`` as they
+    are: their solve is the same, so are their times.
     """
     from nonoforge.solver import solve
 
@@ -161,7 +163,9 @@ def changed(
         res = solve(p, max_solutions=opts.max_solutions, timeout=opts.timeout,
                     budget=opts.budget)
         status = "timeout_wall" if res.status == "timeout" else res.status
-        if was is not None and (was["status"], was["technique"], was["effort"]) == (
+        # a SAT hand-over may cost more than its counts say (the phase hints): rate again
+        sat = any(res.effort.get(k, 0) for k in ("sat_conflicts", "sat_decisions"))
+        if was is not None and not sat and (was["status"], was["technique"], was["effort"]) == (
                 status, res.technique, dict(res.effort)):
             best[p.key] = dict(was)
         else:

@@ -127,3 +127,43 @@ def test_warmup_loads_the_phase_kernels() -> None:
 
     warmup()
     assert phases._propagate_beliefs.signatures
+
+
+def test_phases_of_a_line_solvable_unique_puzzle_are_its_solution() -> None:
+    """Where the clues leave one picture and line logic finds it, the settled messages
+    point every variable at it: each cell's and each "block starts at or after p"
+    literal is in the CNF's one model. A start numbered one place off, or a sign turned,
+    would put literals outside it (the count test above cannot see either)."""
+    from pysat.solvers import Solver
+
+    checked = 0
+    for seed in range(8):
+        p = random_bw_puzzle(seed, 10, 10, 0.6)
+        if solve(p, max_solutions=2, strategy="line").status != "unique":
+            continue
+        enc = sat.encode(p)
+        blank = np.full((10, 10), 3, dtype=np.uint64)
+        lits = phase_literals(Tables.of(p), blank, enc._lits, enc.nvars)
+        assert len(lits) == enc.nvars
+        with Solver(name="minisat22", bootstrap_with=enc.clauses) as s:
+            assert s.solve()
+            model = set(s.get_model())
+        assert all(lit in model for lit in lits), seed
+        checked += 1
+    assert checked >= 2
+
+
+def test_a_set_stop_flag_or_a_large_start_table_cuts_the_hints(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A deadline's stop flag ends the work with no hints; past MAX_START_TABLE entries
+    only the cells get hints, the same ones as with the starts."""
+    q = random_bw_puzzle(3, 12, 12, 0.5)
+    enc = sat.encode(q)
+    full = np.full((12, 12), 3, dtype=np.uint64)
+    t = Tables.of(q)
+    both = phase_literals(t, full, enc._lits, enc.nvars)
+    assert phase_literals(t, full, enc._lits, enc.nvars, stop=np.ones(1, dtype=np.int64)) == []
+    monkeypatch.setattr(phases, "MAX_START_TABLE", 0)
+    cells = phase_literals(t, full, enc._lits, enc.nvars)
+    assert 0 < len(cells) < len(both) and cells == both[: len(cells)]

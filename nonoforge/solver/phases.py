@@ -27,9 +27,12 @@ ROUNDS = 100
 DAMPING = 0.5
 SETTLED = 1e-4
 #: The most cell-state steps (line length x chain states, summed over the lines, times
-#: rounds) the hints may cost: about 0.2 s. Past it the rounds are cut (deterministically,
-#: by size), and with not even one round affordable there are no hints.
+#: rounds) the messages may cost (about 0.2-0.3 s). Past it the rounds are cut
+#: (deterministically, by size), and with not even one round affordable there are no hints.
 MAX_WORK = 300_000_000
+#: The most entries (blocks x the longer side) of the start-probability table; past it only
+#: the cells get hints (a random 2000x10 picture would need 167 MB of it, twice).
+MAX_START_TABLE = 4_000_000
 #: Messages are kept inside [EPS, 1 - EPS] so no cell's weight becomes exactly zero
 #: unless the state rules its colour out.
 EPS = 1e-9
@@ -213,15 +216,19 @@ def _scratch(lines: np.ndarray, blen: np.ndarray) -> tuple[np.ndarray, np.ndarra
 def _propagate_beliefs(
     allow: np.ndarray, lines: np.ndarray, blen: np.ndarray, height: int,
     rounds: int, damping: float, settled: float, row_msg: np.ndarray, col_msg: np.ndarray,
+    stop: np.ndarray,
 ) -> int:
     """Loopy belief propagation: rows read the columns' messages, then columns the rows',
-    ``rounds`` times at most; returns the rounds run."""
+    ``rounds`` times at most; returns the rounds run, or -1 when ``stop[0]`` was set (a
+    deadline, from another thread; looked at before every round)."""
     ncells = allow.shape[0]
     alpha, beta = _scratch(lines, blen)
     fresh = np.empty(ncells)
     nostarts = np.zeros((0, 1))
     done = 0
     for _ in range(rounds):
+        if stop[0]:
+            return -1
         done += 1
         change = 0.0
         for half in range(2):
@@ -271,7 +278,7 @@ def cell_beliefs(
     row = np.full(allow.shape[0], 0.5)
     col = np.full(allow.shape[0], 0.5)
     _propagate_beliefs(allow, tables.lines, tables.blen, tables.height, rounds, damping,
-                       SETTLED, row, col)
+                       SETTLED, row, col, np.zeros(1, dtype=np.int64))
     return _beliefs(allow, row, col)
 
 
@@ -294,6 +301,7 @@ def _block_cells(t: Tables) -> np.ndarray:
 def phase_literals(
     tables: Tables, state: np.ndarray, lits: np.ndarray, nvars: int,
     rounds: int | None = None, damping: float | None = None, starts: bool = True,
+    stop: np.ndarray | None = None,
 ) -> list[int]:
     """The likelier literal of every variable of the order-encoding CNF of ``state``:
     each open cell's colour by its belief, and (``starts``) each "block j starts at or
@@ -303,12 +311,17 @@ def phase_literals(
     by cell); the start variables follow line by line, block by block, one for each
     position past the block's first feasible start, as :func:`cnf.emit` numbers them.
     If that numbering does not account for exactly ``nvars`` variables (another
-    encoding), only the cells get phases. Phases never change what is a solution.
+    encoding), or the start table would be over :data:`MAX_START_TABLE` entries, only the
+    cells get phases. Ties are fixed: a belief of exactly one half gives a cell white, a
+    start probability of exactly one half "at or after p". ``stop`` (an int64 array of
+    one, set by a deadline) ends the work early with no phases. Phases never change what
+    is a solution.
     """
     if tables.ncolors != 1:
         return []
     from nonoforge.solver import cnf
 
+    stop = np.zeros(1, dtype=np.int64) if stop is None else stop
     rounds = ROUNDS if rounds is None else rounds
     damping = DAMPING if damping is None else damping
     t = tables
@@ -320,42 +333,38 @@ def phase_literals(
     allow = (np.asarray(state).astype(np.uint64).ravel() & np.uint64(3)).astype(np.int64)
     row = np.full(allow.shape[0], 0.5)
     col = np.full(allow.shape[0], 0.5)
-    _propagate_beliefs(allow, tables.lines, tables.blen, tables.height, rounds, damping,
-                       SETTLED, row, col)
+    if _propagate_beliefs(allow, tables.lines, tables.blen, tables.height, rounds, damping,
+                          SETTLED, row, col, stop) < 0:
+        return []
     belief = _beliefs(allow, row, col)
-    out: list[int] = []
     black = lits[:, 1]
     free = (black != cnf.TRUE) & (black != cnf.FALSE)
-    for c in np.flatnonzero(free).tolist():
-        lit = int(black[c])
-        out.append(lit if belief[c] > 0.5 else -lit)
-    if not starts:
+    cells = black[free]
+    out: list[int] = np.where(belief[free] > 0.5, cells, -cells).tolist()
+    width = max(t.height, t.width)
+    if not starts or len(t.blen) * width > MAX_START_TABLE:
         return out
     masks = np.asarray(state).astype(np.uint64).ravel() & t.full
-    feas = np.zeros((len(t.blen), max(t.height, t.width)), dtype=np.bool_)
+    feas = np.zeros((len(t.blen), width), dtype=np.bool_)
     slo = np.zeros(len(t.blen), dtype=np.int64)
     shi = np.zeros(len(t.blen), dtype=np.int64)
-    if not cnf.narrow(masks, t.lines, t.blen, t.bcol, feas, slo, shi,
-                      np.zeros(1, dtype=np.int64)):
-        return out
+    if not cnf.narrow(masks, t.lines, t.blen, t.bcol, feas, slo, shi, stop) or stop[0]:
+        return out if not stop[0] else []
+    del feas
+    # blocks in the order cnf.emit numbers their start variables: line by line
+    order = np.concatenate([np.arange(t.lines[li, 3], t.lines[li, 3] + t.lines[li, 4])
+                            for li in range(t.lines.shape[0])] + [np.zeros(0, np.int64)])
     nv = len(out)
-    nstart = 0
-    for li in range(t.lines.shape[0]):
-        off, k = int(t.lines[li, 3]), int(t.lines[li, 4])
-        nstart += int((shi[off:off + k] - slo[off:off + k]).sum())
-    if nv + nstart != nvars:
+    if nv + int((shi - slo)[order].sum()) != nvars:
         return out
-    prob = np.zeros((len(t.blen), max(t.height, t.width)))
+    prob = np.zeros((len(t.blen), width))
     _start_odds(allow, t.lines, t.blen, t.height, row, col, prob)
     # P(start >= p): cumulative from the right
     ge = np.cumsum(prob[:, ::-1], axis=1)[:, ::-1]
-    var = nv
-    for li in range(t.lines.shape[0]):
-        off, k = int(t.lines[li, 3]), int(t.lines[li, 4])
-        for b in range(off, off + k):
-            for p in range(int(slo[b]) + 1, int(shi[b]) + 1):
-                var += 1
-                out.append(var if ge[b, p] >= 0.5 else -var)
+    pos = np.arange(width)
+    keep = (pos[None, :] > slo[order, None]) & (pos[None, :] <= shi[order, None])
+    var = np.arange(nv + 1, nvars + 1)
+    out += np.where(ge[order][keep] >= 0.5, var, -var).tolist()
     return out
 
 

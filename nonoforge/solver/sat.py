@@ -63,8 +63,8 @@ SOLVER_NAME = "minisat-gh"
 #: The solver when one solution is asked for (``max_solutions=1``: the tournament
 #: hand-over, no proof): MiniSat's GitHub release (python-sat ``minisat-gh``), on the same
 #: CNF 5-32 % fewer conflicts than MiniSat 2.2 on the tournament hand-overs (see
-#: docs/solver.md). Uniqueness proofs keep :data:`SOLVER_NAME`, so the effort counts that
-#: feed the difficulty model (``max_solutions=2``) do not move.
+#: docs/solver.md). Since solver 1.3 uniqueness proofs (:data:`SOLVER_NAME`) use it too;
+#: the two names stay apart so either can be measured alone.
 ONE_SOLUTION_SOLVER = "minisat-gh"
 #: Phase hints (:mod:`nonoforge.solver.phases`: loopy belief propagation over the lines,
 #: for cells and block starts) given to the solver before a one-solution search
@@ -449,7 +449,7 @@ def solve_sat(
         name = ONE_SOLUTION_SOLVER if max_solutions == 1 else SOLVER_NAME
         solver = _loaded(enc.clauses, stop, name)
         if ONE_SOLUTION_PHASES if max_solutions == 1 else PROOF_PHASES:
-            _set_phases(solver, puzzle, state, enc, tables)
+            _set_phases(solver, puzzle, state, enc, tables, stop)
     except Stopped:
         return SatOutcome("timeout", encode_s=time.perf_counter() - t0)
     finally:
@@ -510,16 +510,19 @@ def _loaded(clauses: list[list[int]], stop: np.ndarray, name: str) -> Solver:
 
 def _set_phases(
     solver: Solver, puzzle: Puzzle, state: np.ndarray | None, enc: Encoding,
-    tables: Tables | None,
+    tables: Tables | None, stop: np.ndarray,
 ) -> None:
     """Give ``solver`` the belief-propagation phase of every variable of ``enc``
-    (black-and-white puzzles; nothing for colour puzzles or past the work cap)."""
+    (black-and-white puzzles; nothing for colour puzzles or past the work cap). Raises
+    :class:`Stopped` when the deadline's ``stop`` flag ended the hints' work."""
     from nonoforge.solver.phases import phase_literals
 
     t = tables if tables is not None else Tables.of(puzzle)
     st = (np.asarray(state) if state is not None
           else np.full((puzzle.height, puzzle.width), t.full, dtype=np.uint64))
-    lits = phase_literals(t, st, enc._lits, enc.nvars)
+    lits = phase_literals(t, st, enc._lits, enc.nvars, stop=stop)
+    if stop[0]:
+        raise Stopped
     if lits:
         solver.set_phases(lits)
 
