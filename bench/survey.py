@@ -67,15 +67,15 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="best time of this many runs")
     ap.add_argument("--only", default="", help="file stems to run, comma-separated "
                     "(e.g. faase,knotty); all by default")
-    ap.add_argument("--proof-phases", action="store_true",
-                    help="belief-propagation phases for the SAT hand-over of two-solution "
-                    "solves too (sat.PROOF_PHASES; off in the shipped solver: it would "
-                    "move the effort counts the difficulty model reads)")
+    ap.add_argument("--no-proof-phases", action="store_true",
+                    help="no belief-propagation phases for the SAT hand-over of two-solution "
+                    "solves (sat.PROOF_PHASES, on since solver 1.3): how solver 1.2's hints "
+                    "left Knotty and Faase")
     args = ap.parse_args()
-    if args.proof_phases:
+    if args.no_proof_phases:
         from nonoforge.solver import sat
 
-        sat.PROOF_PHASES = True
+        sat.PROOF_PHASES = False
     only = {x for x in args.only.split(",") if x}
     if not CORPUS.exists():
         sys.exit(f"{CORPUS} is absent")

@@ -73,7 +73,7 @@ def test_every_variable_gets_one_phase_and_decided_cells_are_certain() -> None:
         enc = sat.encode(p, root)
         if enc.unsat or enc.nvars == 0:
             continue
-        lits = phase_literals(Tables.of(p), root, enc._lits, enc.nvars)
+        lits = phase_literals(Tables.of(p), root, enc)
         assert sorted(abs(x) for x in lits) == list(range(1, enc.nvars + 1))
         b = cell_beliefs(Tables.of(p), root)
         flat = np.asarray(root).ravel()
@@ -87,14 +87,13 @@ def test_no_hints_for_colour_puzzles_or_past_the_work_cap(
     pal = Palette.of(("white", "#fff"), ("red", "#f00"), ("blue", "#00f"))
     p = Puzzle.from_clues([[(1, 1), (1, 2)]], [[(1, 1)], [(1, 2)]], palette=pal)
     enc = sat.encode(p)
-    assert phase_literals(Tables.of(p), np.full((1, 2), 7, dtype=np.uint64), enc._lits,
-                          enc.nvars) == []
+    assert phase_literals(Tables.of(p), np.full((1, 2), 7, dtype=np.uint64), enc) == []
     q = random_bw_puzzle(1, 10, 10, 0.5)
     enc = sat.encode(q)
     full = np.full((10, 10), 3, dtype=np.uint64)
-    assert phase_literals(Tables.of(q), full, enc._lits, enc.nvars)
+    assert phase_literals(Tables.of(q), full, enc)
     monkeypatch.setattr(phases, "MAX_WORK", 10)
-    assert phase_literals(Tables.of(q), full, enc._lits, enc.nvars) == []
+    assert phase_literals(Tables.of(q), full, enc) == []
 
 
 @pytest.mark.parametrize("name", ["minisat22", "minisat-gh", "cadical195"])
@@ -143,7 +142,7 @@ def test_phases_of_a_line_solvable_unique_puzzle_are_its_solution() -> None:
             continue
         enc = sat.encode(p)
         blank = np.full((10, 10), 3, dtype=np.uint64)
-        lits = phase_literals(Tables.of(p), blank, enc._lits, enc.nvars)
+        lits = phase_literals(Tables.of(p), blank, enc)
         assert len(lits) == enc.nvars
         with Solver(name="minisat22", bootstrap_with=enc.clauses) as s:
             assert s.solve()
@@ -162,8 +161,8 @@ def test_a_set_stop_flag_or_a_large_start_table_cuts_the_hints(
     enc = sat.encode(q)
     full = np.full((12, 12), 3, dtype=np.uint64)
     t = Tables.of(q)
-    both = phase_literals(t, full, enc._lits, enc.nvars)
-    assert phase_literals(t, full, enc._lits, enc.nvars, stop=np.ones(1, dtype=np.int64)) == []
+    both = phase_literals(t, full, enc)
+    assert phase_literals(t, full, enc, stop=np.ones(1, dtype=np.int64)) == []
     monkeypatch.setattr(phases, "MAX_START_TABLE", 0)
-    cells = phase_literals(t, full, enc._lits, enc.nvars)
+    cells = phase_literals(t, full, enc)
     assert 0 < len(cells) < len(both) and cells == both[: len(cells)]

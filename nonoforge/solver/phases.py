@@ -16,10 +16,21 @@ hard puzzles); deterministic (fixed rounds and damping, no clocks, no randomness
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
 
 from nonoforge.solver.kernel_cache import njit
 from nonoforge.solver.tables import Tables
+
+
+class Encoding(Protocol):
+    """What the hints read of :class:`nonoforge.solver.sat.Encoding` (named here without
+    importing it: this module's kernels are stamped from its imports, see kernel_cache)."""
+
+    nvars: int
+    _lits: np.ndarray
+    _starts: tuple[np.ndarray, np.ndarray] | None
 
 #: Rounds of row and column messages at most, and the damping of each update (the share
 #: of the old message kept), and the change under which the messages count as settled.
@@ -274,12 +285,22 @@ def cell_beliefs(
     columns: the single-pass counting tried before (rows' odds times columns' odds)."""
     if tables.ncolors != 1:
         raise ValueError("belief propagation hints are for black-and-white puzzles")
+    allow, row, col = _settle(tables, state, rounds, damping, np.zeros(1, dtype=np.int64))
+    return _beliefs(allow, row, col)
+
+
+def _settle(
+    tables: Tables, state: np.ndarray, rounds: int, damping: float, stop: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The colours ``state`` allows each cell (1 white, 2 black, 3 both) and the row and
+    column messages after ``rounds`` rounds at most; empty messages when ``stop`` was set."""
     allow = (np.asarray(state).astype(np.uint64).ravel() & np.uint64(3)).astype(np.int64)
     row = np.full(allow.shape[0], 0.5)
     col = np.full(allow.shape[0], 0.5)
-    _propagate_beliefs(allow, tables.lines, tables.blen, tables.height, rounds, damping,
-                       SETTLED, row, col, np.zeros(1, dtype=np.int64))
-    return _beliefs(allow, row, col)
+    if _propagate_beliefs(allow, tables.lines, tables.blen, tables.height, rounds, damping,
+                          SETTLED, row, col, stop) < 0:
+        return allow, row[:0], col[:0]
+    return allow, row, col
 
 
 def _beliefs(allow: np.ndarray, row: np.ndarray, col: np.ndarray) -> np.ndarray:
@@ -299,23 +320,23 @@ def _block_cells(t: Tables) -> np.ndarray:
 
 
 def phase_literals(
-    tables: Tables, state: np.ndarray, lits: np.ndarray, nvars: int,
+    tables: Tables, state: np.ndarray, enc: Encoding,
     rounds: int | None = None, damping: float | None = None, starts: bool = True,
     stop: np.ndarray | None = None,
 ) -> list[int]:
-    """The likelier literal of every variable of the order-encoding CNF of ``state``:
-    each open cell's colour by its belief, and (``starts``) each "block j starts at or
-    after p" by its line's start distribution under the crossing lines' messages.
+    """The likelier literal of every variable of ``enc``, the order-encoding CNF of
+    ``state``: each open cell's colour by its belief, and (``starts``) each "block j
+    starts at or after p" by its line's start distribution under the crossing lines'
+    messages.
 
-    ``lits`` is the encoding's "cell has colour" table (cell variables first, numbered
-    by cell); the start variables follow line by line, block by block, one for each
-    position past the block's first feasible start, as :func:`cnf.emit` numbers them.
-    If that numbering does not account for exactly ``nvars`` variables (another
-    encoding), or the start table would be over :data:`MAX_START_TABLE` entries, only the
-    cells get phases. Ties are fixed: a belief of exactly one half gives a cell white, a
-    start probability of exactly one half "at or after p". ``stop`` (an int64 array of
-    one, set by a deadline) ends the work early with no phases. Phases never change what
-    is a solution.
+    The cell variables come first, numbered by cell (``enc._lits``); the start variables
+    follow line by line, block by block, one for each position past the block's first
+    feasible start (``enc._starts``), as :func:`cnf.emit` numbers them. If that numbering
+    does not account for exactly ``enc.nvars`` variables (another encoding), or the start
+    table would be over :data:`MAX_START_TABLE` entries, only the cells get phases. Ties
+    are fixed: a belief of exactly one half gives a cell white, a start probability of
+    exactly one half "at or after p". ``stop`` (an int64 array of one, set by a deadline)
+    ends the work early with no phases. Phases never change what is a solution.
     """
     if tables.ncolors != 1:
         return []
@@ -330,32 +351,23 @@ def phase_literals(
     if rounds < 1:
         return []
 
-    allow = (np.asarray(state).astype(np.uint64).ravel() & np.uint64(3)).astype(np.int64)
-    row = np.full(allow.shape[0], 0.5)
-    col = np.full(allow.shape[0], 0.5)
-    if _propagate_beliefs(allow, tables.lines, tables.blen, tables.height, rounds, damping,
-                          SETTLED, row, col, stop) < 0:
+    allow, row, col = _settle(t, state, rounds, damping, stop)
+    if not len(row):
         return []
     belief = _beliefs(allow, row, col)
-    black = lits[:, 1]
+    black = enc._lits[:, 1]
     free = (black != cnf.TRUE) & (black != cnf.FALSE)
     cells = black[free]
     out: list[int] = np.where(belief[free] > 0.5, cells, -cells).tolist()
     width = max(t.height, t.width)
-    if not starts or len(t.blen) * width > MAX_START_TABLE:
+    if not starts or enc._starts is None or len(t.blen) * width > MAX_START_TABLE:
         return out
-    masks = np.asarray(state).astype(np.uint64).ravel() & t.full
-    feas = np.zeros((len(t.blen), width), dtype=np.bool_)
-    slo = np.zeros(len(t.blen), dtype=np.int64)
-    shi = np.zeros(len(t.blen), dtype=np.int64)
-    if not cnf.narrow(masks, t.lines, t.blen, t.bcol, feas, slo, shi, stop) or stop[0]:
-        return out if not stop[0] else []
-    del feas
+    slo, shi = enc._starts
     # blocks in the order cnf.emit numbers their start variables: line by line
     order = np.concatenate([np.arange(t.lines[li, 3], t.lines[li, 3] + t.lines[li, 4])
                             for li in range(t.lines.shape[0])] + [np.zeros(0, np.int64)])
     nv = len(out)
-    if nv + int((shi - slo)[order].sum()) != nvars:
+    if nv + int((shi - slo)[order].sum()) != enc.nvars:
         return out
     prob = np.zeros((len(t.blen), width))
     _start_odds(allow, t.lines, t.blen, t.height, row, col, prob)
@@ -363,7 +375,7 @@ def phase_literals(
     ge = np.cumsum(prob[:, ::-1], axis=1)[:, ::-1]
     pos = np.arange(width)
     keep = (pos[None, :] > slo[order, None]) & (pos[None, :] <= shi[order, None])
-    var = np.arange(nv + 1, nvars + 1)
+    var = np.arange(nv + 1, enc.nvars + 1)
     out += np.where(ge[order][keep] >= 0.5, var, -var).tolist()
     return out
 

@@ -127,7 +127,7 @@ class Encoding:
     solved.
     """
 
-    __slots__ = ("height", "width", "nvars", "clauses", "unsat", "_lits", "_free")
+    __slots__ = ("height", "width", "nvars", "clauses", "unsat", "_lits", "_free", "_starts")
 
     def __init__(self, height: int, width: int, lits: np.ndarray) -> None:
         self.height = height
@@ -137,6 +137,10 @@ class Encoding:
         self.unsat = False
         #: literal "cell has colour" per (cell, colour), TRUE/FALSE where already decided.
         self._lits = lits
+        #: the order encoding's block starts: (first, last) feasible start of each block, in
+        #: ``Tables.blen`` order (the start variables number the positions past the first);
+        #: None for the regular encoding.
+        self._starts: tuple[np.ndarray, np.ndarray] | None = None
         #: cells with two or more possible colours (the others are constants).
         self._free = (lits != FALSE).sum(axis=1) >= 2
 
@@ -253,6 +257,8 @@ def encode(
         enc.unsat = not all(clauses)
     enc.nvars = nv
     enc.clauses = clauses
+    if order:
+        enc._starts = (slo, shi)
     return enc
 
 
@@ -435,6 +441,9 @@ def solve_sat(
     if max_solutions < 1:
         raise SolverError(f"max_solutions must be at least 1, got {max_solutions}")
     t0 = time.perf_counter()
+    if tables is None:  # built once, for the encoder and the phase hints
+        check_colours(puzzle)
+        tables = Tables.of(puzzle)
     stop = np.zeros(1, dtype=np.int64)
     # the encoder's kernels run without the GIL: the alarm stops them from outside
     alarm = Alarm(deadline, stop.fill, 1).arm()
@@ -510,17 +519,16 @@ def _loaded(clauses: list[list[int]], stop: np.ndarray, name: str) -> Solver:
 
 def _set_phases(
     solver: Solver, puzzle: Puzzle, state: np.ndarray | None, enc: Encoding,
-    tables: Tables | None, stop: np.ndarray,
+    tables: Tables, stop: np.ndarray,
 ) -> None:
     """Give ``solver`` the belief-propagation phase of every variable of ``enc``
     (black-and-white puzzles; nothing for colour puzzles or past the work cap). Raises
     :class:`Stopped` when the deadline's ``stop`` flag ended the hints' work."""
     from nonoforge.solver.phases import phase_literals
 
-    t = tables if tables is not None else Tables.of(puzzle)
     st = (np.asarray(state) if state is not None
-          else np.full((puzzle.height, puzzle.width), t.full, dtype=np.uint64))
-    lits = phase_literals(t, st, enc._lits, enc.nvars, stop=stop)
+          else np.full((puzzle.height, puzzle.width), tables.full, dtype=np.uint64))
+    lits = phase_literals(tables, st, enc, stop=stop)
     if stop[0]:
         raise Stopped
     if lits:
