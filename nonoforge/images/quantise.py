@@ -1045,10 +1045,7 @@ def _colour(
             if tuple(chosen) in seen:
                 continue
             seen.add(tuple(chosen))
-            to = np.array(chosen)[np.argmin(dist[:, chosen], axis=1)]
-            remap = np.zeros(n, dtype=np.int64)
-            remap[chosen] = np.arange(len(chosen))
-            grids = [_spread(remap[to[lbl]], mask, h, w)]
+            grids = [_by_cluster(chosen, dist, lbl, mask, h, w)]
             if o.crumb <= CRUMB:  # retries simplify: clusters, as before (docs/images.md)
                 grids += [_nearest(cells, cand[chosen], mask) for cells in sources]
             for grid in grids:
@@ -1060,17 +1057,13 @@ def _colour(
                     best = (len(chosen), score, chosen, grid, cand, dist, counts, bg, lbl)
     assert best is not None
     _, _, chosen, grid, cand, dist, counts, bg, lbl = best
-    n = len(cand)
     if len(chosen) == 1:
         # nothing clears the floor: the candidate farthest from the background, said so
         far = int(np.argmax(np.where(counts > 0, dist[bg], -1.0)))
         if far == bg or dist[bg, far] <= 0:
             raise ImageError("the image is a single flat colour: nothing to draw")
         chosen = [bg, far]
-        to = np.array(chosen)[np.argmin(dist[:, chosen], axis=1)]
-        remap = np.zeros(n, dtype=np.int64)
-        remap[chosen] = np.arange(2)
-        grid = _spread(remap[to[lbl]], mask, h, w)
+        grid = _by_cluster(chosen, dist, lbl, mask, h, w)
         grid[~mask.reshape(h, w)] = 0
         return _tidy(grid, o), cand[chosen], (
             f"the picture has no colour ΔE2000 {floor:g} from its background; the farthest "
@@ -1119,6 +1112,18 @@ def _widest(
         return float((counts * dist[:, [bg, *c]].min(axis=1)).sum())
 
     return [[bg, *c] for c in sorted(sets, key=error)[:WIDEST_KEEP]]
+
+
+def _by_cluster(
+    chosen: list[int], dist: np.ndarray, lbl: np.ndarray, mask: np.ndarray, h: int, w: int,
+) -> np.ndarray:
+    """The cells drawn in the palette ``chosen`` (candidate indices): each cluster as its
+    nearest chosen candidate (``dist``: ΔE between candidates), each cell as its cluster
+    (``lbl``, for the cells ``mask`` selects)."""
+    to = np.array(chosen)[np.argmin(dist[:, chosen], axis=1)]
+    remap = np.zeros(len(dist), dtype=np.int64)
+    remap[chosen] = np.arange(len(chosen))
+    return _spread(remap[to[lbl]], mask, h, w)
 
 
 def _nearest(cells: np.ndarray, palette_lab: np.ndarray, mask: np.ndarray) -> np.ndarray:
