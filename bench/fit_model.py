@@ -198,8 +198,8 @@ def main() -> int:
     ap.add_argument("--rerate-changed", metavar="VERSION", default=None,
                     help="solve every reference puzzle once and compare it with the ratings "
                     "saved under VERSION: puzzles whose status, technique or any effort count "
-                    "differs are rated again (all passes), the others keep their saved "
-                    "measurements (the same code path, so the same effort and time)")
+                    "differs, or that reach SAT, are rated again (all passes), the others keep "
+                    "their saved measurements (the same code path, so the same effort and time)")
     ap.add_argument("--out", default=str(MODELS), help="the models file to update")
     args = ap.parse_args()
     from nonoforge.solver import SOLVER_VERSION

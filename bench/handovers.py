@@ -39,6 +39,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from nonoforge.formats import read_file  # noqa: E402
 from nonoforge.formats.tournament import read_with_solutions  # noqa: E402
 from nonoforge.puzzle import Grid, Puzzle  # noqa: E402
 from nonoforge.solver import core, sat, solve, warmup  # noqa: E402
@@ -68,8 +69,6 @@ def collect(spec: list[str], first: int | None, survey: list[str] | None = None)
     items: list[Item] = []
     try:
         for stem in survey or []:
-            from nonoforge.formats import read_file
-
             p = read_file(SURVEY / f"{stem}.non")[0]
             try:
                 solve(p, max_solutions=1)
