@@ -12,9 +12,14 @@ bit is left.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-__all__ = ["TECHNIQUES", "mask_colours", "mask_counts"]
+if TYPE_CHECKING:
+    from nonoforge.puzzle import Puzzle
+
+__all__ = ["TECHNIQUES", "mask_colours", "mask_counts", "start_state"]
 
 #: The technique ladder, easiest first: ``trivial`` lines, simple ``overlap``, complete
 #: ``line`` logic, ``probe`` (try each colour of a cell) and ``search`` (guessing).
@@ -34,6 +39,35 @@ def full_state(height: int, width: int, ncolors: int) -> np.ndarray:
     [[3, 3]]
     """
     return np.full((height, width), all_colours(ncolors), dtype=np.uint64)
+
+
+def start_state(puzzle: Puzzle) -> np.ndarray:
+    """Where every solve of ``puzzle`` starts: nothing decided but its givens (cells
+    printed solved, :attr:`~nonoforge.puzzle.Puzzle.givens`), each fixed to its colour.
+
+    The solver's root, the SAT hand-over and :mod:`nonoforge.images.givens` all start
+    here, so "unique" is proven for the puzzle as printed, givens included.
+
+    >>> from nonoforge.puzzle import Puzzle
+    >>> start_state(Puzzle.from_clues([[1], [1]], [[1], [1]], givens=[(0, 1, 0)])).tolist()
+    [[3, 1], [3, 3]]
+    """
+    st = full_state(puzzle.height, puzzle.width, puzzle.ncolors)
+    for r, c, k in puzzle.givens:
+        st[r, c] = np.uint64(1 << k)
+    return st
+
+
+def shows_givens(cells: np.ndarray, puzzle: Puzzle) -> bool:
+    """Whether a picture (colour indices) shows every given of ``puzzle`` in its colour:
+    every solution the solver returns does, as it reproduces the clues.
+
+    >>> from nonoforge.puzzle import Puzzle
+    >>> p = Puzzle.from_clues([[1], [1]], [[1], [1]], givens=[(0, 1, 0)])
+    >>> shows_givens(np.array([[1, 0], [0, 1]]), p), shows_givens(np.array([[0, 1], [1, 0]]), p)
+    (True, False)
+    """
+    return all(int(cells[r, c]) == k for r, c, k in puzzle.givens)
 
 
 def mask_counts(state: np.ndarray) -> np.ndarray:

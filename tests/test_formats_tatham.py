@@ -69,9 +69,27 @@ def test_zero_is_an_empty_clue() -> None:
     assert one("2x2:1/0/1/0") == one("2x2:1//1/")
 
 
-def test_clue_squares_are_checked_then_ignored() -> None:
+def test_clue_squares_are_the_puzzles_givens() -> None:
+    """Pattern's clue squares (cells shown solved from the start, which its own solver
+    starts from) are givens: read, kept in the key, and written back as Pattern writes
+    them (pattern.c's picture generator: a letter per given, its distance from ``a``/``A``
+    the undecided cells skipped before it, ``z`` for 25 skipped, the rest at the end)."""
     # 25 cells: 'A' = a filled given at cell 0, then 'y' skips 24 cells to the end
-    assert one("5x5:2/4/4/4/2/1.1/5/5/3/1,Ay") == HEART
+    p = one("5x5:2/4/4/4/2/1.1/5/5/3/1,Ay")
+    assert p.givens == ((0, 0, 1),)
+    assert p.replace(givens=()) == HEART and p.key != HEART.key
+    assert tatham.format_id(p) == "5x5:2/4/4/4/2/1.1/5/5/3/1,Ay"
+    # an empty given (lower case) after a skip of 7: row 1, column 2 (0-based)
+    q = one("5x5:2/4/4/4/2/1.1/5/5/3/1,hr")
+    assert q.givens == ((1, 2, 0),)
+    assert tatham.format_id(q) == "5x5:2/4/4/4/2/1.1/5/5/3/1,hr"
+    # skips past 25 cells: 'z' (25 skipped, no cell) then the rest
+    big = Puzzle.from_grid(Grid.from_rows(["." * 30])).replace(givens=[(0, 27, 0)])
+    assert tatham.clue_squares(big) == "zcc"  # 25 skipped; 2 more, then the given; 2 left
+    assert one(tatham.format_id(big)).givens == big.givens
+    # a given that disagrees with the clues is a format error, at its line
+    with pytest.raises(FormatError, match="column has no block"):
+        one("2x2:1//1/,Bc")  # filled at row 1, column 2, whose clue is empty
     with pytest.raises(FormatError, match="too little data"):
         one("5x5:2/4/4/4/2/1.1/5/5/3/1,A")
     with pytest.raises(FormatError, match="unrecognised character"):

@@ -14,12 +14,7 @@ from typer.testing import CliRunner
 from nonoforge.cli import app
 from nonoforge.formats import read_file
 from nonoforge.images.generate import generate
-from nonoforge.images.givens import (
-    find_givens,
-    givens_line,
-    read_givens,
-    solved_by_line_logic,
-)
+from nonoforge.images.givens import find_givens, solved_by_line_logic
 from nonoforge.puzzle import Grid, Palette, Puzzle
 from nonoforge.solver import solve
 
@@ -75,13 +70,6 @@ def test_givens_on_photos_keep_the_picture_exact(name: str, colors: int) -> None
             assert not solved_by_line_logic(g.puzzle, rest, g.puzzle.goal)
 
 
-def test_givens_line_round_trips() -> None:
-    gv = [(0, 4, 1), (9, 0, 0)]
-    assert givens_line(gv) == "givens 1,5,1 10,1,0\n"
-    assert read_givens("width 10\n" + givens_line(gv)) == gv
-    assert read_givens("width 10\n") == []
-
-
 def test_cli_repair_givens_writes_non_with_givens_and_sheets(tmp_path: Path) -> None:
     src = tmp_path / "switch.png"
     im = Image.fromarray(np.where(switch_grid().cells, 0, 255).astype(np.uint8))
@@ -92,17 +80,28 @@ def test_cli_repair_givens_writes_non_with_givens_and_sheets(tmp_path: Path) -> 
     assert r.exit_code == 0, r.output
     [row] = json.loads(r.stdout)
     assert row["accepted"] and row["edits"] == 0 and len(row["givens"]) == 1
-    text = Path(row["puzzle"]).read_text()
-    assert read_givens(text) == [tuple(g) for g in row["givens"]]
-    [p] = read_file(row["puzzle"])  # other readers skip the extension line
+    assert "\ngivens " in Path(row["puzzle"]).read_text()
+    [p] = read_file(row["puzzle"])  # the givens come back as part of the puzzle
     assert p.goal == switch_grid()
+    assert p.givens == tuple(tuple(g) for g in row["givens"])
+    assert p.key == row["key"]
+    assert solve(p).status == "unique"  # proven with its givens; multiple without them
+    assert solve(p.replace(givens=())).status == "multiple"
     assert 'class="given"' in Path(row["files"]["sheet_svg"]).read_text()
-    # a format that would drop the givens is refused, with one line
+    # a format that holds givens is written: our JSON
     r = runner.invoke(app, ["generate", str(src), "--size", "10x10", "--no-crop",
-                            "--repair", "givens", "--format", "json", "--out",
+                            "--repair", "givens", "--format", "json", "--json", "--out",
                             str(tmp_path / "j")])
+    assert r.exit_code == 0, r.output
+    [row] = json.loads(r.stdout)
+    assert read_file(row["puzzle"])[0].givens == p.givens
+    # a format that would drop the givens is refused, with one line, nothing written
+    out = tmp_path / "x"
+    r = runner.invoke(app, ["generate", str(src), "--size", "10x10", "--no-crop",
+                            "--repair", "givens", "--format", "xml", "--out", str(out)])
     assert r.exit_code == 2 and "cannot hold given cells" in r.stderr
-    assert "Traceback" not in r.output
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.output
+    assert not out.exists()
 
 
 def test_sheet_png_draws_givens() -> None:

@@ -178,10 +178,10 @@ def dumps(puzzles: Puzzle | Iterable[Puzzle], fmt: str | Format) -> str | bytes:
         raise FormatError(f"format {f.name!r} can be read but not written")
     if len(items) > 1 and not f.multi:
         raise FormatError(f"format {f.name!r} holds one puzzle a file, got {len(items)}")
-    for p in items:
-        if not f.accepts(p):
-            why = "colour" if not f.color and not p.is_bw else "this puzzle"
-            raise FormatError(f"format {f.name!r} cannot hold {why}")
+    for p in items:  # the one place a write is refused (convert, generate, exports)
+        why = f.refusal(p)
+        if why is not None:
+            raise FormatError(why)
     return f.write(items)
 
 

@@ -47,7 +47,9 @@ class Format:
 
     ``holds(p)`` is what survives a write and a read of ``p`` (the metadata and goal the
     format keeps), so that ``read(write(p)) == holds(p)`` for every puzzle the format can
-    hold; ``can_hold(p)`` says which those are (size limits, colours).
+    hold; ``can_hold(p)`` says which those are (size limits, colours). ``givens`` says
+    whether the format holds a puzzle's givens (cells printed solved): they are part of
+    the puzzle, so a format without them cannot hold a puzzle that has any.
     """
 
     name: str
@@ -67,17 +69,47 @@ class Format:
     #: solution files): given a file's path and its content (already read and decoded),
     #: read it with its companions, or None when it has none.
     with_companions: Callable[[str, str | bytes], list[Puzzle] | None] | None = None
+    #: Whether files of this format carry a puzzle's givens (see the class doc).
+    givens: bool = False
 
     def accepts(self, p: Puzzle) -> bool:
-        """Whether ``p`` can be written in this format without losing clues or colours."""
+        """Whether ``p`` can be written in this format without losing clues, colours or
+        givens."""
         if self.write is None:
             return False
         if not self.color and not p.is_bw:
             return False
+        if p.givens and not self.givens:
+            return False
         return self.can_hold(p) if self.can_hold else True
+
+    def refusal(self, p: Puzzle) -> str | None:
+        """Why ``p`` cannot be written in this format (one line), or None when it can."""
+        if self.write is None:
+            return f"format {self.name!r} can be read but not written"
+        if not self.color and not p.is_bw:
+            return f"format {self.name!r} cannot hold colour"
+        if p.givens and not self.givens:
+            return (
+                f"format {self.name!r} cannot hold given cells (cells printed solved; this "
+                f"puzzle has {len(p.givens)}): use {_givens_formats()}"
+            )
+        if self.can_hold and not self.can_hold(p):
+            return f"format {self.name!r} cannot hold this puzzle"
+        return None
 
 
 FORMATS: dict[str, Format] = {}
+
+
+def _givens_formats() -> str:
+    """The formats that hold givens, for messages: ``non, json or tatham (...)``."""
+    names = [
+        f.name + ("" if f.color else " (black-and-white)")
+        for f in FORMATS.values()
+        if f.givens and f.write is not None
+    ]
+    return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else "".join(names)
 
 
 def register(fmt: Format) -> Format:
@@ -87,7 +119,8 @@ def register(fmt: Format) -> Format:
 
 
 def strip_meta(p: Puzzle) -> Puzzle:
-    """``p`` without metadata or goal: what a clue-only format keeps."""
+    """``p`` without metadata or goal: what a clue-only format keeps (givens stay: a format
+    that cannot hold them refuses a puzzle that has any, see :meth:`Format.refusal`)."""
     return p.replace(meta=Meta(), goal=None)
 
 

@@ -5,10 +5,12 @@
     {"format": "nonoforge", "version": 1, "width": 2, "height": 2,
      "palette": [["white", "#ffffff"], ["black", "#000000"]],
      "rows": [[[1, 1]], [[2, 1]]], "columns": [[[2, 1]], [[1, 1]]],
-     "meta": {"title": "..."}, "goal": [".#", "##"]}
+     "meta": {"title": "..."}, "goal": [".#", "##"], "givens": [[0, 1, 1]]}
 
 Blocks are ``[length, colour]`` pairs; the goal uses ``.`` and ``#`` (black-and-white)
-or ``.`` ``a`` ``b`` ... (colour). A file holding several puzzles is a JSON list of these.
+or ``.`` ``a`` ``b`` ... (colour). ``givens`` (only when the puzzle has some) lists the
+cells printed solved as ``[row, column, colour]``, counted from 0 as in the model, colour 0
+for a cell given empty. A file holding several puzzles is a JSON list of these.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ def to_dict(p: Puzzle) -> dict[str, Any]:
         d["meta"] = meta
     if p.goal is not None:
         d["goal"] = p.goal.to_rows(cell_chars(p.ncolors))
+    if p.givens:
+        d["givens"] = [list(g) for g in p.givens]
     return d
 
 
@@ -63,7 +67,13 @@ def from_dict(d: Any) -> Puzzle:
             goal = None
             if "goal" in d:
                 goal = Grid.from_rows(d["goal"], cell_chars(len(palette) - 1))
-            p = Puzzle.from_clues(d["rows"], d["columns"], palette, meta, goal)
+            givens = d.get("givens") or []
+            if not isinstance(givens, list) or not all(
+                isinstance(g, list) and len(g) == 3 and all(type(v) is int for v in g)
+                for g in givens
+            ):
+                raise FormatError('"givens" must be a list of [row, column, colour] integers')
+            p = Puzzle.from_clues(d["rows"], d["columns"], palette, meta, goal, givens)
         except (KeyError, TypeError, ValueError) as e:
             if isinstance(e, FormatError):
                 raise
@@ -108,5 +118,6 @@ FORMAT = register(
         multi=True,
         color=True,
         priority=10,
+        givens=True,
     )
 )

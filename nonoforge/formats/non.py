@@ -17,6 +17,7 @@
     columns
     ...
     goal "01100011010010101110101001010000110010100101111000"
+    givens 3,4,1 7,2,0         (ours: cells printed solved, see below)
 
 Keys come one a line; ``rows`` and ``columns`` are followed by exactly ``height`` and
 ``width`` clue lines (an empty line or ``0`` is an empty clue); unknown lines are
@@ -34,6 +35,15 @@ without a character in a colour puzzle is colour 1, the first colour. ``goal`` h
 ``0`` for the background, ``1`` for colour 1, or colour characters.
 
 Several puzzles a file ("nonpack"): separated by a line ``====``.
+
+Givens (our extension, issue 17): cells printed already solved on the sheet, part of the
+puzzle (:attr:`~nonoforge.puzzle.Puzzle.givens`). One ``givens`` line lists them as
+``row,column,colour``, rows and columns counted from 1; the colour is written as the
+``goal`` line writes a cell: ``0`` for a cell given empty (crossed), ``1`` in a
+black-and-white puzzle, the colour's character (``3,4,a``) in a colour puzzle; a number
+``n`` is the palette's ``n``-th colour. Readers that do not know the line ignore it, as
+the format asks -- and so solve a puzzle that may have several solutions: the clues alone
+are not the puzzle once it has givens.
 
 This module also holds the few helpers the other line-based formats share (clue checks
 that know their line number, invented colours).
@@ -57,6 +67,7 @@ from nonoforge.puzzle import (
     Block,
     Clue,
     Color,
+    Given,
     Grid,
     Meta,
     Palette,
@@ -180,7 +191,7 @@ def decode_cells(rows: Sequence[str], table: dict[str, int], lineno: int) -> Gri
 
 KEYS = frozenset(
     {"width", "height", "rows", "columns", "title", "by", "copyright", "catalogue",
-     "license", "licence", "color", "colour", "goal"}
+     "license", "licence", "color", "colour", "goal", "givens"}
 )  # fmt: skip
 _META_KEYS = {
     "title": "title",
@@ -316,6 +327,7 @@ class _Sheet:
     #: ``rows``/``columns``: the clues, the line of each, the line of the key
     raw: dict[str, tuple[_RawClues, list[int], int]] = field(default_factory=dict)
     goal: tuple[str, int] | None = None
+    givens: tuple[str, int] | None = None
     #: the key line being handled, stripped (for messages)
     text: str = ""
 
@@ -372,13 +384,19 @@ def _on_goal(st: _Sheet, key: str, value: str, lineno: int) -> None:
     st.goal = (_unquote(value), lineno)
 
 
+def _on_givens(st: _Sheet, key: str, value: str, lineno: int) -> None:
+    if st.givens is not None:
+        raise FormatError("a second 'givens' line", line=lineno)
+    st.givens = (value, lineno)
+
+
 #: What each key line does; every key of :data:`KEYS` has one.
 _HANDLERS: dict[str, Callable[[_Sheet, str, str, int], None]] = {
     "width": _on_size, "height": _on_size,
     **dict.fromkeys(_META_KEYS, _on_meta),
     "color": _on_color, "colour": _on_color,
     "rows": _on_clues, "columns": _on_clues,
-    "goal": _on_goal,
+    "goal": _on_goal, "givens": _on_givens,
 }  # fmt: skip
 
 
@@ -456,7 +474,49 @@ def _read_one(sec: _Section) -> Puzzle | None:
         grid = _parse_goal(st.goal[0], len(cols), len(rows), index, st.goal[1])
         goal_line = st.goal[1]
     end = max(row_at, col_at)
-    return build_puzzle(rows, cols, palette, info, row_lines, col_lines, end, grid, goal_line)
+    p = build_puzzle(rows, cols, palette, info, row_lines, col_lines, end, grid, goal_line)
+    if st.givens is None:
+        return p
+    value, at = st.givens
+    givens = parse_givens(value, index, at)
+    try:
+        return p.replace(givens=givens)
+    except PuzzleError as e:
+        raise FormatError(str(e), line=at) from None
+
+
+_TRIPLE = re.compile(r"(\d{1,6}),(\d{1,6}),(\d{1,6}|[A-Za-z])")
+
+
+def parse_givens(value: str, index: dict[str, int], lineno: int) -> list[Given]:
+    """The triples of a ``givens`` line (see the module doc), 0-based; ``index`` maps a
+    colour character to its palette index."""
+    out: list[Given] = []
+    for tok in value.split():
+        m = _TRIPLE.fullmatch(tok)
+        if m is None or int(m[1]) < 1 or int(m[2]) < 1:
+            shown = tok[:20]
+            raise FormatError(
+                f"bad given {shown!r} (want row,column,colour, e.g. 3,4,1)", line=lineno
+            )
+        colour = m[3]
+        if colour.isdigit():
+            k = int(colour)
+        elif colour in index:
+            k = index[colour]
+        else:
+            raise FormatError(f"given {tok!r}: unknown colour character {colour!r}", line=lineno)
+        out.append((int(m[1]) - 1, int(m[2]) - 1, k))
+    return out
+
+
+def givens_line(p: Puzzle, chars: Sequence[str] | None = None) -> str:
+    """``p``'s ``givens`` line (no newline); ``chars`` names each colour (the colour
+    characters of a colour puzzle; digits by default)."""
+    def colour(k: int) -> str:
+        return str(k) if chars is None or k == 0 else chars[k]
+
+    return "givens " + " ".join(f"{r + 1},{c + 1},{colour(k)}" for r, c, k in p.givens)
 
 
 def _parse_goal(text: str, w: int, h: int, index: dict[str, int], lineno: int) -> Grid:
@@ -546,6 +606,8 @@ def _write_one(p: Puzzle) -> str:
         table = ["0", *(["1"] if plain else chars[1:])]
         cells = "".join(table[v] for v in p.goal.cells.ravel().tolist())
         out += ["", f'goal "{cells}"']
+    if p.givens:
+        out += ["", givens_line(p, None if plain else chars)]
     return "\n".join(out) + "\n"
 
 
@@ -556,7 +618,7 @@ def write(puzzles: list[Puzzle]) -> str:
 
 def holds(p: Puzzle) -> Puzzle:
     """What a ``.non`` file keeps of ``p``: clues, colours (named by their character),
-    goal, and title/author/copyright/licence/source metadata."""
+    goal, givens, and title/author/copyright/licence/source metadata."""
     meta = Meta(
         title=clean_text(p.meta.title),
         author=clean_text(p.meta.author),
@@ -603,5 +665,6 @@ FORMAT = register(
         holds=holds,
         can_hold=can_hold,
         priority=30,
+        givens=True,
     )
 )

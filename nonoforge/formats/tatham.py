@@ -8,8 +8,12 @@ separated by ``.``; an empty clue is empty::
 
 A square size may be written once (``10:...`` is ``10x10:...``) and a leading ``pattern:``
 (the game's name, as some collections write it) is accepted. Newer versions of Pattern may
-append ``,`` and run-length coded *clue squares* (cells shown filled or empty at the
-start): they are checked and then ignored, since the clues alone define the puzzle. A
+append ``,`` and run-length coded *clue squares*: cells shown filled or empty from the
+start, which the player cannot change and Pattern's own solver starts from (its picture
+generator winnows them to a few, as ``generate --repair givens`` does). They are the
+puzzle's givens (:attr:`~nonoforge.puzzle.Puzzle.givens`), read and written: cells in
+reading order, each letter skipping its distance from ``a`` (``A``) undecided cells and
+then giving one cell empty (filled); ``z`` skips 25 cells and gives none. A
 *random seed* ID (``10x10#123456``) is not a puzzle but an instruction to Pattern's
 generator, so reading one is an error. Pattern's save files (``SAVEFILE:41:Simon
 Tatham's Portable Puzzle Collection``) are read too, from their ``PARAMS`` and ``DESC``.
@@ -33,7 +37,7 @@ from nonoforge.formats.base import (
     puzzle_or_error,
     register,
 )
-from nonoforge.puzzle import Clue, Puzzle
+from nonoforge.puzzle import Clue, Given, Puzzle
 
 _SIZE = re.compile(r"(\d{1,7})(?:x(\d{1,7}))?")
 _SAVE_FIELD = re.compile(r"([A-Z]+) *:(\d{1,9}):")
@@ -50,20 +54,46 @@ def _size(text: str, line: int) -> tuple[int, int]:
     return w, h
 
 
-def _check_clue_squares(code: str, cells: int, line: int) -> None:
-    """Validate Pattern's optional clue-square suffix: letters, each a skip and a cell."""
+def _clue_squares(code: str, width: int, cells: int, line: int) -> list[Given]:
+    """Pattern's optional clue-square suffix as givens: letters, each a skip and a cell."""
     i = 0
+    out: list[Given] = []
     for ch in code:
         if not ("a" <= ch <= "z" or "A" <= ch <= "Z"):
             raise FormatError(f"unrecognised character {ch!r} in the clue squares", line=line)
         skip = ord(ch.lower()) - ord("a")
         i += skip
         if skip < 25 and i < cells:
+            out.append((i // width, i % width, 1 if ch.isupper() else 0))
             i += 1
         if i > cells:
             raise FormatError("too much data in the clue squares", line=line)
     if i < cells:
         raise FormatError("too little data in the clue squares", line=line)
+    return out
+
+
+def clue_squares(p: Puzzle) -> str:
+    """``p``'s givens as Pattern's clue-square code (empty when it has none)."""
+    if not p.givens:
+        return ""
+    out: list[str] = []
+    pos = 0
+    for r, c, k in p.givens:  # sorted: reading order
+        at = r * p.width + c
+        skip = at - pos
+        while skip >= 25:
+            out.append("z")
+            skip -= 25
+        out.append(chr((ord("A") if k else ord("a")) + skip))
+        pos = at + 1
+    rest = p.width * p.height - pos
+    while rest >= 25:  # as Pattern writes it: whole skips, then the remainder
+        out.append("z")
+        rest -= 25
+    if rest:
+        out.append(chr(ord("a") + rest))
+    return "".join(out)
 
 
 def parse_id(game_id: str, line: int = 1) -> Puzzle:
@@ -82,8 +112,7 @@ def parse_id(game_id: str, line: int = 1) -> Puzzle:
     size, desc = text.split(":", 1)
     w, h = _size(size.strip(), line)
     desc, comma, squares = desc.partition(",")
-    if comma:
-        _check_clue_squares(squares.strip(), w * h, line)
+    givens = _clue_squares(squares.strip(), w, w * h, line) if comma else []
     parts = desc.strip().split("/")
     if len(parts) != w + h:
         raise FormatError(
@@ -101,7 +130,7 @@ def parse_id(game_id: str, line: int = 1) -> Puzzle:
             raise FormatError(f"{what}: {len(nums)} blocks cannot fit in {n} cells", line=line)
         clues.append(tuple(nums))  # type: ignore[arg-type]
     cols, rows = clues[:w], clues[w:]
-    return puzzle_or_error(lambda: Puzzle.from_clues(rows, cols), line)
+    return puzzle_or_error(lambda: Puzzle.from_clues(rows, cols, givens=givens), line)
 
 
 def _save_fields(text: str) -> dict[str, str]:
@@ -144,11 +173,13 @@ def read(text: str | bytes) -> Iterator[Puzzle]:
 
 
 def format_id(p: Puzzle) -> str:
-    """The game ID of a black-and-white puzzle: ``WxH:`` then column and row clues."""
+    """The game ID of a black-and-white puzzle: ``WxH:`` then column and row clues (then
+    ``,`` and its clue squares when it has givens)."""
     if not p.is_bw:
         raise FormatError("Pattern game IDs are black-and-white only")
     clues = [".".join(str(b.length) for b in c) for c in p.columns + p.rows]
-    return f"{p.width}x{p.height}:" + "/".join(clues)
+    squares = clue_squares(p)
+    return f"{p.width}x{p.height}:" + "/".join(clues) + ("," + squares if squares else "")
 
 
 def write(puzzles: list[Puzzle]) -> str:
@@ -158,7 +189,7 @@ def write(puzzles: list[Puzzle]) -> str:
 _SNIFF = re.compile(r"(?i:pattern:)?\s*\d{1,7}(?:x\d{1,7})?(?::[0-9./]*(?:,[a-zA-Z]*)?|#\S*)")
 
 
-holds = bw_clues  # what survives: the clues, in black on white
+holds = bw_clues  # what survives: the clues (and givens), in black on white
 
 
 def sniff(text: str | bytes) -> bool:
@@ -184,5 +215,6 @@ FORMAT = register(
         color=False,
         holds=holds,
         priority=20,
+        givens=True,
     )
 )

@@ -5,37 +5,32 @@ prints some cells on the sheet already solved -- filled in their colour, or cros
 empty -- chosen so that the clues *plus* those cells have exactly one solution that line
 logic alone reaches. Line logic here is the solver's own complete line kernel
 (:func:`nonoforge.solver.line.solve_line`) run to a fixed point from the givens as the
-starting state. A given always agrees with the picture, and line logic never removes a
-colour some valid placement keeps, so when every cell is decided the result *is* the
-picture: the givens prove uniqueness by construction.
+starting state (:func:`nonoforge.solving.start_state`, where the solver starts too, so
+``solve`` proves the printed puzzle unique with the very same givens). A given always
+agrees with the picture, and line logic never removes a colour some valid placement keeps,
+so when every cell is decided the result *is* the picture: the givens prove uniqueness by
+construction.
 
 Choosing the fewest givens is a set-cover-like problem; :func:`find_givens` is greedy
 (each round, of the undecided cells on the most-undecided lines, the one whose given
 settles the most cells) followed by a pruning pass that drops every given the others make
 redundant. Same puzzle, same givens.
 
-In ``.non`` files givens are written as one extension line (readers ignore lines they do not
-know, as the format asks)::
-
-    givens 3,4,1 7,2,0
-
-each ``row,column,colour`` with rows and columns counted from 1 and colour 0 for a cell
-given empty (crossed). Formats that cannot hold givens are refused when there are givens.
+The givens are part of the puzzle (:attr:`~nonoforge.puzzle.Puzzle.givens`): ``.non``
+files hold them as a ``givens`` line (:mod:`nonoforge.formats.non`), our JSON as a field,
+Pattern game IDs as clue squares; every other format refuses a puzzle that has any.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from nonoforge.errors import FormatError
-from nonoforge.puzzle import Grid, Puzzle
-from nonoforge.solving import full_state, mask_colours, mask_counts
+from nonoforge.puzzle import Given, Grid, Puzzle
+from nonoforge.solving import mask_colours, mask_counts, start_state
 from nonoforge.sweeps import line_sweeps
 
-Given = tuple[int, int, int]  # (row, column, colour), 0-based
 #: Undecided cells tried per round (those on the lines with the most undecided cells).
 GIVEN_CANDIDATES = 40
 
@@ -62,11 +57,11 @@ def undecided(state: np.ndarray) -> np.ndarray:
 
 
 def apply_givens(puzzle: Puzzle, givens: Sequence[Given]) -> np.ndarray | None:
-    """The line-logic fixed point from the clues with ``givens`` applied as the start."""
-    st = full_state(puzzle.height, puzzle.width, puzzle.ncolors)
-    for y, x, c in givens:
-        st[y, x] = np.uint64(1 << c)
-    return propagate(puzzle, st)
+    """The line-logic fixed point from the clues with ``givens`` (in place of the puzzle's
+    own) as the start, :func:`~nonoforge.solving.start_state` as the solver has it."""
+    return propagate(puzzle, start_state(Puzzle.trusted(
+        puzzle.rows, puzzle.columns, puzzle.palette, puzzle.meta, puzzle.goal, tuple(givens)
+    )))
 
 
 def solved_by_line_logic(puzzle: Puzzle, givens: Sequence[Given], goal: Grid) -> bool:
@@ -109,30 +104,3 @@ def find_givens(puzzle: Puzzle, goal: Grid, candidates: int = GIVEN_CANDIDATES) 
         if solved_by_line_logic(puzzle, rest, goal):
             givens = rest
     return sorted(givens)
-
-
-# -- the .non extension ---------------------------------------------------------------------
-
-
-def givens_line(givens: Sequence[Given]) -> str:
-    """The ``.non`` extension line (1-based rows and columns)."""
-    return "givens " + " ".join(f"{y + 1},{x + 1},{c}" for y, x, c in givens) + "\n"
-
-
-_TRIPLE = re.compile(r"^(\d+),(\d+),(\d+)$")
-
-
-def read_givens(text: str, path: str | None = None) -> list[Given]:
-    """The givens of a ``.non`` file's text (none when it has no ``givens`` line)."""
-    for lineno, line in enumerate(text.splitlines(), 1):
-        parts = line.split()
-        if not parts or parts[0] != "givens":
-            continue
-        out = []
-        for p in parts[1:]:
-            m = _TRIPLE.match(p)
-            if not m or int(m[1]) < 1 or int(m[2]) < 1:
-                raise FormatError(f"bad given {p!r} (want row,column,colour)", path, lineno)
-            out.append((int(m[1]) - 1, int(m[2]) - 1, int(m[3])))
-        return out
-    return []

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from nonoforge.errors import ImageError, UsageError
+from nonoforge.errors import ImageError
 from nonoforge.images.generate import Generated, Solver, default_solver
 from nonoforge.images.render import (
     edits_png,
@@ -52,32 +52,19 @@ def write_generated(
     """Write a generated puzzle, its sheet (PNG and SVG), solution and edits pictures.
 
     Returns the paths written, by role: ``puzzle``, ``sheet_png``, ``sheet_svg``,
-    ``solution``, ``edits``. Givens go on the sheets and, as a ``givens`` line, into a
-    ``.non`` file; any other format is refused (it would drop them) before anything is
-    written.
+    ``solution``, ``edits``. Givens are part of the puzzle: they go on the sheets and into
+    the puzzle file, and a format that cannot hold them is refused (by the formats'
+    one check, :meth:`~nonoforge.formats.Format.refusal`) before anything is written.
     """
-    from nonoforge.formats import get_format, write_file
+    from nonoforge.formats import dumps, get_format
 
     f = get_format(fmt)
-    if gen.givens and f.name != "non":
-        raise UsageError(
-            f"the {f.name} format cannot hold given cells; use --format non (a 'givens' "
-            "line) or --repair edits"
-        )
-    d = out_dir(directory)
     p = gen.puzzle
-    paths = {"puzzle": str(d / f"{stem}{f.extensions[0]}")}
-    if gen.givens:  # .non only (checked above): the puzzle with its documented givens line
-        from nonoforge.formats import dumps
-        from nonoforge.images.givens import givens_line
-
-        _write(Path(paths["puzzle"]), str(dumps(p, "non")) + givens_line(gen.givens))
-    else:
-        write_file(p, paths["puzzle"], f.name)
-    paths["sheet_png"] = _write(
-        d / f"{stem}-sheet.png", png_bytes(sheet_png(p, givens=gen.givens))
-    )
-    paths["sheet_svg"] = _write(d / f"{stem}-sheet.svg", sheet_svg(p, givens=gen.givens))
+    data = dumps(p, f)  # refuses here, before the output directory is touched
+    d = out_dir(directory)
+    paths = {"puzzle": _write(d / f"{stem}{f.extensions[0]}", data)}
+    paths["sheet_png"] = _write(d / f"{stem}-sheet.png", png_bytes(sheet_png(p, givens=p.givens)))
+    paths["sheet_svg"] = _write(d / f"{stem}-sheet.svg", sheet_svg(p, givens=p.givens))
     assert p.goal is not None
     scale = _scale(p)
     paths["solution"] = _write(

@@ -27,7 +27,7 @@ from nonoforge.solver import quick
 from nonoforge.solver.options import SearchOptions
 from nonoforge.solver.result import TECHNIQUES, SolveResult
 from nonoforge.solver.tables import Tables, check_colours
-from nonoforge.solving import full_state
+from nonoforge.solving import full_state, shows_givens, start_state
 
 if TYPE_CHECKING:
     from nonoforge.solver.driver import Work
@@ -68,11 +68,12 @@ SAT_CONFLICT_WORK = 200
 
 
 def _checked(puzzle: Puzzle, grids: list[Grid]) -> list[Grid]:
-    """The grids, each verified against the clues (a failure here is a solver bug)."""
+    """The grids, each verified against the clues and the givens (a failure here is a
+    solver bug)."""
     out: list[Grid] = []
     seen: set[Grid] = set()
     for g in grids:
-        if not g.matches(puzzle):
+        if not g.matches(puzzle) or not shows_givens(g.cells, puzzle):
             raise SolverError("internal error: the solver produced a grid that breaks a clue")
         if g not in seen:
             seen.add(g)
@@ -195,8 +196,11 @@ def _solve(
 ) -> SolveResult:
     t0 = time.monotonic()
     deadline = None if timeout is None else (t0 if started is None else started) + timeout
+    # every path starts from the givens (cells printed solved), so "unique" is proven for
+    # the puzzle as printed; None (the blank grid) when it has none, as it always was
+    start = start_state(puzzle) if puzzle.givens else None
     if allow_quick and not record_steps and strategy != "sat" and not engine_loaded():
-        q = quick.solve_by_lines(puzzle, max_solutions, budget)
+        q = quick.solve_by_lines(puzzle, max_solutions, budget, start)
         if q is not None:
             return SolveResult(
                 status=q.status, solutions=_checked(puzzle, q.solutions), technique=q.technique,
@@ -207,7 +211,7 @@ def _solve(
             # reading a huge file took the time: loading the engine would only overshoot
             return SolveResult(status="timeout", solutions=[], technique=TECHNIQUES[0],
                                effort={"work": 0}, time_s=time.monotonic() - t0,
-                               state=full_state(puzzle.height, puzzle.width, puzzle.ncolors))
+                               state=start_state(puzzle))
         loading = warmup()
         t0 += loading
         if started is None and deadline is not None:
@@ -216,12 +220,13 @@ def _solve(
             # timeout; a command that passes ``started`` has its loading counted (issue 14)
             deadline += loading
     if strategy == "sat":
-        return _solve_sat_only(puzzle, max_solutions, deadline, t0, budget)
+        return _solve_sat_only(puzzle, max_solutions, deadline, t0, budget, start)
     from nonoforge.solver import driver as D  # noqa: N812
     from nonoforge.solver import engine as E  # noqa: N812
 
     t = Tables.of(puzzle)
-    w = D.Work(t, max_solutions, record_steps, SEARCH_ONE if max_solutions == 1 else SEARCH_MANY)
+    w = D.Work(t, max_solutions, record_steps, SEARCH_ONE if max_solutions == 1 else SEARCH_MANY,
+               start)
     use_sat = strategy == "auto"
     w.v[E.V_STRAT] = _STRAT_LEVEL[strategy]
     if node_budget is not None:
@@ -321,13 +326,15 @@ def _sat_status(status: str, found: list[Grid], max_solutions: int) -> str:
 
 def _solve_sat_only(
     puzzle: Puzzle, max_solutions: int, deadline: float | None, t0: float,
-    budget: int | None = None,
+    budget: int | None = None, start: np.ndarray | None = None,
 ) -> SolveResult:
     conflicts = None if budget is None else budget // SAT_CONFLICT_WORK
-    out = _solve_sat(puzzle, None, max_solutions, deadline, conflicts, Tables.of(puzzle))
+    out = _solve_sat(puzzle, start, max_solutions, deadline, conflicts, Tables.of(puzzle))
     grids = _checked(puzzle, list(out.solutions)[:max_solutions])
     if out.status == "unique" and grids:
         state = (np.uint64(1) << grids[0].cells.astype(np.uint64)).astype(np.uint64)
+    elif start is not None:
+        state = start
     else:
         state = full_state(puzzle.height, puzzle.width, puzzle.ncolors)
     return SolveResult(

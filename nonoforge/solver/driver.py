@@ -19,7 +19,7 @@ from nonoforge.solver import engine as E  # noqa: N812
 from nonoforge.solver.alarm import Alarm
 from nonoforge.solver.options import SearchOptions
 from nonoforge.solver.tables import BITS, Tables
-from nonoforge.solving import mask_colours
+from nonoforge.solving import mask_colours, shows_givens
 
 #: Probe records (engine ``V_INCR``) are kept when the puzzle's line bitsets take at most
 #: this many words (one bitset of its lines per cell).
@@ -36,12 +36,17 @@ class Work:
     """The engine's working memory for one solve (the whole resumable state)."""
 
     def __init__(self, t: Tables, max_solutions: int, record_steps: bool,
-                 search: SearchOptions | None = None) -> None:
+                 search: SearchOptions | None = None, start: np.ndarray | None = None) -> None:
         o = search or SearchOptions()
         h, w = t.height, t.width
         ncell, nl, maxn = h * w, h + w, max(h, w)
         self.t = t
-        self.cur = np.full(ncell, t.full, dtype=np.uint64)  # what a stop before any logic reports
+        # where the engine starts (the blank grid, or the givens fixed: ``start``); also
+        # what a stop before any logic reports
+        if start is None:
+            self.cur = np.full(ncell, t.full, dtype=np.uint64)
+        else:
+            self.cur = np.ascontiguousarray(start, dtype=np.uint64).reshape(ncell).copy()
         cap = min(ncell, 64)
         self.stack = np.zeros((cap, ncell), dtype=np.uint64)
         self.bcell = np.zeros(cap, dtype=np.int64)
@@ -230,6 +235,6 @@ def collect(w: Work, puzzle: Puzzle, grids: list[Grid]) -> None:
     t = w.t
     for i in range(len(grids), n):
         g = state_to_grid(w.sols[i, :-1].reshape(t.height, t.width))
-        if not g.matches(puzzle):
+        if not g.matches(puzzle) or not shows_givens(g.cells, puzzle):
             raise SolverError("internal error: the solver produced a grid that breaks a clue")
         grids.append(g)

@@ -514,14 +514,14 @@ def _count_undecided(st):
 
 @njit(cache=True, nogil=True)
 def init_state(s):
-    """The trivial and simple-overlap rungs on the blank grid; schedules every line.
+    """The trivial and simple-overlap rungs on the starting state; schedules every line.
 
-    Returns False when the rungs already contradict each other.
+    The starting state is what ``s.cur`` holds (the caller's :class:`~nonoforge.solver.
+    driver.Work` sets it): the blank grid, or the blank grid with the puzzle's givens
+    fixed. Returns False when the rungs already contradict it.
     """
     v = s.v
     st = s.cur
-    for c in range(s.H * s.W):
-        st[c] = s.full
     ok = True
     for kind in range(2):
         changed, kind_ok = _overlap_rung(s, kind)

@@ -169,9 +169,12 @@ def _overlap(n: int, lens: list[int]) -> list[int]:
     return out
 
 
-def solve_by_lines(puzzle: Puzzle, max_solutions: int, budget: int | None) -> QuickOutcome | None:
+def solve_by_lines(
+    puzzle: Puzzle, max_solutions: int, budget: int | None, start: np.ndarray | None = None
+) -> QuickOutcome | None:
     """The engine's root line logic, in Python: the outcome when it decides the puzzle
-    (solved, or a contradiction), else None (the engine must run: probing, search)."""
+    (solved, or a contradiction), else None (the engine must run: probing, search).
+    ``start`` is the engine's starting state (the givens fixed; the blank grid if None)."""
     h, w = puzzle.height, puzzle.width
     if puzzle.ncolors != 1 or h * w > QUICK_MAX_CELLS or h * w == 0:
         return None
@@ -181,7 +184,7 @@ def solve_by_lines(puzzle: Puzzle, max_solutions: int, budget: int | None) -> Qu
     clues = [[b.length for b in clue] for clue in (*puzzle.rows, *puzzle.columns)]
     cnt = dict.fromkeys(("lines", "trivial", "overlap", "sweeps", "linechg", "ops"), 0)
     tech = _T_TRIVIAL
-    st = [3] * ncell
+    st = [3] * ncell if start is None else [int(m) for m in start.reshape(-1)]
     # init_state: trivial lines first, then simple overlap on the others
     ok = True
     for kind in (0, 1):

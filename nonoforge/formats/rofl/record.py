@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from nonoforge.errors import RoflError
+from nonoforge.errors import FormatError, RoflError
 from nonoforge.formats.rofl.kernels import (
     _ERRORS,
     MODEL_MAX_SIDE,
@@ -295,6 +295,11 @@ def encode(p: Puzzle, refs: Refs | None = None) -> bytes:
     ``refs`` is a container's table (strings and palettes by index): values it holds are
     stored as references. Without it the payload stands alone.
     """
+    if p.givens:  # ROFL is a shared spec without givens: never drop them silently
+        raise FormatError(
+            f"ROFL cannot hold given cells (cells printed solved; this puzzle has "
+            f"{len(p.givens)})"
+        )
     k = _kernels()
     out = bytearray(_varint(p.width))
     out += _varint(p.height)
