@@ -751,10 +751,19 @@ def db_export(
 
     filters = _filters(width, height, size, colors, source, status, technique, grade,
                        solver_version, limit)
+    refused: list[str] = []
+
+    def on_refused(key: str, why: str) -> None:  # one refused puzzle costs only itself
+        refused.append(key)
+        say_error(f"puzzle {key} left out: {why}")
+
     with open_corpus(db) as c:
-        n = c.export_rofl(dest, **filters.query_kwargs())
+        n = c.export_rofl(dest, on_refused=on_refused, **filters.query_kwargs())
     if not is_quiet():
-        err.print(f"wrote {n} puzzle(s) to {dest}")
+        err.print(f"wrote {n} puzzle(s) to {dest}"
+                  + (f"; {len(refused)} left out" if refused else ""))
+    if refused:
+        raise typer.Exit(FAILED_EXIT)
 
 
 @db_app.command("query")

@@ -17,13 +17,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sqlalchemy import create_engine, inspect, text
+from sqlalchemy import create_engine, inspect, select, text
 from typer.testing import CliRunner
 
 from nonoforge.cli import app
 from nonoforge.db import AddStats, Corpus
 from nonoforge.db import models as m
-from nonoforge.errors import CorpusError
+from nonoforge.errors import FAILED_EXIT, CorpusError
 from nonoforge.formats import dumps
 from nonoforge.puzzle import Meta, Palette, Puzzle
 
@@ -935,3 +935,100 @@ def test_a_fetched_puzzle_keeps_its_goal_and_note(corpus: Corpus) -> None:
     assert back.goal == p.goal
     assert back.meta == Meta(title="Cat", author="A", note="nonograms.ru difficulty: 3/10",
                              source="nonograms.ru", source_id="9")
+
+
+# -- givens (issue 17): cells printed solved, kept beside the ROFL record -----------------
+
+GIVENS = ROOT / "tests" / "data" / "givens.nonpack"
+
+
+def test_givens_are_stored_read_back_and_told_apart(corpus: Corpus) -> None:
+    """``db add`` of a .non with givens keeps them (ROFL has none: their own column); the
+    same clues without givens are another puzzle; get, query and collections give them
+    back, in the record's canonical colours."""
+    from nonoforge.formats import read_file
+
+    switch, steps = read_file(GIVENS)
+    plain = switch.replace(givens=(), meta=Meta(title="no givens"))
+    assert corpus.add([switch, steps, plain]) == AddStats(new=3)
+    assert corpus.add([switch]) == AddStats(duplicate=1)  # dedup by key, givens included
+    for p in (switch, steps, plain):
+        got = corpus.get(p.key)
+        assert got.givens == p.canonical().givens and got.key == p.key
+    assert corpus.get(steps.key).givens == ((0, 0, 1), (4, 5, 2), (5, 0, 0))
+    assert {p.key: p.givens for p in corpus.query()} == {
+        p.key: p.givens for p in (switch, steps, plain)
+    }
+    corpus.create_collection("printed", [steps.key, switch.key, plain.key])
+    assert [p.givens for p in corpus.collection("printed")] == [
+        steps.givens, switch.givens, ()
+    ]
+    with corpus.engine.connect() as conn:
+        stored = dict(conn.execute(select(m.puzzles.c.key, m.puzzles.c.givens)).all())
+    assert stored == {switch.key: "1,1,1 9,9,0", steps.key: "0,0,1 4,5,2 5,0,0",
+                      plain.key: None}
+
+
+def test_givens_in_a_colour_puzzle_follow_its_canonical_colours(corpus: Corpus) -> None:
+    """A palette in another order is the same puzzle: its givens' colours are renumbered
+    as its clues are, so the stored puzzle has the same key."""
+    from nonoforge.formats import read_file
+
+    steps = read_file(GIVENS)[1]
+    pal = steps.palette
+    swapped = Palette((pal[0], pal[2], pal[1]))
+    table = [0, 2, 1]
+    assert steps.goal is not None
+    other = Puzzle.from_grid(
+        [[table[v] for v in row] for row in steps.goal.cells.tolist()], swapped,
+        meta=Meta(source="swapped"),
+    ).replace(givens=[(r, c, table[k]) for r, c, k in steps.givens])
+    assert other.key == steps.key
+    corpus.add([other])
+    assert corpus.add([steps]) == AddStats(merged=1)
+    assert corpus.get(steps.key).givens == steps.givens
+
+
+def test_rofl_export_leaves_out_puzzles_with_givens_saying_why(tmp_path: Path) -> None:
+    from nonoforge.formats import read_file
+
+    switch, steps = read_file(GIVENS)
+    refused: list[tuple[str, str]] = []
+    with Corpus.open(tmp_path / "c.db") as c:
+        c.add([switch, steps, *puzzles(3, 40)])
+        n = c.export_rofl(tmp_path / "out.rofl", on_refused=lambda k, w: refused.append((k, w)))
+    assert n == 3  # one refused item costs only itself
+    assert [k for k, _ in refused] == [switch.key, steps.key]
+    assert all("format 'rofl' cannot hold given cells" in w for _, w in refused)
+    with Corpus.open(tmp_path / "d.db") as d:
+        assert d.import_files([tmp_path / "out.rofl"]) == AddStats(new=3)
+    runner = CliRunner()
+    r = runner.invoke(app, ["db", "export", "--db", str(tmp_path / "c.db"),
+                            str(tmp_path / "cli.rofl")])
+    assert r.exit_code == FAILED_EXIT, r.output  # the exit code tells at the end
+    assert r.stderr.count("left out") == 3  # two puzzles and the summary
+    assert "wrote 3 puzzle(s)" in r.stderr and "Traceback" not in r.output
+
+
+def test_givens_migration_keeps_old_corpora(tmp_path: Path) -> None:
+    """A corpus made before the givens column (0005) is upgraded on open: its puzzles stay
+    as they were (no givens), and puzzles with givens can be added."""
+    from alembic import command
+
+    from nonoforge.db.connect import alembic_config
+    from nonoforge.formats import read_file
+
+    old = tmp_path / "v5.db"
+    ps = puzzles(3, 41)
+    with Corpus.open(old) as c:
+        c.add(ps)
+        with c.engine.begin() as conn:
+            command.downgrade(alembic_config(conn), "0005")
+    with create_engine(f"sqlite:///{old}").connect() as conn:
+        assert "givens" not in {col["name"] for col in inspect(conn).get_columns("puzzles")}
+    with Corpus.open(old) as c:
+        assert [p.key for p in c.query()] == [p.key for p in ps]
+        assert all(p.givens == () for p in c.query())
+        switch = read_file(GIVENS)[0]
+        assert c.add([switch]) == AddStats(new=1)
+        assert c.get(switch.key).givens == switch.givens

@@ -86,8 +86,19 @@ def puzzles(draw: st.DrawFn, color: bool = True) -> Puzzle:
         )
     )
     palette = draw(palettes(ncolors))
-    p = Puzzle.from_grid(Grid(cells), palette, draw(metas()))
+    p = draw(some_givens(Puzzle.from_grid(Grid(cells), palette, draw(metas()))))
     return p if draw(st.booleans()) else p.replace(goal=None)
+
+
+@st.composite
+def some_givens(draw: st.DrawFn, p: Puzzle) -> Puzzle:
+    """``p`` (with its goal) and, one time in three, a few of its cells given."""
+    assert p.goal is not None
+    if draw(st.integers(0, 2)):
+        return p
+    cells = st.tuples(st.integers(0, p.height - 1), st.integers(0, p.width - 1))
+    picks = draw(st.lists(cells, min_size=1, max_size=4, unique=True))
+    return p.replace(givens=[(r, c, int(p.goal.cells[r, c])) for r, c in picks])
 
 
 @st.composite
@@ -449,3 +460,38 @@ def test_control_characters_are_replaced_alike_by_every_text_reader_and_writer()
     for fmt in ("non", "xml"):
         (back,) = loads(dumps(p, fmt), fmt)
         assert back.meta.title == "Cat\ufffd[31m \ufffdred", fmt
+
+
+# ---------------------------------------------------------------------------------------
+# givens (issue 17): part of the puzzle, so a format either holds them or refuses
+
+
+GIVENS_HOLDERS = {"non", "json", "tatham"}
+
+
+def _switch_with_a_given() -> Puzzle:
+    g = Grid.from_rows(["##..", "##..", "..##", "..##"])
+    return Puzzle.from_grid(g).replace(givens=[(0, 0, 1)])
+
+
+def test_formats_that_hold_givens_are_the_documented_ones() -> None:
+    assert {n for n, f in FORMATS.items() if f.givens} == GIVENS_HOLDERS
+
+
+@pytest.mark.parametrize("name", sorted(GIVENS_HOLDERS))
+def test_givens_survive_a_trip_through_the_formats_that_hold_them(name: str) -> None:
+    p = _switch_with_a_given()
+    [back] = read_back(dumps(p, name), name)
+    assert back.givens == p.givens and back.key == p.key
+
+
+@pytest.mark.parametrize("name", sorted(set(WRITABLE) - GIVENS_HOLDERS))
+def test_every_other_format_refuses_givens_in_one_line(name: str) -> None:
+    p = _switch_with_a_given()
+    assert not FORMATS[name].accepts(p)
+    with pytest.raises(FormatError) as e:
+        dumps(p, name)
+    msg = str(e.value)
+    assert f"format {name!r} cannot hold given cells" in msg and "has 1" in msg
+    assert "use non, " in msg and "json" in msg and "\n" not in msg
+    assert FORMATS[name].accepts(p.replace(givens=()))  # the clues alone it can write

@@ -54,6 +54,11 @@ def puzzles(draw: st.DrawFn, max_colors: int = 4) -> Puzzle:
     fields = ("title", "author", "copyright", "licence", "source", "source_id", "note")
     meta = Meta(**{f: draw(st.none() | _TEXT) for f in fields})
     p = Puzzle.from_grid(Grid(cells), palette, meta)
+    if draw(st.booleans()):  # a few cells given (the documented 'givens' line)
+        picks = draw(st.lists(st.tuples(st.integers(0, h - 1), st.integers(0, w - 1)),
+                              min_size=1, max_size=5, unique=True))  # fmt: skip
+        assert p.goal is not None
+        p = p.replace(givens=[(r, c, int(p.goal.cells[r, c])) for r, c in picks])
     return p if draw(st.booleans()) else p.replace(goal=None)
 
 
@@ -273,3 +278,52 @@ def test_goal_pictures_are_decoded_compactly_and_capped() -> None:
     with pytest.raises(FormatError, match="more than 4000000 cells") as e:
         non.decode_cells(["0" * 3000] * 1400, {"0": 0}, 7)
     assert e.value.line == 7
+
+
+# -- givens (issue 17: cells printed solved) -------------------------------------------
+
+
+def test_givens_fixture_reads_with_its_givens() -> None:
+    """A hand-made bundle after the mikix files' layout: the ``givens`` line is part of
+    the puzzle wherever it stands, in numbers or colour characters."""
+    switch, steps = read_file(DATA / "givens.nonpack")
+    assert switch.meta.title == "Switch" and switch.meta.licence == "MIT"
+    assert switch.givens == ((1, 1, 1), (9, 9, 0))
+    assert steps.givens == ((0, 0, 1), (4, 5, 2), (5, 0, 0))  # 1,1,r  5,6,2  6,1,0
+    assert steps.palette[1].name == "r" and steps.goal is not None
+    # part of the key: the same clues without givens are another puzzle
+    assert switch.key != switch.replace(givens=()).key
+    text = non.write([switch, steps])
+    assert "\ngivens 2,2,1 10,10,0\n" in text and "\ngivens 1,1,r 5,6,g 6,1,0\n" in text
+    assert read(text) == [switch, steps]
+
+
+def test_real_non_files_read_as_before_without_givens() -> None:
+    """Every real .non file we have (webpbn via mikix, gnonograms, the survey set, the
+    curated database) has no givens line: read as ever, without givens."""
+    root = shared_path()
+    files = sorted(root.glob("samples/formats/non/*.non")) + sorted(
+        root.glob("corpora/**/*.non")
+    )
+    assert len(files) >= 50
+    for f in files:
+        for p in read_file(f):
+            assert p.givens == ()
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("givens 0,1,1", "bad given '0,1,1'"),
+        ("givens 1,1", "bad given '1,1'"),
+        ("givens 1,1,x", "unknown colour character 'x'"),
+        ("givens 3,1,1", "outside the 2x2 grid"),
+        ("givens 1,2,1", "column has no block of colour 1"),
+        ("givens 1,1,0", "disagrees with the goal"),
+        ("givens 1,1,1\ngivens 2,2,1", "a second 'givens' line"),
+    ],
+)
+def test_bad_givens_are_one_line_errors_at_their_line(line: str, message: str) -> None:
+    text = 'width 2\nheight 2\nrows\n1\n0\ncolumns\n1\n0\ngoal "1000"\n' + line + "\n"
+    e = error_of(text)
+    assert message in e.reason and e.line == 9 + line.count("\n") + 1

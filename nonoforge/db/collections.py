@@ -62,13 +62,14 @@ class Collections(Session):
             if cid is None:
                 raise CorpusError(f"no collection named {name!r}")
             rows = conn.execute(
-                select(p.c.id, p.c.key, p.c.rofl)
+                select(p.c.id, p.c.key, p.c.rofl, p.c.givens)
                 .join(cm, cm.c.puzzle_id == p.c.id)
                 .where(cm.c.collection_id == cid)
                 .order_by(cm.c.position)
             ).all()
             metas = first_meta(conn, [r.id for r in rows])
-        return [with_meta(decode_record(r.rofl, r.key), metas.get(r.id)) for r in rows]
+        return [with_meta(decode_record(r.rofl, r.key, r.givens), metas.get(r.id))
+                for r in rows]
 
     def collections(self) -> list[dict[str, Any]]:
         """Every collection: name, created, params and size."""

@@ -67,6 +67,9 @@ puzzles = Table(
     Column("rofl", LargeBinary, nullable=False),
     Column("has_goal", Boolean, nullable=False),
     Column("first_seen", DateTime(timezone=True), nullable=False),
+    # the puzzle's givens (cells printed solved), which ROFL does not hold: NULL when it
+    # has none, else "row,column,colour" triples from 0, space-separated (migration 0006)
+    Column("givens", Text),
     Index("ix_puzzles_size", "width", "height"),
     Index("ix_puzzles_colors", "colors"),
 )

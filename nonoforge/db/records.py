@@ -1,7 +1,9 @@
 """How puzzles sit in the database: canonical ROFL records, and metadata from provenance.
 
 A stored record is the canonical ROFL encoding of a puzzle's clues and goal without its
-metadata; the metadata comes back from the puzzle's first provenance row.
+metadata; the metadata comes back from the puzzle's first provenance row. A puzzle's
+givens (cells printed solved), which ROFL does not hold, sit beside the record in the
+``givens`` column (:func:`givens_text`).
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ from typing import Any
 from sqlalchemy import Connection, select
 
 from nonoforge.db import models as m
-from nonoforge.errors import CorpusError, FormatError
-from nonoforge.puzzle import Meta, Palette, Puzzle
+from nonoforge.errors import CorpusError, FormatError, PuzzleError
+from nonoforge.puzzle import Given, Meta, Palette, Puzzle
 
 #: The source recorded for puzzles whose metadata names none.
 UNKNOWN_SOURCE = "unknown"
@@ -50,8 +52,33 @@ def codec() -> Any:
 
 
 def encode_record(p: Puzzle) -> bytes:
-    """The stored form of a puzzle: canonical ROFL of its clues and goal, no metadata."""
-    return bytes(codec().encode(bare(p)))
+    """The stored form of a puzzle: canonical ROFL of its clues and goal, no metadata
+    (its givens go to their own column: :func:`givens_text`)."""
+    b = bare(p)
+    if b.givens:
+        b = Puzzle.trusted(b.rows, b.columns, b.palette, b.meta, b.goal)
+    return bytes(codec().encode(b))
+
+
+def givens_text(p: Puzzle) -> str | None:
+    """The ``givens`` column of ``p``: its givens in canonical colours, as
+    ``row,column,colour`` triples from 0 (None when it has none)."""
+    if not p.givens:
+        return None
+    return " ".join(f"{r},{c},{k}" for r, c, k in bare(p).givens)
+
+
+def parse_givens(text: str | None, key: str) -> tuple[Given, ...]:
+    """The givens a ``givens`` column holds (see :func:`givens_text`)."""
+    if not text:
+        return ()
+    try:
+        out = tuple(tuple(int(v) for v in t.split(",")) for t in text.split())
+    except ValueError:
+        out = ()
+    if not out or any(len(g) != 3 for g in out):
+        raise CorpusError(f"puzzle {key}: stored givens are corrupt ({text[:40]!r})")
+    return out  # type: ignore[return-value]
 
 
 def bare(p: Puzzle) -> Puzzle:
@@ -72,11 +99,18 @@ def bare(p: Puzzle) -> Puzzle:
     return p.with_meta(Meta())  # already validated: only the metadata changes
 
 
-def decode_record(data: bytes, key: str) -> Puzzle:
+def decode_record(data: bytes, key: str, givens: str | None = None) -> Puzzle:
+    """The puzzle a stored record (and ``givens`` column) holds."""
     try:
-        return codec().decode(bytes(data))
+        p = codec().decode(bytes(data))
     except FormatError as e:
         raise CorpusError(f"puzzle {key}: stored record is corrupt ({e.reason})") from None
+    if givens is None:
+        return p
+    try:
+        return p.replace(givens=parse_givens(givens, key))  # checked against the clues
+    except PuzzleError as e:
+        raise CorpusError(f"puzzle {key}: stored givens do not fit it ({e})") from None
 
 
 def with_meta(p: Puzzle, meta: Meta | None) -> Puzzle:
@@ -95,6 +129,7 @@ def puzzle_row(key: str, p: Puzzle, now: datetime) -> dict[str, Any]:
         "rofl": encode_record(p),
         "has_goal": p.goal is not None,
         "first_seen": now,
+        "givens": givens_text(p),
     }
 
 

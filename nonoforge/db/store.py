@@ -287,12 +287,13 @@ class Corpus(Results, Collections, Stats):
         """The puzzle with this key, with the metadata of its first provenance."""
         with self._read() as conn:
             row = conn.execute(
-                select(m.puzzles.c.id, m.puzzles.c.rofl).where(m.puzzles.c.key == key)
+                select(m.puzzles.c.id, m.puzzles.c.rofl, m.puzzles.c.givens)
+                .where(m.puzzles.c.key == key)
             ).first()
             if row is None:
                 raise CorpusError(f"no puzzle with key {key!r} in the corpus")
             metas = first_meta(conn, [row.id])
-        return with_meta(decode_record(row.rofl, key), metas.get(row.id))
+        return with_meta(decode_record(row.rofl, key, row.givens), metas.get(row.id))
 
     def __contains__(self, key: object) -> bool:
         with self._read() as conn:
@@ -332,7 +333,7 @@ class Corpus(Results, Collections, Stats):
         while left is None or left > 0:
             page = CHUNK if left is None else min(CHUNK, left)
             q = (
-                select(p.c.id, p.c.key, p.c.rofl)
+                select(p.c.id, p.c.key, p.c.rofl, p.c.givens)
                 .where(p.c.id > last, *where)
                 .order_by(p.c.id)
                 .limit(page)
@@ -343,7 +344,7 @@ class Corpus(Results, Collections, Stats):
             if not rows:
                 return
             for r in rows:
-                yield with_meta(decode_record(r.rofl, r.key), metas.get(r.id))
+                yield with_meta(decode_record(r.rofl, r.key, r.givens), metas.get(r.id))
             last = rows[-1].id
             if left is not None:
                 left -= len(rows)
@@ -389,19 +390,33 @@ class Corpus(Results, Collections, Stats):
 
     # -- files --------------------------------------------------------------------------
 
-    def export_rofl(self, path: str | os.PathLike[str], **filters: Any) -> int:
+    def export_rofl(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        on_refused: Callable[[str, str], None] | None = None,
+        **filters: Any,
+    ) -> int:
         """Write the puzzles :meth:`query` selects (with metadata) to a ROFL file.
 
         The file is written beside its destination and moved into place when complete.
-        Returns how many puzzles it holds.
+        Returns how many puzzles it holds. ROFL cannot hold givens (cells printed solved):
+        a puzzle with givens is left out, and ``on_refused(key, reason)`` told why; the
+        others go on.
         """
         rofl = codec()
         dest = os.fspath(path)
         count = 0
+        why = rofl.FORMAT.refusal
 
         def counted() -> Iterator[Puzzle]:
             nonlocal count
             for p in self.query(**filters):
+                reason = why(p)
+                if reason is not None:
+                    if on_refused is not None:
+                        on_refused(p.key, reason)
+                    continue
                 count += 1
                 yield p
 
