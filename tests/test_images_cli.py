@@ -236,3 +236,22 @@ def test_generate_grade_aims_with_the_shipped_model(tmp_path: Path) -> None:
     assert row["accepted"] and max(row["width"], row["height"]) <= 45
     r = run("generate", str(src), "--grade", "9", "--out", str(tmp_path))
     assert_clean_error(r)
+
+
+def test_render_a_non_file_with_givens(tmp_path: Path) -> None:
+    """A .non file's givens line (written here by hand, as the format's documented
+    extension) reaches the sheets, and the solver starts from it: two 2x2 blocks on either
+    diagonal have the same clues; a given top-left cell makes the picture unique."""
+    src = tmp_path / "switch.non"
+    src.write_text("width 4\nheight 4\n\nrows\n2\n2\n2\n2\n\ncolumns\n2\n2\n2\n2\n"
+                   "\ngivens 1,1,1 1,4,0\n", encoding="utf-8")
+    r = run("render", str(src), "--out", str(tmp_path / "r"), "--json")
+    assert r.exit_code == 0, r.output
+    [row] = json.loads(r.stdout)
+    assert row["status"] == "unique"
+    sol = np.asarray(Image.open(row["solution"]).convert("L"))
+    h, w = sol.shape
+    assert sol[h // 8, w // 8] == 0 and sol[h // 8, w - w // 8] == 255  # the given diagonal
+    root = ET.parse(row["sheet_svg"]).getroot()
+    given = [e for e in root.iter() if e.get("class") == "given"]
+    assert sorted(e.tag.split("}")[1] for e in given) == ["path", "rect"]  # filled, crossed

@@ -124,3 +124,28 @@ def test_terminal_preview() -> None:
     coloured = preview(COLOUR.goal, COLOUR.palette)
     assert "\x1b[38;2;208;16;16m" in coloured
     assert len(coloured.splitlines()) == 2  # two rows of cells per line of text
+
+
+def test_sheets_draw_the_puzzles_own_givens() -> None:
+    """Givens come with the puzzle (one home): filled in their colour, or crossed, on the PNG
+    and the SVG, with nothing to pass beside it; the rest of the grid stays paper."""
+    p = COLOUR.replace(givens=[(0, 0, 1), (2, 2, 3), (0, 3, 0)])
+    cell, margin = 24, 10
+    im = sheet_png(p, cell=cell, margin=margin)
+    plain = sheet_png(COLOUR, cell=cell, margin=margin)
+    gx = margin + max(len(r) for r in p.rows) * cell
+    gy = margin + max(len(c) for c in p.columns) * cell
+
+    def at(i: int, j: int, dx: float = 0.5, dy: float = 0.5, of: Image.Image = im) -> tuple:
+        return of.getpixel((gx + int((j + dx) * cell), gy + int((i + dy) * cell)))
+
+    assert at(0, 0) == p.palette[1].rgb and at(2, 2) == p.palette[3].rgb
+    assert at(0, 3) == INK and at(0, 3, 0.1, 0.5) == PAPER  # a cross: ink at the centre only
+    assert at(1, 1) == PAPER  # no given: paper, as without givens
+    assert at(0, 0, of=plain) == PAPER and at(0, 3, of=plain) == PAPER
+    root = ET.fromstring(sheet_svg(p, cell=cell, margin=margin))
+    given = [e for e in root.iter() if e.get("class") == "given"]
+    assert len(given) == 3
+    fills = {e.get("fill") for e in given if e.tag.endswith("rect")}
+    assert fills == {p.palette[1].hex, p.palette[3].hex}
+    assert not [e for e in ET.fromstring(sheet_svg(COLOUR)).iter() if e.get("class") == "given"]

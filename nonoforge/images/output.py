@@ -63,8 +63,8 @@ def write_generated(
     data = dumps(p, f)  # refuses here, before the output directory is touched
     d = out_dir(directory)
     paths = {"puzzle": _write(d / f"{stem}{f.extensions[0]}", data)}
-    paths["sheet_png"] = _write(d / f"{stem}-sheet.png", png_bytes(sheet_png(p, givens=p.givens)))
-    paths["sheet_svg"] = _write(d / f"{stem}-sheet.svg", sheet_svg(p, givens=p.givens))
+    paths["sheet_png"] = _write(d / f"{stem}-sheet.png", png_bytes(sheet_png(p)))
+    paths["sheet_svg"] = _write(d / f"{stem}-sheet.svg", sheet_svg(p))
     assert p.goal is not None
     scale = _scale(p)
     paths["solution"] = _write(

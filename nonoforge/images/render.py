@@ -111,16 +111,13 @@ def _nonempty(clue: Clue) -> list[tuple[int, int]]:
 # -- sheets ---------------------------------------------------------------------------------
 
 
-Givens = Sequence[tuple[int, int, int]]
-
-
 def sheet_png(
-    puzzle: Puzzle, cell: int = 20, margin: int = 10, solved: bool = False, givens: Givens = ()
+    puzzle: Puzzle, cell: int = 20, margin: int = 10, solved: bool = False
 ) -> Image.Image:
     """The printable puzzle sheet as a Pillow image (``solved=True`` fills in the goal).
 
-    ``givens`` (``(row, column, colour)``) are printed solved: filled in their colour, or
-    crossed when given empty."""
+    The puzzle's givens (:attr:`~nonoforge.puzzle.Puzzle.givens`) are printed solved:
+    filled in their colour, or crossed when given empty."""
     lay = _Layout(puzzle, cell, margin)
     im = Image.new("RGB", (lay.width, lay.height), PAPER)
     d = ImageDraw.Draw(im)
@@ -138,7 +135,7 @@ def sheet_png(
         for i, j in zip(*np.nonzero(cells), strict=True):
             x, y = lay.gx + int(j) * cell, lay.gy + int(i) * cell
             d.rectangle((x, y, x + cell, y + cell), fill=puzzle.palette[int(cells[i, j])].rgb)
-    for i, j, c in givens:
+    for i, j, c in puzzle.givens:
         x, y = lay.gx + j * cell, lay.gy + i * cell
         if c:
             d.rectangle((x, y, x + cell, y + cell), fill=puzzle.palette[c].rgb)
@@ -160,10 +157,10 @@ def sheet_png(
 
 
 def sheet_svg(
-    puzzle: Puzzle, cell: int = 20, margin: int = 10, solved: bool = False, givens: Givens = ()
+    puzzle: Puzzle, cell: int = 20, margin: int = 10, solved: bool = False
 ) -> str:
-    """The printable puzzle sheet as SVG text (scalable, text kept as text); ``givens`` as
-    in :func:`sheet_png`."""
+    """The printable puzzle sheet as SVG text (scalable, text kept as text); givens as in
+    :func:`sheet_png`."""
     lay = _Layout(puzzle, cell, margin)
     bw = puzzle.is_bw
     out = [
@@ -193,7 +190,7 @@ def sheet_svg(
             x, y = lay.gx + int(j) * cell, lay.gy + int(i) * cell
             rgb = puzzle.palette[int(cells[i, j])].rgb
             out.append(f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{_hex(rgb)}"/>')
-    for i, j, c in givens:
+    for i, j, c in puzzle.givens:
         x, y = lay.gx + j * cell, lay.gy + i * cell
         if c:
             rgb = puzzle.palette[c].rgb
