@@ -227,3 +227,98 @@ def test_what_parts_cannot_fit_is_printed_small_with_a_warning(tmp_path) -> None
     assert any("120x4" in w and "mm cells" in w for w in warnings), warnings
     x0, y0, x1, y1, w, h = inked_box(doc, 1)
     assert x0 > 0.3 * INCH * MM * 2 and x1 < w - 0.3 * INCH * MM * 2
+
+
+# -- givens -----------------------------------------------------------------------------------
+
+
+def longest_runs(dark: np.ndarray) -> np.ndarray:
+    """The longest run of True in each row of ``dark``."""
+    out = np.zeros(dark.shape[0], dtype=int)
+    for r, row in enumerate(dark):
+        edges = np.diff(np.concatenate(([0], row.astype(int), [0])))
+        starts, ends = np.nonzero(edges == 1)[0], np.nonzero(edges == -1)[0]
+        out[r] = (ends - starts).max() if starts.size else 0
+    return out
+
+
+def grid_of(img: np.ndarray, w: int, h: int) -> tuple[float, float, float]:
+    """(x, y, cell) in pixels of the one puzzle grid on a page: its frame's left and top are
+    the leftmost and topmost long black lines (text and grey thin rules have no long runs)."""
+    dark = img.sum(axis=2) < 200
+    down, across = longest_runs(dark.T), longest_runs(dark)
+    xs = np.nonzero(down >= 0.9 * down.max())[0]
+    ys = np.nonzero(across >= 0.9 * across.max())[0]
+    # the right and bottom edges: the last long lines, grid-high and grid-wide
+    right = np.nonzero(down >= 0.5 * down.max())[0].max()
+    cell = (right - xs.min()) / w
+    assert abs((np.nonzero(across >= (w - 0.5) * cell)[0].max() - ys.min()) / h - cell) < 1.5
+    return xs.min() + 1, ys.min() + 1, cell
+
+
+GIVEN_PALETTE = Palette.of(("white", "#ffffff"), ("red", "#d03030"), ("navy", "#102060"),
+                           ("yellow", "#f0e040"))
+GIVEN_GRID = np.array([[1, 1, 0, 2, 2, 0], [1, 3, 3, 0, 2, 1], [0, 3, 2, 2, 0, 1],
+                       [2, 0, 1, 1, 3, 3], [2, 2, 0, 1, 0, 3]])
+GIVENS = [(0, 0, 1), (0, 2, 0), (1, 2, 3), (2, 3, 2), (4, 2, 0)]
+
+
+@pytest.mark.parametrize("greyscale", [False, True])
+def test_givens_are_printed_solved_on_the_puzzle_page_only(tmp_path, greyscale: bool) -> None:
+    """Each given is printed in its cell: filled with its ink (greyscale: the grey the key
+    names) or crossed when given empty; the heading says how many, the title page what they
+    are; other cells stay paper and the solution pages are those of the puzzle without them."""
+    plain = Puzzle.from_grid(Grid(GIVEN_GRID), palette=GIVEN_PALETTE, meta=None)
+    p = plain.replace(givens=GIVENS)
+    doc = open_pdf(book([BookEntry(p, 1, "Givens", 2)], "G", greyscale=greyscale),
+                   tmp_path)
+    bare = open_pdf(book([BookEntry(plain, 1, "Givens", 2)], "G", greyscale=greyscale),
+                    tmp_path, "bare.pdf")
+    assert len(doc) == len(bare) == 4  # title, puzzle, divider, solution
+    assert "given" in page_text(doc, 0) and "given" not in page_text(bare, 0)
+    assert "1. Givens (grade 2) \u00b7 5 cells given" in page_text(doc, 1)
+    assert "given" not in page_text(doc, 3)
+    img = pixels(doc, 1, 2.0)
+    x0, y0, cell = grid_of(pixels(bare, 1, 2.0), p.width, p.height)
+    assert (x0, y0, cell) == grid_of(img, p.width, p.height)  # same place, with or without
+
+    def at(i: int, j: int, dx: float = 0.5, dy: float = 0.5) -> np.ndarray:
+        return img[int(y0 + (i + dy) * cell), int(x0 + (j + dx) * cell)]
+
+    ink = inks(p, greyscale)
+    given = {(i, j): k for i, j, k in GIVENS}
+    for i in range(p.height):
+        for j in range(p.width):
+            k = given.get((i, j))
+            if k:  # filled with its ink, edge to edge (grid lines aside)
+                for dx, dy in ((0.5, 0.5), (0.25, 0.3), (0.8, 0.7)):
+                    assert abs(at(i, j, dx, dy) - ink[k].fill).max() <= 12, (i, j)
+            elif k == 0:  # crossed: ink where the strokes cross, paper between the arms
+                assert at(i, j).sum() < 150, (i, j)
+                assert (at(i, j, 0.5, 0.15) > 240).all() and (at(i, j, 0.15, 0.5) > 240).all()
+            else:
+                assert (at(i, j) > 240).all(), (i, j)
+    if greyscale:
+        assert (img.max(axis=2) - img.min(axis=2)).max() <= 8
+    assert (pixels(doc, 3) == pixels(bare, 3)).all()  # the solutions, unchanged
+
+
+def test_a_black_and_white_puzzle_in_parts_prints_each_given_on_its_part(tmp_path) -> None:
+    rng = np.random.default_rng(1)  # as in the parts test: printed in parts on 6x9
+    blocks = (rng.random((12, 20)) < 0.5).astype(int)
+    g = np.kron(blocks, np.ones((5, 5), dtype=int))[:59, :99]
+    givens = [(0, 0, int(g[0, 0])), (30, 50, int(g[30, 50])), (58, 98, int(g[58, 98])),
+              (12, 70, int(g[12, 70]))]
+    p = Puzzle.from_grid(Grid(g)).replace(givens=givens)
+    doc = open_pdf(book([BookEntry(p, 1, "Huge")], "Huge", page="6x9"), tmp_path)
+    counted = 0
+    for i in range(1, len(doc)):
+        head = page_text(doc, i).splitlines()[0]
+        m = re.match(r"1\. part \d+ of \d+: rows (\d+)\D(\d+), columns (\d+)\D(\d+)", head)
+        if not m:
+            continue
+        r0, r1, c0, c1 = (int(v) for v in m.groups())
+        inside = [(r, c) for r, c, _ in givens if r0 - 1 <= r < r1 and c0 - 1 <= c < c1]
+        assert (f"\u00b7 {len(inside)} cell" in head) == bool(inside), head
+        counted += len(inside)
+    assert counted == len(givens)

@@ -250,6 +250,12 @@ class _Fit:
         return max(0.1, min(w / self.width, room / self.height, MAX_CELL))
 
 
+def _givens_in(pc: Piece) -> list[tuple[int, int, int]]:
+    """The givens of a piece's puzzle that lie in the piece."""
+    return [(i, j, k) for i, j, k in pc.entry.puzzle.givens
+            if pc.r0 <= i < pc.r1 and pc.c0 <= j < pc.c1]
+
+
 def _slots(n: int, box: tuple[float, float, float, float]) -> list[tuple[float, ...]]:
     x, y, w, h = box
     if n == 4:
@@ -357,12 +363,15 @@ class _Drawer:
     def text(self, s: str) -> str:
         return printable(s, self.missing)
 
-    def heading(self, pc: Piece, x: float, y: float, w: float) -> None:
+    def heading(self, pc: Piece, x: float, y: float, w: float, solved: bool) -> None:
         pdf = self.pdf
         e = pc.entry
         head = f"{e.number}. {e.title}"
         if e.grade is not None:
             head += f"  (grade {e.grade})"
+        given = 0 if solved else len(_givens_in(pc))
+        if given:  # printed solved: the reader is told they are part of the puzzle
+            head += f"  \u00b7 {given} cell{'s' if given > 1 else ''} given"
         if e.note:
             head += f"  [{e.note}]"
         if pc.parts > 1:
@@ -410,7 +419,7 @@ class _Drawer:
         x, y, w, h = box
         e = pc.entry
         p = e.puzzle
-        self.heading(pc, x, y, w)
+        self.heading(pc, x, y, w, solved)
         fit = _Fit.of(pc, solved)
         cell = fit.cell(w, h)
         if cell < MIN_CELL and not solved:
@@ -442,6 +451,7 @@ class _Drawer:
                 pdf.set_font(FONT, size=max(2.0, size))
                 pdf.set_xy(tx, ty)
                 pdf.cell(cell, cell, label, align="C")
+            self.givens(pc, ink, gx, gy, cell)
         grid = e.answer if solved else None
         if grid is not None:
             cells = grid.cells
@@ -454,6 +464,21 @@ class _Drawer:
         self.rules(pc, gx, gy, cell, fit)
         if fit.key_items:
             self.key(p, ink, x, gy + (pc.r1 - pc.r0) * cell + 1.5, w)
+
+    def givens(self, pc: Piece, ink: list[Ink], gx: float, gy: float, cell: float) -> None:
+        """The piece's given cells, printed solved as on the sheets: filled with their ink
+        (in greyscale the grey the key names), or crossed when given empty."""
+        pdf = self.pdf
+        for i, j, k in _givens_in(pc):
+            x, y = gx + (j - pc.c0) * cell, gy + (i - pc.r0) * cell
+            if k:
+                self.swatch(ink[k], x, y, cell, cell)
+                continue
+            q = cell * 0.25
+            pdf.set_draw_color(0, 0, 0)
+            pdf.set_line_width(max(0.15, cell * 0.07))
+            pdf.line(x + q, y + q, x + cell - q, y + cell - q)
+            pdf.line(x + q, y + cell - q, x + cell - q, y + q)
 
     def rules(self, pc: Piece, gx: float, gy: float, cell: float, fit: _Fit) -> None:
         """Thin lines, a thick one every five cells (counted in the whole puzzle), a frame."""
@@ -523,11 +548,14 @@ def book(
     pdf.set_font(FONT, size=11)
     pdf.set_x(x)
     marked = sum(1 for e in entries if e.note)
+    given = any(e.puzzle.givens for e in entries)
     pdf.multi_cell(w, 7, f"{len(entries)} puzzles, easiest first. Solutions at the back."
                    + ("\nColours are printed as greys, named in each puzzle's key."
                       if greyscale else "")
                    + (f"\n{marked} marked puzzle(s) may have more than one solution: "
                       "the one at the back is one of them." if marked else "")
+                   + ("\nCells printed filled or crossed (\u00d7) in a grid are given: "
+                      "they are part of the solution." if given else "")
                    + "\nMade with nonoforge.", align="C")
     for group in fronts:
         pdf.add_page()
