@@ -566,3 +566,99 @@ def test_two_tabs_see_each_others_progress(browser, tmp_path) -> None:
     reload(browser)
     assert filled(browser, 0) and filled(browser, 4) and filled(browser, 8)
     assert errors(browser) == []
+
+
+# -- givens ---------------------------------------------------------------------------------
+
+
+def given_items() -> list[Item]:
+    """Two 2x2 blocks on a diagonal (the other diagonal has the same clues: the given filled
+    top-left cell and the given crossed top-right one make it unique), and the colour flag with a
+    red cell and a crossed one given."""
+    switch = Puzzle.from_grid(Grid.from_rows(["##..", "##..", "..##", "..##"]),
+                              meta=Meta(title="Switch")).replace(givens=[(0, 0, 1), (0, 3, 0)])
+    pal = Palette.of(("white", "#ffffff"), ("red", "#d03030"), ("navy", "#102060"))
+    flag = Puzzle.from_grid(Grid(np.array([[1, 1, 2], [2, 0, 1], [1, 2, 2]])), palette=pal,
+                            meta=Meta(title="Flag")).replace(givens=[(0, 0, 1), (1, 1, 0)])
+    return [Item(p, n, {"grade": n}, p.goal, "unique")
+            for n, p in enumerate([switch, flag], start=1)]
+
+
+def test_givens_are_in_the_page_data_and_its_help() -> None:
+    html = page(given_items(), "Givens")
+    data = json.loads(html.split('id="nf-data">')[1].split("</script>")[0])
+    assert [p["givens"] for p in data["puzzles"]] == [[[0, 0, 1], [0, 3, 0]],
+                                                      [[0, 0, 1], [1, 1, 0]]]
+    assert "are given" in html and "are given" not in page(items(), "None")
+    assert [p["givens"] for p in json.loads(page(items(), "None").split(
+        'id="nf-data">')[1].split("</script>")[0])["puzzles"]] == [[], []]
+
+
+def classes(driver, i: int) -> list[str]:
+    return cell(driver, i).get_attribute("class").split()
+
+
+def test_given_cells_start_solved_and_stay_locked(browser, tmp_path) -> None:
+    """Given cells are drawn solved and marked as given; no click, drag, key, undo or Clear
+    changes them; they count towards the solved state and survive reloads and Clear."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    its = given_items()
+    path = tmp_path / "givens.html"
+    path.write_text(page(its, "Givens"), encoding="utf-8")
+    clean_start(browser, tmp_path)
+    errors(browser)
+    reload(browser, path.as_uri())
+    assert "2 cells given" in browser.find_element("id", "info").text
+    assert {"given", "f"} <= set(classes(browser, 0)) and {"given", "x"} <= set(classes(browser, 3))
+    assert not [c for i in (1, 2, 4, 5) for c in classes(browser, i) if c in ("given", "f", "x")]
+    board = browser.find_element("id", "board")
+    # clicks, a right-click and keys on given cells change nothing, and make no move to undo
+    cell(browser, 0).click()
+    ActionChains(browser).context_click(cell(browser, 0)).perform()
+    cell(browser, 3).click()
+    board.send_keys(" ")
+    board.send_keys("x")
+    board.send_keys("\ue017")  # Delete, on the crossed given cell 3 (the cursor is there)
+    browser.find_element("id", "undo").click()
+    assert "f" in classes(browser, 0) and "x" in classes(browser, 3)
+    assert kept(browser, 0) is None  # nothing was played: nothing written
+    # a drag begun on the given cell fills the others it crosses, one move, and undo takes it
+    # back; the given cell stays
+    ActionChains(browser).click_and_hold(cell(browser, 0)).move_to_element(
+        cell(browser, 1)).move_to_element(cell(browser, 2)).release().perform()
+    assert all("f" in classes(browser, i) for i in (0, 1, 2))
+    browser.find_element("id", "undo").click()
+    assert "f" in classes(browser, 0) and not {"f", "x"} & set(classes(browser, 1) + classes(
+        browser, 2))
+    # Check finds no mistake in the givens; solving the rest solves the puzzle
+    browser.find_element("id", "check").click()
+    assert "No mistakes" in browser.find_element("id", "status").text
+    for i in (1, 4, 5, 10, 11, 14, 15):
+        cell(browser, i).click()
+    assert solved(browser)
+    assert kept(browser, 0)["c"].split(",")[:4] == ["1", "1", "0", "-1"]
+    reload(browser)
+    assert solved(browser) and "given" in classes(browser, 0) and "x" in classes(browser, 3)
+    # Clear empties the board but the givens, and that is what is kept
+    browser.find_element("id", "reset").click()
+    assert not solved(browser)
+    assert "f" in classes(browser, 0) and "x" in classes(browser, 3)
+    assert [i for i in range(16) if "f" in classes(browser, i)] == [0]
+    reload(browser)
+    assert [i for i in range(16) if "f" in classes(browser, i)] == [0]
+    assert "x" in classes(browser, 3)
+    # the colour puzzle: the given is drawn in its colour; the rest solved from the palette
+    browser.find_element("id", "next").click()
+    bg = cell(browser, 0).value_of_css_property("background-color")
+    assert bg.replace(" ", "") in ("rgb(208,48,48)", "rgba(208,48,48,1)")
+    assert {"given", "x"} <= set(classes(browser, 4))
+    flag = its[1].answer.cells.ravel().tolist()
+    for colour, button in enumerate(browser.find_elements("css selector", "#palette button"),
+                                    start=1):
+        button.click()
+        for i, v in enumerate(flag):
+            if v == colour and i != 0:
+                cell(browser, i).click()
+    assert solved(browser)
+    assert errors(browser) == []

@@ -1,10 +1,10 @@
 """A collection as one playable HTML page: self-contained, offline, no external anything.
 
-The page carries the puzzles as JSON (clues, palette, title) and our own small script and
-style sheet (``play/play.js``, ``play/play.css``, inlined). Solutions are in the page only
-so that "check" can point at mistakes, and are encoded (XOR with a seeded keystream, then
-base64) so that they cannot be read from the source at a glance. Solving is judged by the
-clues, so any picture that satisfies them counts.
+The page carries the puzzles as JSON (clues, palette, title, given cells) and our own
+small script and style sheet (``play/play.js``, ``play/play.css``, inlined). Solutions are
+in the page only so that "check" can point at mistakes, and are encoded (XOR with a seeded
+keystream, then base64) so that they cannot be read from the source at a glance. Solving is
+judged by the clues, so any picture that satisfies them counts.
 """
 
 from __future__ import annotations
@@ -69,6 +69,7 @@ def puzzle_json(it: Item) -> dict[str, Any]:
         "names": [safe_text(c.name, 40) for c in p.palette],
         "rows": clues_json(p.rows, bw=False),  # the page reads [length, colour] pairs
         "cols": clues_json(p.columns, bw=False),
+        "givens": [list(g) for g in p.givens],  # [row, column, colour]: printed solved
         "seed": seed,
         "sol": encode(it.answer, seed),
     }
@@ -90,6 +91,8 @@ def page(items: Sequence[Item], title: str = "nonoforge puzzles") -> str:
     css = (ASSETS / "play.css").read_text(encoding="utf-8")
     js = (ASSETS / "play.js").read_text(encoding="utf-8")
     t = xml_text(safe_text(title, 200))
+    given_help = ("\nCells with a dot or a black \u00d7 are given: part of the solution, they "
+                  "cannot be changed." if any(it.puzzle.givens for it in items) else "")
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -123,7 +126,8 @@ style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
 empty, 1-9 pick a colour, m switches mode, ctrl+z undoes" data-solved="no"></table>
 <p class="help">Click or drag to fill; right-click (or switch the mode) to mark a cell empty.
 Keys: arrows move, space fills, x marks, delete clears, 1\u20139 choose a colour, m switches
-mode, Ctrl+Z / Ctrl+Y undo and redo. Progress is kept in this browser. Made with nonoforge.</p>
+mode, Ctrl+Z / Ctrl+Y undo and redo.{given_help} Progress is kept in this browser. Made with
+nonoforge.</p>
 <script type="application/json" id="nf-data">{_script_json(book)}</script>
 <script>
 {js}</script>

@@ -113,6 +113,19 @@
         c.dataset.i = i * p.w + j;
       }
     });
+    p.givens.forEach(function (g) {  // printed solved: marked (a dot in contrasting ink, a black x)
+      var c = board.rows[1 + g[0]].cells[1 + g[1]];
+      c.classList.add("given");
+      c.style.color = p.ink[g[2]];
+      c.title = "given";
+    });
+  }
+
+  // The given cells of a puzzle: cell index -> the value they hold (a colour, or -1: crossed).
+  function givens(p) {
+    var fixed = new Int8Array(p.w * p.h), value = {};
+    p.givens.forEach(function (g) { var i = g[0] * p.w + g[1]; fixed[i] = 1; value[i] = g[2] || -1; });
+    return { fixed: fixed, value: value };
   }
 
   function cellEl(i) { return board.rows[1 + Math.floor(i / cur.p.w)].cells[1 + i % cur.p.w]; }
@@ -164,8 +177,8 @@
 
   // -- changes, undo, redo --------------------------------------------------------------------
 
-  function set(i, v, changes) {
-    if (cur.cells[i] === v) return;
+  function set(i, v, changes) {  // a given cell never changes: no move, undo or clear touches it
+    if (cur.fixed[i] || cur.cells[i] === v) return;
     changes.push([i, cur.cells[i], v]);
     cur.cells[i] = v;
     paint(i);
@@ -225,15 +238,18 @@
     var from = store.get(key(p)), kept = from || {};
     var cells = new Int8Array(p.w * p.h);
     if (kept.c) kept.c.split(",").forEach(function (v, i) { if (i < cells.length) cells[i] = +v || 0; });
+    var given = givens(p);  // start solved, whatever a record says
+    Object.keys(given.value).forEach(function (i) { cells[i] = given.value[i]; });
     // from: what the board is drawn from, the record or (none kept) the empty board, so that a
     // puzzle never played is not written, however long it was shown (save)
     from = from || { c: Array.prototype.join.call(cells, ","), t: 0, s: false, blank: true };
     mine.undo.forEach(function (ch) { ch.forEach(function (c) { c[1] = cells[c[0]]; cells[c[0]] = c[2]; }); });
-    cur = { n: n, p: p, cells: cells, undo: mine.undo, redo: [], time: (kept.t || 0) + mine.played, solved: false, from: from };
+    cur = { n: n, p: p, cells: cells, fixed: given.fixed, undo: mine.undo, redo: [], time: (kept.t || 0) + mine.played, solved: false, from: from };
     if (chosen) { acted = true; store.set(lastKey, { n: n }); }
     $("pick").value = String(n);
     $("title").textContent = p.title;
-    $("info").textContent = p.w + "\u00d7" + p.h + (p.grade ? ", grade " + p.grade : "") + (p.note ? " \u2014 " + p.note : "");
+    var ng = p.givens.length;
+    $("info").textContent = p.w + "\u00d7" + p.h + (p.grade ? ", grade " + p.grade : "") + (ng ? ", " + ng + (ng > 1 ? " cells" : " cell") + " given" : "") + (p.note ? " \u2014 " + p.note : "");
     build(p);
     buildPalette(p);
     for (var i = 0; i < cells.length; i++) paint(i);
@@ -293,9 +309,10 @@
 
   // -- mouse, touch and keys ------------------------------------------------------------------
 
-  function target(i, marking) {
-    if (marking) return cur.cells[i] === -1 ? 0 : -1;
-    return cur.cells[i] === colour ? 0 : colour;
+  function target(i, marking) {  // a drag begun on a given cell fills (or marks) the others
+    var v = cur.fixed[i] ? 0 : cur.cells[i];
+    if (marking) return v === -1 ? 0 : -1;
+    return v === colour ? 0 : colour;
   }
 
   board.addEventListener("contextmenu", function (e) { e.preventDefault(); });
