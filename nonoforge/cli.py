@@ -1315,7 +1315,10 @@ def collection_export(
         done = jobs.export_collection(corpus, name, to, opts=opts,
                                       warn=lambda m: err.print(f"warning: {m}", markup=False))
     if not is_quiet():
-        err.print(f"wrote {done.count} puzzle(s) to {done.path} ({done.kind})")
+        err.print(f"wrote {done.count} puzzle(s) to {done.path} ({done.kind})"
+                  + (f"; {done.refused} left out" if done.refused else ""))
+    if done.refused:  # puzzles the format cannot hold, each named in a warning
+        raise typer.Exit(FAILED_EXIT)
 
 
 @app.command()

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from nonoforge.cli import app
 from nonoforge.db import Corpus
+from nonoforge.errors import FAILED_EXIT
 from nonoforge.formats import read_file
 from nonoforge.puzzle import Grid, Meta, Puzzle, clue_of
 
@@ -238,3 +239,107 @@ def test_a_rated_collection_exports_its_scores_grades_and_verdicts(tmp_path) -> 
             stored["status"], stored["technique"], stored["effort"], stored["score"],
             stored["grade"])
         assert r["grade"] is not None and "steps" not in r
+
+
+# -- givens -----------------------------------------------------------------------------------
+
+
+def switch_with_givens() -> Puzzle:
+    """Two 2x2 blocks on a diagonal: the other diagonal has the same clues; a filled and a
+    crossed given make it unique."""
+    return Puzzle.from_grid(Grid.from_rows(["##..", "##..", "..##", "..##"]),
+                            meta=Meta(title="Switch", source="test")).replace(
+        givens=[(0, 0, 1), (0, 3, 0)])
+
+
+def test_the_dataset_lists_givens_and_its_steps_start_from_them(tmp_path) -> None:
+    plain = nin_puzzles()[0]
+    p = switch_with_givens()
+    db = corpus_with(tmp_path, [plain, p], "g")
+    target = tmp_path / "g.jsonl"
+    res = export(db, "g", "--to", str(target), "--steps")
+    assert res.exit_code == 0, res.output
+    first, second = (json.loads(line) for line in target.read_text("utf-8").splitlines())
+    assert first["givens"] == [] and second["givens"] == [[0, 0, 1], [0, 3, 0]]
+    assert second["verdict"] == "unique"  # proven from the givens (two solutions without)
+    # the steps decide every cell but the givens, once each: replayed over the givens they
+    # paint the solution, by line logic alone
+    painted = np.full((4, 4), -1)
+    for r, c, v in second["givens"]:
+        painted[r, c] = v
+    for step in second["steps"]:
+        assert step["line"] in ("row", "column")
+        for i, j, v in step["cells"]:
+            assert painted[i, j] == -1
+            painted[i, j] = v
+    assert (painted == np.array(second["solution"])).all()
+
+
+def test_files_that_cannot_hold_givens_leave_those_puzzles_out(tmp_path) -> None:
+    """ROFL and most folder formats cannot hold givens: that puzzle stays out with a warning
+    that says why, the others are written, and the exit code tells; a format that holds them
+    (.non) writes them all; nothing is written or removed when no puzzle can be."""
+    plain = nin_puzzles()[0]
+    p = switch_with_givens()
+    db = corpus_with(tmp_path, [plain, p], "g")
+    res = export(db, "g", "--to", str(tmp_path / "g.rofl"))
+    assert res.exit_code == FAILED_EXIT, res.output
+    assert "puzzle 2" in res.output and "cannot hold given cells" in res.output
+    assert "wrote 1 puzzle(s)" in res.output and "1 left out" in res.output
+    assert [q.key for q in read_file(tmp_path / "g.rofl")] == [plain.key]
+    res = export(db, "g", "--to", str(tmp_path / "xml"), "--format", "xml")
+    assert res.exit_code == FAILED_EXIT and "cannot hold given cells" in res.output
+    assert len(list((tmp_path / "xml").iterdir())) == 1
+    res = export(db, "g", "--to", str(tmp_path / "non"))
+    assert res.exit_code == 0, res.output
+    back = [read_file(f)[0] for f in sorted((tmp_path / "non").iterdir())]
+    assert [q.key for q in back] == [plain.key, p.key] and back[1].givens == p.givens
+    with Corpus.open(db) as c:
+        c.create_collection("only", [p.key])
+    (tmp_path / "keep").mkdir()
+    (tmp_path / "keep" / "001-g0-x.xml").write_text("an earlier export")
+    res = export(db, "only", "--to", str(tmp_path / "keep"), "--format", "xml", "--overwrite")
+    assert res.exit_code == 2 and "no puzzle can be written" in res.output
+    assert (tmp_path / "keep" / "001-g0-x.xml").read_text() == "an earlier export"
+
+
+def test_a_photo_with_givens_goes_from_generate_to_every_export(tmp_path) -> None:
+    """End to end through the CLI as a user types it: a photograph (scikit-image's
+    astronaut) made into a puzzle kept exact with givens, imported into a corpus, rated, built
+    into a collection and exported as a book, a page and a dataset, each carrying the
+    givens."""
+    import skimage.data
+    from PIL import Image
+
+    def run(*args: str):
+        res = CliRunner().invoke(app, list(args))
+        assert res.exit_code == 0, (args, res.output)
+        return res
+
+    src = tmp_path / "astronaut.png"
+    Image.fromarray(skimage.data.astronaut()).save(src)
+    gen = tmp_path / "gen"
+    [row] = json.loads(run("generate", str(src), "--size", "15x15", "--repair", "givens",
+                           "--format", "non", "--json", "--out", str(gen)).stdout)
+    givens = [list(g) for g in row["givens"]]
+    assert givens and row["accepted"] and row["edits"] == 0
+    db = str(tmp_path / "c.db")
+    run("db", "import", "--db", db, row["puzzle"], "example:dancer")
+    run("rate", "--db", db, "--workers", "1")
+    run("collection", "build", "photos", "--db", db, "--count", "5")
+    for name in ("book.pdf", "page.html", "data.jsonl"):
+        run("collection", "export", "photos", "--db", db, "--to", str(tmp_path / name))
+    records = [json.loads(line) for line in (tmp_path / "data.jsonl").read_text().splitlines()]
+    [photo] = [r for r in records if r["key"] == row["key"]]
+    assert photo["givens"] == givens and photo["verdict"] == "unique"
+    assert all(photo["solution"][r][c] == v for r, c, v in givens)
+    assert [r["givens"] for r in records if r is not photo] == [[]]
+    html = (tmp_path / "page.html").read_text(encoding="utf-8")
+    data = json.loads(html.split('id="nf-data">')[1].split("</script>")[0])
+    assert [p["givens"] for p in data["puzzles"] if p["key"] == row["key"]] == [givens]
+    doc = pdfium.PdfDocument(str(tmp_path / "book.pdf"))
+    text = "\n".join(doc[i].get_textpage().get_text_range() for i in range(len(doc)))
+    n = len(givens)
+    assert f"astronaut (grade {photo['grade']}) \u00b7 {n} cell{'s' if n > 1 else ''} given" \
+        in text
+    assert "are given" in doc[0].get_textpage().get_text_range()

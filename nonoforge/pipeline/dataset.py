@@ -1,10 +1,10 @@
 """A collection as a dataset: one JSON object per line, for people who build and evaluate
 programs on nonograms (seeded, verified, graded puzzles, optionally with their reasoning).
 
-Each record holds the puzzle (size, palette, row and column clues), its solution grid,
-the rating (verdict, hardest technique, deterministic effort, score, grade) and where it
-came from (source, licence). ``steps`` adds a line-by-line trace: which row or column,
-given what was known, decided which cells; see :func:`line_trace`.
+Each record holds the puzzle (size, palette, row and column clues, given cells), its
+solution grid, the rating (verdict, hardest technique, deterministic effort, score, grade)
+and where it came from (source, licence). ``steps`` adds a line-by-line trace: which row
+or column, given what was known, decided which cells; see :func:`line_trace`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from nonoforge.puzzle import Clue, Grid, Puzzle
-from nonoforge.solving import full_state
+from nonoforge.solving import start_state
 from nonoforge.sweeps import line_sweeps
 from nonoforge.util import safe_text
 
@@ -54,6 +54,8 @@ def record(it: Item, steps: bool = False) -> dict[str, Any]:
         "palette": [{"name": text(c.name), "rgb": c.hex} for c in p.palette],
         "rows": clues_json(p.rows, p.is_bw),
         "columns": clues_json(p.columns, p.is_bw),
+        # cells printed solved, part of the puzzle: [row, column, colour], 0-based, 0 = empty
+        "givens": [list(g) for g in p.givens],
         "solution": None if it.answer is None else it.answer.cells.tolist(),
         "verdict": it.verdict,
         "technique": r.get("technique"),
@@ -95,14 +97,15 @@ def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> int:
 def line_trace(p: Puzzle, answer: Grid | None = None) -> list[dict[str, Any]]:
     """The solve as a list of line deductions, in the order a person could make them.
 
-    Complete line logic is applied to rows then columns, sweep after sweep, until nothing
-    changes (:func:`nonoforge.sweeps.line_sweeps`); every application that decides new
-    cells is one step ``{"line": "row"|"column", "index": i, "cells": [[r, c, colour],
-    ...]}`` (cells decided by that line given everything decided before). If line logic
-    stops short, a last step ``{"line": None, "by": "search", "cells": [...]}`` holds the
-    cells only probing or search decides (taken from ``answer``). Deterministic.
+    Complete line logic is applied, from the puzzle's givens (cells printed solved, never a
+    step of their own), to rows then columns, sweep after sweep, until nothing changes
+    (:func:`nonoforge.sweeps.line_sweeps`); every application that decides new cells is one
+    step ``{"line": "row"|"column", "index": i, "cells": [[r, c, colour], ...]}`` (cells
+    decided by that line given everything decided before). If line logic stops short, a
+    last step ``{"line": None, "by": "search", "cells": [...]}`` holds the cells only
+    probing or search decides (taken from ``answer``). Deterministic.
     """
-    state = full_state(p.height, p.width, p.ncolors)
+    state = start_state(p)
     out: list[dict[str, Any]] = []
     for kind, i, changed in line_sweeps(p, state):
         if changed is None:  # contradiction: cannot happen for a solvable puzzle

@@ -8,14 +8,17 @@ whatever else the user kept there.
 
 Every puzzle leaves with its answer: the stored goal, or the solver's solution when no goal
 is stored (``.nin`` and most site puzzles). A puzzle without a proven unique solution is
-left out of books and pages unless ``include_ambiguous`` is set, and then marked.
+left out of books and pages unless ``include_ambiguous`` is set, and then marked. Given
+cells (cells printed solved) leave with every puzzle: books and pages print them, the
+dataset lists them, and a file format that cannot hold them (ROFL, most folder formats)
+leaves that puzzle out with a warning (:func:`writable`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +55,9 @@ class Exported:
     kind: str  # "dir", "rofl", "pdf", "html" or "jsonl"
     count: int
     skipped: int = 0
+    #: Puzzles the target's format cannot hold (given cells in ROFL, colour in a
+    #: black-and-white format), left out with a warning each: the exit code tells.
+    refused: int = 0
 
 
 @dataclass
@@ -184,10 +190,13 @@ def export_collection(
     items = items_of(corpus, name)
     if not items:
         raise UsageError(f"collection {name!r} is empty or does not exist")
+    refused = 0
+    if kind in ("dir", "rofl"):  # a file format: the puzzles it cannot hold stay out
+        items, refused = writable(items, opts.fmt if kind == "dir" else "rofl", warn)
+        if not items:
+            raise UsageError(f"collection {name!r}: no puzzle can be written as "
+                             f"{opts.fmt if kind == 'dir' else 'ROFL'} (see the warnings)")
     if kind == "dir":
-        from nonoforge.formats import get_format
-
-        get_format(opts.fmt)
         claim_dir(target, opts.overwrite)
     else:
         if kind == "pdf":
@@ -200,9 +209,9 @@ def export_collection(
         from nonoforge.formats import write_file
 
         write_file([it.puzzle for it in items], target, "rofl")
-        return Exported(to, kind, len(items))
+        return Exported(to, kind, len(items), refused=refused)
     if kind == "dir":
-        return _export_dir(items, target, opts.fmt)
+        return replace(_export_dir(items, target, opts.fmt), refused=refused)
     solve_items(items, warn)
     if kind == "jsonl":
         from nonoforge.pipeline.dataset import records, write_jsonl
@@ -224,6 +233,22 @@ def export_collection(
 
         write_atomic(target, page(chosen, title=name).encode("utf-8"))
     return Exported(to, kind, len(chosen), len(items) - len(chosen))
+
+
+def writable(items: Sequence[Item], fmt: str, warn: Warn | None) -> tuple[list[Item], int]:
+    """The items the format can hold, and how many it cannot (each named in a warning, with
+    the format's one-line reason: :meth:`~nonoforge.formats.Format.refusal`)."""
+    from nonoforge.formats import get_format
+
+    f = get_format(fmt)
+    keep = []
+    for it in items:
+        why = f.refusal(it.puzzle)
+        if why is None:
+            keep.append(it)
+        elif warn:
+            warn(f"puzzle {it.number} ({it.puzzle.key[:12]}) left out: {why}")
+    return keep, len(items) - len(keep)
 
 
 def _export_dir(items: Sequence[Item], target: Path, fmt: str) -> Exported:
