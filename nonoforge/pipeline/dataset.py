@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from nonoforge.puzzle import Clue, Grid, Puzzle
-from nonoforge.solving import full_state
+from nonoforge.solving import start_state
 from nonoforge.sweeps import line_sweeps
 from nonoforge.util import safe_text
 
@@ -67,6 +67,8 @@ def record(it: Item, steps: bool = False) -> dict[str, Any]:
         "copyright": text(meta.copyright),
         "licence": text(meta.licence),
     }
+    if p.givens:  # cells printed solved: part of the puzzle (0-based, as in our JSON)
+        out["givens"] = [list(g) for g in p.givens]
     if steps:
         out["steps"] = line_trace(p, it.answer)
     return out
@@ -102,7 +104,7 @@ def line_trace(p: Puzzle, answer: Grid | None = None) -> list[dict[str, Any]]:
     stops short, a last step ``{"line": None, "by": "search", "cells": [...]}`` holds the
     cells only probing or search decides (taken from ``answer``). Deterministic.
     """
-    state = full_state(p.height, p.width, p.ncolors)
+    state = start_state(p)  # the givens (cells printed solved) are where a person starts
     out: list[dict[str, Any]] = []
     for kind, i, changed in line_sweeps(p, state):
         if changed is None:  # contradiction: cannot happen for a solvable puzzle
