@@ -490,7 +490,8 @@ def list_formats() -> None:
     for f in FORMATS.values():
         caps = ["read"] + (["write"] if f.write else []) + (["colour"] if f.color else [])
         caps += ["many per file"] if f.multi else []
-        echo(f"{f.name:<11} {' '.join(f.extensions):<18} {', '.join(caps):<34} "
+        caps += ["givens"] if f.givens else []  # cells printed solved (issue 17)
+        echo(f"{f.name:<11} {' '.join(f.extensions):<18} {', '.join(caps):<42} "
              f"{f.description}")
 
 
