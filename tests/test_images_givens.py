@@ -105,8 +105,17 @@ def test_cli_repair_givens_writes_non_with_givens_and_sheets(tmp_path: Path) -> 
     r = runner.invoke(app, ["generate", str(src), "--size", "10x10", "--no-crop",
                             "--repair", "givens", "--format", "xml", "--out", str(out)])
     assert r.exit_code == 2 and "cannot hold given cells" in r.stderr
+    assert str(out / "switch.xml") in r.stderr  # which file, why, what to use instead
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.output
     assert not out.exists()
+    # Pattern game IDs hold them as clue squares (Tatham's Pattern starts from them)
+    r = runner.invoke(app, ["generate", str(src), "--size", "10x10", "--no-crop",
+                            "--repair", "givens", "--format", "tatham", "--json", "--out",
+                            str(tmp_path / "t")])
+    assert r.exit_code == 0, r.output
+    [row] = json.loads(r.stdout)
+    assert row["puzzle"].endswith(".pattern") and "," in Path(row["puzzle"]).read_text()
+    assert read_file(row["puzzle"])[0].givens == p.givens
 
 
 def test_sheet_png_draws_givens() -> None:
