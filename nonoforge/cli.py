@@ -565,7 +565,8 @@ def solve_cmd(
             results.append(item)
             continue
         title = terminal_text(p.meta.title or os.path.basename(path))
-        out.print(Text(f"{title}  ({p.width}x{p.height}): {res.status}, technique "
+        given = f" with {len(p.givens)} given cell(s)" if p.givens else ""  # part of it
+        out.print(Text(f"{title}  ({p.width}x{p.height}){given}: {res.status}, technique "
                        f"{res.technique}, {res.time_s:.3f} s", style="bold"))
         if steps:
             for i, s in enumerate(res.steps):

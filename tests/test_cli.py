@@ -390,3 +390,5 @@ def test_info_and_show_mention_givens() -> None:
     rows = [line for line in shown.splitlines() if " | " in line][:10]
     assert rows[1].split(" | ")[1].split() == [".", "▣", "#", ".", ".", ".", ".", ".", ".", "."]
     assert rows[9].split(" | ")[1].split()[-1] == "×"
+    solved = run("solve", GIVENS).stdout
+    assert "Switch  (10x10) with 2 given cell(s): unique" in solved
