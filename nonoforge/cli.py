@@ -303,19 +303,41 @@ def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
 
 
+def _given_cells(text: str, p: Puzzle) -> dict[int, int]:
+    """Where each given cell of ``p`` sits in its drawing (``draw``): offset -> colour."""
+    lines = text.split("\n")
+    depth = len(lines) - p.height
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    out: dict[int, int] = {}
+    for r, c, k in p.givens:
+        line = lines[depth + r]
+        bar = line.index(" | ") + 3
+        cw = (len(line) - bar + 1) // p.width - 1  # cells are right-aligned, space-separated
+        out[starts[depth + r] + bar + c * (cw + 1) + cw - 1] = k
+    return out
+
+
 def styled_drawing(p: Puzzle, grid: Any = None) -> Text:
-    """The puzzle's text drawing with each painted cell and colour clue in its colour."""
+    """The puzzle's text drawing with each painted cell and colour clue in its colour;
+    given cells (printed solved) drawn apart: ``▣`` filled (in its colour), ``×`` empty."""
     from nonoforge.puzzle import draw
 
     text = draw(p, grid)
-    if p.is_bw or grid is None and p.goal is None:
+    given = _given_cells(text, p)
+    plain = p.is_bw or grid is None and p.goal is None
+    if plain and not given:
         return Text(text)
     chars = cell_chars(p.ncolors)
     rich = Text()
     prev = ""
-    for ch in text:
+    for pos, ch in enumerate(text):
         i = chars.find(ch)
-        if ch.isalpha() and 0 < i < len(p.palette):
+        if pos in given:
+            k = given[pos]
+            rich.append("×" if k == 0 else "▣", style=None if k == 0 else p.palette[k].hex)
+        elif not plain and ch.isalpha() and 0 < i < len(p.palette):
             # a letter after a digit belongs to a clue: keep it, in its colour
             rich.append(ch if prev.isdigit() else "█", style=p.palette[i].hex)
         else:
@@ -343,8 +365,9 @@ def show(
             continue
         path, p = it.file, it.puzzle
         title = terminal_text(p.meta.title or os.path.basename(path))
+        given = f", {len(p.givens)} given (▣ ×)" if p.givens else ""
         out.print(Text(f"{title}  ({p.width}x{p.height}, {p.ncolors} colour"
-                       f"{'s' if p.ncolors != 1 else ''}, key {p.key})", style="bold"))
+                       f"{'s' if p.ncolors != 1 else ''}{given}, key {p.key})", style="bold"))
         out.print(styled_drawing(p, p.goal))
         out.print()
     end_batch(batch)
@@ -367,6 +390,7 @@ def puzzle_info(path: str, p: Puzzle) -> dict[str, Any]:
         "filled": sum(b.length for r in p.rows for b in r),
         "has_goal": p.goal is not None,
         "licence": p.meta.licence,
+        "givens": len(p.givens),  # cells printed solved, part of the puzzle
     }
 
 
@@ -397,6 +421,7 @@ def info(
             f"{terminal_text(r['file'])}{title}: {r['width']}x{r['height']}, "
             f"{r['colors']} colour(s), {r['blocks']} blocks, {r['filled']} cells filled, "
             f"key {r['key']}" + (", goal" if r["has_goal"] else "")
+            + (f", {r['givens']} given cell(s)" if r["givens"] else "")
         )
     end_batch(batch)
 
@@ -465,7 +490,8 @@ def list_formats() -> None:
     for f in FORMATS.values():
         caps = ["read"] + (["write"] if f.write else []) + (["colour"] if f.color else [])
         caps += ["many per file"] if f.multi else []
-        echo(f"{f.name:<11} {' '.join(f.extensions):<18} {', '.join(caps):<34} "
+        caps += ["givens"] if f.givens else []  # cells printed solved (issue 17)
+        echo(f"{f.name:<11} {' '.join(f.extensions):<18} {', '.join(caps):<42} "
              f"{f.description}")
 
 
@@ -539,7 +565,8 @@ def solve_cmd(
             results.append(item)
             continue
         title = terminal_text(p.meta.title or os.path.basename(path))
-        out.print(Text(f"{title}  ({p.width}x{p.height}): {res.status}, technique "
+        given = f" with {len(p.givens)} given cell(s)" if p.givens else ""  # part of it
+        out.print(Text(f"{title}  ({p.width}x{p.height}){given}: {res.status}, technique "
                        f"{res.technique}, {res.time_s:.3f} s", style="bold"))
         if steps:
             for i, s in enumerate(res.steps):

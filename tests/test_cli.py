@@ -359,3 +359,36 @@ def test_example_names_work_everywhere(command: tuple[str, ...], tmp_path: Path)
     assert not any("example:" in n for n in written), written  # the prefix is dropped
     if command in (("convert",), ("render",), ("generate",)):
         assert any(n.startswith(("dancer", "koala")) for n in written), written
+
+
+# -- givens (issue 17): cells printed solved -----------------------------------------------
+
+GIVENS = str(DATA / "givens.nonpack")
+
+
+def test_convert_keeps_givens_or_refuses_in_one_line(tmp_path: Path) -> None:
+    result = run("convert", GIVENS, str(tmp_path / "both.json"))
+    assert result.exit_code == 0, result.output
+    assert [p.givens for p in read_file(tmp_path / "both.json")] == [
+        p.givens for p in read_file(GIVENS)
+    ]
+    for target in ("both.xml", "both.rofl"):
+        result = run("convert", GIVENS, str(tmp_path / target))
+        assert_clean_error(result)
+        assert "cannot hold given cells" in result.stderr and "use non, " in result.stderr
+        assert not (tmp_path / target).exists()
+
+
+def test_info_and_show_mention_givens() -> None:
+    result = run("info", "--json", GIVENS)
+    assert result.exit_code == 0, result.output
+    assert [r["givens"] for r in json.loads(result.stdout)] == [2, 3]
+    assert "2 given cell(s)" in run("info", GIVENS).stdout
+    shown = run("show", GIVENS).stdout
+    assert "2 given (▣ ×)" in shown and "3 given" in shown
+    # the switch's given filled cell (row 2, column 2) and crossed one (row 10, column 10)
+    rows = [line for line in shown.splitlines() if " | " in line][:10]
+    assert rows[1].split(" | ")[1].split() == [".", "▣", "#", ".", ".", ".", ".", ".", ".", "."]
+    assert rows[9].split(" | ")[1].split()[-1] == "×"
+    solved = run("solve", GIVENS).stdout
+    assert "Switch  (10x10) with 2 given cell(s): unique" in solved

@@ -62,6 +62,11 @@ def test_givens_on_photos_keep_the_picture_exact(name: str, colors: int) -> None
     assert g.accepted and g.edits == 0
     assert g.puzzle.goal is not None  # the quantised picture itself: no cell edited
     assert solved_by_line_logic(g.puzzle, list(g.givens), g.puzzle.goal)
+    assert g.givens == g.puzzle.givens  # part of the puzzle: files, sheets, solver
+    # the solver proves the printed puzzle (clues + givens) unique, by line logic alone
+    for strategy in ("line", "auto"):
+        r = solve(g.puzzle, strategy=strategy, max_solutions=2)
+        assert r.status == "unique" and r.solutions == [g.puzzle.goal]
     if g.givens:  # without them line logic stalls
         assert not solved_by_line_logic(g.puzzle, [], g.puzzle.goal)
         # pruned: every given is needed
@@ -100,8 +105,17 @@ def test_cli_repair_givens_writes_non_with_givens_and_sheets(tmp_path: Path) -> 
     r = runner.invoke(app, ["generate", str(src), "--size", "10x10", "--no-crop",
                             "--repair", "givens", "--format", "xml", "--out", str(out)])
     assert r.exit_code == 2 and "cannot hold given cells" in r.stderr
+    assert str(out / "switch.xml") in r.stderr  # which file, why, what to use instead
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.output
     assert not out.exists()
+    # Pattern game IDs hold them as clue squares (Tatham's Pattern starts from them)
+    r = runner.invoke(app, ["generate", str(src), "--size", "10x10", "--no-crop",
+                            "--repair", "givens", "--format", "tatham", "--json", "--out",
+                            str(tmp_path / "t")])
+    assert r.exit_code == 0, r.output
+    [row] = json.loads(r.stdout)
+    assert row["puzzle"].endswith(".pattern") and "," in Path(row["puzzle"]).read_text()
+    assert read_file(row["puzzle"])[0].givens == p.givens
 
 
 def test_sheet_png_draws_givens() -> None:
@@ -139,3 +153,21 @@ def test_find_givens_answers_are_those_of_the_two_copy_version() -> None:
             assert copy is not st and copy is not None
             same = propagate(p, st, in_place=True)
             assert same is st and np.array_equal(same, copy)
+
+
+def test_chelsea_needs_its_given_the_solver_says_so() -> None:
+    """A real picture: chelsea in 4 colours at 20x20 is ambiguous as clues alone
+    (``multiple``, two pictures both reproducing the clues) and unique with the given that
+    find_givens prints; the .non written for it reads back as the same puzzle."""
+    from nonoforge.formats import dumps, loads
+
+    g = generate(skimage.data.chelsea(), size=(20, 20), colors=4, repair_with="givens")
+    p = g.puzzle
+    assert p.givens and g.summary()["givens"] == [list(x) for x in p.givens]
+    assert solve(p).status == "unique"
+    bare = solve(p.replace(givens=()), max_solutions=2)
+    assert bare.status == "multiple" and all(s.matches(p) for s in bare.solutions)
+    assert sum(all(int(s.cells[y, x]) == k for y, x, k in p.givens)
+               for s in bare.solutions) <= 1  # the givens rule the other picture out
+    [back] = loads(dumps(p, "non"), "non")
+    assert back.givens == p.givens and back.key == p.key

@@ -135,3 +135,20 @@ def test_roomy_malloc_restores_when_the_last_of_several_threads_leaves(
     restored = calls[len(set_calls):]
     assert ("mallopt", rate._M_TRIM_THRESHOLD, 0x10000) in restored  # glibc reads hex
     assert [c[0] for c in restored] == ["mallopt", "mallopt", "trim"]  # restored once
+
+
+def test_a_puzzle_with_givens_is_rated_as_printed() -> None:
+    """Givens (cells printed solved) are part of the puzzle: rating proves it unique with
+    them, in this process and in the pool's; the bare clues are another puzzle (another
+    key) with several solutions."""
+    from pathlib import Path
+
+    switch, steps = read_file(Path(__file__).parent / "data" / "givens.nonpack")
+    opts = RateOptions(runs=1)
+    for p in (switch, steps):
+        row = rate_puzzle(p, opts)
+        assert (row["key"], row["status"], row["technique"]) == (p.key, "unique", "line")
+        bare = rate_puzzle(p.replace(givens=()), opts)
+        assert bare["status"] == "multiple" and bare["key"] != p.key
+    rows = list(LocalExecutor(1).map_unordered(rate_puzzle, [switch, steps], opts))
+    assert sorted(r["status"] for r in rows) == ["unique", "unique"]

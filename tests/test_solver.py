@@ -460,3 +460,49 @@ def test_solver_modules_import_no_cycle() -> None:
 def test_core_has_no_broad_except_around_imports() -> None:
     src = (Path(__file__).resolve().parents[1] / "nonoforge" / "solver" / "core.py").read_text()
     assert "except Exception" not in src and "except ImportError" not in src
+
+
+# -- givens (issue 17): cells printed solved are part of the puzzle ---------------------
+
+
+@pytest.mark.parametrize("strategy", ["auto", "line", "probe", "search", "sat"])
+def test_givens_make_the_verdict_of_the_printed_puzzle(strategy: str) -> None:
+    """Every path (plain-Python lines, the engine, SAT) starts from the givens: the hand-made
+    switch and colour puzzles are unique with them, not without, and every solution shows
+    them and reproduces the clues."""
+    from nonoforge.formats import read_file
+
+    for p in read_file(Path(__file__).parent / "data" / "givens.nonpack"):
+        r = solve(p, strategy=strategy, max_solutions=2)
+        assert r.status == "unique", (p.meta.title, strategy)
+        [g] = r.solutions
+        assert g.matches(p) and g == p.goal
+        assert all(int(g.cells[y, x]) == k for y, x, k in p.givens)
+        bare = p.replace(givens=())
+        want = "unsolved" if strategy == "line" else "multiple"
+        assert solve(bare, strategy=strategy, max_solutions=2).status == want
+        many = solve(bare, strategy="search", max_solutions=50)
+        assert sum(s == p.goal for s in many.solutions) == 1 and len(many.solutions) > 1
+
+
+def test_givens_that_contradict_the_clues_say_none() -> None:
+    p = Puzzle.from_clues([[1], [1]], [[1], [1]], givens=[(0, 0, 1), (0, 1, 1)])
+    for strategy in ("auto", "search", "sat"):
+        r = solve(p, strategy=strategy)
+        assert r.status == "none" and r.solutions == []
+    ok = Puzzle.from_clues([[1], [1]], [[1], [1]], givens=[(0, 0, 0)])
+    r = solve(ok, strategy="auto")
+    assert r.status == "unique" and r.solutions[0] == Grid.from_rows([".#", "#."])
+
+
+def test_givens_change_nothing_for_puzzles_without_them() -> None:
+    """Known effort counts: a puzzle without givens solves exactly as before (the
+    difficulty model is fitted on these counts); the same clues with a given that line
+    logic would find anyway give the same verdict."""
+    g = Grid.from_rows([".#.", "###", ".#."])
+    p = Puzzle.from_grid(g)
+    r = solve(p)
+    assert (r.status, r.technique) == ("unique", "line")  # as measured before givens
+    assert r.effort["line_solves"] == 6 and r.effort["work"] == 43
+    q = solve(p.replace(givens=[(1, 1, 1)]))
+    assert q.status == "unique" and q.solutions == r.solutions

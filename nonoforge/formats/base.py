@@ -75,13 +75,7 @@ class Format:
     def accepts(self, p: Puzzle) -> bool:
         """Whether ``p`` can be written in this format without losing clues, colours or
         givens."""
-        if self.write is None:
-            return False
-        if not self.color and not p.is_bw:
-            return False
-        if p.givens and not self.givens:
-            return False
-        return self.can_hold(p) if self.can_hold else True
+        return self.refusal(p) is None
 
     def refusal(self, p: Puzzle) -> str | None:
         """Why ``p`` cannot be written in this format (one line), or None when it can."""

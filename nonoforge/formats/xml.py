@@ -21,6 +21,10 @@ XML names. ``white`` and ``black`` may be used without a ``<color>`` element. A 
 with a goal and no clues gets its clues from the goal. A goal with undetermined cells
 (``?`` or ``[..]``) is not kept.
 
+Givens (cells printed solved) have no place here: the format's only partial grid,
+``<solution type="saved">``, is a player's saved progress, which pbnsolve starts from only
+when told (``-s``) and readers otherwise skip; so a puzzle with givens is refused.
+
 Metadata: ``title``, ``author``, ``copyright``, ``id`` -> source_id, ``description`` (else
 ``note``) -> note, and the set's ``<source>`` -> source; the set's ``author`` and
 ``copyright`` fill in for puzzles that have none. There is no licence element.

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from nonoforge.errors import ImageError
+from nonoforge.errors import FormatError, ImageError
 from nonoforge.images.generate import Generated, Solver, default_solver
 from nonoforge.images.render import (
     edits_png,
@@ -60,9 +60,13 @@ def write_generated(
 
     f = get_format(fmt)
     p = gen.puzzle
-    data = dumps(p, f)  # refuses here, before the output directory is touched
+    target = Path(directory) / f"{stem}{f.extensions[0]}"
+    try:
+        data = dumps(p, f)  # refuses here, before the output directory is touched
+    except FormatError as e:
+        raise e.located(str(target)) from None
     d = out_dir(directory)
-    paths = {"puzzle": _write(d / f"{stem}{f.extensions[0]}", data)}
+    paths = {"puzzle": _write(d / target.name, data)}
     paths["sheet_png"] = _write(d / f"{stem}-sheet.png", png_bytes(sheet_png(p)))
     paths["sheet_svg"] = _write(d / f"{stem}-sheet.svg", sheet_svg(p))
     assert p.goal is not None

@@ -105,7 +105,7 @@ def line_trace(p: Puzzle, answer: Grid | None = None) -> list[dict[str, Any]]:
     last step ``{"line": None, "by": "search", "cells": [...]}`` holds the cells only
     probing or search decides (taken from ``answer``). Deterministic.
     """
-    state = start_state(p)
+    state = start_state(p)  # the givens (cells printed solved) are where a person starts
     out: list[dict[str, Any]] = []
     for kind, i, changed in line_sweeps(p, state):
         if changed is None:  # contradiction: cannot happen for a solvable puzzle

@@ -74,7 +74,9 @@ def _checked(puzzle: Puzzle, grids: list[Grid]) -> list[Grid]:
     seen: set[Grid] = set()
     for g in grids:
         if not g.matches(puzzle) or not shows_givens(g.cells, puzzle):
-            raise SolverError("internal error: the solver produced a grid that breaks a clue")
+            raise SolverError(
+                "internal error: the solver produced a grid that breaks a clue or a given"
+            )
         if g not in seen:
             seen.add(g)
             out.append(g)

@@ -236,5 +236,7 @@ def collect(w: Work, puzzle: Puzzle, grids: list[Grid]) -> None:
     for i in range(len(grids), n):
         g = state_to_grid(w.sols[i, :-1].reshape(t.height, t.width))
         if not g.matches(puzzle) or not shows_givens(g.cells, puzzle):
-            raise SolverError("internal error: the solver produced a grid that breaks a clue")
+            raise SolverError(
+                "internal error: the solver produced a grid that breaks a clue or a given"
+            )
         grids.append(g)
