@@ -1032,3 +1032,30 @@ def test_givens_migration_keeps_old_corpora(tmp_path: Path) -> None:
         switch = read_file(GIVENS)[0]
         assert c.add([switch]) == AddStats(new=1)
         assert c.get(switch.key).givens == switch.givens
+
+
+def test_random_givens_round_trip_in_canonical_colours(corpus: Corpus) -> None:
+    """Random pictures in 1-3 colours, palettes in any order, a few cells given: every
+    puzzle comes back with its givens (renumbered as its colours are), under its key."""
+    rng = np.random.default_rng(77)
+    ps: list[Puzzle] = []
+    for n, ncolors in enumerate([1, 2, 3] * 4):
+        base = puzzles(1, 100 + n, size=(6, 5), ncolors=ncolors, source=f"r{n}")[0]
+        assert base.goal is not None
+        k = int(rng.integers(1, 5))
+        cells = {(int(rng.integers(0, 5)), int(rng.integers(0, 6))) for _ in range(k)}
+        given = base.replace(givens=[(r, c, int(base.goal.cells[r, c])) for r, c in cells])
+        p = given
+        if ncolors > 1:  # the same puzzle under a shuffled palette
+            order = [0, *(int(i) + 1 for i in rng.permutation(ncolors))]
+            inv = {old: new for new, old in enumerate(order)}
+            p = Puzzle.from_grid(
+                [[inv[v] for v in row] for row in base.goal.cells.tolist()],
+                Palette(tuple(base.palette[i] for i in order)), meta=base.meta,
+            ).replace(givens=[(r, c, inv[g]) for r, c, g in given.givens])
+            assert p.key == given.key
+        ps.append(p)
+    corpus.add(ps)
+    for p in ps:
+        got = corpus.get(p.key)
+        assert got.givens == p.canonical().givens and got.key == p.key
