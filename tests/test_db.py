@@ -1059,3 +1059,28 @@ def test_random_givens_round_trip_in_canonical_colours(corpus: Corpus) -> None:
     for p in ps:
         got = corpus.get(p.key)
         assert got.givens == p.canonical().givens and got.key == p.key
+
+
+def test_a_file_with_bad_givens_costs_only_itself(tmp_path: Path) -> None:
+    """Import and ingest of a batch: a .non whose givens do not fit its clues is reported
+    (file, line, reason) and the others, givens and all, are stored."""
+    bad = tmp_path / "bad.non"
+    bad.write_text('width 2\nheight 2\nrows\n1\n0\ncolumns\n1\n0\ngoal "1000"\ngivens 1,2,1\n')
+    errors: list[tuple[str, str]] = []
+    with Corpus.open(tmp_path / "c.db") as c:
+        stats = c.import_files([str(bad), str(GIVENS)],
+                               on_error=lambda p, e: errors.append((p, str(e))))
+        assert stats == AddStats(new=2)
+        assert [p.givens != () for p in c.query()] == [True, True]
+    [(path, why)] = errors
+    assert path == str(bad) and "bad.non:10:" in why and "column has no block" in why
+    folder = tmp_path / "in"
+    folder.mkdir()
+    bad.rename(folder / "bad.non")
+    (folder / "givens.nonpack").write_bytes(GIVENS.read_bytes())
+    r = CliRunner().invoke(app, ["ingest", "path", "--db", str(tmp_path / "i.db"), str(folder)])
+    assert "Traceback" not in r.output and "failed 1" in r.stderr
+    with Corpus.open(tmp_path / "i.db") as c:  # the refused item is logged with its reason
+        assert len(c) == 2
+        [failed] = [e for e in c.fetch_log("local") if e["status"] == "failed"]
+        assert failed["item"].endswith("bad.non") and "column has no block" in failed["reason"]
