@@ -1032,3 +1032,55 @@ def test_givens_migration_keeps_old_corpora(tmp_path: Path) -> None:
         switch = read_file(GIVENS)[0]
         assert c.add([switch]) == AddStats(new=1)
         assert c.get(switch.key).givens == switch.givens
+
+
+def test_random_givens_round_trip_in_canonical_colours(corpus: Corpus) -> None:
+    """Random pictures in 1-3 colours, palettes in any order, a few cells given: every
+    puzzle comes back with its givens (renumbered as its colours are), under its key."""
+    rng = np.random.default_rng(77)
+    ps: list[Puzzle] = []
+    for n, ncolors in enumerate([1, 2, 3] * 4):
+        base = puzzles(1, 100 + n, size=(6, 5), ncolors=ncolors, source=f"r{n}")[0]
+        assert base.goal is not None
+        k = int(rng.integers(1, 5))
+        cells = {(int(rng.integers(0, 5)), int(rng.integers(0, 6))) for _ in range(k)}
+        given = base.replace(givens=[(r, c, int(base.goal.cells[r, c])) for r, c in cells])
+        p = given
+        if ncolors > 1:  # the same puzzle under a shuffled palette
+            order = [0, *(int(i) + 1 for i in rng.permutation(ncolors))]
+            inv = {old: new for new, old in enumerate(order)}
+            p = Puzzle.from_grid(
+                [[inv[v] for v in row] for row in base.goal.cells.tolist()],
+                Palette(tuple(base.palette[i] for i in order)), meta=base.meta,
+            ).replace(givens=[(r, c, inv[g]) for r, c, g in given.givens])
+            assert p.key == given.key
+        ps.append(p)
+    corpus.add(ps)
+    for p in ps:
+        got = corpus.get(p.key)
+        assert got.givens == p.canonical().givens and got.key == p.key
+
+
+def test_a_file_with_bad_givens_costs_only_itself(tmp_path: Path) -> None:
+    """Import and ingest of a batch: a .non whose givens do not fit its clues is reported
+    (file, line, reason) and the others, givens and all, are stored."""
+    bad = tmp_path / "bad.non"
+    bad.write_text('width 2\nheight 2\nrows\n1\n0\ncolumns\n1\n0\ngoal "1000"\ngivens 1,2,1\n')
+    errors: list[tuple[str, str]] = []
+    with Corpus.open(tmp_path / "c.db") as c:
+        stats = c.import_files([str(bad), str(GIVENS)],
+                               on_error=lambda p, e: errors.append((p, str(e))))
+        assert stats == AddStats(new=2)
+        assert [p.givens != () for p in c.query()] == [True, True]
+    [(path, why)] = errors
+    assert path == str(bad) and "bad.non:10:" in why and "column has no block" in why
+    folder = tmp_path / "in"
+    folder.mkdir()
+    bad.rename(folder / "bad.non")
+    (folder / "givens.nonpack").write_bytes(GIVENS.read_bytes())
+    r = CliRunner().invoke(app, ["ingest", "path", "--db", str(tmp_path / "i.db"), str(folder)])
+    assert "Traceback" not in r.output and "failed 1" in r.stderr
+    with Corpus.open(tmp_path / "i.db") as c:  # the refused item is logged with its reason
+        assert len(c) == 2
+        [failed] = [e for e in c.fetch_log("local") if e["status"] == "failed"]
+        assert failed["item"].endswith("bad.non") and "column has no block" in failed["reason"]
