@@ -282,13 +282,16 @@ def explain_png(
 ) -> Image.Image:
     """The picture with the ambiguous ``cells`` (that flip between two solutions, or that
     line logic leaves open) framed in magenta, the rest faded so they stand out; each of
-    the ``regions`` (independent ambiguities) is numbered from 1 at its first cell's
-    corner, as the JSON lists them."""
+    the ``regions`` (independent ambiguities) gets a thin box around its cells, numbered
+    from 1 at its top-left corner, as the JSON lists them."""
     im = _explain_frame(grid.cells, palette, cells, scale).convert("RGB")
     d = ImageDraw.Draw(im)
     font = _font(max(9, min(16, scale)))
     for k, region in enumerate(regions, 1):
-        top, left = min(region)  # reading order: the first cell
+        top, left = min(i for i, _ in region), min(j for _, j in region)
+        bottom, right = max(i for i, _ in region) + 1, max(j for _, j in region) + 1
+        d.rectangle((left * scale - 2, top * scale - 2, right * scale + 1, bottom * scale + 1),
+                    outline=MARK, width=1)
         x, y = max(0, left * scale - scale // 2), max(0, top * scale - scale // 2)
         box = d.textbbox((x, y), str(k), font=font)
         d.rectangle((box[0] - 1, box[1] - 1, box[2] + 1, box[3] + 1), fill=PAPER, outline=MARK)
