@@ -38,7 +38,7 @@ EXPLAIN_TIMEOUT = 10.0
 #: rounds together may spend; past it the regions found so far are shown, not ``complete``.
 EXPLAIN_BUDGET = 2_000_000
 #: Most solves that look for another ambiguity (each may add several regions).
-EXPLAIN_ROUNDS = 8
+EXPLAIN_ROUNDS = 16
 #: What one call of the SAT back-end costs in work units besides its conflicts (encoding
 #: and loading the clauses), so that the budget also bounds how many calls are made.
 CALL_WORK = 5_000
