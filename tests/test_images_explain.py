@@ -193,3 +193,17 @@ def test_generate_explain_writes_regions_and_animation(tmp_path: Path) -> None:
     scale = Image.open(ex["file"]).width // 12
     _assert_animation(Path(ex["animation"]).read_bytes(), grid, palette, (SWITCH_A,),
                       (Grid(other),), max(12, scale))
+
+
+def test_explain_png_outlines_an_area_of_open_cells_once() -> None:
+    """For many cells line logic leaves open, one outline per area, not a frame a cell."""
+    grid = Grid.from_rows(["#.#.#", "#####", ".....", "#.#.#", "#####"])
+    block = [(y, x) for y in range(1, 4) for x in range(1, 4)]
+    im = explain_png(grid, Palette.bw(), block, 20, area=True)
+    mark = (255, 0, 200)
+    assert im.getpixel((2 * 20 + 10, 1 * 20 + 18)) != mark  # inner edges: no frame
+    assert im.getpixel((2 * 20 + 10, 2 * 20 + 1)) != mark
+    assert im.getpixel((1 * 20 + 10, 1 * 20 + 1)) == mark  # the area's top edge
+    assert im.getpixel((3 * 20 + 18, 2 * 20 + 10)) == mark  # its right edge
+    assert _centre(im, (2, 2), 20) == (255, 255, 255)  # open cells in full colour
+    assert _centre(im, (0, 0), 20) == _faded((0, 0, 0))  # decided ones faded

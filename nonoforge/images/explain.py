@@ -145,7 +145,7 @@ class _Seeker:
         for g in out.solutions:  # each checked against the clues by the back-end
             if not np.array_equal(g.cells, mine):
                 return g.cells
-        self.exhausted = out.status not in ("unique", "none")
+        self.exhausted = out.status != "unique"  # "unique": proven, none other here
         return None
 
     def local(self, other: np.ndarray, pinned: np.ndarray) -> np.ndarray:

@@ -146,7 +146,8 @@ def write_explain(
     e = explain(q.grid, q.palette)
     facts = e.as_json()
     scale = _scale(gen.puzzle)
-    picture = explain_png(q.grid, q.palette, e.cells, scale, regions=e.regions)
+    picture = explain_png(q.grid, q.palette, e.cells, scale, regions=e.regions,
+                          area=e.kind == "undecided")
     d = out_dir(directory)
     facts["file"] = _write(d / f"{stem}-explain.png", png_bytes(picture))
     if e.alternatives:  # drawn at a readable cell size, at least 12 pixels

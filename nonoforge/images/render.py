@@ -256,10 +256,12 @@ def _faded(rgb: RGB, amount: float = 0.55) -> RGB:
 
 
 def _explain_frame(
-    cells: np.ndarray, palette: Palette, marked: Sequence[tuple[int, int]], scale: int
+    cells: np.ndarray, palette: Palette, marked: Sequence[tuple[int, int]], scale: int,
+    area: bool = False,
 ) -> Image.Image:
     """The picture ``cells`` with the ``marked`` cells in their colours and framed in
-    magenta, every other cell faded: the view :func:`explain_png` and :func:`explain_gif`
+    magenta (with ``area``, one outline around each area of them instead of a frame per
+    cell), every other cell faded: the view :func:`explain_png` and :func:`explain_gif`
     share. A paletted image with exact colours (palette, faded palette, magenta)."""
     colors = [c.rgb for c in palette]
     n = len(colors)
@@ -269,22 +271,34 @@ def _explain_frame(
     index = np.where(keep, cells, cells.astype(np.int64) + n)
     im = _palette_image(index, [*colors, *map(_faded, colors), MARK], scale)
     d = ImageDraw.Draw(im)
-    s = scale
+    s, w = scale, max(1, scale // 5)
+    h, wd = cells.shape[0], cells.shape[1]
     for i, j in marked:
         x, y = int(j) * s, int(i) * s
-        d.rectangle((x, y, x + s - 1, y + s - 1), outline=2 * n, width=max(1, s // 5))
+        if not area:
+            d.rectangle((x, y, x + s - 1, y + s - 1), outline=2 * n, width=w)
+            continue
+        if i == 0 or not keep[i - 1, j]:
+            d.rectangle((x, y, x + s - 1, y + w - 1), fill=2 * n)
+        if i == h - 1 or not keep[i + 1, j]:
+            d.rectangle((x, y + s - w, x + s - 1, y + s - 1), fill=2 * n)
+        if j == 0 or not keep[i, j - 1]:
+            d.rectangle((x, y, x + w - 1, y + s - 1), fill=2 * n)
+        if j == wd - 1 or not keep[i, j + 1]:
+            d.rectangle((x + s - w, y, x + s - 1, y + s - 1), fill=2 * n)
     return im
 
 
 def explain_png(
     grid: Grid, palette: Palette, cells: Sequence[tuple[int, int]], scale: int = 10,
-    regions: Sequence[Sequence[tuple[int, int]]] = (),
+    regions: Sequence[Sequence[tuple[int, int]]] = (), area: bool = False,
 ) -> Image.Image:
     """The picture with the ambiguous ``cells`` (that flip between two solutions, or that
-    line logic leaves open) framed in magenta, the rest faded so they stand out; each of
-    the ``regions`` (independent ambiguities) gets a thin box around its cells, numbered
-    from 1 at its top-left corner, as the JSON lists them."""
-    im = _explain_frame(grid.cells, palette, cells, scale).convert("RGB")
+    line logic leaves open) framed in magenta, the rest faded so they stand out; with
+    ``area`` (for the many cells line logic leaves open) each area of them is outlined
+    once instead. Each of the ``regions`` (independent ambiguities) gets a thin box
+    around its cells, numbered from 1 beside its top corner, as the JSON lists them."""
+    im = _explain_frame(grid.cells, palette, cells, scale, area).convert("RGB")
     d = ImageDraw.Draw(im)
     font = _font(max(9, min(16, scale)))
     for k, region in enumerate(regions, 1):
@@ -292,7 +306,10 @@ def explain_png(
         bottom, right = max(i for i, _ in region) + 1, max(j for _, j in region) + 1
         d.rectangle((left * scale - 2, top * scale - 2, right * scale + 1, bottom * scale + 1),
                     outline=MARK, width=1)
-        x, y = max(0, left * scale - scale // 2), max(0, top * scale - scale // 2)
+        tw = d.textbbox((0, 0), str(k), font=font)[2]
+        x = left * scale - tw - 4  # left of the box; right of it at the picture's left edge
+        x = x if x >= 1 else min(right * scale + 4, im.width - tw - 2)
+        y = max(1, top * scale - 2)
         box = d.textbbox((x, y), str(k), font=font)
         d.rectangle((box[0] - 1, box[1] - 1, box[2] + 1, box[3] + 1), fill=PAPER, outline=MARK)
         d.text((x, y), str(k), fill=INK, font=font)
