@@ -36,12 +36,13 @@ from nonoforge.solving import full_state, mask_counts
 EXPLAIN_TIMEOUT = 10.0
 #: Work units (the solver's deterministic ``work`` count, SAT conflicts included) that all
 #: rounds together may spend; past it the regions found so far are shown, not ``complete``.
-EXPLAIN_BUDGET = 2_000_000
-#: Most solves that look for another ambiguity (each may add several regions).
+EXPLAIN_BUDGET = 20_000_000
+#: Most regions looked for (one a round).
 EXPLAIN_ROUNDS = 16
 #: What one call of the SAT back-end costs in work units besides its conflicts (encoding
-#: and loading the clauses), so that the budget also bounds how many calls are made.
-CALL_WORK = 5_000
+#: and loading the clauses), so that the budget also bounds how many calls are made:
+#: measured 4-10 ms a call at 30x30-45x45, about 20,000 units of the solver's work.
+CALL_WORK = 20_000
 #: Half-widths of the windows :meth:`_Seeker.local` tries around a difference.
 WINDOWS = (1, 2, 4, 8)
 
@@ -50,8 +51,9 @@ Cell = tuple[int, int]
 
 @dataclass(frozen=True)
 class Explanation:
-    """``kind`` is ``flip`` (other solutions differ at ``cells``), ``undecided`` (unique,
-    but line logic leaves ``cells`` open), or ``none`` (line logic solves the picture).
+    """``kind`` is ``flip`` (other solutions differ at ``cells``), ``undecided`` (line
+    logic leaves ``cells`` open; ``status`` says whether the picture is proven unique or
+    the budget ran out first), or ``none`` (line logic solves the picture).
 
     For ``flip``: ``regions`` are the independent ambiguities, each a group of cells that
     flips alone (``alternatives[k]`` is the picture with region ``k`` flipped, a solution);
