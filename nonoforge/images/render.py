@@ -1,5 +1,6 @@
 """Pictures of puzzles: the printable sheet (PNG and SVG), the solution, the edits a repair
-made, an animated GIF of a solve and a terminal preview.
+made, where a picture is ambiguous (still and animated), an animated GIF of a solve and a
+terminal preview.
 
 Every function here is pure: it takes a puzzle (or a grid and a palette) and returns an
 image, a string or bytes; writing files is the caller's business. Sheets follow print
