@@ -1016,6 +1016,7 @@ def generate(
     Example: nonoforge generate cat.png --size 30x30 --colors 4 --out puzzles/
     """
     from nonoforge.examples import stem as example_stem
+    from nonoforge.images.explain import summary_line
     from nonoforge.images.generate import generate as make
     from nonoforge.images.output import write_explain, write_generated
     from nonoforge.images.quantise import parse_size
@@ -1066,6 +1067,8 @@ def generate(
         if g.puzzle.goal is not None:  # a generated puzzle always carries its picture
             picture = preview(g.puzzle.goal, g.puzzle.palette, color=out.is_terminal)
             out.print(Text.from_ansi(picture) if out.is_terminal else picture)
+        if "explain" in row:
+            out.print(summary_line(row["explain"]), markup=False, highlight=False)
     if as_json:
         print_json(rows)
     elif not all(r["accepted"] for r in rows):

@@ -207,3 +207,14 @@ def test_explain_png_outlines_an_area_of_open_cells_once() -> None:
     assert im.getpixel((3 * 20 + 18, 2 * 20 + 10)) == mark  # its right edge
     assert _centre(im, (2, 2), 20) == (255, 255, 255)  # open cells in full colour
     assert _centre(im, (0, 0), 20) == _faded((0, 0, 0))  # decided ones faded
+
+
+def test_generate_explain_says_what_it_found_in_text_mode(tmp_path: Path) -> None:
+    src = tmp_path / "switch.png"
+    ink = np.where(Grid.from_rows(TWO_SWITCHES).cells > 0, 0, 255).astype(np.uint8)
+    Image.fromarray(ink).save(src)
+    r = CliRunner().invoke(app, ["generate", str(src), "--size", "12x12", "--no-crop",
+                                 "--explain", "--out", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    assert "explain: 2 independent ambiguities (8 cells) -> " in r.stdout
+    assert "switch-explain.png" in r.stdout and "switch-explain.gif" in r.stdout

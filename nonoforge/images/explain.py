@@ -79,6 +79,27 @@ class Explanation:
         return out
 
 
+def summary_line(facts: dict[str, Any]) -> str:
+    """One line for people about an explanation's JSON facts (``generate --explain``).
+
+    >>> summary_line({"kind": "flip", "status": "multiple", "cells": [[0, 0]] * 8,
+    ...               "regions": [[[0, 0]] * 4] * 2, "complete": True, "file": "x.png",
+    ...               "animation": "x.gif"})
+    'explain: 2 independent ambiguities (8 cells) -> x.png, x.gif'
+    """
+    files = ", ".join(f for f in (facts.get("file"), facts.get("animation")) if f)
+    if facts["kind"] == "flip":
+        n = len(facts["regions"])
+        more = "" if facts["complete"] else ", perhaps more (budget spent)"
+        what = (f"{n} independent {'ambiguity' if n == 1 else 'ambiguities'} "
+                f"({len(facts['cells'])} cells){more}")
+    elif facts["kind"] == "undecided":
+        what = f"line logic leaves {len(facts['cells'])} cells open ({facts['status']})"
+    else:
+        what = "line logic solves the picture as drawn"
+    return f"explain: {what} -> {files}"
+
+
 def explain(
     grid: Grid, palette: Palette, timeout: float = EXPLAIN_TIMEOUT,
     budget: int = EXPLAIN_BUDGET, rounds: int = EXPLAIN_ROUNDS,
