@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image
 from typer.testing import CliRunner
 
@@ -218,3 +220,32 @@ def test_generate_explain_says_what_it_found_in_text_mode(tmp_path: Path) -> Non
     assert r.exit_code == 0, r.output
     assert "explain: 2 independent ambiguities (8 cells) -> " in r.stdout
     assert "switch-explain.png" in r.stdout and "switch-explain.gif" in r.stdout
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.lists(st.booleans(), min_size=36, max_size=36))
+def test_regions_are_minimal_disjoint_solutions_against_every_solution(bits: list[bool]) -> None:
+    """On random 6x6 pictures, against all their solutions (enumerated): each region is a
+    solution's whole difference from the picture, no solution differs on only part of a
+    region, regions are disjoint, and ``complete`` means no solution keeps every region
+    cell as drawn except the picture itself."""
+    grid = Grid(np.array(bits, dtype=np.uint8).reshape(6, 6))
+    puzzle = Puzzle.from_grid(grid)
+    every = solve(puzzle, max_solutions=10_000)
+    assert every.status in ("unique", "multiple") and len(every.solutions) < 10_000
+    mine = grid.cells
+    diffs = [frozenset(zip(*map(np.ndarray.tolist, np.nonzero(s.cells != mine)), strict=True))
+             for s in every.solutions]
+    diffs = [d for d in diffs if d]  # the picture itself differs nowhere
+    e = explain(grid, puzzle.palette)
+    if not diffs:
+        assert e.kind != "flip"
+        return
+    assert e.kind == "flip" and e.complete
+    _assert_alternatives(puzzle, e)
+    seen: set[tuple[int, int]] = set()
+    for region in map(frozenset, e.regions):
+        assert region in diffs and not region & seen
+        assert not any(d < region for d in diffs)  # minimal by inclusion
+        seen |= region
+    assert all(d & seen for d in diffs)  # every other solution flips some region cell
