@@ -129,7 +129,8 @@ def _assert_animation(data: bytes, grid: Grid, palette: Palette,
     everywhere = [(y, x) for y in range(grid.height) for x in range(grid.width)]
     for k, (region, alt) in enumerate(zip(regions, alternatives, strict=True)):
         drawn, other = frames[2 * k], frames[2 * k + 1]
-        assert drawn.size == (grid.width * scale, grid.height * scale + max(14, scale))
+        assert drawn.height == grid.height * scale + max(14, scale)
+        assert drawn.width >= grid.width * scale
         differ = {c for c in everywhere if _centre(drawn, c, scale) != _centre(other, c, scale)}
         assert differ == set(region)
         for c in everywhere:

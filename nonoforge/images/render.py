@@ -333,16 +333,19 @@ def explain_gif(
     shared = Image.new("P", (1, 1))
     flat = [v for rgb in [*colors, *map(_faded, colors), MARK, PAPER, INK, THIN] for v in rgb]
     shared.putpalette(flat + [0] * (768 - len(flat)))
+    n = len(alternatives)
+    longest = ImageDraw.Draw(shared).textbbox((0, 0), f"{n}/{n}: other solution", font=font)
+    width = max(grid.width * scale, int(longest[2]) + 6)  # a small grid: room for the text
     frames = []
     for k, alt in enumerate(alternatives, 1):
         ys, xs = np.nonzero(alt.cells != grid.cells)
         flips = list(zip(ys.tolist(), xs.tolist(), strict=True))
         for cells, caption in ((grid.cells, "as drawn"), (alt.cells, "other solution")):
             pic = _explain_frame(cells, palette, flips, scale).convert("RGB")
-            im = Image.new("RGB", (pic.width, pic.height + strip), PAPER)
+            im = Image.new("RGB", (width, pic.height + strip), PAPER)
             im.paste(pic, (0, 0))
-            ImageDraw.Draw(im).text((3, pic.height + strip // 2), f"{k}/{len(alternatives)}: "
-                                    f"{caption}", fill=INK, font=font, anchor="lm")
+            ImageDraw.Draw(im).text((3, pic.height + strip // 2), f"{k}/{n}: {caption}",
+                                    fill=INK, font=font, anchor="lm")
             frames.append(im.quantize(palette=shared, dither=Image.Dither.NONE))
     return _gif_bytes(frames, [frame_ms] * len(frames))
 
