@@ -32,17 +32,19 @@ from nonoforge.errors import SolverError
 from nonoforge.puzzle import Grid, Palette, Puzzle
 from nonoforge.solving import full_state, mask_counts
 
-#: Seconds all of explain's solves together may take: a guard only, the budget decides.
-EXPLAIN_TIMEOUT = 10.0
+#: Seconds all of explain's solves together may take: a guard only, the budget decides
+#: (at twice the time the budget takes on a quiet machine, so that under load it still does).
+EXPLAIN_TIMEOUT = 30.0
 #: Work units (the solver's deterministic ``work`` count, SAT conflicts included) that all
 #: rounds together may spend; past it the regions found so far are shown, not ``complete``.
 EXPLAIN_BUDGET = 20_000_000
 #: Most regions looked for (one a round).
 EXPLAIN_ROUNDS = 16
-#: What one call of the SAT back-end costs in work units besides its conflicts (encoding
-#: and loading the clauses), so that the budget also bounds how many calls are made:
-#: measured 4-10 ms a call at 30x30-45x45, about 20,000 units of the solver's work.
-CALL_WORK = 20_000
+#: What one call of the SAT back-end costs in work units per cell of the puzzle, besides
+#: its conflicts (encoding and loading the clauses, which grow with the grid), so that the
+#: budget also bounds how many calls are made: measured 4-10 ms a call at 30x30-45x45 and
+#: 36-70 ms at 80x80, about 25 units of the solver's work a cell.
+CELL_WORK = 25
 #: Half-widths of the windows :meth:`_Seeker.local` tries around a difference.
 WINDOWS = (1, 2, 4, 8)
 
@@ -137,7 +139,8 @@ def explain(
 class _Seeker:
     """Asks the SAT back-end for solutions other than the picture ``mine`` with some of
     its cells pinned, all within one deterministic work budget: each call costs
-    :data:`CALL_WORK` plus :data:`~nonoforge.solver.core.SAT_CONFLICT_WORK` per conflict.
+    :data:`CELL_WORK` a cell plus :data:`~nonoforge.solver.core.SAT_CONFLICT_WORK` per
+    conflict.
     ``exhausted`` once the budget (or the deadline, a guard) stopped an answer."""
 
     def __init__(self, puzzle: Puzzle, mine: np.ndarray, deadline: float, work: int) -> None:
@@ -150,7 +153,7 @@ class _Seeker:
         from nonoforge.solver.core import SAT_CONFLICT_WORK
         from nonoforge.solver.sat import solve_sat
 
-        self.work -= CALL_WORK
+        self.work -= CELL_WORK * self.mine.size
         conflicts = self.work // SAT_CONFLICT_WORK
         if self.exhausted or conflicts <= 0 or time.monotonic() >= self.deadline:
             self.exhausted = True
