@@ -1031,7 +1031,7 @@ def generate(
         bool, typer.Option("--no-crop", help="Keep the whole frame (no border trimming).")
     ] = False,
     explain: Annotated[
-        bool, typer.Option("--explain", help="Write NAME-explain.png: where solutions differ.")
+        bool, typer.Option("--explain", help="Write NAME-explain.png/.gif: where solutions differ.")
     ] = False,
     repair_with: Annotated[
         str, typer.Option("--repair", help="edits (change cells) or givens (print cells solved).")
@@ -1045,12 +1045,14 @@ def generate(
     Writes NAME.non (or --format), NAME-sheet.png/.svg, NAME-solution.png and
     NAME-edits.png (edited cells framed) for each image into --out; --size is a maximum
     (the aspect is kept, borders trimmed unless --no-crop). --explain (and any picture
-    that is not accepted) adds NAME-explain.png; --repair givens prints solved cells
+    that is not accepted) adds NAME-explain.png, and NAME-explain.gif animating each
+    ambiguity when two solutions differ; --repair givens prints solved cells
     instead of editing the picture.
 
     Example: nonoforge generate cat.png --size 30x30 --colors 4 --out puzzles/
     """
     from nonoforge.examples import stem as example_stem
+    from nonoforge.images.explain import summary_line
     from nonoforge.images.generate import generate as make
     from nonoforge.images.output import write_explain, write_generated
     from nonoforge.images.quantise import parse_size
@@ -1086,6 +1088,8 @@ def generate(
         if explain or not g.accepted:  # a refused picture is always explained
             row["explain"] = write_explain(g, out_dir, stem)
             paths["explain"] = row["explain"]["file"]
+            if "animation" in row["explain"]:
+                paths["explain_gif"] = row["explain"]["animation"]
         rows.append(row)
         if as_json or is_quiet():
             continue
@@ -1099,6 +1103,8 @@ def generate(
         if g.puzzle.goal is not None:  # a generated puzzle always carries its picture
             picture = preview(g.puzzle.goal, g.puzzle.palette, color=out.is_terminal)
             out.print(Text.from_ansi(picture) if out.is_terminal else picture)
+        if "explain" in row:
+            out.print(summary_line(row["explain"]), markup=False, highlight=False)
     if as_json:
         print_json(rows)
     elif not all(r["accepted"] for r in rows):

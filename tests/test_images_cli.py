@@ -222,6 +222,7 @@ def test_a_refused_picture_is_always_explained(tmp_path: Path) -> None:
     assert row["accepted"] is False
     assert row["explain"]["kind"] == "flip" and len(row["explain"]["cells"]) == 16
     assert Path(row["files"]["explain"]).is_file()
+    assert Image.open(row["files"]["explain_gif"]).n_frames == 2  # one region, animated
 
 
 def test_generate_grade_aims_with_the_shipped_model(tmp_path: Path) -> None:

@@ -1,59 +1,233 @@
-"""The designer's view: where a picture's clues are ambiguous.
+"""The designer's view: where a picture's clues are ambiguous, one ambiguity at a time.
 
 :func:`explain` solves the puzzle of the *quantised* picture (before any repair) with the
-full solver, asking for two solutions. When there are two, the cells where they differ are
-the ones that flip between them -- the places a designer would redraw. When the picture is
-unique but line logic stalls on it, the cells line logic leaves undecided are shown instead.
-:func:`~nonoforge.images.render.explain_png` draws either over the picture.
+full solver, asking for two solutions. When there is a second one, the cells where it
+differs from the picture flip between them -- the places a designer would redraw.
+
+A second solution can flip several places at once (two switches far apart flip together
+in it only because the solver found them together), and a designer fixes each place on its
+own. So the ambiguity is shown as *regions*, each one alternative solution on its own: the
+solver looks for a solution that differs from the picture only in a small window around
+the first difference (3x3, 5x5, 9x9, 17x17 cells, else anywhere), then shrinks that
+difference cell by cell until no solution differs on fewer of its cells (a classic 2x2
+switch is one region). Then the regions found are pinned to the picture and the SAT
+back-end is asked for another solution, which can only flip somewhere else; this repeats
+until none is left (``complete``), or the rounds or the deterministic work budget run
+out. Every solution shown comes from the solver, which checks it against the clues.
+
+When the picture is unique but line logic stalls on it, the cells line logic leaves
+undecided are shown instead. :func:`~nonoforge.images.render.explain_png` draws either
+over the picture, :func:`~nonoforge.images.render.explain_gif` animates the regions.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from nonoforge.images.generate import Solver, default_solver
+from nonoforge.errors import SolverError
 from nonoforge.puzzle import Grid, Palette, Puzzle
-from nonoforge.solving import mask_counts
+from nonoforge.solving import full_state, mask_counts
 
-#: Seconds the full solver may take to find a second solution.
-EXPLAIN_TIMEOUT = 10.0
+#: Seconds all of explain's solves together may take: a guard only, the budget decides
+#: (at twice the time the budget takes on a quiet machine, so that under load it still does).
+EXPLAIN_TIMEOUT = 30.0
+#: Work units (the solver's deterministic ``work`` count, SAT conflicts included) that all
+#: rounds together may spend; past it the regions found so far are shown, not ``complete``.
+EXPLAIN_BUDGET = 20_000_000
+#: Most regions looked for (one a round).
+EXPLAIN_ROUNDS = 16
+#: What one call of the SAT back-end costs in work units per cell of the puzzle, besides
+#: its conflicts (encoding and loading the clauses, which grow with the grid), so that the
+#: budget also bounds how many calls are made: measured 4-10 ms a call at 30x30-45x45 and
+#: 36-70 ms at 80x80, about 25 units of the solver's work a cell.
+CELL_WORK = 25
+#: Half-widths of the windows :meth:`_Seeker.local` tries around a difference.
+WINDOWS = (1, 2, 4, 8)
+
+Cell = tuple[int, int]
 
 
 @dataclass(frozen=True)
 class Explanation:
-    """``kind`` is ``flip`` (two solutions differ at ``cells``), ``undecided`` (unique, but
-    line logic leaves ``cells`` open), or ``none`` (line logic solves the picture)."""
+    """``kind`` is ``flip`` (other solutions differ at ``cells``), ``undecided`` (line
+    logic leaves ``cells`` open; ``status`` says whether the picture is proven unique or
+    the budget ran out first), or ``none`` (line logic solves the picture).
+
+    For ``flip``: ``regions`` are the independent ambiguities, each a group of cells that
+    flips alone (``alternatives[k]`` is the picture with region ``k`` flipped, a solution);
+    ``other`` is the first solution found that is not the picture; ``complete`` says no
+    further ambiguity is left once the regions are pinned to the picture (proven by the
+    solver within the budget)."""
 
     kind: str
     status: str
-    cells: tuple[tuple[int, int], ...]
+    cells: tuple[Cell, ...]
     other: Grid | None = None
+    regions: tuple[tuple[Cell, ...], ...] = ()
+    alternatives: tuple[Grid, ...] = ()
+    complete: bool = True
 
     def as_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "status": self.status, "cells": [list(c) for c in self.cells]}
+        out: dict[str, Any] = {
+            "kind": self.kind, "status": self.status, "cells": [list(c) for c in self.cells]
+        }
+        if self.kind == "flip":
+            out["regions"] = [[list(c) for c in r] for r in self.regions]
+            out["complete"] = self.complete
+        return out
+
+
+def summary_line(facts: dict[str, Any]) -> str:
+    """One line for people about an explanation's JSON facts (``generate --explain``).
+
+    >>> summary_line({"kind": "flip", "status": "multiple", "cells": [[0, 0]] * 8,
+    ...               "regions": [[[0, 0]] * 4] * 2, "complete": True, "file": "x.png",
+    ...               "animation": "x.gif"})
+    'explain: 2 independent ambiguities (8 cells) -> x.png, x.gif'
+    """
+    files = ", ".join(f for f in (facts.get("file"), facts.get("animation")) if f)
+    if facts["kind"] == "flip":
+        n = len(facts["regions"])
+        more = "" if facts["complete"] else ", perhaps more (budget spent)"
+        what = (f"{n} independent {'ambiguity' if n == 1 else 'ambiguities'} "
+                f"({len(facts['cells'])} cells){more}")
+    elif facts["kind"] == "undecided":
+        what = f"line logic leaves {len(facts['cells'])} cells open ({facts['status']})"
+    else:
+        what = "line logic solves the picture as drawn"
+    return f"explain: {what} -> {files}"
 
 
 def explain(
-    grid: Grid, palette: Palette, solver: Solver | None = None, timeout: float = EXPLAIN_TIMEOUT
+    grid: Grid, palette: Palette, timeout: float = EXPLAIN_TIMEOUT,
+    budget: int = EXPLAIN_BUDGET, rounds: int = EXPLAIN_ROUNDS,
 ) -> Explanation:
-    """Why the picture ``grid`` is (or is not) unique by line logic; see the module doc."""
-    solve = solver or default_solver()
+    """Why the picture ``grid`` is (or is not) unique by line logic; see the module doc.
+
+    ``budget`` (work units) decides how far the search for ambiguities goes, the same on
+    every machine; ``timeout`` (seconds, all solves together) only guards."""
+    from nonoforge.solver import solve
+
     puzzle = Puzzle.from_grid(grid, palette)
-    full = solve(puzzle, strategy="auto", max_solutions=2, timeout=timeout)
-    if full.status == "multiple" and len(full.solutions) >= 2:
-        a, b = (np.asarray(s.cells if isinstance(s, Grid) else s) for s in full.solutions[:2])
-        mine = grid.cells
-        other = b if np.array_equal(a, mine) else a
-        ys, xs = np.nonzero(other != mine)
-        return Explanation("flip", full.status, _cells(ys, xs), Grid(other))
+    full = solve(puzzle, strategy="auto", max_solutions=2, timeout=timeout, budget=budget)
+    deadline = time.monotonic() + max(0.0, timeout - full.time_s)  # loading not counted
+    mine = grid.cells
+    others = [g.cells for g in full.solutions if not np.array_equal(g.cells, mine)]
+    if full.status == "multiple" and others:
+        seek = _Seeker(puzzle, mine, deadline, budget - full.effort.get("work", 0))
+        found: list[np.ndarray] = []
+        pinned = np.zeros(mine.shape, dtype=bool)
+        nxt: np.ndarray | None = others[0]
+        for _ in range(rounds):
+            if nxt is None:
+                break
+            found.append(seek.minimal(seek.local(nxt, pinned)))
+            pinned |= found[-1] != mine
+            nxt = seek.other(pinned)
+        complete = nxt is None and not seek.exhausted  # proven: no other ambiguity left
+        return _flip(puzzle, full.status, others[0], found, complete)
     line = solve(puzzle, strategy="line", max_solutions=2)
     ys, xs = np.nonzero(mask_counts(line.state) > 1)
     kind = "undecided" if len(ys) else "none"
     return Explanation(kind, full.status, _cells(ys, xs))
 
 
-def _cells(ys: np.ndarray, xs: np.ndarray) -> tuple[tuple[int, int], ...]:
+class _Seeker:
+    """Asks the SAT back-end for solutions other than the picture ``mine`` with some of
+    its cells pinned, all within one deterministic work budget: each call costs
+    :data:`CELL_WORK` a cell plus :data:`~nonoforge.solver.core.SAT_CONFLICT_WORK` per
+    conflict.
+    ``exhausted`` once the budget (or the deadline, a guard) stopped an answer."""
+
+    def __init__(self, puzzle: Puzzle, mine: np.ndarray, deadline: float, work: int) -> None:
+        self.puzzle, self.mine, self.deadline, self.work = puzzle, mine, deadline, work
+        self.exhausted = False
+
+    def other(self, pinned: np.ndarray) -> np.ndarray | None:
+        """A solution that differs from the picture, but not at the ``pinned`` cells
+        (a boolean mask); ``None`` when there is none or the budget ran out first."""
+        from nonoforge.solver.core import SAT_CONFLICT_WORK
+        from nonoforge.solver.sat import solve_sat
+
+        self.work -= CELL_WORK * self.mine.size
+        conflicts = self.work // SAT_CONFLICT_WORK
+        if self.exhausted or conflicts <= 0 or time.monotonic() >= self.deadline:
+            self.exhausted = True
+            return None
+        p, mine = self.puzzle, self.mine
+        state = full_state(p.height, p.width, p.ncolors)
+        state[pinned] = np.left_shift(np.uint64(1), mine[pinned].astype(np.uint64))
+        try:
+            out = solve_sat(p, state, max_solutions=2, deadline=self.deadline,
+                            conflict_budget=conflicts)
+        except SolverError:  # no CNF of this size: show what was found
+            self.exhausted = True
+            return None
+        self.work -= SAT_CONFLICT_WORK * int(out.conflicts)
+        for g in out.solutions:  # each checked against the clues by the back-end
+            if not np.array_equal(g.cells, mine):
+                return g.cells
+        self.exhausted = out.status != "unique"  # "unique": proven, none other here
+        return None
+
+    def local(self, other: np.ndarray, pinned: np.ndarray) -> np.ndarray:
+        """A solution that differs from the picture near ``other``'s first difference:
+        the smallest of the square windows :data:`WINDOWS` around it (everything outside
+        and the ``pinned`` cells kept as in the picture) that still admits one, else
+        ``other`` itself. Finds the small ambiguity (a 2x2 switch) where a solver's
+        solution flips several far apart at once."""
+        ys, xs = np.nonzero(other != self.mine)
+        y, x = int(ys[0]), int(xs[0])
+        rows, cols = np.indices(self.mine.shape)
+        for r in WINDOWS:
+            outside = (np.abs(rows - y) > r) | (np.abs(cols - x) > r)
+            if not outside.any() or self.exhausted:
+                break
+            got = self.other(pinned | outside)
+            if got is not None:
+                return got
+        return other
+
+    def minimal(self, other: np.ndarray) -> np.ndarray:
+        """A solution whose difference from the picture lies within ``other``'s and can
+        shrink no further (no solution differs from the picture on fewer of those cells,
+        by inclusion): each differing cell in turn is pinned to the picture, and if a
+        solution is still found the difference becomes its. Stops where the budget does
+        (the solution is then still one, only perhaps not the smallest)."""
+        free = other != self.mine
+        for y, x in zip(*np.nonzero(free), strict=True):
+            if not free[y, x]:
+                continue  # left behind by an earlier shrink
+            pinned = ~free
+            pinned[y, x] = True
+            nxt = self.other(pinned)
+            if nxt is not None:
+                other, free = nxt, nxt != self.mine
+            elif self.exhausted:
+                break
+        return other
+
+
+def _flip(
+    puzzle: Puzzle, status: str, first: np.ndarray, found: list[np.ndarray], complete: bool
+) -> Explanation:
+    """The ``flip`` explanation: regions in reading order of their first cell, each
+    alternative checked against the clues once more (a solution shown is a solution)."""
+    assert puzzle.goal is not None
+    mine = puzzle.goal.cells
+    if not all(Grid(f).matches(puzzle) for f in [first, *found]):
+        raise SolverError("internal error: an alternative solution breaks a clue")
+    regions = sorted(((_cells(*np.nonzero(f != mine)), f) for f in found), key=lambda r: r[0])
+    cells = tuple(sorted(c for r, _ in regions for c in r))
+    return Explanation(
+        "flip", status, cells, Grid(first), regions=tuple(r for r, _ in regions),
+        alternatives=tuple(Grid(f) for _, f in regions), complete=complete,
+    )
+
+
+def _cells(ys: np.ndarray, xs: np.ndarray) -> tuple[Cell, ...]:
     return tuple((int(y), int(x)) for y, x in zip(ys, xs, strict=True))

@@ -1,7 +1,8 @@
 """Writing what ``nonoforge generate`` and ``nonoforge render`` produce.
 
 The file names follow the image (or puzzle file) name: ``cat.non``, ``cat-sheet.png``,
-``cat-sheet.svg``, ``cat-solution.png``, ``cat-edits.png``, ``cat-solve.gif``. Files are
+``cat-sheet.svg``, ``cat-solution.png``, ``cat-edits.png``, ``cat-solve.gif``,
+``cat-explain.png`` and ``cat-explain.gif``. Files are
 written whole (to a temporary name, then renamed) so an interrupted run leaves no torn file.
 """
 
@@ -15,6 +16,7 @@ from nonoforge.errors import FormatError, ImageError
 from nonoforge.images.generate import Generated, Solver, default_solver
 from nonoforge.images.render import (
     edits_png,
+    explain_gif,
     explain_png,
     png_bytes,
     sheet_png,
@@ -123,17 +125,23 @@ def _scale(p: Puzzle) -> int:
 
 
 def write_explain(
-    gen: Generated, directory: str | os.PathLike[str], stem: str, solver: Solver | None = None
+    gen: Generated, directory: str | os.PathLike[str], stem: str
 ) -> dict[str, Any]:
     """Explain the quantised picture's ambiguity (:func:`~nonoforge.images.explain.explain`)
-    and write ``STEM-explain.png``; returns the JSON facts with the file under ``file``."""
+    and write ``STEM-explain.png`` (regions numbered), and for two solutions that differ
+    ``STEM-explain.gif`` (each region flipping); returns the JSON facts with the files
+    under ``file`` and ``animation``."""
     from nonoforge.images.explain import explain
 
     q = gen.quantised
-    e = explain(q.grid, q.palette, solver=solver)
+    e = explain(q.grid, q.palette)
     facts = e.as_json()
-    facts["file"] = _write(
-        out_dir(directory) / f"{stem}-explain.png",
-        png_bytes(explain_png(q.grid, q.palette, e.cells, _scale(gen.puzzle))),
-    )
+    scale = _scale(gen.puzzle)
+    picture = explain_png(q.grid, q.palette, e.cells, scale, regions=e.regions,
+                          area=e.kind == "undecided")
+    d = out_dir(directory)
+    facts["file"] = _write(d / f"{stem}-explain.png", png_bytes(picture))
+    if e.alternatives:  # drawn at a readable cell size, at least 12 pixels
+        gif = explain_gif(q.grid, q.palette, e.alternatives, max(12, scale))
+        facts["animation"] = _write(d / f"{stem}-explain.gif", gif)
     return facts

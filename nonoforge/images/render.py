@@ -1,5 +1,6 @@
 """Pictures of puzzles: the printable sheet (PNG and SVG), the solution, the edits a repair
-made, an animated GIF of a solve and a terminal preview.
+made, where a picture is ambiguous (still and animated), an animated GIF of a solve and a
+terminal preview.
 
 Every function here is pure: it takes a puzzle (or a grid and a palette) and returns an
 image, a string or bytes; writing files is the caller's business. Sheets follow print
@@ -246,20 +247,104 @@ def edits_png(before: Grid, after: Grid, palette: Palette, scale: int = 10) -> I
     return im
 
 
+def _faded(rgb: RGB, amount: float = 0.55) -> RGB:
+    """``rgb`` moved ``amount`` of the way to white (a colour that recedes)."""
+    r, g, b = (round(v + (255 - v) * amount) for v in rgb)
+    return (r, g, b)
+
+
+def _explain_frame(
+    cells: np.ndarray, palette: Palette, marked: Sequence[tuple[int, int]], scale: int,
+    area: bool = False,
+) -> Image.Image:
+    """The picture ``cells`` with the ``marked`` cells in their colours and framed in
+    magenta (with ``area``, one outline around each area of them instead of a frame per
+    cell), every other cell faded: the view :func:`explain_png` and :func:`explain_gif`
+    share. A paletted image with exact colours (palette, faded palette, magenta)."""
+    colors = [c.rgb for c in palette]
+    n = len(colors)
+    keep = np.zeros(cells.shape, dtype=bool)
+    for i, j in marked:
+        keep[i, j] = True
+    index = np.where(keep, cells, cells.astype(np.int64) + n)
+    im = _palette_image(index, [*colors, *map(_faded, colors), MARK], scale)
+    d = ImageDraw.Draw(im)
+    s, w = scale, max(1, scale // 5)
+    h, wd = cells.shape[0], cells.shape[1]
+    for i, j in marked:
+        x, y = int(j) * s, int(i) * s
+        if not area:
+            d.rectangle((x, y, x + s - 1, y + s - 1), outline=2 * n, width=w)
+            continue
+        if i == 0 or not keep[i - 1, j]:
+            d.rectangle((x, y, x + s - 1, y + w - 1), fill=2 * n)
+        if i == h - 1 or not keep[i + 1, j]:
+            d.rectangle((x, y + s - w, x + s - 1, y + s - 1), fill=2 * n)
+        if j == 0 or not keep[i, j - 1]:
+            d.rectangle((x, y, x + w - 1, y + s - 1), fill=2 * n)
+        if j == wd - 1 or not keep[i, j + 1]:
+            d.rectangle((x + s - w, y, x + s - 1, y + s - 1), fill=2 * n)
+    return im
+
+
 def explain_png(
-    grid: Grid, palette: Palette, cells: Sequence[tuple[int, int]], scale: int = 10
+    grid: Grid, palette: Palette, cells: Sequence[tuple[int, int]], scale: int = 10,
+    regions: Sequence[Sequence[tuple[int, int]]] = (), area: bool = False,
 ) -> Image.Image:
     """The picture with the ambiguous ``cells`` (that flip between two solutions, or that
-    line logic leaves open) framed in magenta, the rest faded so they stand out."""
-    base = solution_png(grid, palette, scale)
-    im = Image.blend(base, Image.new("RGB", base.size, PAPER), 0.55)
+    line logic leaves open) framed in magenta, the rest faded so they stand out; with
+    ``area`` (for the many cells line logic leaves open) each area of them is outlined
+    once instead. Each of the ``regions`` (independent ambiguities) gets a thin box
+    around its cells, numbered from 1 beside its top corner, as the JSON lists them."""
+    im = _explain_frame(grid.cells, palette, cells, scale, area).convert("RGB")
     d = ImageDraw.Draw(im)
-    s = scale
-    for i, j in cells:
-        x, y = int(j) * s, int(i) * s
-        im.paste(base.crop((x, y, x + s, y + s)), (x, y))
-        d.rectangle((x, y, x + s - 1, y + s - 1), outline=MARK, width=max(1, s // 5))
+    font = _font(max(9, min(16, scale)))
+    for k, region in enumerate(regions, 1):
+        top, left = min(i for i, _ in region), min(j for _, j in region)
+        bottom, right = max(i for i, _ in region) + 1, max(j for _, j in region) + 1
+        d.rectangle((left * scale - 2, top * scale - 2, right * scale + 1, bottom * scale + 1),
+                    outline=MARK, width=1)
+        tw = d.textbbox((0, 0), str(k), font=font)[2]
+        x = left * scale - tw - 4  # left of the box; right of it at the picture's left edge
+        x = x if x >= 1 else min(right * scale + 4, im.width - tw - 2)
+        y = max(1, top * scale - 2)
+        box = d.textbbox((x, y), str(k), font=font)
+        d.rectangle((box[0] - 1, box[1] - 1, box[2] + 1, box[3] + 1), fill=PAPER, outline=MARK)
+        d.text((x, y), str(k), fill=INK, font=font)
     return im
+
+
+def explain_gif(
+    grid: Grid, palette: Palette, alternatives: Sequence[Grid], scale: int = 16,
+    frame_ms: int = 900,
+) -> bytes:
+    """An animated GIF, looping, of where the picture ``grid`` is ambiguous: for each
+    alternative solution in turn, the picture and then that alternative, the cells that
+    flip between them framed in magenta (everything else faded), captioned
+    ``k/n: as drawn`` and ``k/n: other solution``."""
+    if not alternatives:
+        raise ValueError("no alternative solutions to animate")
+    strip = max(14, scale)
+    font = _font(min(14, strip - 2))
+    colors = [c.rgb for c in palette]
+    shared = Image.new("P", (1, 1))
+    flat = [v for rgb in [*colors, *map(_faded, colors), MARK, PAPER, INK, THIN] for v in rgb]
+    shared.putpalette(flat + [0] * (768 - len(flat)))
+    n = len(alternatives)
+    longest = ImageDraw.Draw(shared).textbbox((0, 0), f"{n}/{n}: other solution", font=font)
+    width = max(grid.width * scale, int(longest[2]) + 6)  # a small grid: room for the text
+    frames = []
+    for k, alt in enumerate(alternatives, 1):
+        ys, xs = np.nonzero(alt.cells != grid.cells)
+        flips = list(zip(ys.tolist(), xs.tolist(), strict=True))
+        for cells, caption in ((grid.cells, "as drawn"), (alt.cells, "other solution")):
+            pic = _explain_frame(cells, palette, flips, scale).convert("RGB")
+            im = Image.new("RGB", (width, pic.height + strip), PAPER)
+            im.paste(pic, (0, 0))
+            ImageDraw.Draw(im).text((3, pic.height + strip // 2), f"{k}/{n}: {caption}",
+                                    fill=INK, font=font, anchor="lm")
+            frames.append(im.quantize(palette=shared, dither=Image.Dither.NONE))
+    return _gif_bytes(frames, [frame_ms] * len(frames))
 
 
 def solve_gif(
@@ -288,11 +373,16 @@ def solve_gif(
             (0, cells.shape[0] * scale, filled - 1, im.height - 1), fill=bar
         )
         frames.append(im)
+    return _gif_bytes(frames, [frame_ms] * (len(frames) - 1) + [max(frame_ms, 1500)])
+
+
+def _gif_bytes(frames: Sequence[Image.Image], durations: Sequence[int]) -> bytes:
+    """Frames as a looping animated GIF (``durations`` in ms, one per frame). Frames must
+    differ from their neighbours: GIF writers merge identical ones."""
     buf = io.BytesIO()
-    durations = [frame_ms] * (len(frames) - 1) + [max(frame_ms, 1500)]
     frames[0].save(
-        buf, format="GIF", save_all=True, append_images=frames[1:], duration=durations,
-        loop=0, optimize=False, disposal=1,
+        buf, format="GIF", save_all=True, append_images=list(frames[1:]),
+        duration=list(durations), loop=0, optimize=False, disposal=1,
     )
     return buf.getvalue()
 

@@ -1,0 +1,252 @@
+"""The designer's view (``images/explain.py``, ``render.explain_png``/``explain_gif``):
+each independent ambiguity of a picture as its own region, drawn and animated."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image
+from typer.testing import CliRunner
+
+from nonoforge.cli import app
+from nonoforge.images.explain import Explanation, explain
+from nonoforge.images.render import _faded, explain_gif, explain_png
+from nonoforge.puzzle import Grid, Palette, Puzzle
+from nonoforge.solver import solve
+
+#: Two classic switches far apart (the diagonal pairs at rows 1-2 and 7-8), each with
+#: its own rows and columns, around parts line logic settles alone (two full-width bars).
+TWO_SWITCHES = [
+    "............",
+    ".#..........",
+    "..#.........",
+    "............",
+    "..######....",
+    "..######....",
+    "............",
+    "........#...",
+    ".........#..",
+    "............",
+    ".##########.",
+    "............",
+]
+SWITCH_A = ((1, 1), (1, 2), (2, 1), (2, 2))
+SWITCH_B = ((7, 8), (7, 9), (8, 8), (8, 9))
+
+
+def _explained(rows: list[str], **kw: int) -> tuple[Puzzle, Explanation]:
+    grid = Grid.from_rows(rows)
+    puzzle = Puzzle.from_grid(grid)
+    return puzzle, explain(grid, puzzle.palette, **kw)
+
+
+def _assert_alternatives(puzzle: Puzzle, e: Explanation) -> None:
+    """Every region is a solution of its own: the picture with just it flipped."""
+    assert puzzle.goal is not None
+    assert len(e.alternatives) == len(e.regions)
+    for region, alt in zip(e.regions, e.alternatives, strict=True):
+        assert alt.matches(puzzle)  # the clues, checked here again
+        ys, xs = np.nonzero(alt.cells != puzzle.goal.cells)
+        assert set(zip(ys.tolist(), xs.tolist(), strict=True)) == set(region)
+    assert sorted(c for r in e.regions for c in r) == list(e.cells)
+
+
+def test_each_independent_switch_is_its_own_region() -> None:
+    puzzle, e = _explained(TWO_SWITCHES)
+    assert e.kind == "flip" and e.status == "multiple"
+    assert e.regions == (SWITCH_A, SWITCH_B)  # reading order
+    assert e.complete  # with both pinned the picture is proven the only solution
+    _assert_alternatives(puzzle, e)
+    facts = e.as_json()
+    assert facts["regions"] == [[list(c) for c in SWITCH_A], [list(c) for c in SWITCH_B]]
+    assert facts["complete"] is True and len(facts["cells"]) == 8
+
+
+def test_a_far_flung_difference_is_narrowed_to_the_small_switch() -> None:
+    """Two 2x2 blocks on a diagonal flip as one 4x4 region; the lone pair beside them
+    sharing no line is a region of its own, not merged with it."""
+    rows = ["." * 10 for _ in range(10)]
+    grid = np.array([list(r) for r in rows])
+    grid[1:3, 1:3] = "#"
+    grid[3:5, 3:5] = "#"
+    grid[7, 7] = grid[8, 8] = "#"
+    puzzle, e = _explained(["".join(r) for r in grid])
+    assert e.regions == (
+        tuple((y, x) for y in range(1, 5) for x in range(1, 5)),
+        ((7, 7), (7, 8), (8, 7), (8, 8)),
+    )
+    _assert_alternatives(puzzle, e)
+
+
+def test_rounds_and_budget_bound_the_search_deterministically() -> None:
+    puzzle, one = _explained(TWO_SWITCHES, rounds=1)
+    assert len(one.regions) == 1 and not one.complete
+    _assert_alternatives(puzzle, one)
+    # just enough work for the first solve: its alternative is shown as found
+    work = solve(puzzle, strategy="auto", max_solutions=2).effort["work"]
+    _, tight = _explained(TWO_SWITCHES, budget=work)
+    assert tight.kind == "flip" and len(tight.regions) == 1 and not tight.complete
+    assert _explained(TWO_SWITCHES, budget=work)[1] == tight  # the same every run
+    _assert_alternatives(puzzle, tight)
+
+
+def test_a_picture_line_logic_solves_has_nothing_to_explain() -> None:
+    e = _explained([".#.", "###", ".#."])[1]
+    assert (e.kind, e.regions, e.as_json()) == (
+        "none", (), {"kind": "none", "status": "unique", "cells": []})
+
+
+def _centre(im: Image.Image, cell: tuple[int, int], scale: int) -> tuple[int, int, int]:
+    y, x = cell
+    px = im.getpixel((x * scale + scale // 2, y * scale + scale // 2))
+    assert isinstance(px, tuple)
+    return (int(px[0]), int(px[1]), int(px[2]))
+
+
+def _frames(data: bytes) -> list[Image.Image]:
+    im = Image.open(io.BytesIO(data))
+    assert im.format == "GIF" and im.info.get("loop") == 0
+    out = []
+    for k in range(im.n_frames):
+        im.seek(k)
+        out.append(im.convert("RGB"))
+    return out
+
+
+def _assert_animation(data: bytes, grid: Grid, palette: Palette,
+                      regions: tuple[tuple[tuple[int, int], ...], ...],
+                      alternatives: tuple[Grid, ...], scale: int) -> None:
+    """Picture, alternative, for each region in turn: at every cell centre the two frames
+    differ exactly at the region's cells, which show the two solutions' colours in full;
+    every other cell shows the picture faded."""
+    frames = _frames(data)
+    assert len(frames) == 2 * len(regions) >= 2
+    everywhere = [(y, x) for y in range(grid.height) for x in range(grid.width)]
+    for k, (region, alt) in enumerate(zip(regions, alternatives, strict=True)):
+        drawn, other = frames[2 * k], frames[2 * k + 1]
+        assert drawn.height == grid.height * scale + max(14, scale)
+        assert drawn.width >= grid.width * scale
+        differ = {c for c in everywhere if _centre(drawn, c, scale) != _centre(other, c, scale)}
+        assert differ == set(region)
+        for c in everywhere:
+            want = palette[int(grid.cells[c])].rgb
+            if c in region:
+                assert _centre(drawn, c, scale) == want
+                assert _centre(other, c, scale) == palette[int(alt.cells[c])].rgb
+            else:
+                assert _centre(drawn, c, scale) == _faded(want)
+
+
+def test_explain_gif_alternates_picture_and_each_alternative() -> None:
+    puzzle, e = _explained(TWO_SWITCHES)
+    assert puzzle.goal is not None
+    data = explain_gif(puzzle.goal, puzzle.palette, e.alternatives, scale=12)
+    _assert_animation(data, puzzle.goal, puzzle.palette, e.regions, e.alternatives, 12)
+
+
+def test_explain_gif_keeps_colours_exact() -> None:
+    """A colour switch (two red cells on a diagonal) beside a blue bar."""
+    palette = Palette.of(("white", (255, 255, 255)), ("red", (200, 30, 40)),
+                         ("blue", (30, 60, 200)))
+    cells = np.zeros((6, 6), dtype=np.uint8)
+    cells[1, 1] = cells[2, 2] = 1
+    cells[4, 0:6] = 2
+    grid = Grid(cells)
+    e = explain(grid, palette)
+    assert e.regions == (((1, 1), (1, 2), (2, 1), (2, 2)),)
+    _assert_alternatives(Puzzle.from_grid(grid, palette), e)
+    data = explain_gif(grid, palette, e.alternatives, scale=16)
+    _assert_animation(data, grid, palette, e.regions, e.alternatives, 16)
+
+
+def test_explain_png_frames_cells_and_numbers_regions() -> None:
+    puzzle, e = _explained(TWO_SWITCHES)
+    assert puzzle.goal is not None
+    im = explain_png(puzzle.goal, puzzle.palette, e.cells, 20, regions=e.regions)
+    black, white = puzzle.palette[1].rgb, puzzle.palette[0].rgb
+    assert _centre(im, (2, 2), 20) == black and _centre(im, (1, 2), 20) == white
+    assert _centre(im, (10, 5), 20) == _faded(black)  # the bar, not ambiguous
+    without = explain_png(puzzle.goal, puzzle.palette, e.cells, 20)
+    assert np.any(np.asarray(im) != np.asarray(without))  # boxes and numbers drawn
+
+
+def test_generate_explain_writes_regions_and_animation(tmp_path: Path) -> None:
+    """Through the CLI: a 2x2 switch inside a picture that is otherwise unique."""
+    grid = Grid.from_rows(TWO_SWITCHES[:6] + ["." * 12] * 3 + TWO_SWITCHES[9:])
+    src = tmp_path / "switch.png"
+    ink = np.where(grid.cells > 0, 0, 255).astype(np.uint8)
+    Image.fromarray(ink).resize((120, 120), Image.Resampling.NEAREST).save(src)
+    r = CliRunner().invoke(app, ["generate", str(src), "--size", "12x12", "--no-crop",
+                                 "--explain", "--json", "--out", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    [row] = json.loads(r.stdout)
+    ex = row["explain"]
+    assert ex["kind"] == "flip" and ex["complete"] is True
+    assert ex["regions"] == [[list(c) for c in SWITCH_A]]
+    assert row["files"]["explain_gif"] == ex["animation"]
+    palette = Puzzle.from_grid(grid).palette
+    other = grid.cells.copy()
+    other[1, 1] = other[2, 2] = 0
+    other[1, 2] = other[2, 1] = 1
+    scale = Image.open(ex["file"]).width // 12
+    _assert_animation(Path(ex["animation"]).read_bytes(), grid, palette, (SWITCH_A,),
+                      (Grid(other),), max(12, scale))
+
+
+def test_explain_png_outlines_an_area_of_open_cells_once() -> None:
+    """For many cells line logic leaves open, one outline per area, not a frame a cell."""
+    grid = Grid.from_rows(["#.#.#", "#####", ".....", "#.#.#", "#####"])
+    block = [(y, x) for y in range(1, 4) for x in range(1, 4)]
+    im = explain_png(grid, Palette.bw(), block, 20, area=True)
+    mark = (255, 0, 200)
+    assert im.getpixel((2 * 20 + 10, 1 * 20 + 18)) != mark  # inner edges: no frame
+    assert im.getpixel((2 * 20 + 10, 2 * 20 + 1)) != mark
+    assert im.getpixel((1 * 20 + 10, 1 * 20 + 1)) == mark  # the area's top edge
+    assert im.getpixel((3 * 20 + 18, 2 * 20 + 10)) == mark  # its right edge
+    assert _centre(im, (2, 2), 20) == (255, 255, 255)  # open cells in full colour
+    assert _centre(im, (0, 0), 20) == _faded((0, 0, 0))  # decided ones faded
+
+
+def test_generate_explain_says_what_it_found_in_text_mode(tmp_path: Path) -> None:
+    src = tmp_path / "switch.png"
+    ink = np.where(Grid.from_rows(TWO_SWITCHES).cells > 0, 0, 255).astype(np.uint8)
+    Image.fromarray(ink).save(src)
+    r = CliRunner().invoke(app, ["generate", str(src), "--size", "12x12", "--no-crop",
+                                 "--explain", "--out", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    assert "explain: 2 independent ambiguities (8 cells) -> " in r.stdout
+    assert "switch-explain.png" in r.stdout and "switch-explain.gif" in r.stdout
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.lists(st.booleans(), min_size=36, max_size=36))
+def test_regions_are_minimal_disjoint_solutions_against_every_solution(bits: list[bool]) -> None:
+    """On random 6x6 pictures, against all their solutions (enumerated): each region is a
+    solution's whole difference from the picture, no solution differs on only part of a
+    region, regions are disjoint, and ``complete`` means no solution keeps every region
+    cell as drawn except the picture itself."""
+    grid = Grid(np.array(bits, dtype=np.uint8).reshape(6, 6))
+    puzzle = Puzzle.from_grid(grid)
+    every = solve(puzzle, max_solutions=10_000)
+    assert every.status in ("unique", "multiple") and len(every.solutions) < 10_000
+    mine = grid.cells
+    diffs = [frozenset(zip(*map(np.ndarray.tolist, np.nonzero(s.cells != mine)), strict=True))
+             for s in every.solutions]
+    diffs = [d for d in diffs if d]  # the picture itself differs nowhere
+    e = explain(grid, puzzle.palette)
+    if not diffs:
+        assert e.kind != "flip"
+        return
+    assert e.kind == "flip" and e.complete
+    _assert_alternatives(puzzle, e)
+    seen: set[tuple[int, int]] = set()
+    for region in map(frozenset, e.regions):
+        assert region in diffs and not region & seen
+        assert not any(d < region for d in diffs)  # minimal by inclusion
+        seen |= region
+    assert all(d & seen for d in diffs)  # every other solution flips some region cell
