@@ -905,7 +905,8 @@ def with_structures(
     of empty edge lines (the subject alone would be cropped out of its scene). ``structures``
     is a pixel mask (:func:`~nonoforge.images.ground.dark_structures`), ``light`` the cells'
     L*. A cell is on a structure when STRUCTURE_SHARE of its pixels are; those cells are
-    thinned to their skeleton. The rocket between its four launch towers."""
+    thinned to their skeleton and kept one cell clear of the ink (the rocket stands apart from
+    the towers and the horizon). The rocket between its four launch towers."""
     from skimage.morphology import skeletonize
 
     vals = light[opaque]
@@ -919,7 +920,7 @@ def with_structures(
     h, w = labels.shape
     ry, rx = area_weights(structures.shape[0], h), area_weights(structures.shape[1], w)
     share = ry @ structures @ rx.T
-    strokes = skeletonize(share >= STRUCTURE_SHARE) & opaque & (labels == 0)
+    strokes = skeletonize(share >= STRUCTURE_SHARE) & opaque & ~_grow(labels != 0)
     if int(strokes.sum()) < max(h, w):  # a rim's few cells, not structures across a scene
         return labels
     drawn = _as_drawn((labels != 0) | strokes, o)
