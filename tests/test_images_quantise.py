@@ -602,3 +602,23 @@ def test_structures_leave_pictures_with_dark_ink_alone() -> None:
     full = np.ones((30, 30), dtype=np.int64)
     full[5:25, 5:25] = 0
     assert with_structures(full, structures, light, opaque, BW_LAB[1], o) is full
+
+
+def test_bold_draws_one_cell_lines_two_cells_thick_but_their_ends() -> None:
+    """Beside one-cell structure strokes the subject keeps the heavier line: a vertical line
+    one cell wide gains the cells to its right but its top end (a rocket's nose); a shape
+    already two cells thick is left as it is."""
+    from nonoforge.images.quantise import _bold
+
+    ink = np.zeros((8, 6), dtype=bool)
+    ink[1:7, 2] = True
+    out = _bold(ink)
+    assert out[1, 2] and not out[1, 3]  # the nose stays one cell
+    assert out[2:7, 2:4].all() and out.sum() == 1 + 2 * 5
+    thick = np.zeros((8, 6), dtype=bool)
+    thick[2:6, 1:4] = True
+    assert (_bold(thick) == thick).all()
+    row = np.zeros((5, 8), dtype=bool)
+    row[2, 1:7] = True
+    out = _bold(row)
+    assert out[2, 1] and not out[3, 1] and out[2:4, 2:7].all()
