@@ -568,7 +568,8 @@ def test_a_light_subject_keeps_the_dark_structures_around_it() -> None:
     picture inks the light side, so the towers (darker than the sky) used to be lost and the
     puzzle cropped to a bar on its pad (25x16 at 30 cells, 38x23 at 45). The structures
     darker than the smooth sky are drawn as strokes: the frame stays whole, the left tower
-    runs down most rows. At 20 cells no strokes are drawn (STRUCTURE_MIN_SIDE)."""
+    runs down most rows. At 20 cells the towers come out as 10 cells of strokes, less than
+    a grid side's worth: none are drawn."""
     import skimage.data
 
     from nonoforge.images.measure import empty_margins

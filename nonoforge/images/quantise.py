@@ -885,10 +885,6 @@ STRUCTURE_EMPTY = 0.25
 #: A cell is on a structure when this share of its pixels is (lattice towers are mostly
 #: sky between their struts).
 STRUCTURE_SHARE = 0.15
-#: Strokes only on grids this long or longer: at 20 cells a cell is 32 of the rocket
-#: photo's 640 pixels, its towers' struts under a tenth of one, and the strokes join the
-#: pad lights into a mound beside the rocket (docs/images.md).
-STRUCTURE_MIN_SIDE = 30
 
 
 def with_structures(
@@ -911,7 +907,7 @@ def with_structures(
     from skimage.morphology import skeletonize
 
     vals = light[opaque]
-    if min(labels.shape) < 3 or max(labels.shape) < STRUCTURE_MIN_SIDE or _flat(vals):
+    if min(labels.shape) < 3 or _flat(vals):
         return labels
     if float(bg_lab[0]) > float(threshold_otsu(vals)):  # dark ink: thresholds ink them
         return labels
