@@ -2,9 +2,11 @@
 
 A :class:`Puzzle` is immutable: its row and column clues, a :class:`Palette` (index 0 is
 the background, indices 1.. are the painted colours), optional :class:`Meta` data and an
-optional goal :class:`Grid`. Black-and-white is simply the one-colour case. Construction
-validates everything a solver or a file writer would otherwise trip over, and
-:attr:`Puzzle.key` identifies a puzzle by its clues alone, whatever file it came from.
+optional goal :class:`Grid`, and optional *givens*: cells printed already solved on the
+sheet, part of the puzzle as much as its clues (issue 17's ``--repair givens``).
+Black-and-white is simply the one-colour case. Construction validates everything a solver
+or a file writer would otherwise trip over, and :attr:`Puzzle.key` identifies a puzzle by
+its clues (and givens, when it has any) alone, whatever file it came from.
 
 This module imports nothing of ours but :mod:`nonoforge.errors`, the bottom layer, and
 imports numpy only when an array is first needed: reading a small puzzle file and printing
@@ -160,6 +162,9 @@ class Block(NamedTuple):
 
 
 Clue = tuple[Block, ...]
+#: A cell printed solved on the sheet: ``(row, column, colour)``, 0-based, colour 0 for a
+#: cell given empty (crossed).
+Given = tuple[int, int, int]
 
 
 def clue_of(cells: Iterable[int]) -> Clue:
@@ -213,6 +218,15 @@ def _is_np_integer(x: Any) -> bool:
     """Whether ``x`` is a numpy integer; without importing numpy (none exists before it is)."""
     np = sys.modules.get("numpy")
     return np is not None and isinstance(x, np.integer)
+
+
+def _as_givens(raw: Any) -> tuple[Given, ...]:
+    """Givens as a sorted tuple of ``(row, column, colour)`` int triples."""
+    try:
+        out = {(int(r), int(c), int(k)) for r, c, k in raw}
+    except (TypeError, ValueError) as e:
+        raise PuzzleError(f"givens must be (row, column, colour) triples: {e}") from None
+    return tuple(sorted(out))
 
 
 def _as_clue(raw: Any, what: str) -> Clue:
@@ -429,12 +443,15 @@ class Puzzle:
     palette: Palette = field(default_factory=Palette.bw)
     meta: Meta = field(default_factory=Meta)
     goal: Grid | None = None
+    #: Cells printed solved (:data:`Given`), sorted; the clues *plus* these are the puzzle.
+    givens: tuple[Given, ...] = ()
 
     def __post_init__(self) -> None:
         rows = tuple(_as_clue(r, f"row {i + 1}") for i, r in enumerate(self.rows))
         cols = tuple(_as_clue(c, f"column {i + 1}") for i, c in enumerate(self.columns))
         object.__setattr__(self, "rows", rows)
         object.__setattr__(self, "columns", cols)
+        object.__setattr__(self, "givens", _as_givens(self.givens))
         if not isinstance(self.palette, Palette):
             raise PuzzleError("palette must be a Palette")
         if self.meta is None:
@@ -453,11 +470,14 @@ class Puzzle:
         palette: Palette | None = None,
         meta: Meta | None = None,
         goal: Grid | None = None,
+        givens: Iterable[Iterable[int]] = (),
     ) -> Puzzle:
         """A puzzle from clues given as lengths (colour 1) or ``(length, colour)`` pairs.
 
         >>> Puzzle.from_clues(rows=[[1], [1]], columns=[[2], []]).width
         2
+        >>> Puzzle.from_clues(rows=[[1], [1]], columns=[[2], []], givens=[(1, 1, 0)]).givens
+        ((1, 1, 0),)
         """
         return cls(
             tuple(tuple(r) for r in rows),
@@ -465,6 +485,7 @@ class Puzzle:
             palette or Palette.bw(),
             meta or Meta(),
             goal,
+            tuple(tuple(g) for g in givens),  # type: ignore[misc]
         )
 
     @classmethod
@@ -489,6 +510,7 @@ class Puzzle:
         palette: Palette,
         meta: Meta | None = None,
         goal: Grid | None = None,
+        givens: tuple[Given, ...] = (),
     ) -> Puzzle:
         """A puzzle from parts already checked, built without validating them again.
 
@@ -509,11 +531,12 @@ class Puzzle:
         object.__setattr__(p, "palette", palette)
         object.__setattr__(p, "meta", meta if meta is not None else Meta())
         object.__setattr__(p, "goal", goal)
+        object.__setattr__(p, "givens", givens)
         return p
 
     def with_meta(self, meta: Meta) -> Puzzle:
         """This (already valid) puzzle with other metadata; the clues are not re-validated."""
-        return Puzzle.trusted(self.rows, self.columns, self.palette, meta, self.goal)
+        return Puzzle.trusted(self.rows, self.columns, self.palette, meta, self.goal, self.givens)
 
     def replace(self, **changes: Any) -> Puzzle:
         """A copy with some fields changed (``meta=...``, ``goal=None``, ...)."""
@@ -556,7 +579,7 @@ class Puzzle:
         return list(seen)
 
     def canonical_text(self) -> str:
-        """A text form of the clues and colours alone, equal for equal puzzles.
+        """A text form of the clues, colours and givens, equal for equal puzzles.
 
         Colours are renumbered by first use and unused ones dropped; a puzzle with one
         colour in use is black-and-white whatever that colour is, so the same puzzle read
@@ -574,11 +597,14 @@ class Puzzle:
         head = f"{self.width}x{self.height}"
         if not mono:
             head += ";" + ",".join(self.palette[c].hex for c in used)
-        return f"{head};{'/'.join(map(line, self.columns))};{'/'.join(map(line, self.rows))}"
+        text = f"{head};{'/'.join(map(line, self.columns))};{'/'.join(map(line, self.rows))}"
+        if self.givens:  # a puzzle without givens keeps the key it always had
+            text += ";g=" + " ".join(f"{r},{c},{remap.get(k, 0)}" for r, c, k in self.givens)
+        return text
 
     @property
     def key(self) -> str:
-        """A stable 16-hex-digit id of the clues and colours (not of metadata or format)."""
+        """A stable 16-hex-digit id of the clues, colours and givens (not of metadata or format)."""
         return hashlib.sha256(self.canonical_text().encode()).hexdigest()[:16]
 
     def canonical(self) -> Puzzle:
@@ -604,7 +630,8 @@ class Puzzle:
             for old, new in remap.items():
                 table[old] = new
             goal = Grid(table[self.goal.cells])
-        return Puzzle(rows, cols, palette, self.meta, goal)
+        givens = tuple((r, c, remap.get(k, 0)) for r, c, k in self.givens)
+        return Puzzle(rows, cols, palette, self.meta, goal, givens)
 
     # -- validation ---------------------------------------------------------------------
 
@@ -655,6 +682,26 @@ class Puzzle:
                 raise PuzzleError("goal uses a colour the palette does not have")
             if not self.goal.matches(self):
                 raise PuzzleError("goal picture does not match the clues")
+        self._validate_givens(ncol)
+
+    def _validate_givens(self, ncol: int) -> None:
+        seen: set[tuple[int, int]] = set()
+        for r, c, k in self.givens:
+            where = f"given cell (row {r + 1}, column {c + 1})"
+            if not (0 <= r < self.height and 0 <= c < self.width):
+                raise PuzzleError(f"{where} is outside the {self.width}x{self.height} grid")
+            if not 0 <= k <= ncol:
+                raise PuzzleError(f"{where}: unknown colour {k} (the palette has 0..{ncol})")
+            if (r, c) in seen:
+                raise PuzzleError(f"{where} is given twice")
+            seen.add((r, c))
+            if k and not (
+                any(b.color == k for b in self.rows[r])
+                and any(b.color == k for b in self.columns[c])
+            ):
+                raise PuzzleError(f"{where}: its row or column has no block of colour {k}")
+            if self.goal is not None and int(self.goal.cells[r, c]) != k:
+                raise PuzzleError(f"{where} disagrees with the goal picture")
 
     # -- text ---------------------------------------------------------------------------
 
@@ -674,6 +721,8 @@ class Puzzle:
             parts.append(f"meta={self.meta!r}")
         if self.goal is not None:
             parts.append(f"goal={self.goal!r}")
+        if self.givens:
+            parts.append(f"givens={list(self.givens)!r}")
         return f"Puzzle.from_clues({', '.join(parts)})"
 
     def __str__(self) -> str:

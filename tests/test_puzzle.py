@@ -152,6 +152,41 @@ def test_repr_round_trips() -> None:
     assert eval(repr(dancer()), ns) == dancer()  # noqa: S307
 
 
+def test_givens_are_part_of_the_puzzle() -> None:
+    """Givens (cells printed solved) are kept sorted, change the key (a puzzle without them
+    keeps its published key), survive repr, canonical() and with_meta()."""
+    g = Grid([[1, 2, 0], [2, 2, 1]])
+    plain = Puzzle.from_grid(g)
+    p = plain.replace(givens=((1, 2, 1), (0, 2, 0)))
+    assert p.givens == ((0, 2, 0), (1, 2, 1))
+    assert p.key != plain.key and plain.replace(givens=()).key == plain.key
+    ns = {"Puzzle": Puzzle, "Palette": Palette, "Meta": Meta, "Grid": Grid}
+    assert eval(repr(p), ns) == p  # noqa: S307
+    assert p.with_meta(Meta(title="x")).givens == p.givens
+    # colours renumbered by first use: the givens follow the clues
+    swapped = Palette((p.palette[0], p.palette[2], p.palette[1]))
+    q = Puzzle.from_grid(Grid([[2, 1, 0], [1, 1, 2]]), swapped).replace(
+        givens=((0, 2, 0), (1, 2, 2))
+    )
+    assert q.key == p.key and q.canonical().givens == p.canonical().givens
+
+
+@pytest.mark.parametrize(
+    ("givens", "message"),
+    [
+        ([(2, 0, 1)], "outside the 3x2 grid"),
+        ([(0, 0, 3)], "unknown colour 3"),
+        ([(0, 0, 1), (0, 0, 2)], "given twice"),
+        ([(0, 2, 2)], "no block of colour 2"),
+        ([(0, 0, 0)], "disagrees with the goal"),
+        ([(0, 0)], "triples"),
+    ],
+)
+def test_givens_are_checked(givens: list[tuple[int, ...]], message: str) -> None:
+    with pytest.raises(PuzzleError, match=message):
+        Puzzle.from_grid(Grid([[1, 2, 0], [2, 2, 1]])).replace(givens=givens)
+
+
 def test_a_grid_from_bytes_gives_its_rows_and_columns_apart() -> None:
     """Rows and columns each come from the bytes on their own (no array is made)."""
     g = Grid.from_bytes(bytes([1, 0, 2, 1, 1, 0]), 2, 3)  # "#.x" over "##."
