@@ -24,7 +24,7 @@ GROUND_DELTA = 10.0
 #: Refits of the ground model on the pixels it explains.
 GROUND_ROUNDS = 4
 #: The model must explain at least this share of the pixels for the picture to have a
-#: smooth ground (the rocket's sky: 0.77; a face filling the frame: about 0.3).
+#: smooth ground (the rocket's sky: 0.80; a face filling the frame: 0.2-0.5).
 GROUND_SHARE = 0.6
 #: The model is fitted on about this many pixels, an even sample of the picture.
 GROUND_SAMPLE = 8000

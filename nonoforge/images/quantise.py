@@ -453,7 +453,8 @@ def quantise(
     fitted again, so the subject fills the frame. ``photo`` (default: decided from the
     image, see :func:`is_photo`) takes the photo path: CLAHE, edge-preserving smoothing and,
     in black-and-white, the silhouette of highest SSIM, the plain Otsu picture or a sketch,
-    whichever is most like the source (band-passed likeness, :func:`_bw_likeness`). With
+    whichever is most like the source (band-passed likeness, :func:`_bw_likeness`; a light
+    subject on a smooth dark ground keeps the structures around it, :func:`with_structures`). With
     ``colors=1`` the puzzle is
     black-and-white (or ``fill``: the threshold that inks that fraction of the cells).
     Colours are at least ``min_delta`` (CIEDE2000) apart and from the background. On
@@ -902,7 +903,7 @@ def with_structures(
     is a pixel mask (:func:`~nonoforge.images.ground.dark_structures`), ``light`` the cells'
     L*. A cell is on a structure when STRUCTURE_SHARE of its pixels are; those cells are
     thinned to their skeleton and kept one cell clear of the ink (the rocket stands apart from
-    the towers and the horizon), and the ink is drawn at least two cells thick
+    the towers and the horizon), and the ink's one-cell lines are drawn two cells thick
     (:func:`_bold`). The rocket between its four launch towers."""
     from skimage.morphology import skeletonize
 
