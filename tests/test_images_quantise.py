@@ -561,3 +561,65 @@ def test_colour_cells_take_the_colour_nearest_their_own() -> None:
 
     q = quantise(skimage.data.chelsea(), size=(30, 30), colors=4)
     assert likeness(q.light, q.grid.cells) >= 0.86
+
+
+def test_a_light_subject_keeps_the_dark_structures_around_it() -> None:
+    """The rocket (white, in a dark-blue evening sky) between its four lattice towers: the
+    picture inks the light side, so the towers (darker than the sky) used to be lost and the
+    puzzle cropped to a bar on its pad (25x16 at 30 cells, 38x23 at 45). The structures
+    darker than the smooth sky are drawn as strokes: the frame stays whole, the left tower
+    runs down most rows. At 20 cells the towers come out as 10 cells of strokes, less than
+    a grid side's worth: none are drawn."""
+    import skimage.data
+
+    from nonoforge.images.measure import empty_margins
+
+    for n in (30, 45):
+        q = quantise(skimage.data.rocket(), size=(n, n))
+        cells = q.grid.cells
+        assert cells.shape[1] == n and empty_margins(cells) == 0
+        assert cells[:, : n // 10].any(axis=1).mean() > 0.75, n
+    small = quantise(skimage.data.rocket(), size=(20, 20))
+    assert small.grid.shape == (11, 19)
+
+
+def test_structures_leave_pictures_with_dark_ink_alone() -> None:
+    """with_structures draws nothing when the ink is the dark side (the thresholds ink what
+    is darker than the ground already) or when the picture fills its frame."""
+    from nonoforge.images.quantise import BW_LAB, _Options, with_structures
+
+    o = _Options(1, 0, None, 10.0, 2, True, 15.0, 3)
+    labels = np.zeros((30, 30), dtype=np.int64)
+    labels[10:20, 12:18] = 1
+    light = np.full((30, 30), 30.0)
+    light[10:20, 12:18] = 90.0
+    structures = np.zeros((240, 240), dtype=bool)
+    structures[:, 16:24] = True  # a tower at the left
+    opaque = np.ones((30, 30), dtype=bool)
+    drawn = with_structures(labels, structures, light, opaque, BW_LAB[1], o)  # dark ground
+    assert drawn[:, 2].all() and (drawn[10:20, 12:18] == 1).all()
+    assert (with_structures(labels, structures, 100.0 - light, opaque, BW_LAB[0], o)
+            is labels)  # a light ground: the ink is the dark side
+    full = np.ones((30, 30), dtype=np.int64)
+    full[5:25, 5:25] = 0
+    assert with_structures(full, structures, light, opaque, BW_LAB[1], o) is full
+
+
+def test_bold_draws_one_cell_lines_two_cells_thick_but_their_ends() -> None:
+    """Beside one-cell structure strokes the subject keeps the heavier line: a vertical line
+    one cell wide gains the cells to its right but its top end (a rocket's nose); a shape
+    already two cells thick is left as it is."""
+    from nonoforge.images.quantise import _bold
+
+    ink = np.zeros((8, 6), dtype=bool)
+    ink[1:7, 2] = True
+    out = _bold(ink)
+    assert out[1, 2] and not out[1, 3]  # the nose stays one cell
+    assert out[2:7, 2:4].all() and out.sum() == 1 + 2 * 5
+    thick = np.zeros((8, 6), dtype=bool)
+    thick[2:6, 1:4] = True
+    assert (_bold(thick) == thick).all()
+    row = np.zeros((5, 8), dtype=bool)
+    row[2, 1:7] = True
+    out = _bold(row)
+    assert out[2, 1] and not out[3, 1] and out[2:4, 2:7].all()

@@ -31,6 +31,7 @@ from skimage.filters import threshold_otsu
 
 from nonoforge import ranges
 from nonoforge.errors import ImageError, UsageError
+from nonoforge.images.ground import dark_structures
 from nonoforge.images.light import (
     area_weights,
     block_reduce_linear,
@@ -452,7 +453,8 @@ def quantise(
     fitted again, so the subject fills the frame. ``photo`` (default: decided from the
     image, see :func:`is_photo`) takes the photo path: CLAHE, edge-preserving smoothing and,
     in black-and-white, the silhouette of highest SSIM, the plain Otsu picture or a sketch,
-    whichever is most like the source (band-passed likeness, :func:`_bw_likeness`). With
+    whichever is most like the source (band-passed likeness, :func:`_bw_likeness`; a light
+    subject on a smooth dark ground keeps the structures around it, :func:`with_structures`). With
     ``colors=1`` the puzzle is
     black-and-white (or ``fill``: the threshold that inks that fraction of the cells).
     Colours are at least ``min_delta`` (CIEDE2000) apart and from the background. On
@@ -475,12 +477,7 @@ def quantise(
     if k > 1:
         rgba = block_reduce_linear(rgba, k)
     opaque_px = rgba[..., 3] >= 0.5
-    work, sketch_light = rgba, None
-    if photo:
-        equal = equalised_lab(rgba)
-        work = _to_rgba(rgba, smooth_lab(equal, TV_WEIGHT))
-        if colors == 1 and fill is None:
-            sketch_light = smooth_lab(equal, SKETCH_TV)[..., 0]
+    work, sketch_light, structures = _prepare(rgba, photo, colors == 1 and fill is None)
     work_lab = rgb2lab(work[..., :3])
     bg_lab = np.array([100.0, 0.0, 0.0]) if use_alpha else _background_lab(work_lab, opaque_px)
     h_px, w_px = rgba.shape[:2]
@@ -492,8 +489,9 @@ def quantise(
         sub = rgba[top:bottom, left:right]
         wsub = work[top:bottom, left:right]
         ssub = None if sketch_light is None else sketch_light[top:bottom, left:right]
+        dsub = None if structures is None else structures[top:bottom, left:right]
         labels, palette_lab, lab, wlab, transparent, note = _quantise_fitted(
-            sub, wsub, w, h, use_alpha, bg_lab, opts, ssub
+            sub, wsub, w, h, use_alpha, bg_lab, opts, ssub, dsub
         )
         if not crop or not (labels != 0).any():
             break
@@ -542,6 +540,23 @@ def quantise(
     )
 
 
+def _prepare(
+    rgba: np.ndarray, photo: bool, drawn: bool
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """What the picture is quantised from: ``(work, sketch_light, structures)`` -- on photos
+    the CLAHE'd, TV-smoothed picture, and for black-and-white pictures drawn by likeness
+    (``drawn``) the texture-free lightness sketches are drawn from and the pixels darker
+    than a smooth ground (:func:`~nonoforge.images.ground.dark_structures`); else the
+    picture itself and nothing."""
+    if not photo:
+        return rgba, None, None
+    equal = equalised_lab(rgba)
+    work = _to_rgba(rgba, smooth_lab(equal, TV_WEIGHT))
+    if not drawn:
+        return work, None, None
+    return work, smooth_lab(equal, SKETCH_TV)[..., 0], dark_structures(rgb2lab(rgba[..., :3]))
+
+
 @dataclass(frozen=True)
 class _Options:
     colors: int
@@ -563,11 +578,13 @@ def _quantise_fitted(
     bg_lab: np.ndarray,
     o: _Options,
     sketch_light: np.ndarray | None = None,
+    structures: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, str | None]:
     """One fit of the (cropped) image to a ``w x h`` grid: labels, palette, the source's
     Lab per cell (plain and prepared), its transparent cells, and a note when fewer colours
     than asked exist. ``sketch_light`` (pixels) is what black-and-white photo sketches are
-    drawn from."""
+    drawn from; ``structures`` (pixels) what is darker than a smooth ground
+    (:func:`~nonoforge.images.ground.dark_structures`)."""
     rgb, cover = area_average(rgba, w, h)
     lab = rgb2lab(rgb)
     transparent = cover < 0.5
@@ -582,7 +599,8 @@ def _quantise_fitted(
     if o.colors == 1:
         if o.photo and o.fill is None:
             light = rgb2lab(work[..., :3])[..., 0] if sketch_light is None else sketch_light
-            labels, palette_lab = _bw_likeness(lab, wlab, light, transparent, bg_lab, o)
+            labels, palette_lab = _bw_likeness(lab, wlab, light, transparent, bg_lab, o,
+                                               structures)
         else:
             labels, palette_lab = _bw(wlab, transparent, use_alpha, o.fill, bg_lab)
             if o.despeckle_passes and min(h, w) >= 3:
@@ -837,12 +855,7 @@ def _best_bw(
     ``most_empty`` frames of them: ``(score, labels)``, or None."""
     best: tuple[float, np.ndarray] | None = None
     for ink in candidates:
-        labels = ink.astype(np.int64)
-        if o.despeckle_passes and min(labels.shape) >= 3:
-            labels = despeckle(labels, o.despeckle_passes)
-            if o.crumb >= SMOOTH_CRUMB:  # a late retry after failed repairs
-                labels = smooth_shapes(labels)
-            labels = drop_crumbs(labels, o.crumb)
+        labels = _as_drawn(ink, o)
         if not labels.any() or labels.all():
             continue
         empty = _empty_frames(labels)
@@ -852,6 +865,81 @@ def _best_bw(
         if best is None or score > best[0]:
             best = (score, labels)
     return best
+
+
+def _as_drawn(ink: np.ndarray, o: _Options) -> np.ndarray:
+    """A black-and-white ink mask as a photo puzzle draws it: despeckled, smoothed on late
+    retries (:func:`smooth_shapes`), pieces and holes under ``o.crumb`` cells dropped."""
+    labels = ink.astype(np.int64)
+    if o.despeckle_passes and min(labels.shape) >= 3:
+        labels = despeckle(labels, o.despeckle_passes)
+        if o.crumb >= SMOOTH_CRUMB:  # a late retry after failed repairs
+            labels = smooth_shapes(labels)
+        labels = drop_crumbs(labels, o.crumb)
+    return labels
+
+
+#: :func:`with_structures` draws strokes only where the picture leaves at least this many
+#: frames of empty edge lines (it would be cropped to its subject: the rocket at 30 cells,
+#: 25x16 of 30x20, 0.37 frames).
+STRUCTURE_EMPTY = 0.25
+#: A cell is on a structure when this share of its pixels is (lattice towers are mostly
+#: sky between their struts).
+STRUCTURE_SHARE = 0.15
+
+
+def with_structures(
+    labels: np.ndarray,
+    structures: np.ndarray,
+    light: np.ndarray,
+    opaque: np.ndarray,
+    bg_lab: np.ndarray,
+    o: _Options,
+) -> np.ndarray:
+    """``labels`` with the structures darker than a smooth ground drawn as one-cell strokes,
+    when its ink is the light side (a light subject on a dark ground: a threshold or sketch
+    cannot ink what is darker than the ground) and it leaves STRUCTURE_EMPTY frames or more
+    of empty edge lines (the subject alone would be cropped out of its scene). ``structures``
+    is a pixel mask (:func:`~nonoforge.images.ground.dark_structures`), ``light`` the cells'
+    L*. A cell is on a structure when STRUCTURE_SHARE of its pixels are; those cells are
+    thinned to their skeleton and kept one cell clear of the ink (the rocket stands apart from
+    the towers and the horizon), and the ink's one-cell lines are drawn two cells thick
+    (:func:`_bold`). The rocket between its four launch towers."""
+    from skimage.morphology import skeletonize
+
+    vals = light[opaque]
+    if min(labels.shape) < 3 or _flat(vals):
+        return labels
+    if float(bg_lab[0]) > float(threshold_otsu(vals)):  # dark ink: thresholds ink them
+        return labels
+    empty = _empty_frames(labels) if labels.any() else 2.0
+    if empty < STRUCTURE_EMPTY:
+        return labels
+    h, w = labels.shape
+    ry, rx = area_weights(structures.shape[0], h), area_weights(structures.shape[1], w)
+    share = ry @ structures @ rx.T
+    strokes = skeletonize(share >= STRUCTURE_SHARE) & opaque & ~_grow(labels != 0)
+    if int(strokes.sum()) < max(h, w):  # a rim's few cells, not structures across a scene
+        return labels
+    drawn = _as_drawn(_bold(labels != 0) | strokes, o)
+    if not drawn.any() or _empty_frames(drawn) >= empty:
+        return labels
+    return drawn
+
+
+def _bold(ink: np.ndarray) -> np.ndarray:
+    """``ink`` with its one-cell lines drawn two cells thick: a cell alone in its row's run
+    gains the cell to its right, one alone in its column's run the cell below, except at a
+    line's top or left end (a rocket's nose stays one cell). Beside one-cell strokes the
+    subject keeps the heavier line (the rocket at 30 cells, 1.2 cells wide, was one more
+    line among its towers)."""
+    pad = np.pad(ink, 1)
+    vertical = ink & ~pad[1:-1, :-2] & ~pad[1:-1, 2:] & pad[:-2, 1:-1]
+    horizontal = ink & ~pad[:-2, 1:-1] & ~pad[2:, 1:-1] & pad[1:-1, :-2]
+    out = ink.copy()
+    out[:, 1:] |= vertical[:, :-1]
+    out[1:, :] |= horizontal[:-1, :]
+    return out
 
 
 def _empty_frames(labels: np.ndarray) -> float:
@@ -868,6 +956,7 @@ def _bw_likeness(
     transparent: np.ndarray,
     bg_lab: np.ndarray,
     o: _Options,
+    structures: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Black-and-white photo: a silhouette, the plain Otsu picture, or a sketch, whichever
     is most like the source.
@@ -883,7 +972,8 @@ def _bw_likeness(
     among those within LIKENESS_TIE of it, the highest SSIM (docs/images.md, "Black-and-white
     photos"). They are compared as drawn: the empty edge lines of either are cropped off
     (the frame fits the subject); only a sketch that would leave a corner is out
-    (SKETCH_EMPTY)."""
+    (SKETCH_EMPTY). A light subject that the drawn picture would crop out of its scene gets
+    the ``structures`` darker than its ground as strokes (:func:`with_structures`)."""
     opaque = ~transparent
     light = lab[..., 0]
     silhouette = _best_bw(light, _silhouettes(lab, wlab, opaque, bg_lab), o)
@@ -896,6 +986,8 @@ def _bw_likeness(
                          SKETCH_MARGIN_PENALTY, SKETCH_EMPTY)
         if drawn is not None:
             best = sketch_or_threshold(light, drawn[1], best)
+        if structures is not None:
+            best = with_structures(best, structures, wlab[..., 0], opaque, bg_lab, o)
     return best, BW_LAB
 
 

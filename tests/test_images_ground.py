@@ -1,0 +1,55 @@
+"""The smooth ground of a photo and the structures darker than it (images/ground.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+from skimage.color import rgb2lab
+
+from nonoforge.images.ground import GROUND_SHARE, dark_structures, ground_residual
+
+
+def evening_sky(h: int = 120, w: int = 180) -> np.ndarray:
+    """A sky from dark blue at the top to a lighter blue at the horizon, one dark lattice
+    tower (two legs) at the left, one white rocket in the middle: sRGB 0..1."""
+    t = np.linspace(0.0, 1.0, h)[:, None, None]
+    sky = (1 - t) * np.array([0.05, 0.08, 0.25]) + t * np.array([0.25, 0.35, 0.6])
+    img = np.broadcast_to(sky, (h, w, 3)).copy()
+    img[10:, 20:23] = 0.02  # the tower's legs
+    img[10:, 34:37] = 0.02
+    img[30:, 88:96] = 0.95  # the rocket
+    return img
+
+
+def test_the_sky_is_ground_and_the_tower_is_darker_than_it() -> None:
+    lab = rgb2lab(evening_sky())
+    dist, darker, share = ground_residual(lab)
+    assert share >= GROUND_SHARE
+    mask = dark_structures(lab)
+    assert mask is not None
+    assert mask[20:, 20:23].all() and mask[20:, 34:37].all()  # the legs
+    assert not mask[30:, 88:96].any()  # the rocket is lighter than the sky: not a structure
+    assert dist[30:, 88:96].min() > 10 and not darker[30:, 88:96].any()
+    assert mask[:, 50:80].mean() < 0.01  # the gradient itself is ground
+
+
+def test_a_face_filling_the_frame_has_no_smooth_ground() -> None:
+    import skimage.data
+
+    for name in ("chelsea", "astronaut", "coffee"):
+        img = getattr(skimage.data, name)()[::2, ::2] / 255.0
+        assert dark_structures(rgb2lab(img)) is None, name
+
+
+def test_the_rockets_towers_are_found() -> None:
+    """skimage's rocket: a sky the model explains, and its outer launch towers darker than
+    it in the outer tenths of the frame."""
+    import skimage.data
+
+    img = skimage.data.rocket()[::2, ::2] / 255.0
+    _, _, share = ground_residual(rgb2lab(img))
+    assert share >= GROUND_SHARE
+    mask = dark_structures(rgb2lab(img))
+    assert mask is not None
+    w = mask.shape[1]
+    assert mask[: mask.shape[0] * 3 // 4, : w // 10].mean() > 0.1  # the left tower
+    assert mask[: mask.shape[0] // 2, w * 3 // 10 : w * 7 // 10].mean() < 0.05  # open sky
