@@ -96,6 +96,16 @@ def test_clue_squares_are_the_puzzles_givens() -> None:
         one("5x5:2/4/4/4/2/1.1/5/5/3/1,A1")
 
 
+def test_clue_squares_past_the_last_cell_are_refused() -> None:
+    """pattern.c's validate_desc stops reading clue squares once every cell is accounted
+    for and calls anything left "too much data in clue-squares section"; a letter after
+    the grid is complete (even ``a``, a skip of none) must not be swallowed."""
+    for tail in ("Aya", "AyA", "Ayaa"):
+        with pytest.raises(FormatError, match="too much data"):
+            one(f"5x5:2/4/4/4/2/1.1/5/5/3/1,{tail}")
+    assert one("5x5:2/4/4/4/2/1.1/5/5/3/1,Ay").givens == ((0, 0, 1),)  # exactly complete
+
+
 def test_random_seed_id_is_not_a_puzzle() -> None:
     with pytest.raises(FormatError, match="random-seed"):
         one("10x10#938473829")

@@ -61,6 +61,8 @@ def _clue_squares(code: str, width: int, cells: int, line: int) -> list[Given]:
     for ch in code:
         if not ("a" <= ch <= "z" or "A" <= ch <= "Z"):
             raise FormatError(f"unrecognised character {ch!r} in the clue squares", line=line)
+        if i == cells:  # every cell accounted for: pattern.c reads no further letters
+            raise FormatError("too much data in the clue squares", line=line)
         skip = ord(ch.lower()) - ord("a")
         i += skip
         if skip < 25 and i < cells:
