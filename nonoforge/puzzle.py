@@ -221,9 +221,10 @@ def _is_np_integer(x: Any) -> bool:
 
 
 def _as_givens(raw: Any) -> tuple[Given, ...]:
-    """Givens as a sorted tuple of ``(row, column, colour)`` int triples."""
+    """Givens as a sorted tuple of ``(row, column, colour)`` int triples (a cell listed
+    twice stays twice, so that validation names it rather than merging it unseen)."""
     try:
-        out = {(int(r), int(c), int(k)) for r, c, k in raw}
+        out = [(int(r), int(c), int(k)) for r, c, k in raw]
     except (TypeError, ValueError) as e:
         raise PuzzleError(f"givens must be (row, column, colour) triples: {e}") from None
     return tuple(sorted(out))

@@ -321,6 +321,7 @@ def test_real_non_files_read_as_before_without_givens() -> None:
         ("givens 1,2,1", "column has no block of colour 1"),
         ("givens 1,1,0", "disagrees with the goal"),
         ("givens 1,1,1\ngivens 2,2,1", "a second 'givens' line"),
+        ("givens 1,1,1 1,1,1", "given twice"),  # a slip in the file, not quietly merged
     ],
 )
 def test_bad_givens_are_one_line_errors_at_their_line(line: str, message: str) -> None:

@@ -177,6 +177,7 @@ def test_givens_are_part_of_the_puzzle() -> None:
         ([(2, 0, 1)], "outside the 3x2 grid"),
         ([(0, 0, 3)], "unknown colour 3"),
         ([(0, 0, 1), (0, 0, 2)], "given twice"),
+        ([(0, 0, 1), (0, 0, 1)], "given twice"),  # the same cell listed twice: a slip
         ([(0, 2, 2)], "no block of colour 2"),
         ([(0, 0, 0)], "disagrees with the goal"),
         ([(0, 0)], "triples"),
