@@ -495,3 +495,16 @@ def test_every_other_format_refuses_givens_in_one_line(name: str) -> None:
     assert f"format {name!r} cannot hold given cells" in msg and "has 1" in msg
     assert "use non, " in msg and "json" in msg and "\n" not in msg
     assert FORMATS[name].accepts(p.replace(givens=()))  # the clues alone it can write
+
+
+@pytest.mark.parametrize("value", [{}, False, 0, "", "1,1,1", [[0, 0]], [[0, 0, True]]])
+def test_json_givens_that_are_not_a_list_of_triples_are_refused(value: object) -> None:
+    """A malformed "givens" field is an error, never read as "no givens": the clues alone
+    are another puzzle (``{}`` or ``false`` used to slip through as none)."""
+    import json
+
+    base = json.loads(dumps(_switch_with_a_given(), "json"))
+    with pytest.raises(FormatError, match='"givens" must be a list'):
+        list(loads(json.dumps({**base, "givens": value}), "json"))
+    (p,) = loads(json.dumps({**base, "givens": None}), "json")  # null: none, as absent
+    assert p.givens == ()

@@ -67,7 +67,9 @@ def from_dict(d: Any) -> Puzzle:
             goal = None
             if "goal" in d:
                 goal = Grid.from_rows(d["goal"], cell_chars(len(palette) - 1))
-            givens = d.get("givens") or []
+            givens = d.get("givens")
+            if givens is None:  # absent or null: the puzzle has none (but not {} or false)
+                givens = []
             if not isinstance(givens, list) or not all(
                 isinstance(g, list) and len(g) == 3 and all(type(v) is int for v in g)
                 for g in givens
