@@ -75,6 +75,20 @@ def test_givens_on_photos_keep_the_picture_exact(name: str, colors: int) -> None
             assert not solved_by_line_logic(g.puzzle, rest, g.puzzle.goal)
 
 
+def test_verdict_reported_is_the_printed_puzzles() -> None:
+    """With givens the puzzle is the clues *plus* the givens (its key says so), so the
+    verdict generate reports (``status``, ``technique`` in ``--json``) is that puzzle's,
+    proven by the solver -- not the clues' alone, which are ambiguous (the switch)."""
+    im = np.where(switch_grid().cells, 0, 255).astype(np.uint8)
+    g = generate(Image.fromarray(im).resize((100, 100), Image.Resampling.NEAREST),
+                 size=(10, 10), crop=False, repair_with="givens")
+    assert g.givens and g.accepted
+    facts = g.summary()
+    r = solve(g.puzzle, strategy="line", max_solutions=2)
+    assert (facts["status"], facts["technique"]) == (r.status, r.technique) == ("unique", "line")
+    assert facts["key"] == g.puzzle.key
+
+
 def test_cli_repair_givens_writes_non_with_givens_and_sheets(tmp_path: Path) -> None:
     src = tmp_path / "switch.png"
     im = Image.fromarray(np.where(switch_grid().cells, 0, 255).astype(np.uint8))
