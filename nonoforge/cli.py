@@ -554,6 +554,7 @@ def solve_cmd(
             item: dict[str, Any] = {
                 "file": path,
                 "key": p.key,
+                "givens": len(p.givens),  # the verdict is for the clues plus these
                 "status": res.status,
                 "solutions": [g.to_rows(chars) for g in res.solutions],
                 "technique": res.technique,

@@ -392,3 +392,14 @@ def test_info_and_show_mention_givens() -> None:
     assert rows[9].split(" | ")[1].split()[-1] == "×"
     solved = run("solve", GIVENS).stdout
     assert "Switch  (10x10) with 2 given cell(s): unique" in solved
+
+
+def test_solve_json_says_how_many_givens_the_verdict_is_for() -> None:
+    """The verdict is for the clues plus the givens: --json says how many, as the text
+    line ("with 2 given cell(s)") and info --json do; 0 for a puzzle without."""
+    result = run("solve", "--json", GIVENS, str(DATA / "dancer.non"))
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert [(r["status"], r["givens"]) for r in rows] == [
+        ("unique", 2), ("unique", 3), ("unique", 0)
+    ]
