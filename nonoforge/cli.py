@@ -790,6 +790,9 @@ def db_export(
     if not is_quiet():
         err.print(f"wrote {n} puzzle(s) to {dest}"
                   + (f"; {len(refused)} left out" if refused else ""))
+        if refused:  # this command writes ROFL only: name the one that keeps givens
+            err.print("db export writes ROFL only; puzzles with givens keep them in a "
+                      "collection: collection export --to DIR --format non (or json)")
     if refused:
         raise typer.Exit(FAILED_EXIT)
 

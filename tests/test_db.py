@@ -1008,6 +1008,9 @@ def test_rofl_export_leaves_out_puzzles_with_givens_saying_why(tmp_path: Path) -
     assert r.exit_code == FAILED_EXIT, r.output  # the exit code tells at the end
     assert r.stderr.count("left out") == 3  # two puzzles and the summary
     assert "wrote 3 puzzle(s)" in r.stderr and "Traceback" not in r.output
+    # db export writes ROFL whatever the name, so the refusal's "use non, ..." needs the
+    # command that can: said once, after the summary
+    assert "collection export --to DIR --format non" in r.stderr
 
 
 def test_givens_migration_keeps_old_corpora(tmp_path: Path) -> None:
