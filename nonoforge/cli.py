@@ -303,29 +303,13 @@ def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
 
 
-def _given_cells(text: str, p: Puzzle) -> dict[int, int]:
-    """Where each given cell of ``p`` sits in its drawing (``draw``): offset -> colour."""
-    lines = text.split("\n")
-    depth = len(lines) - p.height
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line) + 1)
-    out: dict[int, int] = {}
-    for r, c, k in p.givens:
-        line = lines[depth + r]
-        bar = line.index(" | ") + 3
-        cw = (len(line) - bar + 1) // p.width - 1  # cells are right-aligned, space-separated
-        out[starts[depth + r] + bar + c * (cw + 1) + cw - 1] = k
-    return out
-
-
 def styled_drawing(p: Puzzle, grid: Any = None) -> Text:
     """The puzzle's text drawing with each painted cell and colour clue in its colour;
     given cells (printed solved) drawn apart: ``▣`` filled (in its colour), ``×`` empty."""
-    from nonoforge.puzzle import draw
+    from nonoforge.puzzle import draw, drawn_cell
 
     text = draw(p, grid)
-    given = _given_cells(text, p)
+    given = {drawn_cell(p, r, c): k for r, c, k in p.givens}
     plain = p.is_bw or grid is None and p.goal is None
     if plain and not given:
         return Text(text)

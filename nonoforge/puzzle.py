@@ -754,14 +754,21 @@ def format_clue(clue: Clue, ncolors: int = 1) -> str:
     return " ".join(f"{b.length}{chars[b.color]}" for b in clue)
 
 
-def draw(puzzle: Puzzle, grid: Grid | None = None) -> str:
-    """The puzzle as text: column clues stacked above, row clues to the left, the grid."""
-    chars = cell_chars(puzzle.ncolors)
+def _draw_layout(puzzle: Puzzle) -> tuple[list[str], list[list[str]], int, int, int]:
+    """How :func:`draw` lays a puzzle out: row clue texts, column clue tokens, the row clues'
+    width, the column clues' depth and a cell's width."""
     row_texts = [format_clue(r, puzzle.ncolors) for r in puzzle.rows]
     left = max(len(t) for t in row_texts)
     col_tokens = [format_clue(c, puzzle.ncolors).split() for c in puzzle.columns]
     depth = max(len(t) for t in col_tokens)
     cw = max(len(tok) for toks in col_tokens for tok in toks)
+    return row_texts, col_tokens, left, depth, cw
+
+
+def draw(puzzle: Puzzle, grid: Grid | None = None) -> str:
+    """The puzzle as text: column clues stacked above, row clues to the left, the grid."""
+    chars = cell_chars(puzzle.ncolors)
+    row_texts, col_tokens, left, depth, cw = _draw_layout(puzzle)
     out = []
     for k in range(depth):
         cells = []
@@ -774,6 +781,15 @@ def draw(puzzle: Puzzle, grid: Grid | None = None) -> str:
         line = "?" * puzzle.width if body is None else body[i]
         out.append(t.rjust(left) + " | " + " ".join(ch.rjust(cw) for ch in line))
     return "\n".join(out)
+
+
+def drawn_cell(puzzle: Puzzle, row: int, column: int) -> int:
+    """Where cell ``(row, column)`` stands in :func:`draw`'s text (an offset into it), so a
+    caller can style single cells (the given ones) without parsing the drawing back."""
+    _, _, left, depth, cw = _draw_layout(puzzle)
+    header = depth * (left + 3 + puzzle.width * (cw + 1))  # each header line and its newline
+    line = left + 3 + puzzle.width * (cw + 1)  # a grid line and its newline
+    return header + row * line + left + 3 + column * (cw + 1) + cw - 1
 
 
 __all__ = [
@@ -791,6 +807,7 @@ __all__ = [
     "cell_chars",
     "clue_of",
     "draw",
+    "drawn_cell",
     "format_clue",
     "min_length",
     "parse_rgb",

@@ -16,8 +16,10 @@ from nonoforge.puzzle import (
     Meta,
     Palette,
     Puzzle,
+    cell_chars,
     clue_of,
     draw,
+    drawn_cell,
     format_clue,
     min_length,
     parse_rgb,
@@ -209,6 +211,27 @@ def test_str_draws_clues_and_goal() -> None:
     assert "?" in draw(p)  # no grid: unknown cells
     assert format_clue(p.rows[1]) == "1 1"
     assert format_clue(()) == "0"
+
+
+@settings(max_examples=60, deadline=None)
+@given(grids(max_side=14))
+def test_drawn_cell_points_at_the_cell_in_the_drawing(cells: np.ndarray) -> None:
+    """``show`` styles given cells by these offsets: each must land on its own cell, with
+    multi-digit clues (wider cells) and colour letters too, not on a clue or a neighbour."""
+    if not cells.any():
+        cells = cells.copy()
+        cells[0, 0] = 1
+    p = Puzzle.from_grid(Grid(cells))
+    text = draw(p, p.goal)
+    chars = cell_chars(p.ncolors)
+    for r in range(p.height):
+        for c in range(p.width):
+            pos = drawn_cell(p, r, c)
+            assert text[pos] == chars[int(cells[r, c])]
+    wide = Puzzle.from_grid(Grid.from_rows(["#" * 12, "#.#" + "." * 9]))  # clue 12: cells 2 wide
+    t = draw(wide, wide.goal)
+    assert (t[drawn_cell(wide, 0, 11)], t[drawn_cell(wide, 1, 2)]) == ("#", "#")
+    assert t[drawn_cell(wide, 1, 11)] == "." and t[drawn_cell(wide, 1, 11) - 1] == " "
 
 
 def test_meta_merge_fills_gaps() -> None:
