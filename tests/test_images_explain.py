@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,7 @@ from PIL import Image
 from typer.testing import CliRunner
 
 from nonoforge.cli import app
-from nonoforge.images.explain import Explanation, explain
+from nonoforge.images.explain import Explanation, _Seeker, explain, summary_line
 from nonoforge.images.render import _faded, explain_gif, explain_png
 from nonoforge.puzzle import Grid, Palette, Puzzle
 from nonoforge.solver import solve
@@ -93,6 +94,31 @@ def test_rounds_and_budget_bound_the_search_deterministically() -> None:
     assert tight.kind == "flip" and len(tight.regions) == 1 and not tight.complete
     assert _explained(TWO_SWITCHES, budget=work)[1] == tight  # the same every run
     _assert_alternatives(puzzle, tight)
+    # what stopped it is said, in the JSON and the line for people
+    assert (one.stopped, tight.stopped, _explained(TWO_SWITCHES)[1].stopped) == (
+        "rounds", "budget", None)
+    assert one.as_json()["stopped"] == "rounds" and tight.as_json()["stopped"] == "budget"
+    assert _explained(TWO_SWITCHES)[1].as_json()["stopped"] is None
+    assert "16 regions looked for" in summary_line({**one.as_json(), "file": "x.png"})
+    assert "work budget spent" in summary_line({**tight.as_json(), "file": "x.png"})
+
+
+def test_the_time_guard_firing_is_reported_not_taken_for_the_budget() -> None:
+    """A deadline already past stops the search for ambiguities as ``timeout`` (the
+    wall-clock guard: on a quiet machine the budget would have decided), never as if the
+    budget had run out, and the explanation says so."""
+    puzzle, e = _explained(TWO_SWITCHES)
+    assert puzzle.goal is not None
+    mine = puzzle.goal.cells
+    seek = _Seeker(puzzle, mine, time.monotonic() - 1.0, 10**9)
+    assert seek.other(np.zeros(mine.shape, dtype=bool)) is None
+    assert seek.exhausted and seek.stopped == "timeout"
+    guarded = explain(puzzle.goal, puzzle.palette, timeout=1e-9)
+    said = guarded.status if guarded.kind == "undecided" else guarded.stopped
+    assert said == "timeout" and not (guarded.kind == "flip" and guarded.complete)
+    if guarded.kind == "flip":
+        line = summary_line({**guarded.as_json(), "file": "x.png"})
+        assert "time guard" in line and "budget" not in line
 
 
 def test_a_picture_line_logic_solves_has_nothing_to_explain() -> None:
