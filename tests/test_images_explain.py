@@ -100,6 +100,13 @@ def test_rounds_and_budget_bound_the_search_deterministically() -> None:
     assert one.as_json()["stopped"] == "rounds" and tight.as_json()["stopped"] == "budget"
     assert _explained(TWO_SWITCHES)[1].as_json()["stopped"] is None
     assert "16 regions looked for" in summary_line({**one.as_json(), "file": "x.png"})
+    # which regions are proven minimal: not the one the budget stopped shrinking
+    assert one.minimal == (True,) and tight.minimal == (False,)
+    assert tight.as_json()["minimal"] == [False]
+    assert summary_line({**tight.as_json(), "file": "x.png"}) == (
+        f"explain: 1 independent ambiguity ({len(tight.cells)} cells), perhaps more "
+        "(work budget spent); region 1 not proven minimal -> x.png")
+    assert _explained(TWO_SWITCHES)[1].minimal == (True, True)
     assert "work budget spent" in summary_line({**tight.as_json(), "file": "x.png"})
 
 

@@ -66,8 +66,9 @@ class Explanation:
     solver within the budget); otherwise ``stopped`` says what ended the search: ``rounds``
     (:data:`EXPLAIN_ROUNDS` regions found), ``budget`` (the work budget, the same on every
     machine) or ``timeout`` (the wall-clock guard fired first: on a quieter machine more
-    might have been found); when the budget or the guard stopped it, the last region may
-    not be shrunk to its minimum."""
+    might have been found). ``minimal[k]`` says whether region ``k`` was proven minimal by
+    inclusion; only a region whose shrinking the budget or the guard cut short is not (it
+    is still a true alternative, perhaps several ambiguities at once)."""
 
     kind: str
     status: str
@@ -77,6 +78,7 @@ class Explanation:
     alternatives: tuple[Grid, ...] = ()
     complete: bool = True
     stopped: str | None = None
+    minimal: tuple[bool, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -86,6 +88,7 @@ class Explanation:
             out["regions"] = [[list(c) for c in r] for r in self.regions]
             out["complete"] = self.complete
             out["stopped"] = self.stopped
+            out["minimal"] = list(self.minimal)
         return out
 
 
@@ -111,6 +114,8 @@ def summary_line(facts: dict[str, Any]) -> str:
         n = len(facts["regions"])
         why = _STOPPED.get(facts.get("stopped") or "", facts.get("stopped"))
         more = "" if facts["complete"] else f", perhaps more ({why})"
+        cut = [k for k, m in enumerate(facts.get("minimal", []), 1) if not m]
+        more += "".join(f"; region {k} not proven minimal" for k in cut)
         what = (f"{n} independent {'ambiguity' if n == 1 else 'ambiguities'} "
                 f"({len(facts['cells'])} cells){more}")
     elif facts["kind"] == "undecided":
@@ -137,14 +142,15 @@ def explain(
     others = [g.cells for g in full.solutions if not np.array_equal(g.cells, mine)]
     if full.status == "multiple" and others:
         seek = _Seeker(puzzle, mine, deadline, budget - full.effort.get("work", 0))
-        found: list[np.ndarray] = []
+        found: list[tuple[np.ndarray, bool]] = []  # each with: proven minimal
         pinned = np.zeros(mine.shape, dtype=bool)
         nxt: np.ndarray | None = others[0]
         for _ in range(rounds):
             if nxt is None:
                 break
-            found.append(seek.minimal(seek.local(nxt, pinned)))
-            pinned |= found[-1] != mine
+            alt = seek.minimal(seek.local(nxt, pinned))
+            found.append((alt, not seek.exhausted))  # cut short: perhaps not minimal
+            pinned |= alt != mine
             nxt = seek.other(pinned)
         stopped = seek.stopped or (None if nxt is None else "rounds")
         return _flip(puzzle, full.status, others[0], found, stopped)
@@ -243,21 +249,23 @@ class _Seeker:
 
 
 def _flip(
-    puzzle: Puzzle, status: str, first: np.ndarray, found: list[np.ndarray],
+    puzzle: Puzzle, status: str, first: np.ndarray, found: list[tuple[np.ndarray, bool]],
     stopped: str | None,
 ) -> Explanation:
-    """The ``flip`` explanation: regions in reading order of their first cell, each
-    alternative checked against the clues once more (a solution shown is a solution)."""
+    """The ``flip`` explanation from the alternatives ``found`` (each with whether it is
+    proven minimal): regions in reading order of their first cell, each alternative checked
+    against the clues once more (a solution shown is a solution)."""
     assert puzzle.goal is not None
     mine = puzzle.goal.cells
-    if not all(Grid(f).matches(puzzle) for f in [first, *found]):
+    if not all(Grid(f).matches(puzzle) for f in [first, *(f for f, _ in found)]):
         raise SolverError("internal error: an alternative solution breaks a clue")
-    regions = sorted(((_cells(*np.nonzero(f != mine)), f) for f in found), key=lambda r: r[0])
-    cells = tuple(sorted(c for r, _ in regions for c in r))
+    regions = sorted(((_cells(*np.nonzero(f != mine)), f, m) for f, m in found),
+                     key=lambda r: r[0])
+    cells = tuple(sorted(c for r, _, _ in regions for c in r))
     return Explanation(
-        "flip", status, cells, Grid(first), regions=tuple(r for r, _ in regions),
-        alternatives=tuple(Grid(f) for _, f in regions), complete=stopped is None,
-        stopped=stopped,
+        "flip", status, cells, Grid(first), regions=tuple(r for r, _, _ in regions),
+        alternatives=tuple(Grid(f) for _, f, _ in regions), complete=stopped is None,
+        stopped=stopped, minimal=tuple(m for _, _, m in regions),
     )
 
 
