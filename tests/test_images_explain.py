@@ -283,3 +283,31 @@ def test_regions_are_minimal_disjoint_solutions_against_every_solution(bits: lis
         assert not any(d < region for d in diffs)  # minimal by inclusion
         seen |= region
     assert all(d & seen for d in diffs)  # every other solution flips some region cell
+
+
+def test_a_wide_picture_keeps_rows_and_columns_in_the_png_and_the_gif() -> None:
+    """A 5x13 picture (rows != columns) with its switch at rows 1-2, columns 9-10: the
+    flipping cells, the region's box and its number sit there, not transposed."""
+    rows = ["." * 13 for _ in range(5)]
+    grid_rows = [list(r) for r in rows]
+    grid_rows[1][9] = grid_rows[2][10] = "#"
+    grid_rows[4] = list("#" * 13)
+    puzzle, e = _explained(["".join(r) for r in grid_rows])
+    assert puzzle.goal is not None
+    assert e.regions == (((1, 9), (1, 10), (2, 9), (2, 10)),)
+    _assert_alternatives(puzzle, e)
+    scale = 20
+    im = explain_png(puzzle.goal, puzzle.palette, e.cells, scale, regions=e.regions)
+    assert im.size == (13 * scale, 5 * scale)
+    black, white = puzzle.palette[1].rgb, puzzle.palette[0].rgb
+    assert _centre(im, (1, 9), scale) == black and _centre(im, (1, 10), scale) == white
+    assert _centre(im, (2, 1), scale) == _faded(white)  # elsewhere in those rows: faded
+    mark = (255, 0, 200)
+    assert im.getpixel((9 * scale - 2, 2 * scale)) == mark  # the box's left side, row 2
+    assert im.getpixel((11 * scale + 1, 2 * scale)) == mark  # its right side
+    # the number "1" in its white label just left of the box, at the region's top row
+    label = np.asarray(im)[scale - 2:2 * scale, 7 * scale:9 * scale - 2].sum(axis=2)
+    assert (label < 200).any()  # ink of the digit
+    assert (np.asarray(im)[:, : 7 * scale].sum(axis=2)[: 4 * scale] < 200).sum() == 0
+    data = explain_gif(puzzle.goal, puzzle.palette, e.alternatives, scale=12)
+    _assert_animation(data, puzzle.goal, puzzle.palette, e.regions, e.alternatives, 12)
