@@ -81,6 +81,8 @@ class Explanation:
     minimal: tuple[bool, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
+        """The facts ``generate --json`` prints under ``explain`` (cells as ``[row, column]``;
+        the alternatives themselves are drawn, not listed)."""
         out: dict[str, Any] = {
             "kind": self.kind, "status": self.status, "cells": [list(c) for c in self.cells]
         }
@@ -270,4 +272,6 @@ def _flip(
 
 
 def _cells(ys: np.ndarray, xs: np.ndarray) -> tuple[Cell, ...]:
+    """``np.nonzero``'s row and column arrays as ``(row, column)`` pairs of plain ints (for
+    JSON and for sorting regions)."""
     return tuple((int(y), int(x)) for y, x in zip(ys, xs, strict=True))
