@@ -33,7 +33,9 @@ GROUND_SAMPLE = 8000
 def ground_residual(lab: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     """Fit the smooth ground of a Lab picture ``(h, w, 3)``: ``(distance, darker, share)``
     -- each pixel's ΔE76 from the ground model, whether it is darker than the model, and
-    the share of pixels the model explains (within GROUND_DELTA)."""
+    the share of pixels the model explains (within GROUND_DELTA). A picture with fewer
+    pixels than the model has terms gets no model, and a share of 0: no ground is claimed
+    (the unfitted zero surface would "explain" a black picture perfectly)."""
     h, w = lab.shape[:2]
     y, x = np.mgrid[0:h, 0:w]
     x = x / max(1, w - 1) - 0.5
@@ -42,6 +44,8 @@ def ground_residual(lab: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     px = lab.reshape(-1, 3).astype(np.float64)
     step = max(1, len(px) // GROUND_SAMPLE)
     sample, at = px[::step], design[::step]
+    if len(sample) < design.shape[1]:  # too few pixels to fit a surface
+        return np.full((h, w), np.inf), np.zeros((h, w), dtype=bool), 0.0  # none explained
     keep = np.ones(len(sample), dtype=bool)
     coef = np.zeros((design.shape[1], 3))
     for _ in range(GROUND_ROUNDS):
