@@ -3,10 +3,10 @@
 For every picture-like ``skimage.data`` image at the given sizes, black-and-white and in
 colour, the picture is generated as ``generate`` does and its quantised picture (before
 repair) explained: kind, how many regions (independent ambiguities) and flipping cells,
-whether the search for ambiguities was complete within its deterministic budget, the
-largest region, the work units spent on the first solve, and the CPU seconds of
-:func:`~nonoforge.images.explain.explain` alone (this process, the machine is shared;
-compile time is paid up front by ``warmup`` and not counted).
+whether the search for ambiguities was complete within its deterministic budget (else
+what stopped it: rounds, budget, or the time guard), the largest region, and the CPU
+seconds of :func:`~nonoforge.images.explain.explain` alone (this process, the machine is
+shared; compile time is paid up front by ``warmup`` and not counted).
 
     PYTHONPATH=. /work/venv/bin/python bench/explain.py                  # 30x30, B&W and 4 col
     PYTHONPATH=. /work/venv/bin/python bench/explain.py --sizes 20 45 --colours 1
@@ -53,7 +53,7 @@ def main() -> None:
                 complete += e.kind == "flip" and e.complete
                 largest = max((len(r) for r in e.regions), default=0)
                 config = "B&W" if colors == 1 else f"{colors} col"
-                done = ("yes" if e.complete else "no") if e.kind == "flip" else "-"
+                done = (e.stopped or "yes") if e.kind == "flip" else "-"
                 print(f"{name:<22}{config:<8}{q.grid.width:>3}x{q.grid.height:<3}{e.kind:>10}"
                       f"{len(e.regions):>8}{len(e.cells):>6}{largest:>8}{done:>9}{cpu:>7.2f}",
                       flush=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,7 @@ from PIL import Image
 from typer.testing import CliRunner
 
 from nonoforge.cli import app
-from nonoforge.images.explain import Explanation, explain
+from nonoforge.images.explain import Explanation, _Seeker, explain, summary_line
 from nonoforge.images.render import _faded, explain_gif, explain_png
 from nonoforge.puzzle import Grid, Palette, Puzzle
 from nonoforge.solver import solve
@@ -93,6 +94,38 @@ def test_rounds_and_budget_bound_the_search_deterministically() -> None:
     assert tight.kind == "flip" and len(tight.regions) == 1 and not tight.complete
     assert _explained(TWO_SWITCHES, budget=work)[1] == tight  # the same every run
     _assert_alternatives(puzzle, tight)
+    # what stopped it is said, in the JSON and the line for people
+    assert (one.stopped, tight.stopped, _explained(TWO_SWITCHES)[1].stopped) == (
+        "rounds", "budget", None)
+    assert one.as_json()["stopped"] == "rounds" and tight.as_json()["stopped"] == "budget"
+    assert _explained(TWO_SWITCHES)[1].as_json()["stopped"] is None
+    assert "16 regions looked for" in summary_line({**one.as_json(), "file": "x.png"})
+    # which regions are proven minimal: not the one the budget stopped shrinking
+    assert one.minimal == (True,) and tight.minimal == (False,)
+    assert tight.as_json()["minimal"] == [False]
+    assert summary_line({**tight.as_json(), "file": "x.png"}) == (
+        f"explain: 1 independent ambiguity ({len(tight.cells)} cells), perhaps more "
+        "(work budget spent); region 1 not proven minimal -> x.png")
+    assert _explained(TWO_SWITCHES)[1].minimal == (True, True)
+    assert "work budget spent" in summary_line({**tight.as_json(), "file": "x.png"})
+
+
+def test_the_time_guard_firing_is_reported_not_taken_for_the_budget() -> None:
+    """A deadline already past stops the search for ambiguities as ``timeout`` (the
+    wall-clock guard: on a quiet machine the budget would have decided), never as if the
+    budget had run out, and the explanation says so."""
+    puzzle, e = _explained(TWO_SWITCHES)
+    assert puzzle.goal is not None
+    mine = puzzle.goal.cells
+    seek = _Seeker(puzzle, mine, time.monotonic() - 1.0, 10**9)
+    assert seek.other(np.zeros(mine.shape, dtype=bool)) is None
+    assert seek.exhausted and seek.stopped == "timeout"
+    guarded = explain(puzzle.goal, puzzle.palette, timeout=1e-9)
+    said = guarded.status if guarded.kind == "undecided" else guarded.stopped
+    assert said == "timeout" and not (guarded.kind == "flip" and guarded.complete)
+    if guarded.kind == "flip":
+        line = summary_line({**guarded.as_json(), "file": "x.png"})
+        assert "time guard" in line and "budget" not in line
 
 
 def test_a_picture_line_logic_solves_has_nothing_to_explain() -> None:
@@ -250,3 +283,31 @@ def test_regions_are_minimal_disjoint_solutions_against_every_solution(bits: lis
         assert not any(d < region for d in diffs)  # minimal by inclusion
         seen |= region
     assert all(d & seen for d in diffs)  # every other solution flips some region cell
+
+
+def test_a_wide_picture_keeps_rows_and_columns_in_the_png_and_the_gif() -> None:
+    """A 5x13 picture (rows != columns) with its switch at rows 1-2, columns 9-10: the
+    flipping cells, the region's box and its number sit there, not transposed."""
+    rows = ["." * 13 for _ in range(5)]
+    grid_rows = [list(r) for r in rows]
+    grid_rows[1][9] = grid_rows[2][10] = "#"
+    grid_rows[4] = list("#" * 13)
+    puzzle, e = _explained(["".join(r) for r in grid_rows])
+    assert puzzle.goal is not None
+    assert e.regions == (((1, 9), (1, 10), (2, 9), (2, 10)),)
+    _assert_alternatives(puzzle, e)
+    scale = 20
+    im = explain_png(puzzle.goal, puzzle.palette, e.cells, scale, regions=e.regions)
+    assert im.size == (13 * scale, 5 * scale)
+    black, white = puzzle.palette[1].rgb, puzzle.palette[0].rgb
+    assert _centre(im, (1, 9), scale) == black and _centre(im, (1, 10), scale) == white
+    assert _centre(im, (2, 1), scale) == _faded(white)  # elsewhere in those rows: faded
+    mark = (255, 0, 200)
+    assert im.getpixel((9 * scale - 2, 2 * scale)) == mark  # the box's left side, row 2
+    assert im.getpixel((11 * scale + 1, 2 * scale)) == mark  # its right side
+    # the number "1" in its white label just left of the box, at the region's top row
+    label = np.asarray(im)[scale - 2:2 * scale, 7 * scale:9 * scale - 2].sum(axis=2)
+    assert (label < 200).any()  # ink of the digit
+    assert (np.asarray(im)[:, : 7 * scale].sum(axis=2)[: 4 * scale] < 200).sum() == 0
+    data = explain_gif(puzzle.goal, puzzle.palette, e.alternatives, scale=12)
+    _assert_animation(data, puzzle.goal, puzzle.palette, e.regions, e.alternatives, 12)

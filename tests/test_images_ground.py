@@ -53,3 +53,39 @@ def test_the_rockets_towers_are_found() -> None:
     w = mask.shape[1]
     assert mask[: mask.shape[0] * 3 // 4, : w // 10].mean() > 0.1  # the left tower
     assert mask[: mask.shape[0] // 2, w * 3 // 10 : w * 7 // 10].mean() < 0.05  # open sky
+
+
+def test_a_picture_too_small_to_fit_the_ground_has_none() -> None:
+    """Fewer pixels than the model's six terms: no ground is fitted, so none is claimed --
+    black or white alike (an unfitted model is the zero surface, which a black picture
+    matched perfectly), and no numerical warning on flat or tiny pictures."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for shape in [(1, 1), (1, 5), (2, 2), (5, 1)]:
+            for v in (0.0, 0.5, 1.0):
+                lab = rgb2lab(np.full((*shape, 3), v))
+                assert dark_structures(lab) is None, (shape, v)
+                assert ground_residual(lab)[2] == 0.0
+        for shape in [(3, 3), (20, 30)]:  # flat but large enough: all ground, no structure
+            for v in (0.0, 0.5, 1.0):
+                mask = dark_structures(rgb2lab(np.full((*shape, 3), v)))
+                assert mask is not None and not mask.any(), (shape, v)
+
+
+def test_the_residual_of_a_large_picture_costs_about_the_picture() -> None:
+    """A 200x200-cell photo is analysed at up to 1600x1600 pixels: the ground's residual
+    is evaluated a band of rows at a time, not with six terms a pixel held at once (that
+    peaked at 369 MB there, six times the picture's Lab); same figures either way."""
+    import tracemalloc
+
+    lab = rgb2lab(np.random.default_rng(0).random((800, 800, 3)))
+    tracemalloc.start()
+    try:
+        dist, _, _ = ground_residual(lab)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert dist.shape == (800, 800)
+    assert peak < 3 * lab.nbytes, peak / lab.nbytes

@@ -13,7 +13,9 @@ difference cell by cell until no solution differs on fewer of its cells (a class
 switch is one region). Then the regions found are pinned to the picture and the SAT
 back-end is asked for another solution, which can only flip somewhere else; this repeats
 until none is left (``complete``), or the rounds or the deterministic work budget run
-out. Every solution shown comes from the solver, which checks it against the clues.
+out (``stopped`` says which; ``timeout`` when the wall-clock guard fired first, the one
+case where the result depends on the machine). Every solution shown comes from the solver,
+which checks it against the clues.
 
 When the picture is unique but line logic stalls on it, the cells line logic leaves
 undecided are shown instead. :func:`~nonoforge.images.render.explain_png` draws either
@@ -61,7 +63,12 @@ class Explanation:
     flips alone (``alternatives[k]`` is the picture with region ``k`` flipped, a solution);
     ``other`` is the first solution found that is not the picture; ``complete`` says no
     further ambiguity is left once the regions are pinned to the picture (proven by the
-    solver within the budget)."""
+    solver within the budget); otherwise ``stopped`` says what ended the search: ``rounds``
+    (:data:`EXPLAIN_ROUNDS` regions found), ``budget`` (the work budget, the same on every
+    machine) or ``timeout`` (the wall-clock guard fired first: on a quieter machine more
+    might have been found). ``minimal[k]`` says whether region ``k`` was proven minimal by
+    inclusion; only a region whose shrinking the budget or the guard cut short is not (it
+    is still a true alternative, perhaps several ambiguities at once)."""
 
     kind: str
     status: str
@@ -70,15 +77,30 @@ class Explanation:
     regions: tuple[tuple[Cell, ...], ...] = ()
     alternatives: tuple[Grid, ...] = ()
     complete: bool = True
+    stopped: str | None = None
+    minimal: tuple[bool, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
+        """The facts ``generate --json`` prints under ``explain`` (cells as ``[row, column]``;
+        the alternatives themselves are drawn, not listed)."""
         out: dict[str, Any] = {
             "kind": self.kind, "status": self.status, "cells": [list(c) for c in self.cells]
         }
         if self.kind == "flip":
             out["regions"] = [[list(c) for c in r] for r in self.regions]
             out["complete"] = self.complete
+            out["stopped"] = self.stopped
+            out["minimal"] = list(self.minimal)
         return out
+
+
+#: What :func:`summary_line` says stopped an incomplete search, by ``stopped``.
+_STOPPED = {
+    "rounds": f"{EXPLAIN_ROUNDS} regions looked for",
+    "budget": "work budget spent",
+    "timeout": "time guard fired",
+    "size": "too large for the SAT back-end",
+}
 
 
 def summary_line(facts: dict[str, Any]) -> str:
@@ -92,7 +114,10 @@ def summary_line(facts: dict[str, Any]) -> str:
     files = ", ".join(f for f in (facts.get("file"), facts.get("animation")) if f)
     if facts["kind"] == "flip":
         n = len(facts["regions"])
-        more = "" if facts["complete"] else ", perhaps more (budget spent)"
+        why = _STOPPED.get(facts.get("stopped") or "", facts.get("stopped"))
+        more = "" if facts["complete"] else f", perhaps more ({why})"
+        cut = [k for k, m in enumerate(facts.get("minimal", []), 1) if not m]
+        more += "".join(f"; region {k} not proven minimal" for k in cut)
         what = (f"{n} independent {'ambiguity' if n == 1 else 'ambiguities'} "
                 f"({len(facts['cells'])} cells){more}")
     elif facts["kind"] == "undecided":
@@ -119,17 +144,18 @@ def explain(
     others = [g.cells for g in full.solutions if not np.array_equal(g.cells, mine)]
     if full.status == "multiple" and others:
         seek = _Seeker(puzzle, mine, deadline, budget - full.effort.get("work", 0))
-        found: list[np.ndarray] = []
+        found: list[tuple[np.ndarray, bool]] = []  # each with: proven minimal
         pinned = np.zeros(mine.shape, dtype=bool)
         nxt: np.ndarray | None = others[0]
         for _ in range(rounds):
             if nxt is None:
                 break
-            found.append(seek.minimal(seek.local(nxt, pinned)))
-            pinned |= found[-1] != mine
+            alt = seek.minimal(seek.local(nxt, pinned))
+            found.append((alt, not seek.exhausted))  # cut short: perhaps not minimal
+            pinned |= alt != mine
             nxt = seek.other(pinned)
-        complete = nxt is None and not seek.exhausted  # proven: no other ambiguity left
-        return _flip(puzzle, full.status, others[0], found, complete)
+        stopped = seek.stopped or (None if nxt is None else "rounds")
+        return _flip(puzzle, full.status, others[0], found, stopped)
     line = solve(puzzle, strategy="line", max_solutions=2)
     ys, xs = np.nonzero(mask_counts(line.state) > 1)
     kind = "undecided" if len(ys) else "none"
@@ -141,11 +167,17 @@ class _Seeker:
     its cells pinned, all within one deterministic work budget: each call costs
     :data:`CELL_WORK` a cell plus :data:`~nonoforge.solver.core.SAT_CONFLICT_WORK` per
     conflict.
-    ``exhausted`` once the budget (or the deadline, a guard) stopped an answer."""
+    ``stopped`` says what stopped an answer, once something did: ``budget``, ``timeout``
+    (the deadline, a guard) or ``size`` (no CNF of this size)."""
 
     def __init__(self, puzzle: Puzzle, mine: np.ndarray, deadline: float, work: int) -> None:
         self.puzzle, self.mine, self.deadline, self.work = puzzle, mine, deadline, work
-        self.exhausted = False
+        self.stopped: str | None = None
+
+    @property
+    def exhausted(self) -> bool:
+        """Whether the budget, the guard or the size stopped an answer: no proof past it."""
+        return self.stopped is not None
 
     def other(self, pinned: np.ndarray) -> np.ndarray | None:
         """A solution that differs from the picture, but not at the ``pinned`` cells
@@ -153,10 +185,15 @@ class _Seeker:
         from nonoforge.solver.core import SAT_CONFLICT_WORK
         from nonoforge.solver.sat import solve_sat
 
+        if self.exhausted:
+            return None
         self.work -= CELL_WORK * self.mine.size
         conflicts = self.work // SAT_CONFLICT_WORK
-        if self.exhausted or conflicts <= 0 or time.monotonic() >= self.deadline:
-            self.exhausted = True
+        if conflicts <= 0:
+            self.stopped = "budget"
+        elif time.monotonic() >= self.deadline:
+            self.stopped = "timeout"
+        if self.exhausted:
             return None
         p, mine = self.puzzle, self.mine
         state = full_state(p.height, p.width, p.ncolors)
@@ -165,13 +202,14 @@ class _Seeker:
             out = solve_sat(p, state, max_solutions=2, deadline=self.deadline,
                             conflict_budget=conflicts)
         except SolverError:  # no CNF of this size: show what was found
-            self.exhausted = True
+            self.stopped = "size"
             return None
         self.work -= SAT_CONFLICT_WORK * int(out.conflicts)
         for g in out.solutions:  # each checked against the clues by the back-end
             if not np.array_equal(g.cells, mine):
                 return g.cells
-        self.exhausted = out.status != "unique"  # "unique": proven, none other here
+        if out.status != "unique":  # "unique": proven, none other here
+            self.stopped = out.status  # "budget" or "timeout"
         return None
 
     def local(self, other: np.ndarray, pinned: np.ndarray) -> np.ndarray:
@@ -213,21 +251,27 @@ class _Seeker:
 
 
 def _flip(
-    puzzle: Puzzle, status: str, first: np.ndarray, found: list[np.ndarray], complete: bool
+    puzzle: Puzzle, status: str, first: np.ndarray, found: list[tuple[np.ndarray, bool]],
+    stopped: str | None,
 ) -> Explanation:
-    """The ``flip`` explanation: regions in reading order of their first cell, each
-    alternative checked against the clues once more (a solution shown is a solution)."""
+    """The ``flip`` explanation from the alternatives ``found`` (each with whether it is
+    proven minimal): regions in reading order of their first cell, each alternative checked
+    against the clues once more (a solution shown is a solution)."""
     assert puzzle.goal is not None
     mine = puzzle.goal.cells
-    if not all(Grid(f).matches(puzzle) for f in [first, *found]):
+    if not all(Grid(f).matches(puzzle) for f in [first, *(f for f, _ in found)]):
         raise SolverError("internal error: an alternative solution breaks a clue")
-    regions = sorted(((_cells(*np.nonzero(f != mine)), f) for f in found), key=lambda r: r[0])
-    cells = tuple(sorted(c for r, _ in regions for c in r))
+    regions = sorted(((_cells(*np.nonzero(f != mine)), f, m) for f, m in found),
+                     key=lambda r: r[0])
+    cells = tuple(sorted(c for r, _, _ in regions for c in r))
     return Explanation(
-        "flip", status, cells, Grid(first), regions=tuple(r for r, _ in regions),
-        alternatives=tuple(Grid(f) for _, f in regions), complete=complete,
+        "flip", status, cells, Grid(first), regions=tuple(r for r, _, _ in regions),
+        alternatives=tuple(Grid(f) for _, f, _ in regions), complete=stopped is None,
+        stopped=stopped, minimal=tuple(m for _, _, m in regions),
     )
 
 
 def _cells(ys: np.ndarray, xs: np.ndarray) -> tuple[Cell, ...]:
+    """``np.nonzero``'s row and column arrays as ``(row, column)`` pairs of plain ints (for
+    JSON and for sorting regions)."""
     return tuple((int(y), int(x)) for y, x in zip(ys, xs, strict=True))
