@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
@@ -126,6 +127,23 @@ def test_the_time_guard_firing_is_reported_not_taken_for_the_budget() -> None:
     if guarded.kind == "flip":
         line = summary_line({**guarded.as_json(), "file": "x.png"})
         assert "time guard" in line and "budget" not in line
+
+
+def test_a_cnf_too_large_for_the_sat_back_end_stops_the_search_as_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past the SAT back-end's clause limit the search stops and says ``size`` (what was
+    found is shown); only that refusal is taken for it, any other solver error is a bug
+    and propagates."""
+    import nonoforge.solver.sat as sat
+
+    puzzle, _ = _explained(TWO_SWITCHES)
+    assert puzzle.goal is not None
+    monkeypatch.setattr(sat, "FIRST_CLAUSES", 8)  # the buffer fills at once...
+    monkeypatch.setattr(sat, "MAX_CLAUSES", 8)  # ...and may not grow: no CNF of this size
+    seek = _Seeker(puzzle, puzzle.goal.cells, time.monotonic() + 60.0, 10**9)
+    assert seek.other(np.zeros(puzzle.goal.cells.shape, dtype=bool)) is None
+    assert seek.exhausted and seek.stopped == "size"
 
 
 def test_a_picture_line_logic_solves_has_nothing_to_explain() -> None:

@@ -183,7 +183,7 @@ class _Seeker:
         """A solution that differs from the picture, but not at the ``pinned`` cells
         (a boolean mask); ``None`` when there is none or the budget ran out first."""
         from nonoforge.solver.core import SAT_CONFLICT_WORK
-        from nonoforge.solver.sat import solve_sat
+        from nonoforge.solver.sat import TooLarge, solve_sat
 
         if self.exhausted:
             return None
@@ -201,7 +201,7 @@ class _Seeker:
         try:
             out = solve_sat(p, state, max_solutions=2, deadline=self.deadline,
                             conflict_budget=conflicts)
-        except SolverError:  # no CNF of this size: show what was found
+        except TooLarge:  # no CNF of this size: show what was found (any other error is a bug)
             self.stopped = "size"
             return None
         self.work -= SAT_CONFLICT_WORK * int(out.conflicts)

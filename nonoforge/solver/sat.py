@@ -81,6 +81,8 @@ SOLVER_OPTIONS: dict[str, dict[str, int]] = {}
 #: the ``auto`` strategy then goes on searching). A random 1000x1000 picture would need
 #: hundreds of millions; the survey's largest (Faase, 80x95) needs far fewer.
 MAX_CLAUSES = 1 << 24
+#: Room for clauses at the first try on a big puzzle (it grows to the bound when filled).
+FIRST_CLAUSES = 1 << 20
 #: Clauses converted and loaded into the solver per step, between looks at the deadline.
 _CHUNK = 1 << 17
 
@@ -220,7 +222,7 @@ def encode(
     # room for every clause the order encoding can emit, about (4 k + 1) n per line (a
     # bound far above the need on big puzzles: start lower there, grow when asked)
     bound = 64 + int(((4 * t.lines[:, 4] + 1) * t.lines[:, 2]).sum()) + h * w * ncol * ncol
-    size = min(bound, 1 << 20)
+    size = min(bound, FIRST_CLAUSES)
     while True:
         out = np.zeros(3 * size, dtype=np.int64)
         cstart = np.zeros(size + 1, dtype=np.int64)
