@@ -403,3 +403,32 @@ def test_solve_json_says_how_many_givens_the_verdict_is_for() -> None:
     assert [(r["status"], r["givens"]) for r in rows] == [
         ("unique", 2), ("unique", 3), ("unique", 0)
     ]
+
+
+# A tournament question file (``$N``, column then row clues, TAB-separated, as the sets in
+# /work/shared/corpora/tournament), written by hand: its middle puzzle's row 2 (line 13)
+# cannot fit, the puzzles before and after it are good.
+MULTI_BAD = (
+    "$1\n1\t1\n1\n1\t1\n1\t1\n1\n1\t1\n"
+    "$2\n3\n3\n3\n3\n2\t2\n3\n"
+    "$3\n3\n3\n3\n3\n3\n3\n"
+)
+
+
+def test_info_and_rate_report_a_bad_puzzle_of_a_multi_file_as_its_own_item(
+    tmp_path: Path,
+) -> None:
+    bad = tmp_path / "set.tournament"
+    bad.write_text(MULTI_BAD)
+    for args in (["info", "--json", str(bad)],
+                 ["-q", "rate", "--json", "--workers", "1", "--runs", "1", str(bad)]):
+        result = run(*args)
+        assert result.exit_code == 2, result.output
+        rows = json.loads(result.stdout)
+        rows = rows if isinstance(rows, list) else rows["puzzles"]
+        where = f"{bad}:13"
+        assert [r["file"] for r in rows] == [str(bad), where, str(bad)], rows
+        assert "error" not in rows[0] and "error" not in rows[2]
+        assert rows[1] == {"file": where, "error": rows[1]["error"]}
+        assert "row 2" in rows[1]["error"] and "line" not in rows[1]["error"]
+        assert result.stderr.strip().splitlines() == [f"error: {where}: {rows[1]['error']}"]

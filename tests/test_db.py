@@ -1087,3 +1087,25 @@ def test_a_file_with_bad_givens_costs_only_itself(tmp_path: Path) -> None:
         assert len(c) == 2
         [failed] = [e for e in c.fetch_log("local") if e["status"] == "failed"]
         assert failed["item"].endswith("bad.non") and "column has no block" in failed["reason"]
+
+
+def test_db_import_keeps_every_good_puzzle_of_a_file_with_a_bad_one(tmp_path: Path) -> None:
+    """A ``====`` .non bundle (written by hand after mikix's .non samples) whose middle
+    puzzle has ``height x`` (line 13): the first and last are imported, the middle reported
+    with its line, and the exit code says something failed."""
+    import json
+
+    one = 'title "{t}"\nwidth 2\nheight {h}\nrows\n{r}\ncolumns\n{c}\n'
+    bundle = tmp_path / "bundle.non"
+    bundle.write_text("====\n".join([
+        one.format(t="first", h=2, r="2\n2", c="2\n2"),
+        one.format(t="bad", h="x", r="2\n2", c="2\n2"),
+        one.format(t="last", h=2, r="1\n1", c="0\n2"),
+    ]))
+    db = str(tmp_path / "c.db")
+    result = CliRunner().invoke(app, ["-q", "db", "import", "--db", db, str(bundle)])
+    assert result.exit_code == FAILED_EXIT, result.output
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith(f"error: {bundle}:13: "), line
+    query = CliRunner().invoke(app, ["db", "query", "--db", db, "--json"])
+    assert sorted(r["title"] for r in json.loads(query.stdout)) == ["first", "last"]

@@ -508,3 +508,136 @@ def test_json_givens_that_are_not_a_list_of_triples_are_refused(value: object) -
         list(loads(json.dumps({**base, "givens": value}), "json"))
     (p,) = loads(json.dumps({**base, "givens": None}), "json")  # null: none, as absent
     assert p.givens == ()
+
+
+# ---------------------------------------------------------------------------------------
+# one bad puzzle costs only itself: a multi-puzzle file resynchronises at the next record
+#
+# Each fixture is written by hand after the structure of a real file (the tournament
+# question files of /work/shared/corpora/tournament: ``$N`` then W column clue lines then H
+# row clue lines, TAB-separated; webpbn's export of /work/shared/samples/formats/xml;
+# Tatham's game IDs; a ``====`` .non bundle; our own JSON list). The middle puzzle is bad.
+
+_TOURNAMENT_BAD = (
+    "$1\n1\t1\n1\n1\t1\n1\t1\n1\n1\t1\n"  # lines 1-7: an X, 3 x 3
+    "$2\n3\n3\n3\n3\n2\t2\n3\n"  # lines 8-14: row 2 (line 13) cannot fit
+    "$3\n3\n3\n3\n3\n3\n3\n"  # lines 15-21: all black
+)
+_XML_PUZZLE = """<puzzle type="grid" defaultcolor="black">
+<title>{title}</title>
+<color name="white" char=".">FFFFFF</color>
+<color name="black" char="X">000000</color>
+<clues type="columns">
+<line><count>2</count></line>
+<line><count>{count}</count></line>
+</clues>
+<clues type="rows">
+<line><count>2</count></line>
+<line><count>2</count></line>
+</clues>
+</puzzle>
+"""
+_XML_BAD = (
+    '<?xml version="1.0"?>\n<!DOCTYPE pbn SYSTEM "http://webpbn.com/pbn-0.3.dtd">\n'
+    "<puzzleset>\n<source>hand-written</source>\n"  # lines 1-4
+    + _XML_PUZZLE.format(title="one", count=2)  # lines 5-17
+    + _XML_PUZZLE.format(title="two", count="x")  # lines 18-30: the count on line 24
+    + _XML_PUZZLE.format(title="three", count=2)
+    + "</puzzleset>\n"
+)
+_NON_PUZZLE = "title \"{t}\"\nwidth 2\nheight {h}\nrows\n2\n2\ncolumns\n2\n2\n"
+_NON_BAD = (
+    _NON_PUZZLE.format(t="one", h=2) + "====\n"  # lines 1-10
+    + _NON_PUZZLE.format(t="two", h="x") + "====\n"  # lines 11-20: height x on line 13
+    + _NON_PUZZLE.format(t="three", h=2)
+)
+_TATHAM_BAD = "2x2:2/2/2/2\n2x2:3/1/1/1\n\n2x2:1/1/1/1\n"
+
+
+def _json_bad() -> tuple[str, int]:
+    """A JSON list whose second puzzle's size contradicts its clues, and that one's line."""
+    import json
+
+    from nonoforge.formats.json import to_dict
+
+    docs = [to_dict(Puzzle.from_grid(Grid.from_rows(r), meta=Meta(title=t)))
+            for t, r in (("one", ["##", "##"]), ("two", ["#.", ".#"]), ("three", [".#", "#."]))]
+    docs[1]["width"] = 9
+    text = json.dumps(docs, indent=1) + "\n"
+    starts = [i for i, line in enumerate(text.splitlines(), start=1) if line == " {"]
+    return text, starts[1]
+
+
+_JSON_BAD, _JSON_BAD_LINE = _json_bad()
+
+MULTI_BAD = {  # format: (content, the bad puzzle's line, the good puzzles' titles)
+    "tournament": (_TOURNAMENT_BAD, 13, ["1", "3"]),
+    "xml": (_XML_BAD, 24, ["one", "three"]),
+    "non": (_NON_BAD, 13, ["one", "three"]),
+    "tatham": (_TATHAM_BAD, 2, None),
+    "json": (_JSON_BAD, _JSON_BAD_LINE, ["one", "three"]),
+}
+
+
+def _names(ps: list[Puzzle]) -> list[str | None]:
+    return [p.meta.title or p.meta.source_id for p in ps]
+
+
+@pytest.mark.parametrize("name", sorted(MULTI_BAD))
+def test_a_bad_puzzle_in_a_multi_file_costs_only_itself(name: str) -> None:
+    text, line, names = MULTI_BAD[name]
+    reading = loads(text.encode(), name, path="set.txt", on_error="collect")
+    got = list(reading)
+    assert len(got) == 2
+    if names is not None:
+        assert _names(got) == names
+    [err] = reading.errors
+    assert (err.path, err.line) == ("set.txt", line), str(err)
+    assert str(err).startswith(f"set.txt:{line}: ")
+
+
+@pytest.mark.parametrize("name", sorted(MULTI_BAD))
+def test_records_come_in_file_order_with_the_bad_one_in_its_place(name: str) -> None:
+    text, line, _ = MULTI_BAD[name]
+    kinds = ["error" if isinstance(r, FormatError) else "puzzle"
+             for r in loads(text.encode(), name, on_error="collect").records()]
+    assert kinds == ["puzzle", "error", "puzzle"]
+
+
+@pytest.mark.parametrize("name", sorted(MULTI_BAD))
+def test_without_collect_the_first_bad_puzzle_still_stops_the_file(name: str) -> None:
+    text, line, _ = MULTI_BAD[name]
+    with pytest.raises(FormatError) as info:
+        list(loads(text.encode(), name, path="set.txt"))
+    assert info.value.line == line
+
+
+def test_a_bad_tournament_header_costs_only_its_block() -> None:
+    text = _TOURNAMENT_BAD.replace("$2\n", "$two\n")
+    reading = loads(text.encode(), "tournament", on_error="collect")
+    assert _names(list(reading)) == ["1", "3"]
+    assert [e.line for e in reading.errors] == [8]
+
+
+def test_a_file_where_nothing_could_be_read_stays_one_failure() -> None:
+    reading = loads(b"2x2:3/1/1/1\n2x2:9/9/9/9\n", "tatham", path="t.txt", on_error="collect")
+    with pytest.raises(FormatError) as info:
+        list(reading)
+    assert (info.value.path, info.value.line) == ("t.txt", 1)
+
+
+def test_broken_json_syntax_after_good_puzzles_keeps_them_and_reports_once() -> None:
+    text = _JSON_BAD.replace('"width": 9', '"width": 2')
+    cut = text[: text.rindex("{")] + "{ oops"
+    reading = loads(cut.encode(), "json", on_error="collect")
+    assert _names(list(reading)) == ["one", "two"]
+    assert len(reading.errors) == 1 and "invalid JSON" in reading.errors[0].reason
+
+
+def test_a_json_list_reads_like_json_loads_reads_it() -> None:
+    text = _JSON_BAD.replace('"width": 9', '"width": 2')
+    assert _names(list(loads(text.encode(), "json"))) == ["one", "two", "three"]
+    for bad in ("[", "[1,]", "[] x", '[{"a": 1} {"b": 2}]'):
+        with pytest.raises(FormatError, match="invalid JSON"):
+            list(loads(bad.encode(), "json"))
+    assert list(loads(b" [ ] ", "json")) == []
