@@ -12,7 +12,8 @@ the file and line.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Literal
 
 from nonoforge.errors import FormatError
 
@@ -38,6 +39,7 @@ from nonoforge.formats.base import (
     FORMATS,
     MAX_FILE_BYTES,
     Format,
+    Record,
     decode_text,
     looks_binary,
     read_regular,
@@ -50,6 +52,7 @@ from nonoforge.util import write_atomic
 __all__ = [
     "FORMATS",
     "Format",
+    "Reading",
     "detect",
     "dumps",
     "get_format",
@@ -113,20 +116,108 @@ def _detect(data: bytes, text: str | bytes, path: str | None) -> Format:
     raise FormatError("not a puzzle file in any known format", path=path)
 
 
+OnError = Literal["raise", "collect"]
+
+
+class Reading(Iterator[Puzzle]):
+    """The puzzles of one file's content, as a stream (what :func:`loads` returns).
+
+    With ``on_error="raise"`` the first malformed puzzle raises its FormatError and ends
+    the stream. With ``"collect"``, in a format whose records have clear boundaries
+    (:attr:`Format.records`), a malformed puzzle costs only itself: its error (with the
+    file's path and the record's line) goes to :attr:`errors` and the stream goes on at
+    the next record; an error the reader cannot resynchronise after (broken JSON or XML
+    syntax) ends the stream and is collected too. A file where nothing could be read stays
+    one failure: the stream raises its first error. :meth:`records` gives the puzzles and
+    the errors in file order, for batches that report each in its place.
+    """
+
+    def __init__(self, path: str | None, on_error: OnError = "raise") -> None:
+        if on_error not in ("raise", "collect"):
+            raise ValueError(f"on_error must be raise or collect, not {on_error!r}")
+        self.path = path
+        #: the file's format, once the stream has begun and found it
+        self.format: Format | None = None
+        #: what could not be read (``on_error="collect"``), located, in file order
+        self.errors: list[FormatError] = []
+        self._collect = on_error == "collect"
+        self._source: Iterator[Record] = iter(())
+        self._records = self._run()
+
+    def start(self, source: Iterator[Record]) -> None:
+        """Read ``source``: the records of the file (set once, before iterating)."""
+        self._source = source
+
+    def __next__(self) -> Puzzle:
+        for r in self._records:
+            if isinstance(r, Puzzle):
+                return r
+        raise StopIteration
+
+    def records(self) -> Iterator[Record]:
+        """The file's puzzles and, in their places, the errors of the damaged ones."""
+        return self._records
+
+    def _run(self) -> Iterator[Record]:
+        read = 0
+        pending: list[FormatError] = []  # held until a puzzle is read (see the class doc)
+        try:
+            for r in self._source:
+                if isinstance(r, FormatError):
+                    e = r.located(self.path)
+                    if not self._collect:
+                        raise e
+                    pending.append(e)
+                    continue
+                read += 1
+                yield from self._flush(pending)
+                yield safe_puzzle(r)  # text made safe once, here, for every reader
+        except FormatError as e:
+            pending.append(e.located(self.path))
+        except RecursionError:
+            pending.append(FormatError("nesting too deep", path=self.path))
+        if pending and (read == 0 or not self._collect):
+            raise pending[0]  # nothing was read: the file is one failure
+        yield from self._flush(pending)
+
+    def _flush(self, pending: list[FormatError]) -> Iterator[FormatError]:
+        self.errors += pending
+        yield from pending
+        pending.clear()
+
+
 def loads(
     data: bytes | str,
     fmt: str | Format | None = None,
     path: str | None = None,
     *,
     companions: bool = False,
-) -> Iterator[Puzzle]:
-    """The puzzles in a file's content, as a stream.
+    on_error: OnError = "raise",
+) -> Reading:
+    """The puzzles in a file's content, as a stream (a :class:`Reading`: see it for
+    ``on_error="collect"``, where a malformed puzzle costs only itself). Nothing is read
+    before the stream is: a bad file fails when iterated, as it always has.
 
     With ``companions``, ``data`` is the content of the regular file at ``path`` and a
     format completed by files beside it (the tournament sets' ``../solution/`` files, which
     hold the goals) reads them too, as :func:`iter_file` does: every importer that has read
     a file's bytes gets what reading it by path gives.
     """
+    reading = Reading(path, on_error)
+    reading.start(_records(reading, lambda: data, fmt, companions))
+    return reading
+
+
+def _records(
+    reading: Reading,
+    data_of: Callable[[], bytes | str],
+    fmt: str | Format | None,
+    companions: bool,
+) -> Iterator[Record]:
+    """A file's records (see :attr:`Format.records`); the Reading locates the errors and
+    learns the format here, once it is known."""
+    path = reading.path
+    data = data_of()
     raw = data.encode() if isinstance(data, str) else data
     if len(raw) > MAX_FILE_BYTES:
         raise FormatError(f"file is larger than {MAX_FILE_BYTES // 2**20} MiB", path=path)
@@ -138,28 +229,27 @@ def loads(
     else:
         sniffed = _sniffable(raw)
         f = _detect(raw, sniffed, path)
+    reading.format = f
     content: str | bytes = raw if f.binary else (
         sniffed if isinstance(sniffed, str) else decode_text(raw)
     )
     if companions and path and f.with_companions is not None and os.path.isfile(path):
         found = f.with_companions(path, content)  # the file itself is not read again
         if found is not None:
-            yield from (safe_puzzle(x) for x in found)  # text made safe here too
+            yield from found
             return
-    try:
-        for p in f.read(content):
-            yield safe_puzzle(p)  # text made safe once, here, for every reader
-    except FormatError as e:
-        raise e.located(path) from None
-    except RecursionError:
-        raise FormatError("nesting too deep", path=path) from None
+    yield from (f.records or f.read)(content)
 
 
-def iter_file(path: str | os.PathLike[str], fmt: str | None = None) -> Iterator[Puzzle]:
-    """The puzzles in a file, as a stream."""
+def iter_file(
+    path: str | os.PathLike[str], fmt: str | None = None, *, on_error: OnError = "raise"
+) -> Reading:
+    """The puzzles in a file, as a stream (see :class:`Reading` for ``on_error``)."""
     p = str(path)
-    data = read_regular(p, MAX_FILE_BYTES)  # a FIFO or device is refused, never waited on
-    yield from loads(data, fmt, p, companions=True)
+    reading = Reading(p, on_error)
+    # a FIFO or device is refused, never waited on; read when the stream is
+    reading.start(_records(reading, lambda: read_regular(p, MAX_FILE_BYTES), fmt, True))
+    return reading
 
 
 def read_file(path: str | os.PathLike[str], fmt: str | None = None) -> list[Puzzle]:

@@ -35,6 +35,24 @@ MAX_SIDE = 10_000
 
 Reader = Callable[[str | bytes], Iterator[Puzzle]]
 Writer = Callable[[list[Puzzle]], str | bytes]
+#: What a resynchronising reader yields: a puzzle, or the error of a record it could not
+#: read, in that record's place (it then goes on at the next record).
+Record = Puzzle | FormatError
+RecordReader = Callable[[str | bytes], Iterator[Record]]
+
+
+def strict(records: RecordReader) -> Reader:
+    """The reader that stops at the first damaged record (raises its error): a format's
+    ``read``, built from its resynchronising ``records`` reader."""
+
+    def read(content: str | bytes) -> Iterator[Puzzle]:
+        for r in records(content):
+            if isinstance(r, FormatError):
+                raise r
+            yield r
+
+    read.__doc__ = records.__doc__
+    return read
 
 
 def _keep_all(p: Puzzle) -> Puzzle:
@@ -67,10 +85,15 @@ class Format:
     priority: int = 50
     #: For formats whose puzzles are completed by files beside them (the tournament sets'
     #: solution files): given a file's path and its content (already read and decoded),
-    #: read it with its companions, or None when it has none.
-    with_companions: Callable[[str, str | bytes], list[Puzzle] | None] | None = None
+    #: read it with its companions (records, errors in place), or None when it has none.
+    with_companions: Callable[[str, str | bytes], Iterable[Record] | None] | None = None
     #: Whether files of this format carry a puzzle's givens (see the class doc).
     givens: bool = False
+    #: For multi-puzzle formats with clear record boundaries: the reader that, on a
+    #: malformed puzzle, yields its FormatError in its place and resynchronises at the next
+    #: record (``read`` is then ``strict(records)``). With ``with_companions``, that returns
+    #: records too. See ``loads(..., on_error="collect")``.
+    records: RecordReader | None = None
 
     def accepts(self, p: Puzzle) -> bool:
         """Whether ``p`` can be written in this format without losing clues, colours or

@@ -59,7 +59,7 @@ from itertools import repeat
 from operator import itemgetter
 
 from nonoforge.errors import FormatError, PuzzleError
-from nonoforge.formats.base import Format, clean_text, parse_int, register
+from nonoforge.formats.base import Format, clean_text, parse_int, register, strict
 from nonoforge.puzzle import (
     BLACK,
     RGB,
@@ -528,26 +528,34 @@ def _parse_goal(text: str, w: int, h: int, index: dict[str, int], lineno: int) -
     return decode_cells([cells[r * w : (r + 1) * w] for r in range(h)], table, lineno)
 
 
-def read(text: str | bytes) -> Iterator[Puzzle]:
-    """Every puzzle in a ``.non`` file or ``====``-separated bundle."""
+def records(text: str | bytes) -> Iterator[Puzzle | FormatError]:
+    """Every puzzle in a ``.non`` file or ``====``-separated bundle; a malformed puzzle of
+    a bundle is its FormatError in its place, and reading goes on after the next ``====``
+    (see :attr:`Format.records`)."""
     if isinstance(text, bytes):
         raise FormatError(".non files are text")
-    chunk: list[tuple[int, str]] = []
-    found = False
+    chunks: list[list[tuple[int, str]]] = [[]]
     for lineno, line in enumerate(text.splitlines(), start=1):
         if line.strip() == _SEPARATOR:
-            p = _read_one(_Section(chunk))
-            if p is not None:
-                found = True
-                yield p
-            chunk = []
+            chunks.append([])
         else:
-            chunk.append((lineno, line))
-    p = _read_one(_Section(chunk))
-    if p is not None:
-        yield p
-    elif not found:
+            chunks[-1].append((lineno, line))
+    found = False
+    for chunk in chunks:
+        try:
+            p = _read_one(_Section(chunk))
+        except FormatError as e:
+            found = True
+            yield e
+            continue
+        if p is not None:
+            found = True
+            yield p
+    if not found:
         raise FormatError("no puzzle: no 'width', 'height', 'rows' or 'columns' lines", line=1)
+
+
+read = strict(records)
 
 
 # -- writing ------------------------------------------------------------------------------
@@ -658,6 +666,7 @@ FORMAT = register(
         extensions=(".non", ".nonpack"),
         description="Steve Simpson's .non, with mikix colours/licence and ==== bundles",
         read=read,
+        records=records,
         write=write,
         sniff=sniff,
         multi=True,

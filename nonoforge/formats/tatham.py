@@ -36,6 +36,7 @@ from nonoforge.formats.base import (
     parse_int,
     puzzle_or_error,
     register,
+    strict,
 )
 from nonoforge.puzzle import Clue, Given, Puzzle
 
@@ -162,8 +163,10 @@ def _read_savefile(text: str) -> Puzzle:
     return parse_id(f"{params}:{desc}")
 
 
-def read(text: str | bytes) -> Iterator[Puzzle]:
-    """Every puzzle of a file of game IDs, one per line (or of one save file)."""
+def records(text: str | bytes) -> Iterator[Puzzle | FormatError]:
+    """Every puzzle of a file of game IDs, one per line (or of one save file); a malformed
+    ID is its FormatError in its place, and reading goes on at the next line (see
+    :attr:`Format.records`)."""
     if isinstance(text, bytes):
         raise FormatError("a Pattern game ID is text")
     if text.startswith("SAVEFILE:"):
@@ -171,7 +174,15 @@ def read(text: str | bytes) -> Iterator[Puzzle]:
         return
     for lineno, raw in numbered_lines(text):
         if raw.strip():
-            yield parse_id(raw, lineno)
+            try:
+                p = parse_id(raw, lineno)
+            except FormatError as e:
+                yield e
+                continue
+            yield p
+
+
+read = strict(records)
 
 
 def format_id(p: Puzzle) -> str:
@@ -211,6 +222,7 @@ FORMAT = register(
         extensions=(".pattern", ".tatham"),
         description="Simon Tatham's Pattern game IDs (WxH:cols/rows), one per line",
         read=read,
+        records=records,
         write=write,
         sniff=sniff,
         multi=True,

@@ -40,6 +40,7 @@ from nonoforge.formats.base import (
     puzzle_or_error,
     read_regular,
     register,
+    strict,
 )
 from nonoforge.puzzle import Grid, Meta, Palette, Puzzle
 
@@ -47,25 +48,31 @@ _HEADER = re.compile(r"\$\s*(\d{1,9})")
 _PLAIN = re.compile(r"\d{1,6}(?:[ \t]+\d{1,6})*")
 
 
-def _blocks(text: str) -> Iterator[tuple[int, int, list[tuple[int, str]]]]:
-    """``(N, header_line, [(line_number, line), ...])`` for every ``$N`` block."""
+def _blocks(text: str) -> Iterator[tuple[int, int, list[tuple[int, str]]] | FormatError]:
+    """``(N, header_line, [(line_number, line), ...])`` for every ``$N`` block; a block whose
+    header is malformed (or clues before the first header) is a FormatError in its place, and
+    reading goes on at the next ``$`` line."""
     lines = text.splitlines()
     while lines and not lines[-1].strip():
         lines.pop()
     current: tuple[int, int] | None = None
+    skipping = False  # inside a block whose header was bad: its lines belong to it
     body: list[tuple[int, str]] = []
     for lineno, raw in enumerate(lines, start=1):
         s = raw.strip()
         if s.startswith("$"):
-            m = _HEADER.fullmatch(s)
-            if m is None:
-                raise FormatError(f"expected a puzzle number like $12, got {s[:20]!r}", line=lineno)
             if current is not None:
                 yield current[0], current[1], body
-            current, body = (int(m.group(1)), lineno), []
+            m = _HEADER.fullmatch(s)
+            current, body, skipping = None, [], m is None
+            if m is None:
+                yield FormatError(f"expected a puzzle number like $12, got {s[:20]!r}", line=lineno)
+            else:
+                current = (int(m.group(1)), lineno)
         elif current is None:
-            if s:
-                raise FormatError("expected a $N line before the clues", line=lineno)
+            if s and not skipping:
+                skipping = True
+                yield FormatError("expected a $N line before the clues", line=lineno)
         else:
             body.append((lineno, s))
     if current is not None:
@@ -113,34 +120,46 @@ def _looks_like_solution(body: list[tuple[int, str]]) -> bool:
     return bool(cells) and all(set(c) <= {"0", "1"} and len(c) == len(cells) for c in cells)
 
 
-def read(text: str | bytes) -> Iterator[Puzzle]:
-    """The puzzles of a question file, each with Meta.source_id = its number."""
+def records(text: str | bytes) -> Iterator[Puzzle | FormatError]:
+    """The puzzles of a question file, each with Meta.source_id = its number; a malformed
+    block is its FormatError in its place (see :attr:`Format.records`)."""
     if isinstance(text, bytes):
         raise FormatError("a tournament file is text")
     yield from _read(text, None)
 
 
-def _read(text: str, goals: dict[int, Grid] | None) -> Iterator[Puzzle]:
+read = strict(records)
+
+
+def _read(text: str, goals: dict[int, Grid] | None) -> Iterator[Puzzle | FormatError]:
     """The puzzles of a question file; with ``goals``, each takes (and uses up) its own."""
-    for n, header, body in _blocks(text):
-        if len(body) > 2 and _looks_like_solution(body):
-            raise FormatError(
-                "this is a tournament solution file (rows of 0/1), not a question file; "
-                "read it with tournament.read_with_solutions",
-                line=header,
-            )
-        goal = None
-        if goals is not None:
-            goal = goals.pop(n, None)
-            if goal is None:
+    for block in _blocks(text):
+        if isinstance(block, FormatError):
+            yield block
+            continue
+        n, header, body = block
+        goal = None if goals is None else goals.pop(n, None)
+        try:
+            if len(body) > 2 and _looks_like_solution(body):
+                raise FormatError(
+                    "this is a tournament solution file (rows of 0/1), not a question file; "
+                    "read it with tournament.read_with_solutions",
+                    line=header,
+                )
+            if goals is not None and goal is None:
                 raise FormatError(f"puzzle ${n} has no solution", line=header)
-        yield _puzzle(n, header, body, goal)
+            yield _puzzle(n, header, body, goal)
+        except FormatError as e:
+            yield e
 
 
 def read_solutions(text: str) -> dict[int, Grid]:
     """The pictures of a solution file, by puzzle number."""
     out: dict[int, Grid] = {}
-    for n, header, body in _blocks(text):
+    for block in _blocks(text):
+        if isinstance(block, FormatError):
+            raise block
+        n, header, body = block
         rows = []
         for lineno, s in body:
             cells = s.replace("\t", "").replace(" ", "")
@@ -175,6 +194,23 @@ def read_with_solutions(
     Every puzzle must have a solution and every solution a puzzle; a picture that does
     not match its clues is an error.
     """
+    out = []
+    for r in records_with_solutions(question_path, solution_path, question_text=question_text):
+        if isinstance(r, FormatError):
+            raise r
+        out.append(r)
+    return out
+
+
+def records_with_solutions(
+    question_path: str | os.PathLike[str],
+    solution_path: str | os.PathLike[str] | None = None,
+    *,
+    question_text: str | None = None,
+) -> Iterator[Puzzle | FormatError]:
+    """:func:`read_with_solutions` as records: a malformed question block is its error in
+    its place (located in the question file), and reading goes on; a broken solution file
+    fails the whole file."""
     qpath = str(question_path)
     spath = str(solution_path) if solution_path is not None else solution_path_for(qpath)
     if spath is None:
@@ -186,13 +222,10 @@ def read_with_solutions(
         goals = read_solutions(stext)
     except FormatError as e:
         raise e.located(spath) from None
-    try:
-        out = list(_read(qtext, goals))
-    except FormatError as e:
-        raise e.located(qpath) from None
+    for r in _read(qtext, goals):
+        yield r.located(qpath) if isinstance(r, FormatError) else r
     if goals:
-        raise FormatError(f"solution ${min(goals)} has no puzzle", path=spath)
-    return out
+        yield FormatError(f"solution ${min(goals)} has no puzzle", path=spath)
 
 
 def _number(p: Puzzle, position: int) -> int:
@@ -237,12 +270,12 @@ def sniff(text: str | bytes) -> bool:
     return _HEADER.fullmatch(head) is not None
 
 
-def _with_companions(path: str, content: str | bytes) -> list[Puzzle] | None:
+def _with_companions(path: str, content: str | bytes) -> Iterator[Puzzle | FormatError] | None:
     """The question file at ``path`` (whose text is ``content``) with its solutions, if any."""
     solutions = solution_path_for(path)
     if solutions is None or not isinstance(content, str):
         return None
-    return read_with_solutions(path, solutions, question_text=content)
+    return records_with_solutions(path, solutions, question_text=content)
 
 
 FORMAT = register(
@@ -251,6 +284,7 @@ FORMAT = register(
         extensions=(".tournament",),
         description="computer-tournament batches ($N, column then row clues, TAB-separated)",
         read=read,
+        records=records,
         write=write,
         sniff=sniff,
         multi=True,
