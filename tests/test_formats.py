@@ -626,18 +626,38 @@ def test_a_file_where_nothing_could_be_read_stays_one_failure() -> None:
     assert (info.value.path, info.value.line) == ("t.txt", 1)
 
 
-def test_broken_json_syntax_after_good_puzzles_keeps_them_and_reports_once() -> None:
+def test_broken_json_syntax_stays_one_failure_for_the_file() -> None:
+    """Past a syntax error nothing of a JSON file can be trusted: the file fails whole."""
     text = _JSON_BAD.replace('"width": 9', '"width": 2')
     cut = text[: text.rindex("{")] + "{ oops"
-    reading = loads(cut.encode(), "json", on_error="collect")
-    assert _names(list(reading)) == ["one", "two"]
-    assert len(reading.errors) == 1 and "invalid JSON" in reading.errors[0].reason
+    with pytest.raises(FormatError, match="invalid JSON") as info:
+        list(loads(cut.encode(), "json", on_error="collect"))
+    assert info.value.line == cut.count("\n") + 1
 
 
 def test_a_json_list_reads_like_json_loads_reads_it() -> None:
+    """Reading a list element by element (to keep each one's line) checks the syntax as
+    json.loads does."""
     text = _JSON_BAD.replace('"width": 9', '"width": 2')
     assert _names(list(loads(text.encode(), "json"))) == ["one", "two", "three"]
-    for bad in ("[", "[1,]", "[] x", '[{"a": 1} {"b": 2}]'):
+    for bad in ("[", "[1,]", "[] x", '[{"a": 1} {"b": 2}]', "[1 2]", "", "[1,\n]"):
         with pytest.raises(FormatError, match="invalid JSON"):
             list(loads(bad.encode(), "json"))
     assert list(loads(b" [ ] ", "json")) == []
+
+
+def test_a_malformed_xml_puzzle_element_costs_only_that_puzzle() -> None:
+    """Errors met while the document is parsed (a <clues> of no known type, a second one,
+    a nameless <color>) spoil only their <puzzle>; broken XML still fails the file."""
+    good = _XML_BAD.replace("<count>x</count>", "<count>2</count>")
+    for old, new in (('<clues type="rows">', '<clues type="diagonal">'),
+                     ('<clues type="rows">', '<clues type="columns">'),
+                     ('<color name="white"', '<color name=""')):
+        at = good.index(old, good.index("<title>two</title>"))
+        text = good[:at] + new + good[at + len(old):]
+        reading = loads(text.encode(), "xml", on_error="collect")
+        assert _names(list(reading)) == ["one", "three"]
+        [err] = reading.errors
+        assert err.line == text.count("\n", 0, at) + 1, (new, err)
+    with pytest.raises(FormatError, match="malformed XML"):
+        list(loads(good.replace("</puzzle>", "</puzle>", 2).encode(), "xml", on_error="collect"))

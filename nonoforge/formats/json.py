@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from nonoforge.errors import FormatError
-from nonoforge.formats.base import Format, puzzle_or_error, register
+from nonoforge.formats.base import Format, puzzle_or_error, register, strict
 from nonoforge.puzzle import Color, Grid, Meta, Palette, Puzzle, cell_chars, parse_rgb
 from nonoforge.util import first_line
 
@@ -87,16 +87,75 @@ def from_dict(d: Any) -> Puzzle:
     return puzzle_or_error(build)
 
 
-def read(text: str | bytes) -> Iterator[Puzzle]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise FormatError(f"invalid JSON: {e.msg}", line=e.lineno) from None
-    except (ValueError, RecursionError) as e:  # e.g. a number of millions of digits
-        raise FormatError(f"invalid JSON: {first_line(e)[:80]}") from None
-    items = data if isinstance(data, list) else [data]
-    for item in items:
-        yield from_dict(item)
+_SPACE = " \t\n\r"  # JSON's whitespace
+
+
+def _invalid(e: ValueError | RecursionError) -> FormatError:
+    if isinstance(e, json.JSONDecodeError):
+        return FormatError(f"invalid JSON: {e.msg}", line=e.lineno)
+    return FormatError(f"invalid JSON: {first_line(e)[:80]}")  # e.g. millions of digits
+
+
+def _elements(text: str) -> Iterator[tuple[int, Any]]:
+    """``(line, value)`` for each element of a top-level JSON list, parsed one at a time so
+    that each keeps the line it starts on (a lone object is one element, at line 1). JSON
+    syntax is checked as :func:`json.loads` checks it."""
+    decoder = json.JSONDecoder()
+
+    def skip(i: int) -> int:
+        while i < len(text) and text[i] in _SPACE:
+            i += 1
+        return i
+
+    def fail(msg: str, i: int) -> FormatError:
+        return _invalid(json.JSONDecodeError(msg, text, i))
+
+    i = skip(0)
+    if not text.startswith("[", i):
+        try:
+            yield 1, json.loads(text)
+        except (ValueError, RecursionError) as e:
+            raise _invalid(e) from None
+        return
+    i = skip(i + 1)
+    if text.startswith("]", i):
+        i += 1
+    else:
+        while True:
+            try:
+                value, end = decoder.raw_decode(text, i)
+            except (ValueError, RecursionError) as e:
+                raise _invalid(e) from None
+            yield text.count("\n", 0, i) + 1, value
+            i = skip(end)
+            if text.startswith(",", i):
+                i = skip(i + 1)
+            elif text.startswith("]", i):
+                i += 1
+                break
+            else:
+                raise fail("Expecting ',' delimiter", i)
+    if skip(i) != len(text):
+        raise fail("Extra data", skip(i))
+
+
+def records(text: str | bytes) -> Iterator[Puzzle | FormatError]:
+    """The puzzle of a JSON object, or each of a JSON list; a malformed puzzle of a list is
+    its FormatError (at the line its element starts on) in its place, and reading goes on
+    at the next element (see :attr:`Format.records`)."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    # the whole document first: broken JSON syntax fails the file as a whole, as always
+    for line, item in list(_elements(text)):
+        try:
+            p = from_dict(item)
+        except FormatError as e:
+            yield e.located(line=line)
+            continue
+        yield p
+
+
+read = strict(records)
 
 
 def write(puzzles: list[Puzzle]) -> str:
@@ -115,6 +174,7 @@ FORMAT = register(
         extensions=(".json",),
         description="nonoforge's JSON form of the model (lossless)",
         read=read,
+        records=records,
         write=write,
         sniff=sniff,
         multi=True,

@@ -47,7 +47,14 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
 
 from nonoforge.errors import FormatError, PuzzleError
-from nonoforge.formats.base import Format, clean_text, parse_int, puzzle_or_error, register
+from nonoforge.formats.base import (
+    Format,
+    clean_text,
+    parse_int,
+    puzzle_or_error,
+    register,
+    strict,
+)
 from nonoforge.formats.non import build_puzzle, decode_cells
 from nonoforge.puzzle import (
     BLACK,
@@ -82,6 +89,8 @@ class _Raw:
         default_factory=dict
     )
     goal: tuple[str, int] | None = None
+    #: the first thing wrong inside this puzzle: it is reported in its place, the others read
+    error: FormatError | None = None
 
 
 class _Target:
@@ -107,6 +116,13 @@ class _Target:
     def fail(self, reason: str) -> FormatError:
         return FormatError(reason, line=self.line)
 
+    def spoil(self, reason: str, line: int | None = None) -> None:
+        """Something is wrong inside the current ``<puzzle>``: it costs only that puzzle
+        (the document is well-formed, so the next one starts at its own element)."""
+        assert self.cur is not None
+        if self.cur.error is None:
+            self.cur.error = FormatError(reason, line=self.line if line is None else line)
+
     def start(self, name: str, attrs: dict[str, str]) -> None:
         tag = name.lower()
         parent = self.stack[-1][0] if self.stack else None
@@ -124,12 +140,14 @@ class _Target:
             self.puzzles.append(self.cur)
         elif tag == "clues" and parent == "puzzle" and self.cur is not None:
             kind = at.get("type", "").lower()
+            self.clue_kind = None  # the lines of bad <clues> are not read
             if kind not in ("rows", "columns"):
-                raise self.fail(f"<clues> type must be rows or columns, got {kind[:20]!r}")
-            if kind in self.cur.clues:
-                raise self.fail(f"a second <clues type={kind!r}>")
-            self.cur.clues[kind] = ([], self.line)
-            self.clue_kind = kind
+                self.spoil(f"<clues> type must be rows or columns, got {kind[:20]!r}")
+            elif kind in self.cur.clues:
+                self.spoil(f"a second <clues type={kind!r}>")
+            else:
+                self.cur.clues[kind] = ([], self.line)
+                self.clue_kind = kind
         elif tag == "line" and parent == "clues" and self.cur is not None and self.clue_kind:
             self.line_blocks = []
             self.cur.clues[self.clue_kind][0].append(self.line_blocks)
@@ -177,7 +195,8 @@ class _Target:
         if tag == "color" and parent == "puzzle":
             cname = at.get("name")
             if not cname:
-                raise FormatError("<color> without a name", line=line)
+                self.spoil("<color> without a name", line)
+                return
             cur.colors.append((cname, at.get("char"), text, line))
         elif tag == "image" and parent == "solution" and cur.goal is None:
             # the first image of a goal solution counts
@@ -339,8 +358,10 @@ def _goal(goal: tuple[str, int], chars: dict[str, int]) -> Grid | None:
     return decode_cells(rows, chars, line)
 
 
-def read(text: str | bytes) -> Iterator[Puzzle]:
-    """Every puzzle of a webpbn XML ``<puzzleset>``."""
+def records(text: str | bytes) -> Iterator[Puzzle | FormatError]:
+    """Every puzzle of a webpbn XML ``<puzzleset>``; a malformed ``<puzzle>`` is its
+    FormatError in its place, and reading goes on at the next one (see
+    :attr:`Format.records`). A document that is not well-formed XML fails as a whole."""
     data = text.encode("utf-8") if isinstance(text, str) else text
     if isinstance(text, str) and text.startswith("<?xml"):
         # the declaration may name another encoding; we were handed decoded text
@@ -349,7 +370,18 @@ def read(text: str | bytes) -> Iterator[Puzzle]:
             data = ('<?xml version="1.0" encoding="utf-8"' + sep + rest).encode("utf-8")
     handler = _parse(data)
     for raw in handler.puzzles:
-        yield _build(raw, handler.set_meta)
+        if raw.error is not None:
+            yield raw.error
+            continue
+        try:
+            p = _build(raw, handler.set_meta)
+        except FormatError as e:
+            yield e
+            continue
+        yield p
+
+
+read = strict(records)
 
 
 # -- writing ------------------------------------------------------------------------------
@@ -459,6 +491,7 @@ FORMAT = register(
         extensions=(".xml", ".pbn"),
         description="webpbn XML (<puzzleset>), colour, several puzzles a file",
         read=read,
+        records=records,
         write=write,
         sniff=sniff,
         multi=True,
