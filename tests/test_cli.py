@@ -430,5 +430,5 @@ def test_info_and_rate_report_a_bad_puzzle_of_a_multi_file_as_its_own_item(
         assert [r["file"] for r in rows] == [str(bad), where, str(bad)], rows
         assert "error" not in rows[0] and "error" not in rows[2]
         assert rows[1] == {"file": where, "error": rows[1]["error"]}
-        assert "row 2" in rows[1]["error"] and "line" not in rows[1]["error"]
+        assert rows[1]["error"].startswith("row 2: ")  # the line is in "file", once
         assert result.stderr.strip().splitlines() == [f"error: {where}: {rows[1]['error']}"]

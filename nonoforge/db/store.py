@@ -15,7 +15,6 @@ every finished batch and a re-run completes it exactly.
 
 from __future__ import annotations
 
-import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -454,7 +453,7 @@ class Corpus(Results, Collections, Stats):
         on_file: Callable[[str, int], None] | None,
     ) -> Iterator[_Item]:
         from nonoforge.formats import loads
-        from nonoforge.formats.base import MAX_FILE_BYTES, read_regular, safe_puzzle
+        from nonoforge.formats.base import MAX_FILE_BYTES, read_regular
 
         for path in paths:
             name = os.fspath(path)
@@ -462,34 +461,34 @@ class Corpus(Results, Collections, Stats):
             try:
                 data = read_regular(name, MAX_FILE_BYTES)  # a FIFO or device: refused
                 source = f"file:{os.path.basename(name)}"
-                if data[:4] == b"ROFL":
-                    # every intact record is imported; what was damaged is reported after
-                    reader = codec().iter_load(data, on_error="collect")
-                    for p in reader:
-                        n += 1
-                        # text made safe, as loads does for every other reader
-                        yield _Item(safe_puzzle(p), None, source, str(n), per_file=True)
-                    problems = [e.located(name) for e in reader.errors]
-                    if problems and on_error is None:
-                        raise problems[0]
-                    for e in problems:
-                        on_error(name, e)  # type: ignore[misc]
-                else:
-                    # streamed: the puzzles before a malformed one are still imported
-                    # path-aware: companion files (tournament solutions) bring goals
-                    it = loads(data, path=name, companions=True)
-                    first = next(it, None)
-                    if first is None:
-                        raise FormatError("no puzzle in file", path=name)
-                    second = next(it, None)
-                    n = 1
-                    # the raw file is kept for re-parsing when it holds this one puzzle
-                    keep = data if second is None else None
-                    yield _Item(first, keep, source, "1", per_file=True)
-                    if second is not None:
-                        for p in itertools.chain([second], it):
-                            n += 1
-                            yield _Item(p, None, source, str(n), per_file=True)
+                # every good puzzle is imported, each malformed one reported (it costs only
+                # itself); path-aware: companion files (tournament solutions) bring goals
+                reading = loads(data, path=name, companions=True,
+                                on_error="raise" if on_error is None else "collect")
+                # a puzzle's default id is its record's position in the file (bad ones
+                # count: fixing one later leaves the others' ids as they were)
+                first: tuple[Puzzle, str] | None = None  # held: is it alone in the file?
+                for pos, r in enumerate(reading.records(), start=1):
+                    if isinstance(r, FormatError):  # only when collecting: on_error is set
+                        if on_error is not None:
+                            on_error(name, r)
+                        continue
+                    n += 1
+                    if n == 1:
+                        first = (r, str(pos))
+                        continue
+                    if first is not None:
+                        yield _Item(first[0], None, source, first[1], per_file=True)
+                        first = None
+                    yield _Item(r, None, source, str(pos), per_file=True)
+                if n == 0:
+                    raise FormatError("no puzzle in file", path=name)
+                if first is not None:
+                    # the raw file is kept for re-parsing when it holds this one puzzle and
+                    # nothing else (a ROFL file's record is what the corpus stores: not kept)
+                    rofl = reading.format is not None and reading.format.name == "rofl"
+                    keep = None if rofl or reading.errors else data
+                    yield _Item(first[0], keep, source, first[1], per_file=True)
             except (FormatError, CorpusError, ValueError) as e:
                 if on_error is None:
                     raise

@@ -4,7 +4,9 @@
 :class:`Batch` reads them in the order given and yields one :class:`Item` per puzzle;
 a file that cannot be read (missing, not a regular file, too big, not a puzzle, no
 puzzle in it, broken half-way) yields one item carrying its error instead, so the
-caller puts ``{"file": ..., "error": ...}`` in its place and goes on. Errors met while
+caller puts ``{"file": ..., "error": ...}`` in its place and goes on. In a file of
+several puzzles a malformed one costs only itself (``loads(..., on_error="collect")``):
+it is an error item of its own, named ``file:line``, between its neighbours. Errors met while
 *processing* a puzzle (the solver refusing it) are recorded with :meth:`Batch.fail`.
 At the end :attr:`Batch.exit_code` is 2 if anything failed, else 0.
 
@@ -70,9 +72,15 @@ class Batch:
             n = 0
             try:
                 real = self.resolve(path) if self.resolve is not None else path
-                for p in iter_file(real, self.fmt):
+                for r in iter_file(
+                    real, self.fmt, on_error="raise" if self.reraise else "collect"
+                ).records():
+                    if isinstance(r, FormatError):  # one bad puzzle of several
+                        where = path if r.line is None else f"{path}:{r.line}"
+                        yield self._failed(where, first_line(r.reason))
+                        continue
                     n += 1
-                    yield Item(path, p)
+                    yield Item(path, r)
                 if n == 0:
                     raise FormatError("no puzzle in file")
             except NonoforgeError as e:

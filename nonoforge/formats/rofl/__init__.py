@@ -34,6 +34,7 @@ import importlib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from nonoforge.errors import RoflError
 from nonoforge.formats.base import Format, register
 from nonoforge.puzzle import Puzzle
 
@@ -125,6 +126,21 @@ def _read(content: str | bytes) -> Iterator[Puzzle]:
     return iter(iter_load(data, on_error="raise"))
 
 
+def _records(content: str | bytes) -> Iterator[Puzzle | RoflError]:
+    """Every intact record; each damaged one's error in its place (the reader resynchronises
+    on the next valid record: see :attr:`Format.records`)."""
+    from nonoforge.formats.rofl.container import iter_load
+
+    data = content.encode() if isinstance(content, str) else content
+    reader = iter_load(data, on_error="collect")
+    told = 0
+    for p in reader:
+        yield from reader.errors[told:]
+        told = len(reader.errors)
+        yield p
+    yield from reader.errors[told:]
+
+
 def _write(puzzles: list[Puzzle]) -> bytes:
     from nonoforge.formats.rofl.container import dumps
 
@@ -137,6 +153,7 @@ FORMAT = register(
         extensions=(".rofl",),
         description="ROFL v3: compact checksummed binary container (docs/rofl.md)",
         read=_read,
+        records=_records,
         write=_write,
         sniff=lambda b: isinstance(b, bytes) and b[:4] == b"ROFL",  # MAGIC, without numpy
         binary=True,
