@@ -13,8 +13,9 @@ is kept once, with the input that caused it written to ``--out``.
 The ROFL kernels are compiled before the clock starts; ``NONOFORGE_ROFL_JIT=0`` fuzzes
 their plain-Python versions instead (what a few conversions use before compiling).
 
-Targets: every registered format read by name (``loads(data, fmt)``) and written back
-when it reads, detection by content (``detect``), and the ROFL decoder on its own:
+Targets: every registered format read by name (``loads(data, fmt)``, strictly and as
+batches read it, ``on_error="collect"``, the first's puzzles a prefix of the second's) and
+written back when it reads, detection by content (``detect``), and the ROFL decoder on its own:
 one record payload (``rofl-record``) and a damaged container salvaged (``rofl-salvage``).
 
     /work/venv/bin/python bench/fuzz.py --seconds 600            # every target, 10 min in all
@@ -143,7 +144,18 @@ def seeds() -> dict[str, list[bytes]]:
 
 def _read_as(fmt: str) -> Callable[[bytes], None]:
     def run(data: bytes) -> None:
-        puzzles = list(itertools.islice(loads(data, fmt, path="fuzz"), MAX_PUZZLES))
+        # read as batches read it (a bad puzzle costs only itself), then strictly: what the
+        # strict reading gave before it stopped must be what the batch reading gave first
+        strict: list[Puzzle] = []
+        try:
+            for p in itertools.islice(loads(data, fmt, path="fuzz"), MAX_PUZZLES):
+                strict.append(p)
+        except NonoforgeError:
+            pass
+        reading = loads(data, fmt, path="fuzz", on_error="collect")
+        puzzles = list(itertools.islice(reading, MAX_PUZZLES))
+        if puzzles[: len(strict)] != strict:
+            raise AssertionError("collecting lost or changed a puzzle the strict reading read")
         f = FORMATS[fmt]
         for p in puzzles[:2]:  # what was read must write back, or say why not
             if f.write is not None and f.accepts(p):
