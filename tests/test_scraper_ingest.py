@@ -450,3 +450,24 @@ def test_db_typo_is_an_error_not_a_new_corpus(tmp_path: Path) -> None:
         assert "no corpus at" in res.stderr and not Path(typo).exists(), args
     assert runner.invoke(app, ["db", "init", "--db", typo]).exit_code == 0
     assert runner.invoke(app, ["db", "stats", "--db", typo]).exit_code == 0
+
+
+def test_a_bad_puzzle_of_an_ingested_file_costs_only_itself(
+    tmp_path: Path, corpus: Corpus
+) -> None:
+    """A file of Tatham game IDs (one a line, as Pattern writes them) whose second line is
+    malformed: the first and third are ingested as NAME#1 and NAME#3, NAME#2 is recorded
+    failed with its line; the CLI lists it (and exits 0, ingest's rule: something was
+    ingested, see IngestSummary.exit_code)."""
+    f = tmp_path / "ids.txt"
+    f.write_text("2x2:2/2/2/2\n2x2:3/1/1/1\n2x2:1/1/1/1\n")
+    s = ingest_path(corpus, str(f))
+    assert counts(s) == (2, 0, 0, 1, 0)
+    log = {row["item"].rsplit("#", 1)[-1]: row for row in corpus.fetch_log("local")}
+    assert sorted(log) == ["1", "2", "3"]
+    assert [log[k]["status"] for k in ("1", "2", "3")] == ["done", "failed", "done"]
+    assert log["2"]["reason"].startswith("line 2: ")
+    res = runner.invoke(app, ["-q", "ingest", str(f), "--db", str(tmp_path / "c.db")])
+    assert res.exit_code == 0, res.output
+    assert "new 2" in res.stdout and "failed 1" in res.stdout
+    assert "ids.txt#2: line 2: " in res.stdout

@@ -26,6 +26,7 @@ from nonoforge.scraper.webpbn import Webpbn
 
 if TYPE_CHECKING:
     from nonoforge.db import Corpus
+    from nonoforge.puzzle import Puzzle
 
 #: The most ids one command may ask for (a guard against typos like ``1-10000000000``).
 MAX_IDS = 1_000_000
@@ -274,24 +275,32 @@ def ingest_nonograms(
     return ingest_site(corpus, site, ids, dry_run=dry_run, progress=progress)
 
 
-def _parse_member(m: Member) -> tuple[list[Any], str | None]:
-    """The puzzles of one archive member, or the reason it has none."""
+def _why(e: FormatError) -> str:
+    """A read error as a fetch-log reason: the item names the file, so line and reason."""
+    return e.reason if e.line is None else f"line {e.line}: {e.reason}"
+
+
+def _parse_member(m: Member) -> tuple[list[Puzzle | FormatError], str | None]:
+    """The records of one archive member (its puzzles and, in their places, the errors of
+    malformed ones: each costs only itself), or the reason it has none."""
     from nonoforge.formats import loads
 
     if m.error is not None or m.data is None:
         return [], m.error or "unreadable"
     try:
         # path-aware: a plain file's companions (tournament solutions) bring its goals
-        puzzles = list(loads(m.data, path=m.name, companions=True))
+        records = list(
+            loads(m.data, path=m.name, companions=True, on_error="collect").records()
+        )
     except FormatError as e:
-        return [], e.reason if e.line is None else f"line {e.line}: {e.reason}"
+        return [], _why(e)
     except RecursionError:
         return [], "nesting too deep"
     except Exception as e:  # a reader's bug must not stop the other files
         return [], f"internal error: {type(e).__name__}: {e}"
-    if not puzzles:
+    if not records:
         return [], "no puzzle in file"
-    return puzzles, None
+    return records, None
 
 
 def check_source(path: str) -> None:
@@ -327,16 +336,24 @@ def ingest_path(
             for m in iter_members(path):
                 summary.requested += 1
                 name = item_name(m.name)
-                puzzles, why = _parse_member(m)
+                records, why = _parse_member(m)
                 if why is not None:
                     if dry_run or corpus is None:
                         outcome = FAILED
                     else:
                         outcome = corpus.add_fetched(site, name, None, FAILED, reason=why)
                     summary.record(name, outcome, why)
-                for n, p in enumerate(puzzles, start=1):
-                    item = name if len(puzzles) == 1 else item_name(f"{m.name}#{n}")
-                    raw = m.data if len(puzzles) == 1 else None
+                for n, p in enumerate(records, start=1):  # NAME#n: the record's position
+                    item = name if len(records) == 1 else item_name(f"{m.name}#{n}")
+                    if isinstance(p, FormatError):  # a malformed puzzle of several
+                        bad = _why(p)
+                        if dry_run or corpus is None:
+                            outcome = FAILED
+                        else:
+                            outcome = corpus.add_fetched(site, item, None, FAILED, reason=bad)
+                        summary.record(item, outcome, bad)
+                        continue
+                    raw = m.data if len(records) == 1 else None
                     fetched = Fetched(item, DONE, p, raw=raw)
                     if dry_run or corpus is None:
                         outcome = _dry_outcome(corpus, fetched, seen)
