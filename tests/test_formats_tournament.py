@@ -9,7 +9,7 @@ import pytest
 from conftest import DATA
 
 from nonoforge.errors import FormatError
-from nonoforge.formats import detect, dumps, loads, read_file, tournament
+from nonoforge.formats import detect, dumps, iter_file, loads, read_file, tournament
 from nonoforge.puzzle import Grid, Meta, Puzzle
 
 MINI = DATA / "tournament" / "question" / "mini.txt"
@@ -144,3 +144,23 @@ def test_companions_complete_the_content_given_without_reading_the_file_again(
     assert all(p.goal is not None for p in ps)
     q.write_bytes(data)
     assert read_file(q) == ps
+
+
+def test_a_bad_block_read_with_its_solutions_costs_only_itself(tmp_path: Path) -> None:
+    """The companion path (question file + ../solution/) resynchronises too: puzzle $2's
+    clue is spoilt (line 13), $1 and $3 keep their goals, and the solution left without
+    its damaged question is not reported a second time."""
+    q = tmp_path / "question" / "mini.txt"
+    q.parent.mkdir()
+    (tmp_path / "solution").mkdir()
+    shutil.copy(MINI_SOLUTION, tmp_path / "solution" / "mini.txt")
+    lines = MINI.read_text().split("\n")
+    assert lines[12] == "1\t1"
+    lines[12] = "1\t?"
+    q.write_text("\n".join(lines))
+    reading = iter_file(q, on_error="collect")
+    ps = list(reading)
+    assert [p.meta.source_id for p in ps] == ["1", "3"] and all(p.goal is not None for p in ps)
+    assert [(e.path, e.line) for e in reading.errors] == [(str(q), 13)]
+    with pytest.raises(FormatError, match="mini.txt:13: "):
+        read_file(q)

@@ -222,9 +222,13 @@ def records_with_solutions(
         goals = read_solutions(stext)
     except FormatError as e:
         raise e.located(spath) from None
+    damaged = False
     for r in _read(qtext, goals):
-        yield r.located(qpath) if isinstance(r, FormatError) else r
-    if goals:
+        if isinstance(r, FormatError):
+            damaged = True
+            r = r.located(qpath)
+        yield r
+    if goals and not damaged:  # (a damaged block, already reported, may be the missing one)
         yield FormatError(f"solution ${min(goals)} has no puzzle", path=spath)
 
 
