@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nonoforge.errors import RoflError
-from nonoforge.formats import read_file, rofl, write_file
+from nonoforge.formats import loads, read_file, rofl, write_file
 from nonoforge.formats.base import strip_meta
 from nonoforge.formats.rofl.kernels import _kernels
 from nonoforge.formats.rofl.record import _varint
@@ -676,3 +676,20 @@ def test_a_range_coded_record_in_a_v2_file_is_refused() -> None:
         rofl.read_at(bytes(data), 0)
     with pytest.raises(RoflError, match="unknown flags 0x40"):
         rofl.read_at(io.BytesIO(bytes(data)), 0)
+
+
+def test_loads_collects_a_damaged_record_as_the_salvage_reader_does() -> None:
+    """ROFL goes through the one mechanism of multi-puzzle files: ``loads(on_error=
+    "collect")`` yields every intact record, the damaged one's error in its place; the
+    strict reading still stops there."""
+    ps, data = small_container()
+    start, end = record_spans(data)[2]
+    bad = bytearray(data)
+    bad[end - 6] ^= 0x10
+    reading = loads(bytes(bad), path="c.rofl", on_error="collect")
+    kinds = [r if isinstance(r, RoflError) else None for r in reading.records()]
+    assert kinds.count(None) == len(ps) - 1 and kinds[2] is not None
+    salvaged = rofl.load_salvage(bytes(bad))[1]
+    assert [str(e) for e in reading.errors] == [f"c.rofl: {e.reason}" for e in salvaged]
+    with pytest.raises(RoflError, match=r"^c.rofl: record 2 "):
+        list(loads(bytes(bad), path="c.rofl"))

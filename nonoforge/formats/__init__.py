@@ -177,7 +177,7 @@ class Reading(Iterator[Puzzle]):
         except RecursionError:
             pending.append(FormatError("nesting too deep", path=self.path))
         if pending and (read == 0 or not self._collect):
-            raise pending[0]  # nothing was read: the file is one failure
+            raise pending[0]  # strict, or nothing could be read: the file is one failure
         yield from self._flush(pending)
 
     def _flush(self, pending: list[FormatError]) -> Iterator[FormatError]:
