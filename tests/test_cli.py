@@ -403,3 +403,17 @@ def test_solve_json_says_how_many_givens_the_verdict_is_for() -> None:
     assert [(r["status"], r["givens"]) for r in rows] == [
         ("unique", 2), ("unique", 3), ("unique", 0)
     ]
+
+
+def test_names_and_titles_are_printed_as_written_not_as_emoji(tmp_path: Path) -> None:
+    """Rich turns ``:fish:`` into an emoji unless told not to: a name such as
+    ``example:fish`` followed by our ``:`` (or a title or path holding ``:b:``) must come
+    out as written."""
+    result = run("generate", "example:fish", "--size", "12x12", "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert "example:fish: " in result.output and "\N{FISH}" not in result.output
+    p = Puzzle.from_grid(Grid.from_rows(["#."]), meta=Meta(title="a:b: :smile:"))
+    src = tmp_path / "t.json"
+    src.write_text(str(dumps(p, "json")))
+    shown = run("show", str(src)).stdout
+    assert "a:b: :smile:" in shown
