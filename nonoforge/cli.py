@@ -87,8 +87,9 @@ class _OnFirstUse:
 def _console(stderr: bool) -> Any:
     from rich.console import Console
 
-    # markup=False: text from files, pages and paths ("x[/b]") is printed, never interpreted
-    return Console(stderr=stderr, highlight=False, soft_wrap=True, markup=False)
+    # markup=False, emoji=False: text from files, pages and paths ("x[/b]", "a:b:") is
+    # printed, never interpreted
+    return Console(stderr=stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 
 if TYPE_CHECKING:
@@ -341,7 +342,7 @@ def show(
 ) -> None:
     """Draw puzzles in the terminal: clues, and the goal picture when the file has one.
 
-    Example: nonoforge show tests/data/dancer.non
+    Example: nonoforge show example:dancer
     """
     batch = batch_inputs(files, fmt)
     for it in batch:
@@ -1037,7 +1038,7 @@ def generate(
     ambiguity when two solutions differ; --repair givens prints solved cells
     instead of editing the picture.
 
-    Example: nonoforge generate cat.png --size 30x30 --colors 4 --out puzzles/
+    Example: nonoforge generate example:koala --size 30x30 --colors 4 --out puzzles/
     """
     from nonoforge.examples import stem as example_stem
     from nonoforge.images.explain import summary_line

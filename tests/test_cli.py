@@ -432,3 +432,17 @@ def test_info_and_rate_report_a_bad_puzzle_of_a_multi_file_as_its_own_item(
         assert rows[1] == {"file": where, "error": rows[1]["error"]}
         assert rows[1]["error"].startswith("row 2: ")  # the line is in "file", once
         assert result.stderr.strip().splitlines() == [f"error: {where}: {rows[1]['error']}"]
+
+
+def test_names_and_titles_are_printed_as_written_not_as_emoji(tmp_path: Path) -> None:
+    """Rich turns ``:fish:`` into an emoji unless told not to: a name such as
+    ``example:fish`` followed by our ``:`` (or a title or path holding ``:b:``) must come
+    out as written."""
+    result = run("generate", "example:fish", "--size", "12x12", "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert "example:fish: " in result.output and "\N{FISH}" not in result.output
+    p = Puzzle.from_grid(Grid.from_rows(["#."]), meta=Meta(title="a:b: :smile:"))
+    src = tmp_path / "t.json"
+    src.write_text(str(dumps(p, "json")))
+    shown = run("show", str(src)).stdout
+    assert "a:b: :smile:" in shown
