@@ -693,3 +693,16 @@ def test_loads_collects_a_damaged_record_as_the_salvage_reader_does() -> None:
     assert [str(e) for e in reading.errors] == [f"c.rofl: {e.reason}" for e in salvaged]
     with pytest.raises(RoflError, match=r"^c.rofl: record 2 "):
         list(loads(bytes(bad), path="c.rofl"))
+
+
+def test_the_record_encoder_refuses_givens_in_the_registry_s_words() -> None:
+    """ROFL has no place for givens: its encoder refuses them rather than drop them, with
+    the one message every format gives (``Format.refusal``), naming those that hold them."""
+    from nonoforge.errors import FormatError
+    from nonoforge.formats.rofl.record import encode
+    from nonoforge.puzzle import Grid
+
+    p = Puzzle.from_grid(Grid.from_rows(["#.", ".#"])).replace(givens=((0, 0, 1),))
+    said = "format 'rofl' cannot hold given cells .*has 1.*: use non"
+    with pytest.raises(FormatError, match=said):
+        encode(p)

@@ -296,10 +296,9 @@ def encode(p: Puzzle, refs: Refs | None = None) -> bytes:
     stored as references. Without it the payload stands alone.
     """
     if p.givens:  # ROFL is a shared spec without givens: never drop them silently
-        raise FormatError(
-            f"ROFL cannot hold given cells (cells printed solved; this puzzle has "
-            f"{len(p.givens)})"
-        )
+        from nonoforge.formats import get_format  # the registry says it, for every format
+
+        raise FormatError(get_format("rofl").refusal(p) or "ROFL cannot hold given cells")
     k = _kernels()
     out = bytearray(_varint(p.width))
     out += _varint(p.height)
