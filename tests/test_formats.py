@@ -661,3 +661,20 @@ def test_a_malformed_xml_puzzle_element_costs_only_that_puzzle() -> None:
         assert err.line == text.count("\n", 0, at) + 1, (new, err)
     with pytest.raises(FormatError, match="malformed XML"):
         list(loads(good.replace("</puzzle>", "</puzle>", 2).encode(), "xml", on_error="collect"))
+
+
+def test_every_bad_json_element_keeps_the_line_it_starts_on() -> None:
+    """Lines are counted on from element to element (never again from the file's start: a
+    list of many bad elements stays linear, bench/items.py): the first, a middle and the
+    last element each report their own line, in a CRLF file too."""
+    good = _JSON_BAD.replace('"width": 9', '"width": 2')
+    first = good.index("\n {") + 1
+    third = good.rindex("\n {") + 1
+    text = (good[:first] + ' {"format": "x"},\n' + good[first:third]
+            + ' {"format": "y"},\n' + good[third:].replace('"nonoforge"', '"z"', 1))
+    for eol in ("\n", "\r\n"):
+        doc = text.replace("\n", eol)
+        starts = [i for i, s in enumerate(doc.split(eol), start=1) if s.startswith(" {")]
+        reading = loads(doc.encode(), "json", path="p.json", on_error="collect")
+        kinds = [r.line if isinstance(r, FormatError) else "puzzle" for r in reading.records()]
+        assert kinds == [starts[0], "puzzle", "puzzle", starts[3], starts[4]], eol

@@ -118,6 +118,7 @@ def _elements(text: str) -> Iterator[tuple[int, Any]]:
             raise _invalid(e) from None
         return
     i = skip(i + 1)
+    line, counted = 1, 0  # line of text[counted]: counted on, never from the start again
     if text.startswith("]", i):
         i += 1
     else:
@@ -126,7 +127,9 @@ def _elements(text: str) -> Iterator[tuple[int, Any]]:
                 value, end = decoder.raw_decode(text, i)
             except (ValueError, RecursionError) as e:
                 raise _invalid(e) from None
-            yield text.count("\n", 0, i) + 1, value
+            line += text.count("\n", counted, i)
+            counted = i
+            yield line, value
             i = skip(end)
             if text.startswith(",", i):
                 i = skip(i + 1)
