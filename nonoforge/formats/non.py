@@ -528,20 +528,27 @@ def _parse_goal(text: str, w: int, h: int, index: dict[str, int], lineno: int) -
     return decode_cells([cells[r * w : (r + 1) * w] for r in range(h)], table, lineno)
 
 
+def _chunks(text: str) -> Iterator[list[tuple[int, str]]]:
+    """The numbered lines of each puzzle of a bundle, one ``====``-separated chunk at a
+    time (a stream: only the chunk being read is held, whatever the file's size)."""
+    chunk: list[tuple[int, str]] = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if line.strip() == _SEPARATOR:
+            yield chunk
+            chunk = []
+        else:
+            chunk.append((lineno, line))
+    yield chunk
+
+
 def records(text: str | bytes) -> Iterator[Puzzle | FormatError]:
     """Every puzzle in a ``.non`` file or ``====``-separated bundle; a malformed puzzle of
     a bundle is its FormatError in its place, and reading goes on after the next ``====``
     (see :attr:`Format.records`)."""
     if isinstance(text, bytes):
         raise FormatError(".non files are text")
-    chunks: list[list[tuple[int, str]]] = [[]]
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if line.strip() == _SEPARATOR:
-            chunks.append([])
-        else:
-            chunks[-1].append((lineno, line))
     found = False
-    for chunk in chunks:
+    for chunk in _chunks(text):
         try:
             p = _read_one(_Section(chunk))
         except FormatError as e:
