@@ -721,6 +721,7 @@ def db_import(
             err.print(Text(terminal_text(f"skipped {name}: {why}")))
 
     failed: dict[str, str] = {}
+    read: set[str] = set()  # files with a puzzle imported (one may have had errors too)
     paths = list(expand_folders([resolve_input(f) for f in files], skipped))
 
     def on_error(path: str, e: Exception) -> None:
@@ -736,13 +737,15 @@ def db_import(
                 task = bar.add_task("import", total=len(paths), name="")
 
                 def on_file(path: str, n: int) -> None:
+                    if n:
+                        read.add(path)
                     name = escape_markup(terminal_text(os.path.basename(path)))
                     bar.update(task, advance=1, name=f"{name}: {n}")
 
                 stats = c.import_files(paths, on_error=on_error, on_file=on_file)
     if not is_quiet():
         err.print(f"{stats.new} new, {stats.duplicate} duplicate, {stats.merged} merged "
-                  f"from {len(paths) - len(failed)} file(s)"
+                  f"from {len(read)} file(s)"
                   + (f"; {len(failed)} file(s) had errors" if failed else ""))
     if failed:
         raise typer.Exit(FAILED_EXIT)

@@ -446,3 +446,16 @@ def test_names_and_titles_are_printed_as_written_not_as_emoji(tmp_path: Path) ->
     src.write_text(str(dumps(p, "json")))
     shown = run("show", str(src)).stdout
     assert "a:b: :smile:" in shown
+
+
+def test_db_import_counts_a_file_with_one_bad_puzzle_among_the_files_read(
+    tmp_path: Path,
+) -> None:
+    """A file whose other puzzles were imported is one of the files read (and one that had
+    errors): "2 new ... from 0 file(s)" contradicts itself."""
+    bad = tmp_path / "set.tournament"
+    bad.write_text(MULTI_BAD)
+    result = run("db", "import", "--db", str(tmp_path / "c.db"), str(bad))
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"error: {bad}:13: row 2: ")
+    assert "2 new, 0 duplicate, 0 merged from 1 file(s); 1 file(s) had errors" in result.stderr
