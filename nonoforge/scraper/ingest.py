@@ -331,6 +331,15 @@ def ingest_path(
     summary = IngestSummary(f"{site}:{path}", dry_run=dry_run)
     seen: set[str] = set()
     t0 = time.monotonic()
+
+    def failed(item: str, why: str) -> None:
+        """An item (a file, or one malformed puzzle of several) that could not be read."""
+        if dry_run or corpus is None:
+            outcome = FAILED
+        else:
+            outcome = corpus.add_fetched(site, item, None, FAILED, reason=why)
+        summary.record(item, outcome, why)
+
     try:
         with _progress(progress, None, "files", summary) as bar:
             for m in iter_members(path):
@@ -338,20 +347,11 @@ def ingest_path(
                 name = item_name(m.name)
                 records, why = _parse_member(m)
                 if why is not None:
-                    if dry_run or corpus is None:
-                        outcome = FAILED
-                    else:
-                        outcome = corpus.add_fetched(site, name, None, FAILED, reason=why)
-                    summary.record(name, outcome, why)
+                    failed(name, why)
                 for n, p in enumerate(records, start=1):  # NAME#n: the record's position
                     item = name if len(records) == 1 else item_name(f"{m.name}#{n}")
                     if isinstance(p, FormatError):  # a malformed puzzle of several
-                        bad = _why(p)
-                        if dry_run or corpus is None:
-                            outcome = FAILED
-                        else:
-                            outcome = corpus.add_fetched(site, item, None, FAILED, reason=bad)
-                        summary.record(item, outcome, bad)
+                        failed(item, _why(p))
                         continue
                     raw = m.data if len(records) == 1 else None
                     fetched = Fetched(item, DONE, p, raw=raw)
