@@ -41,6 +41,15 @@ Record = Puzzle | FormatError
 RecordReader = Callable[[str | bytes], Iterator[Record]]
 
 
+def record(build: Callable[[], T]) -> T | FormatError:
+    """One record of a resynchronising reader: what ``build`` reads, or the FormatError it
+    raises, to be yielded in that record's place (the reader then goes on at the next)."""
+    try:
+        return build()
+    except FormatError as e:
+        return e
+
+
 def strict(records: RecordReader) -> Reader:
     """The reader that stops at the first damaged record (raises its error): a format's
     ``read``, built from its resynchronising ``records`` reader."""

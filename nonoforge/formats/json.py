@@ -18,10 +18,11 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 from nonoforge.errors import FormatError
-from nonoforge.formats.base import Format, puzzle_or_error, register, strict
+from nonoforge.formats.base import Format, puzzle_or_error, record, register, strict
 from nonoforge.puzzle import Color, Grid, Meta, Palette, Puzzle, cell_chars, parse_rgb
 from nonoforge.util import first_line
 
@@ -150,12 +151,8 @@ def records(text: str | bytes) -> Iterator[Puzzle | FormatError]:
         text = text.decode("utf-8", errors="replace")
     # the whole document first: broken JSON syntax fails the file as a whole, as always
     for line, item in list(_elements(text)):
-        try:
-            p = from_dict(item)
-        except FormatError as e:
-            yield e.located(line=line)
-            continue
-        yield p
+        r = record(partial(from_dict, item))
+        yield r.located(line=line) if isinstance(r, FormatError) else r
 
 
 read = strict(records)

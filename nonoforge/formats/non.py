@@ -55,11 +55,12 @@ import html
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import repeat
 from operator import itemgetter
 
 from nonoforge.errors import FormatError, PuzzleError
-from nonoforge.formats.base import Format, clean_text, parse_int, register, strict
+from nonoforge.formats.base import Format, clean_text, parse_int, record, register, strict
 from nonoforge.puzzle import (
     BLACK,
     RGB,
@@ -549,15 +550,10 @@ def records(text: str | bytes) -> Iterator[Puzzle | FormatError]:
         raise FormatError(".non files are text")
     found = False
     for chunk in _chunks(text):
-        try:
-            p = _read_one(_Section(chunk))
-        except FormatError as e:
+        r = record(partial(_read_one, _Section(chunk)))
+        if r is not None:  # None: a chunk with no puzzle in it (blank, comments)
             found = True
-            yield e
-            continue
-        if p is not None:
-            found = True
-            yield p
+            yield r
     if not found:
         raise FormatError("no puzzle: no 'width', 'height', 'rows' or 'columns' lines", line=1)
 

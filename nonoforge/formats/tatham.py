@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import partial
 
 from nonoforge.errors import FormatError
 from nonoforge.formats.base import (
@@ -35,6 +36,7 @@ from nonoforge.formats.base import (
     numbered_lines,
     parse_int,
     puzzle_or_error,
+    record,
     register,
     strict,
 )
@@ -174,12 +176,7 @@ def records(text: str | bytes) -> Iterator[Puzzle | FormatError]:
         return
     for lineno, raw in numbered_lines(text):
         if raw.strip():
-            try:
-                p = parse_id(raw, lineno)
-            except FormatError as e:
-                yield e
-                continue
-            yield p
+            yield record(partial(parse_id, raw, lineno))
 
 
 read = strict(records)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 from nonoforge.errors import FormatError
@@ -39,6 +40,7 @@ from nonoforge.formats.base import (
     parse_int,
     puzzle_or_error,
     read_regular,
+    record,
     register,
     strict,
 )
@@ -139,18 +141,23 @@ def _read(text: str, goals: dict[int, Grid] | None) -> Iterator[Puzzle | FormatE
             continue
         n, header, body = block
         goal = None if goals is None else goals.pop(n, None)
-        try:
-            if len(body) > 2 and _looks_like_solution(body):
-                raise FormatError(
-                    "this is a tournament solution file (rows of 0/1), not a question file; "
-                    "read it with tournament.read_with_solutions",
-                    line=header,
-                )
-            if goals is not None and goal is None:
-                raise FormatError(f"puzzle ${n} has no solution", line=header)
-            yield _puzzle(n, header, body, goal)
-        except FormatError as e:
-            yield e
+        yield record(partial(_question, n, header, body, goal, goals is not None))
+
+
+def _question(
+    n: int, header: int, body: list[tuple[int, str]], goal: Grid | None, with_goals: bool
+) -> Puzzle:
+    """The puzzle of question block ``$n`` (with its ``goal`` when the file's solutions
+    were read: ``with_goals``)."""
+    if len(body) > 2 and _looks_like_solution(body):
+        raise FormatError(
+            "this is a tournament solution file (rows of 0/1), not a question file; "
+            "read it with tournament.read_with_solutions",
+            line=header,
+        )
+    if with_goals and goal is None:
+        raise FormatError(f"puzzle ${n} has no solution", line=header)
+    return _puzzle(n, header, body, goal)
 
 
 def read_solutions(text: str) -> dict[int, Grid]:

@@ -40,6 +40,7 @@ from __future__ import annotations
 import string
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 from xml.etree.ElementTree import ParseError
 
@@ -52,6 +53,7 @@ from nonoforge.formats.base import (
     clean_text,
     parse_int,
     puzzle_or_error,
+    record,
     register,
     strict,
 )
@@ -370,15 +372,7 @@ def records(text: str | bytes) -> Iterator[Puzzle | FormatError]:
             data = ('<?xml version="1.0" encoding="utf-8"' + sep + rest).encode("utf-8")
     handler = _parse(data)
     for raw in handler.puzzles:
-        if raw.error is not None:
-            yield raw.error
-            continue
-        try:
-            p = _build(raw, handler.set_meta)
-        except FormatError as e:
-            yield e
-            continue
-        yield p
+        yield raw.error if raw.error is not None else record(partial(_build, raw, handler.set_meta))
 
 
 read = strict(records)
