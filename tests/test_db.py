@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 from nonoforge.cli import app
 from nonoforge.db import AddStats, Corpus
 from nonoforge.db import models as m
-from nonoforge.errors import FAILED_EXIT, CorpusError
+from nonoforge.errors import FAILED_EXIT, CorpusError, FormatError
 from nonoforge.formats import dumps
 from nonoforge.puzzle import Meta, Palette, Puzzle
 
@@ -1109,3 +1109,18 @@ def test_db_import_keeps_every_good_puzzle_of_a_file_with_a_bad_one(tmp_path: Pa
     assert line.startswith(f"error: {bundle}:13: "), line
     query = CliRunner().invoke(app, ["db", "query", "--db", db, "--json"])
     assert sorted(r["title"] for r in json.loads(query.stdout)) == ["first", "last"]
+
+
+def test_import_without_on_error_commits_the_puzzle_read_before_the_bad_one(
+    tmp_path: Path,
+) -> None:
+    """``import_files`` without ``on_error`` raises the first error "after every puzzle read
+    before it has been committed": in a bundle whose second puzzle is malformed, the first
+    is in the corpus (it was held to learn whether it is alone in the file, then dropped)."""
+    one = 'title "{t}"\nwidth 2\nheight {h}\nrows\n2\n2\ncolumns\n2\n2\n'
+    bundle = tmp_path / "bundle.non"
+    bundle.write_text(one.format(t="first", h=2) + "====\n" + one.format(t="bad", h="x"))
+    with Corpus.open(tmp_path / "c.db") as c:
+        with pytest.raises(FormatError, match="bundle.non:13"):
+            c.import_files([str(bundle)])
+        assert [p.meta.title for p in c.query()] == ["first"]

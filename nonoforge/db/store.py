@@ -458,6 +458,7 @@ class Corpus(Results, Collections, Stats):
         for path in paths:
             name = os.fspath(path)
             n = 0
+            first: tuple[Puzzle, str] | None = None  # held: is it alone in the file?
             try:
                 data = read_regular(name, MAX_FILE_BYTES)  # a FIFO or device: refused
                 source = f"file:{os.path.basename(name)}"
@@ -467,7 +468,6 @@ class Corpus(Results, Collections, Stats):
                                 on_error="raise" if on_error is None else "collect")
                 # a puzzle's default id is its record's position in the file (bad ones
                 # count: fixing one later leaves the others' ids as they were)
-                first: tuple[Puzzle, str] | None = None  # held: is it alone in the file?
                 for pos, r in enumerate(reading.records(), start=1):
                     if isinstance(r, FormatError):  # only when collecting: on_error is set
                         if on_error is not None:
@@ -490,6 +490,8 @@ class Corpus(Results, Collections, Stats):
                     keep = None if rofl or reading.errors else data
                     yield _Item(first[0], keep, source, first[1], per_file=True)
             except (FormatError, CorpusError, ValueError) as e:
+                if first is not None:  # read before the error: imported like the others
+                    yield _Item(first[0], None, source, first[1], per_file=True)
                 if on_error is None:
                     raise
                 on_error(name, e)
