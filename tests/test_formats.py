@@ -678,3 +678,19 @@ def test_every_bad_json_element_keeps_the_line_it_starts_on() -> None:
         reading = loads(doc.encode(), "json", path="p.json", on_error="collect")
         kinds = [r.line if isinstance(r, FormatError) else "puzzle" for r in reading.records()]
         assert kinds == [starts[0], "puzzle", "puzzle", starts[3], starts[4]], eol
+
+
+def test_a_file_that_opens_with_nothing_but_malformed_records_is_given_up_early() -> None:
+    """Errors are held until a puzzle is read (a file where nothing can be read is one
+    failure); past MAX_ERRORS_BEFORE_A_PUZZLE of them the file is not one of this format's
+    (a 1 MiB file of bad Tatham IDs held 131k errors, 78 MiB, to raise only the first):
+    it fails then, with its first error. Fewer, then a puzzle, are each reported."""
+    from nonoforge.formats import MAX_ERRORS_BEFORE_A_PUZZLE as cap
+
+    bad, good = "2x2:3/1/1/1\n", "2x2:2/2/2/2\n"
+    few = loads(bad * (cap - 1) + good, "tatham", path="t", on_error="collect")
+    assert [isinstance(r, FormatError) for r in few.records()] == [True] * (cap - 1) + [False]
+    many = loads(bad * cap + good, "tatham", path="t", on_error="collect")
+    with pytest.raises(FormatError) as info:
+        list(many.records())
+    assert (info.value.line, many.errors) == (1, [])

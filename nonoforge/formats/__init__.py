@@ -51,6 +51,7 @@ from nonoforge.util import write_atomic
 
 __all__ = [
     "FORMATS",
+    "MAX_ERRORS_BEFORE_A_PUZZLE",
     "Format",
     "Reading",
     "detect",
@@ -118,6 +119,11 @@ def _detect(data: bytes, text: str | bytes, path: str | None) -> Format:
 
 OnError = Literal["raise", "collect"]
 
+#: With ``on_error="collect"``, how many malformed records a file may open with before it
+#: is given up as one failure (its first error): such a file is not one of this format's,
+#: and holding every error to learn that cost ~80 bytes of memory a byte of input.
+MAX_ERRORS_BEFORE_A_PUZZLE = 1000
+
 
 class Reading(Iterator[Puzzle]):
     """The puzzles of one file's content, as a stream (what :func:`loads` returns).
@@ -128,8 +134,10 @@ class Reading(Iterator[Puzzle]):
     file's path and the record's line) goes to :attr:`errors` and the stream goes on at
     the next record; an error the reader cannot resynchronise after (broken JSON or XML
     syntax) ends the stream and is collected too. A file where nothing could be read stays
-    one failure: the stream raises its first error. :meth:`records` gives the puzzles and
-    the errors in file order, for batches that report each in its place.
+    one failure: the stream raises its first error (as soon as
+    :data:`MAX_ERRORS_BEFORE_A_PUZZLE` errors come before any puzzle). :meth:`records`
+    gives the puzzles and the errors in file order, for batches that report each in its
+    place.
     """
 
     def __init__(self, path: str | None, on_error: OnError = "raise") -> None:
@@ -168,6 +176,8 @@ class Reading(Iterator[Puzzle]):
                     if not self._collect:
                         raise e
                     pending.append(e)
+                    if not read and len(pending) >= MAX_ERRORS_BEFORE_A_PUZZLE:
+                        break  # not a file of this format: one failure (below)
                     continue
                 read += 1
                 yield from self._flush(pending)
