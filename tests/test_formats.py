@@ -694,3 +694,17 @@ def test_a_file_that_opens_with_nothing_but_malformed_records_is_given_up_early(
     with pytest.raises(FormatError) as info:
         list(many.records())
     assert (info.value.line, many.errors) == (1, [])
+
+
+def test_a_reading_keeps_a_bounded_list_of_errors_and_counts_them_all() -> None:
+    """Batches take each error from :meth:`Reading.records` in its place; :attr:`errors`
+    keeps only the first MAX_KEPT_ERRORS (holding all of a big damaged file's cost ~80
+    bytes of memory a byte of input) and :attr:`error_count` counts them all."""
+    from nonoforge.formats import MAX_KEPT_ERRORS as cap
+
+    reading = loads("2x2:2/2/2/2\n" + "2x2:3/1/1/1\n" * (cap + 5), "tatham",
+                    on_error="collect")
+    records = list(reading.records())
+    assert sum(isinstance(r, FormatError) for r in records) == cap + 5
+    assert (len(reading.errors), reading.error_count) == (cap, cap + 5)
+    assert [e.line for e in reading.errors] == list(range(2, cap + 2))

@@ -52,6 +52,7 @@ from nonoforge.util import write_atomic
 __all__ = [
     "FORMATS",
     "MAX_ERRORS_BEFORE_A_PUZZLE",
+    "MAX_KEPT_ERRORS",
     "Format",
     "Reading",
     "detect",
@@ -123,6 +124,9 @@ OnError = Literal["raise", "collect"]
 #: is given up as one failure (its first error): such a file is not one of this format's,
 #: and holding every error to learn that cost ~80 bytes of memory a byte of input.
 MAX_ERRORS_BEFORE_A_PUZZLE = 1000
+#: How many errors :attr:`Reading.errors` keeps (batches take every one from
+#: :meth:`Reading.records` in its place; :attr:`Reading.error_count` counts them all).
+MAX_KEPT_ERRORS = 1000
 
 
 class Reading(Iterator[Puzzle]):
@@ -146,8 +150,11 @@ class Reading(Iterator[Puzzle]):
         self.path = path
         #: the file's format, once the stream has begun and found it
         self.format: Format | None = None
-        #: what could not be read (``on_error="collect"``), located, in file order
+        #: what could not be read (``on_error="collect"``), located, in file order: the
+        #: first :data:`MAX_KEPT_ERRORS` (memory stays bounded whatever the damage)
         self.errors: list[FormatError] = []
+        #: how many records could not be read, all of them
+        self.error_count = 0
         self._collect = on_error == "collect"
         self._source: Iterator[Record] = iter(())
         self._records = self._run()
@@ -176,7 +183,9 @@ class Reading(Iterator[Puzzle]):
                     if not self._collect:
                         raise e
                     pending.append(e)
-                    if not read and len(pending) >= MAX_ERRORS_BEFORE_A_PUZZLE:
+                    if read:  # the file is readable: each error in its place, at once
+                        yield from self._flush(pending)
+                    elif len(pending) >= MAX_ERRORS_BEFORE_A_PUZZLE:
                         break  # not a file of this format: one failure (below)
                     continue
                 read += 1
@@ -191,7 +200,8 @@ class Reading(Iterator[Puzzle]):
         yield from self._flush(pending)
 
     def _flush(self, pending: list[FormatError]) -> Iterator[FormatError]:
-        self.errors += pending
+        self.error_count += len(pending)
+        self.errors += pending[: max(0, MAX_KEPT_ERRORS - len(self.errors))]
         yield from pending
         pending.clear()
 
