@@ -50,15 +50,21 @@ def record(build: Callable[[], T]) -> T | FormatError:
         return e
 
 
+def puzzles_of(records: Iterable[Record]) -> Iterator[Puzzle]:
+    """The puzzles of a resynchronising reader's records, up to the first damaged one,
+    whose error is then raised (strict reading)."""
+    for r in records:
+        if isinstance(r, FormatError):
+            raise r
+        yield r
+
+
 def strict(records: RecordReader) -> Reader:
     """The reader that stops at the first damaged record (raises its error): a format's
     ``read``, built from its resynchronising ``records`` reader."""
 
     def read(content: str | bytes) -> Iterator[Puzzle]:
-        for r in records(content):
-            if isinstance(r, FormatError):
-                raise r
-            yield r
+        return puzzles_of(records(content))
 
     read.__doc__ = records.__doc__
     return read

@@ -39,6 +39,7 @@ from nonoforge.formats.base import (
     decode_text,
     parse_int,
     puzzle_or_error,
+    puzzles_of,
     read_regular,
     record,
     register,
@@ -201,12 +202,9 @@ def read_with_solutions(
     Every puzzle must have a solution and every solution a puzzle; a picture that does
     not match its clues is an error.
     """
-    out = []
-    for r in records_with_solutions(question_path, solution_path, question_text=question_text):
-        if isinstance(r, FormatError):
-            raise r
-        out.append(r)
-    return out
+    return list(puzzles_of(
+        records_with_solutions(question_path, solution_path, question_text=question_text)
+    ))
 
 
 def records_with_solutions(
