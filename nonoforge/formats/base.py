@@ -122,16 +122,23 @@ class Format:
         if not self.color and not p.is_bw:
             return f"format {self.name!r} cannot hold colour"
         if p.givens and not self.givens:
-            return (
-                f"format {self.name!r} cannot hold given cells (cells printed solved; this "
-                f"puzzle has {len(p.givens)}): use {_givens_formats()}"
-            )
+            return givens_refusal(self.name, p)
         if self.can_hold and not self.can_hold(p):
             return f"format {self.name!r} cannot hold this puzzle"
         return None
 
 
 FORMATS: dict[str, Format] = {}
+
+
+def givens_refusal(name: str, p: Puzzle) -> str:
+    """Why format ``name``, which has no place for givens, refuses ``p`` (one line, naming
+    the formats that hold them): :meth:`Format.refusal`'s words, and ROFL's record encoder's,
+    which cannot reach the registry without an import cycle."""
+    return (
+        f"format {name!r} cannot hold given cells (cells printed solved; this "
+        f"puzzle has {len(p.givens)}): use {_givens_formats()}"
+    )
 
 
 def _givens_formats() -> str:

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from nonoforge.errors import FormatError, RoflError
+from nonoforge.formats.base import givens_refusal
 from nonoforge.formats.rofl.kernels import (
     _ERRORS,
     MODEL_MAX_SIDE,
@@ -296,9 +297,7 @@ def encode(p: Puzzle, refs: Refs | None = None) -> bytes:
     stored as references. Without it the payload stands alone.
     """
     if p.givens:  # ROFL is a shared spec without givens: never drop them silently
-        from nonoforge.formats import get_format  # the registry says it, for every format
-
-        raise FormatError(get_format("rofl").refusal(p) or "ROFL cannot hold given cells")
+        raise FormatError(givens_refusal("rofl", p))
     k = _kernels()
     out = bytearray(_varint(p.width))
     out += _varint(p.height)
