@@ -25,9 +25,9 @@ from nonoforge.errors import SolverError
 from nonoforge.puzzle import Grid, Puzzle
 from nonoforge.solver import quick
 from nonoforge.solver.options import SearchOptions
-from nonoforge.solver.result import TECHNIQUES, SolveResult
+from nonoforge.solver.result import TECHNIQUES, SolveResult, verify_solution
 from nonoforge.solver.tables import Tables, check_colours
-from nonoforge.solving import full_state, shows_givens, start_state
+from nonoforge.solving import full_state, start_state
 
 if TYPE_CHECKING:
     from nonoforge.solver.driver import Work
@@ -73,10 +73,7 @@ def _checked(puzzle: Puzzle, grids: list[Grid]) -> list[Grid]:
     out: list[Grid] = []
     seen: set[Grid] = set()
     for g in grids:
-        if not g.matches(puzzle) or not shows_givens(g.cells, puzzle):
-            raise SolverError(
-                "internal error: the solver produced a grid that breaks a clue or a given"
-            )
+        verify_solution(puzzle, g)
         if g not in seen:
             seen.add(g)
             out.append(g)

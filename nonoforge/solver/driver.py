@@ -13,13 +13,13 @@ import time
 
 import numpy as np
 
-from nonoforge.errors import SolverError
 from nonoforge.puzzle import Grid, Puzzle
 from nonoforge.solver import engine as E  # noqa: N812
 from nonoforge.solver.alarm import Alarm
 from nonoforge.solver.options import SearchOptions
+from nonoforge.solver.result import verify_solution
 from nonoforge.solver.tables import BITS, Tables
-from nonoforge.solving import mask_colours, shows_givens
+from nonoforge.solving import mask_colours
 
 #: Probe records (engine ``V_INCR``) are kept when the puzzle's line bitsets take at most
 #: this many words (one bitset of its lines per cell).
@@ -235,8 +235,4 @@ def collect(w: Work, puzzle: Puzzle, grids: list[Grid]) -> None:
     t = w.t
     for i in range(len(grids), n):
         g = state_to_grid(w.sols[i, :-1].reshape(t.height, t.width))
-        if not g.matches(puzzle) or not shows_givens(g.cells, puzzle):
-            raise SolverError(
-                "internal error: the solver produced a grid that breaks a clue or a given"
-            )
-        grids.append(g)
+        grids.append(verify_solution(puzzle, g))

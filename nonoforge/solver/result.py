@@ -6,9 +6,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from nonoforge.puzzle import Grid
+from nonoforge.errors import SolverError
+from nonoforge.puzzle import Grid, Puzzle
 from nonoforge.solving import TECHNIQUES as TECHNIQUES  # its home; re-exported
-from nonoforge.solving import mask_colours
+from nonoforge.solving import mask_colours, shows_givens
 
 #: Every verdict :attr:`SolveResult.status` can take.
 STATUSES = ("unique", "multiple", "none", "timeout", "budget", "unsolved")
@@ -68,3 +69,13 @@ def state_rows(state: np.ndarray, ncolors: int) -> list[str]:
     chars = cell_chars(ncolors)
     return ["".join(chars[c] if c >= 0 else "?" for c in row)
             for row in mask_colours(state).tolist()]
+
+
+def verify_solution(puzzle: Puzzle, g: Grid) -> Grid:
+    """``g``, once checked to reproduce ``puzzle``'s clues and show its givens: every
+    solution a solve returns passes here (a failure is a solver bug, never a verdict)."""
+    if not g.matches(puzzle) or not shows_givens(g.cells, puzzle):
+        raise SolverError(
+            "internal error: the solver produced a grid that breaks a clue or a given"
+        )
+    return g
