@@ -37,6 +37,7 @@ from nonoforge.formats.base import (
     MAX_SIDE,
     Format,
     decode_text,
+    numbered_lines,
     parse_int,
     puzzle_or_error,
     puzzles_of,
@@ -55,17 +56,19 @@ def _blocks(text: str) -> Iterator[tuple[int, int, list[tuple[int, str]]] | Form
     """``(N, header_line, [(line_number, line), ...])`` for every ``$N`` block; a block whose
     header is malformed (or clues before the first header) is a FormatError in its place, and
     reading goes on at the next ``$`` line."""
-    lines = text.splitlines()
-    while lines and not lines[-1].strip():
-        lines.pop()
     current: tuple[int, int] | None = None
     skipping = False  # inside a block whose header was bad: its lines belong to it
     body: list[tuple[int, str]] = []
-    for lineno, raw in enumerate(lines, start=1):
+    blanks: list[tuple[int, str]] = []  # blank lines: empty clues, unless the file ends
+    for lineno, raw in numbered_lines(text):
         s = raw.strip()
+        if not s:
+            blanks.append((lineno, s))
+            continue
         if s.startswith("$"):
             if current is not None:
-                yield current[0], current[1], body
+                yield current[0], current[1], body + blanks
+            blanks = []
             m = _HEADER.fullmatch(s)
             current, body, skipping = None, [], m is None
             if m is None:
@@ -73,13 +76,16 @@ def _blocks(text: str) -> Iterator[tuple[int, int, list[tuple[int, str]]] | Form
             else:
                 current = (int(m.group(1)), lineno)
         elif current is None:
-            if s and not skipping:
+            blanks = []
+            if not skipping:
                 skipping = True
                 yield FormatError("expected a $N line before the clues", line=lineno)
         else:
+            body += blanks
+            blanks = []
             body.append((lineno, s))
     if current is not None:
-        yield current[0], current[1], body
+        yield current[0], current[1], body  # blank lines at the end of the file: ignored
 
 
 def _clue(line: str, lineno: int, what: str) -> tuple[int, ...]:
