@@ -275,11 +275,6 @@ def ingest_nonograms(
     return ingest_site(corpus, site, ids, dry_run=dry_run, progress=progress)
 
 
-def _why(e: FormatError) -> str:
-    """A read error as a fetch-log reason: the item names the file, so line and reason."""
-    return e.reason if e.line is None else f"line {e.line}: {e.reason}"
-
-
 def _parse_member(m: Member) -> tuple[list[Puzzle | FormatError], str | None]:
     """The records of one archive member (its puzzles and, in their places, the errors of
     malformed ones: each costs only itself), or the reason it has none."""
@@ -293,7 +288,7 @@ def _parse_member(m: Member) -> tuple[list[Puzzle | FormatError], str | None]:
             loads(m.data, path=m.name, companions=True, on_error="collect").records()
         )
     except FormatError as e:
-        return [], _why(e)
+        return [], e.reason_in(m.name)
     except RecursionError:
         return [], "nesting too deep"
     except Exception as e:  # a reader's bug must not stop the other files
@@ -351,7 +346,7 @@ def ingest_path(
                 for n, p in enumerate(records, start=1):  # NAME#n: the record's position
                     item = name if len(records) == 1 else item_name(f"{m.name}#{n}")
                     if isinstance(p, FormatError):  # a malformed puzzle of several
-                        failed(item, _why(p))
+                        failed(item, p.reason_in(m.name))
                         continue
                     raw = m.data if len(records) == 1 else None
                     fetched = Fetched(item, DONE, p, raw=raw)
