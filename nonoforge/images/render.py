@@ -406,13 +406,17 @@ def gif_stream(frames: Iterable[Image.Image], durations: Sequence[int]) -> bytes
     """
     out = io.BytesIO()
     before: np.ndarray | None = None
+    colours_before: list[int] | None = None
     table = b""
     for k, im in enumerate(frames):
         idx = np.asarray(im)
         box = (0, 0, im.width, im.height)
-        if before is not None:
-            if idx.shape != before.shape:
-                raise ValueError("every frame of a GIF must have the first one's size")
+        if before is not None and idx.shape != before.shape:
+            raise ValueError("every frame of a GIF must have the first one's size")
+        colours_now = im.getpalette()
+        # a frame in the colours of the one before: only the box where its indices differ
+        # (in other colours every cell may look different: the whole frame)
+        if before is not None and colours_now == colours_before:
             ys, xs = np.nonzero(idx != before)
             box = ((int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
                    if len(ys) else (0, 0, 1, 1))
@@ -433,7 +437,7 @@ def gif_stream(frames: Iterable[Image.Image], durations: Sequence[int]) -> bytes
             descriptor[9] |= 0x80 | (screen[4] & 0x07)
             body = colours + body
         out.write(bytes(descriptor) + body)
-        before = idx
+        before, colours_before = idx, colours_now
     if before is None:
         raise ValueError("no frames to animate")
     out.write(b"\x3b")
