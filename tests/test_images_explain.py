@@ -16,7 +16,7 @@ from PIL import Image
 from typer.testing import CliRunner
 
 from nonoforge.cli import app
-from nonoforge.images.explain import Explanation, _Seeker, explain, summary_line
+from nonoforge.images.explain import Explanation, _Seeker, costs, explain, summary_line
 from nonoforge.images.render import _faded, explain_gif, explain_png
 from nonoforge.puzzle import Grid, Palette, Puzzle
 from nonoforge.solver import solve
@@ -329,3 +329,23 @@ def test_a_wide_picture_keeps_rows_and_columns_in_the_png_and_the_gif() -> None:
     assert (np.asarray(im)[:, : 7 * scale].sum(axis=2)[: 4 * scale] < 200).sum() == 0
     data = explain_gif(puzzle.goal, puzzle.palette, e.alternatives, scale=12)
     _assert_animation(data, puzzle.goal, puzzle.palette, e.regions, e.alternatives, 12)
+
+
+def test_the_budget_weighs_only_lines_past_the_bit_parallel_kernels() -> None:
+    """A line solve costs one unit up to 126 cells in black and white (62 in colour), as in
+    the solver's count; past that its length times its blocks, so that at 150-200 cells a
+    side the budget, not the time guard, ends the search (bench/explain.py --scale). The
+    weights come from the clues alone: the same on every machine."""
+    from nonoforge.solver.options import SAT_CONFLICT_WORK
+
+    def picture(h: int, w: int, ncol: int) -> Puzzle:
+        rng = np.random.default_rng(5)
+        cells = (rng.random((h, w)) < 0.5) * rng.integers(1, ncol + 1, size=(h, w))
+        return Puzzle.from_grid(Grid(cells.astype(np.uint8)))
+
+    assert costs(picture(126, 126, 1)).line == 1
+    long = picture(140, 140, 1)
+    assert costs(long).line > 1 and costs(long) == costs(picture(140, 140, 1))
+    assert costs(picture(62, 62, 3)).line == 1 and costs(picture(70, 70, 3)).line > 1
+    assert costs(picture(30, 30, 1)).conflict == SAT_CONFLICT_WORK
+    assert costs(picture(200, 200, 1)).conflict > SAT_CONFLICT_WORK
