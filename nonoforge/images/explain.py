@@ -2,7 +2,10 @@
 
 :func:`explain` solves the puzzle of the *quantised* picture (before any repair) with the
 full solver, asking for two solutions. When there is a second one, the cells where it
-differs from the picture flip between them -- the places a designer would redraw.
+differs from the picture flip between them -- the places a designer would redraw. When the
+full solver spends its share of the budget first (long lines of a large picture make its
+probing dear), the picture, a solution already known, lets the SAT back-end be asked for
+another one directly, from what line logic settles; none found is a proof of uniqueness.
 
 A second solution can flip several places at once (two switches far apart flip together
 in it only because the solver found them together), and a designer fixes each place on its
@@ -64,6 +67,12 @@ CONFLICT_CELLS = 40
 #: colour, 126 in black and white): measured 8.0-9.0 ns a cell-block from 80x80 (3
 #: colours) to 200x200, against 0.2-0.9 microseconds a line request below those lengths.
 DP_CELL_BLOCKS = 60
+#: Percent of the budget the first solve (the full solver, two solutions) may spend. Past
+#: it the picture, a solution already known, lets the SAT back-end be asked for another
+#: directly from line logic's state: on large pictures the solver's probing of long lines
+#: costs far more than that one call (hubble in 4 colours at 80x71: the solver spends its
+#: whole budget without a second solution, the call finds one in 0.4 s).
+FIRST_SHARE = 50
 #: Half-widths of the windows :meth:`_Seeker.local` tries around a difference.
 WINDOWS = (1, 2, 4, 8)
 
@@ -184,28 +193,44 @@ def _admits(state: np.ndarray, cells: np.ndarray) -> bool:
 def explain(
     grid: Grid, palette: Palette, timeout: float = EXPLAIN_TIMEOUT,
     budget: int = EXPLAIN_BUDGET, rounds: int = EXPLAIN_ROUNDS,
+    first_share: int = FIRST_SHARE,
 ) -> Explanation:
     """Why the picture ``grid`` is (or is not) unique by line logic; see the module doc.
 
     ``budget`` (work units) decides how far the search for ambiguities goes, the same on
-    every machine; ``timeout`` (seconds, all solves together) only guards."""
+    every machine; ``timeout`` (seconds, all solves together) only guards. The full
+    solver may spend ``first_share`` percent of it (:data:`FIRST_SHARE`; 0: the SAT
+    back-end alone answers)."""
     from nonoforge.solver import solve
 
     puzzle = Puzzle.from_grid(grid, palette)
     weights = costs(puzzle)
-    full = solve(puzzle, strategy="auto", max_solutions=2, timeout=timeout, budget=budget,
+    # the full solver gets a share of the budget; past it, the picture (a solution known)
+    # lets one SAT call from line logic's state ask for another directly
+    first = budget * first_share // 100
+    full = solve(puzzle, strategy="auto", max_solutions=2, timeout=timeout, budget=first,
                  costs=weights)
     deadline = time.monotonic() + max(0.0, timeout - full.time_s)  # loading not counted
     mine = grid.cells
     others = [g.cells for g in full.solutions if not np.array_equal(g.cells, mine)]
+    spent = weights.charged(full.effort)
+    if "sat_conflicts" in full.effort:  # the hand-over's CNF, as each call's is charged
+        spent += CELL_WORK * mine.size + CLAUSE_WORK * _clause_bound(puzzle, full.state)
+    status, seek = full.status, None
     if full.status == "multiple" and others:
-        spent = weights.charged(full.effort)
-        if "sat_conflicts" in full.effort:  # the hand-over's CNF, as each call's is charged
-            spent += CELL_WORK * mine.size + CLAUSE_WORK * _clause_bound(puzzle, full.state)
         # what the first solve's root logic settled holds for every solution (the solver's
         # own SAT hand-over starts there): the calls start there too, a far smaller CNF
         base = full.state if all(_admits(full.state, g) for g in (mine, *others)) else None
         seek = _Seeker(puzzle, mine, deadline, budget - spent, base)
+    elif full.status == "budget":
+        line = solve(puzzle, strategy="line", max_solutions=2)
+        seek = _Seeker(puzzle, mine, deadline, budget - spent, line.state)
+        other = seek.other(np.zeros(mine.shape, dtype=bool))
+        if other is not None:
+            status, others = "multiple", [other]
+        elif not seek.exhausted:
+            status = "unique"  # proven by the SAT back-end: no solution but the picture
+    if status == "multiple" and seek is not None:
         found: list[tuple[np.ndarray, bool]] = []  # each with: proven minimal
         pinned = np.zeros(mine.shape, dtype=bool)
         nxt: np.ndarray | None = others[0]
@@ -217,11 +242,11 @@ def explain(
             pinned |= alt != mine
             nxt = seek.other(pinned)
         stopped = seek.stopped or (None if nxt is None else "rounds")
-        return _flip(puzzle, full.status, others[0], found, stopped)
+        return _flip(puzzle, status, others[0], found, stopped)
     line = solve(puzzle, strategy="line", max_solutions=2)
     ys, xs = np.nonzero(mask_counts(line.state) > 1)
     kind = "undecided" if len(ys) else "none"
-    return Explanation(kind, full.status, _cells(ys, xs))
+    return Explanation(kind, status, _cells(ys, xs))
 
 
 class _Seeker:
