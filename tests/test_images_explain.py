@@ -16,7 +16,7 @@ from PIL import Image
 from typer.testing import CliRunner
 
 from nonoforge.cli import app
-from nonoforge.images.explain import Explanation, _Seeker, explain, summary_line
+from nonoforge.images.explain import Explanation, _Seeker, costs, explain, summary_line
 from nonoforge.images.render import _faded, explain_gif, explain_png
 from nonoforge.puzzle import Grid, Palette, Puzzle
 from nonoforge.solver import solve
@@ -89,8 +89,12 @@ def test_rounds_and_budget_bound_the_search_deterministically() -> None:
     puzzle, one = _explained(TWO_SWITCHES, rounds=1)
     assert len(one.regions) == 1 and not one.complete
     _assert_alternatives(puzzle, one)
-    # just enough work for the first solve: its alternative is shown as found
-    work = solve(puzzle, strategy="auto", max_solutions=2).effort["work"]
+    # just enough work for the first solve (its share of the budget): its alternative is
+    # shown as found
+    from nonoforge.images.explain import FIRST_SHARE
+
+    work = -(-solve(puzzle, strategy="auto", max_solutions=2).effort["work"] * 100
+             // FIRST_SHARE)
     _, tight = _explained(TWO_SWITCHES, budget=work)
     assert tight.kind == "flip" and len(tight.regions) == 1 and not tight.complete
     assert _explained(TWO_SWITCHES, budget=work)[1] == tight  # the same every run
@@ -329,3 +333,69 @@ def test_a_wide_picture_keeps_rows_and_columns_in_the_png_and_the_gif() -> None:
     assert (np.asarray(im)[:, : 7 * scale].sum(axis=2)[: 4 * scale] < 200).sum() == 0
     data = explain_gif(puzzle.goal, puzzle.palette, e.alternatives, scale=12)
     _assert_animation(data, puzzle.goal, puzzle.palette, e.regions, e.alternatives, 12)
+
+
+def test_the_budget_weighs_only_lines_past_the_bit_parallel_kernels() -> None:
+    """A line solve costs one unit up to 126 cells in black and white (62 in colour), as in
+    the solver's count; past that its length times its blocks, so that at 150-200 cells a
+    side the budget, not the time guard, ends the search (bench/explain.py --scale). The
+    weights come from the clues alone: the same on every machine."""
+    from nonoforge.solver.options import SAT_CONFLICT_WORK
+
+    def picture(h: int, w: int, ncol: int) -> Puzzle:
+        rng = np.random.default_rng(5)
+        cells = (rng.random((h, w)) < 0.5) * rng.integers(1, ncol + 1, size=(h, w))
+        return Puzzle.from_grid(Grid(cells.astype(np.uint8)))
+
+    assert costs(picture(126, 126, 1)).line == 1
+    long = picture(140, 140, 1)
+    assert costs(long).line > 1 and costs(long) == costs(picture(140, 140, 1))
+    assert costs(picture(62, 62, 3)).line == 1 and costs(picture(70, 70, 3)).line > 1
+    assert costs(picture(30, 30, 1)).conflict == SAT_CONFLICT_WORK
+    assert costs(picture(200, 200, 1)).conflict > SAT_CONFLICT_WORK
+
+
+def _random_picture(seed: int, n: int, ink: float) -> Grid:
+    rng = np.random.default_rng(seed)
+    return Grid((rng.random((n, n)) < ink).astype(np.uint8))
+
+
+def test_past_its_share_of_the_budget_the_picture_lets_sat_find_another() -> None:
+    """A random 25x25 picture whose second solution the full solver does not reach within
+    half the budget: the SAT back-end, asked directly for a solution other than the picture,
+    finds one, and its region is a true alternative; the same on every run."""
+    from nonoforge.images.explain import FIRST_SHARE, costs
+
+    grid = _random_picture(27, 25, 0.4)
+    puzzle = Puzzle.from_grid(grid)
+    weights = costs(puzzle)
+    need = weights.charged(solve(puzzle, max_solutions=2, costs=weights).effort)
+    budget = need // 2
+    first = solve(puzzle, max_solutions=2, budget=budget * FIRST_SHARE // 100, costs=weights)
+    assert first.status == "budget"
+    e = explain(grid, puzzle.palette, budget=budget)
+    assert (e.kind, e.status) == ("flip", "multiple") and e.regions
+    _assert_alternatives(puzzle, e)
+    assert e == explain(grid, puzzle.palette, budget=budget)
+
+
+@pytest.mark.parametrize("rows", [TWO_SWITCHES, [".#.", "###", ".#."]])
+def test_sat_alone_explains_as_the_full_solver_does(rows: list[str]) -> None:
+    """With no share for the full solver the SAT route answers alone: the same regions,
+    and for a picture line logic solves, "none" with the uniqueness proven by SAT."""
+    grid = Grid.from_rows(rows)
+    puzzle = Puzzle.from_grid(grid)
+    both, alone = explain(grid, puzzle.palette), explain(grid, puzzle.palette, first_share=0)
+    assert (alone.kind, alone.status, alone.regions, alone.complete) == (
+        both.kind, both.status, both.regions, both.complete)
+
+
+def test_sat_alone_proves_a_picture_unique_where_line_logic_stalls() -> None:
+    """A random 25x25 picture, unique but only by probing: the SAT route finds no other
+    solution (a proof), so the verdict is "unique" and the open cells are line logic's."""
+    grid = _random_picture(20, 25, 0.5)
+    puzzle = Puzzle.from_grid(grid)
+    assert solve(puzzle, max_solutions=2).status == "unique"
+    both, alone = explain(grid, puzzle.palette), explain(grid, puzzle.palette, first_share=0)
+    assert (both.kind, both.status) == ("undecided", "unique") and both.cells
+    assert (alone.kind, alone.status, alone.cells) == ("undecided", "unique", both.cells)

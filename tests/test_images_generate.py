@@ -153,6 +153,31 @@ def test_incremental_clues_match_the_grid() -> None:
     assert c.puzzle() == Puzzle.from_grid(Grid(cells)).replace(goal=None)
 
 
+def test_kept_answers_of_changed_follow_every_edit() -> None:
+    # changed() keeps its answers until their row or column changes: after any sequence
+    # of edits each answer must be what a fresh grid says, and every puzzle a valid one
+    rng = np.random.default_rng(3)
+    palette = Palette.of(("white", "#fff"), ("black", "#000"), ("red", "#f00"))
+    cells = rng.integers(0, 3, (5, 6))
+    c = _Clues(cells, palette)
+    for _ in range(300):
+        y, x, colour = int(rng.integers(5)), int(rng.integers(6)), int(rng.integers(3))
+        if rng.random() < 0.3:
+            c.set(y, x, colour)
+            cells[y, x] = colour
+            continue
+        row, col, gain = c.changed(y, x, colour)
+        edited = cells.copy()
+        edited[y, x] = colour
+        fresh = _Clues(cells, palette)
+        assert (row, col, gain) == fresh.changed(y, x, colour)
+        assert c.puzzle_with(y, x, row, col) == Puzzle.from_grid(
+            Grid(edited), palette).replace(goal=None)
+    assert c.puzzle() == Puzzle.from_grid(Grid(cells), palette).replace(goal=None)
+    with pytest.raises(ValueError, match="not in the palette"):
+        c.set(0, 0, 3)
+
+
 def test_costs_prefer_edges_and_faithful_colours() -> None:
     g = Grid.from_rows(["....", ".##.", ".##.", "...."])
     cells = g.cells.astype(np.int64)

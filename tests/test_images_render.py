@@ -6,6 +6,9 @@ import io
 
 import defusedxml.ElementTree as ET
 import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image
 
 from nonoforge.images.render import (
@@ -13,6 +16,7 @@ from nonoforge.images.render import (
     MARK,
     PAPER,
     edits_png,
+    gif_stream,
     png_bytes,
     preview,
     sheet_png,
@@ -149,3 +153,49 @@ def test_sheets_draw_the_puzzles_own_givens() -> None:
     fills = {e.get("fill") for e in given if e.tag.endswith("rect")}
     assert fills == {p.palette[1].hex, p.palette[3].hex}
     assert not [e for e in ET.fromstring(sheet_svg(COLOUR)).iter() if e.get("class") == "given"]
+
+
+def _paletted(cells: np.ndarray, rgb: list[tuple[int, int, int]]) -> Image.Image:
+    im = Image.fromarray(cells.astype(np.uint8), mode="P")
+    flat = [v for c in rgb for v in c]
+    im.putpalette(flat + [0] * (768 - len(flat)))
+    return im
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_gif_stream_plays_back_every_frame_as_given(data: st.DataObject) -> None:
+    """Frames written one at a time (each only its changed box) play back as the frames
+    given, in order, with their delays, looping; identical neighbours included, and a
+    frame whose colours differ from the first one's keeps its own."""
+    h, w = data.draw(st.integers(1, 9)), data.draw(st.integers(1, 9))
+    n = data.draw(st.integers(1, 5))
+    base = [(255, 255, 255), (0, 0, 0), (200, 30, 40), (30, 60, 200)]
+    other = [(10, 200, 10), (250, 250, 0), (0, 0, 0), (90, 90, 90)]
+    frames, durations = [], []
+    for _ in range(n):
+        cells = np.array(data.draw(st.lists(st.integers(0, 3), min_size=h * w,
+                                            max_size=h * w))).reshape(h, w)
+        if frames and data.draw(st.booleans()):  # the same as the frame before
+            cells = np.asarray(frames[-1][0])
+        rgb = other if frames and data.draw(st.booleans()) else base
+        frames.append((cells, rgb))
+        durations.append(data.draw(st.integers(2, 50)) * 10)
+    out = gif_stream((_paletted(c, rgb) for c, rgb in frames), durations)
+    im = Image.open(io.BytesIO(out))
+    assert im.format == "GIF" and im.size == (w, h) and im.n_frames == n
+    assert im.info.get("loop") == 0
+    for k, (cells, rgb) in enumerate(frames):
+        im.seek(k)
+        want = np.array(rgb, dtype=np.uint8)[cells]
+        assert np.array_equal(np.asarray(im.convert("RGB")), want), k
+        assert im.info["duration"] == durations[k]
+
+
+def test_gif_stream_refuses_no_frames_and_frames_of_two_sizes() -> None:
+    rgb = [(255, 255, 255), (0, 0, 0)]
+    with pytest.raises(ValueError, match="no frames"):
+        gif_stream([], [])
+    two = [_paletted(np.zeros((3, 3)), rgb), _paletted(np.zeros((3, 4)), rgb)]
+    with pytest.raises(ValueError, match="size"):
+        gif_stream(two, [100, 100])

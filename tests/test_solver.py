@@ -282,6 +282,34 @@ def test_budget_with_the_sat_strategy() -> None:
     assert _same(solve(p, strategy="sat", budget=full.effort["work"]), full)
 
 
+def test_work_costs_move_only_where_the_budget_stops() -> None:
+    """``costs`` charges the budget otherwise (explain's long lines): at the solver's own
+    costs nothing changes; at others the effort counts stay the solver's, the stop is as
+    deterministic, and it comes once the charged work passes the budget."""
+    from nonoforge.solver.options import SAT_CONFLICT_WORK, WorkCosts
+
+    p = _sat_puzzle()
+    full = solve(p)
+    mine = WorkCosts()
+    assert mine.charged(full.effort) == full.effort["work"]
+    total = full.effort["work"]
+    for b in (0, 500, total // 3, total):
+        assert _same(solve(p, budget=b, costs=mine), solve(p, budget=b))
+    dear = WorkCosts(line=5, conflict=2 * SAT_CONFLICT_WORK)
+    assert _same(solve(p, budget=10 * dear.charged(full.effort), costs=dear), full)
+    for b in (500, total // 3, total):
+        a = solve(p, budget=b, costs=dear)
+        assert _same(a, solve(p, budget=b, costs=dear))
+        assert _same(a, solve(p, budget=b, costs=dear, timeout=1000))
+        assert a.status == "budget" and a.status != "unique"
+        assert dear.charged(a.effort) > b
+        assert all(g.matches(p) for g in a.solutions)
+    sat = solve(p, strategy="sat")
+    b = SAT_CONFLICT_WORK * (sat.effort["sat_conflicts"] // 2)
+    a = solve(p, strategy="sat", budget=b, costs=dear)  # half as many conflicts paid for
+    assert a.status == "budget" and a.effort["sat_conflicts"] == b // dear.conflict + 1
+
+
 def test_budget_must_be_non_negative() -> None:
     with pytest.raises(SolverError):
         solve(bw("#"), budget=-1)

@@ -2,7 +2,10 @@
 
 :func:`explain` solves the puzzle of the *quantised* picture (before any repair) with the
 full solver, asking for two solutions. When there is a second one, the cells where it
-differs from the picture flip between them -- the places a designer would redraw.
+differs from the picture flip between them -- the places a designer would redraw. When the
+full solver spends its share of the budget first (long lines of a large picture make its
+probing dear), the picture, a solution already known, lets the SAT back-end be asked for
+another one directly, from what line logic settles; none found is a proof of uniqueness.
 
 A second solution can flip several places at once (two switches far apart flip together
 in it only because the solver found them together), and a designer fixes each place on its
@@ -32,21 +35,44 @@ import numpy as np
 
 from nonoforge.errors import SolverError
 from nonoforge.puzzle import Grid, Palette, Puzzle
+from nonoforge.solver.options import SAT_CONFLICT_WORK, WorkCosts
 from nonoforge.solving import full_state, mask_counts
 
 #: Seconds all of explain's solves together may take: a guard only, the budget decides
 #: (at twice the time the budget takes on a quiet machine, so that under load it still does).
 EXPLAIN_TIMEOUT = 30.0
-#: Work units (the solver's deterministic ``work`` count, SAT conflicts included) that all
-#: rounds together may spend; past it the regions found so far are shown, not ``complete``.
+#: Work units that all rounds together may spend; past it the regions found so far are
+#: shown, not ``complete``. A unit is about half a microsecond of CPU at every size: the
+#: solver's ``work`` count, but with a line solve weighed by its length (:func:`costs`),
+#: and each SAT call charged for its clauses and each conflict by the puzzle's size.
 EXPLAIN_BUDGET = 20_000_000
 #: Most regions looked for (one a round).
 EXPLAIN_ROUNDS = 16
 #: What one call of the SAT back-end costs in work units per cell of the puzzle, besides
-#: its conflicts (encoding and loading the clauses, which grow with the grid), so that the
-#: budget also bounds how many calls are made: measured 4-10 ms a call at 30x30-45x45 and
-#: 36-70 ms at 80x80, about 25 units of the solver's work a cell.
+#: its clauses and conflicts, so that the budget also bounds how many calls are made:
+#: measured 8-17 ms a call with all but a window pinned at 30x30-45x45 and 97-150 ms at
+#: 80x80-100x100 (about 12 microseconds a cell).
 CELL_WORK = 25
+#: What one clause of a SAT call's CNF costs in work units (encoding it, loading it):
+#: measured 0.9-1 microsecond a clause with nothing pinned at 150x150-200x200 (4-11 M
+#: clauses, 3.6-10 s a call), up to 2 at 80x80.
+CLAUSE_WORK = 3
+#: Cells of the puzzle per work unit of one SAT conflict (at least the solver's
+#: :data:`~nonoforge.solver.options.SAT_CONFLICT_WORK`): a conflict took 64-117
+#: microseconds at 80x80-150x150 in black and white, 200-520 at 200x200 and 330-380 in
+#: 3 colours at 150x150-200x200, growing with the CNF.
+CONFLICT_CELLS = 40
+#: Cell-blocks (a line's length times its blocks plus one) per work unit of a line solve
+#: by the general kernel (``dp_line``: lines past the bit-parallel kernels, 62 cells in
+#: colour, 126 in black and white): measured 8.0-9.0 ns a cell-block from 80x80 (3
+#: colours) to 200x200, against 0.2-0.9 microseconds a line request below those lengths.
+DP_CELL_BLOCKS = 60
+#: Percent of the budget the first solve (the full solver, two solutions) may spend. Past
+#: it the picture, a solution already known, lets the SAT back-end be asked for another
+#: directly from line logic's state: on large pictures the solver's probing of long lines
+#: costs far more than that one call (hubble in 4 colours at 80x71: the solver spends its
+#: whole budget without a second solution, the call finds one in 0.4 s).
+FIRST_SHARE = 50
 #: Half-widths of the windows :meth:`_Seeker.local` tries around a difference.
 WINDOWS = (1, 2, 4, 8)
 
@@ -127,23 +153,84 @@ def summary_line(facts: dict[str, Any]) -> str:
     return f"explain: {what} -> {files}"
 
 
+def costs(puzzle: Puzzle) -> WorkCosts:
+    """What explain's budget charges ``puzzle``'s solves: a line solve weighed by the mean
+    over its lines of :data:`DP_CELL_BLOCKS` (the lines the bit-parallel kernels take cost
+    one unit, like the solver's count), a SAT conflict by :data:`CONFLICT_CELLS`. Depends
+    on the clues alone, so the budget stops at the same point on every machine.
+
+    >>> costs(Puzzle.from_grid(Grid(np.eye(30, dtype=np.uint8))))
+    WorkCosts(line=1, conflict=200)
+    """
+    from nonoforge.solver.line import MAX_BITS2_LINE, MAX_BITS_LINE
+
+    longest = MAX_BITS2_LINE if puzzle.ncolors == 1 else MAX_BITS_LINE
+    lines = [(puzzle.width, c) for c in puzzle.rows] + [(puzzle.height, c) for c in puzzle.columns]
+    each = [max(1, n * (len(c) + 1) // DP_CELL_BLOCKS) if n > longest else 1 for n, c in lines]
+    line = -(-sum(each) // max(1, len(each)))  # the mean, rounded up
+    cells = puzzle.width * puzzle.height
+    return WorkCosts(line=line, conflict=max(SAT_CONFLICT_WORK, cells // CONFLICT_CELLS))
+
+
+def _clause_bound(puzzle: Puzzle, state: np.ndarray) -> int:
+    """About how many clauses the SAT back-end's CNF of ``puzzle`` restricted to ``state``
+    has: a quarter of its encoder's bound, (4 blocks + 1) clauses a cell of each line, over
+    the lines with an undecided cell (measured a quarter to a half of the bound)."""
+    open_: np.ndarray = np.asarray(mask_counts(state) > 1)
+    rows = [(len(c) * 4 + 1) * puzzle.width for i, c in enumerate(puzzle.rows)
+            if open_[i].any()]
+    cols = [(len(c) * 4 + 1) * puzzle.height for j, c in enumerate(puzzle.columns)
+            if open_[:, j].any()]
+    return (sum(rows) + sum(cols)) // 4
+
+
+def _admits(state: np.ndarray, cells: np.ndarray) -> bool:
+    """Whether the colour masks ``state`` allow the picture ``cells`` everywhere."""
+    bits = np.left_shift(np.uint64(1), cells.astype(np.uint64))
+    return bool(np.all(np.bitwise_and(state.astype(np.uint64), bits) != 0))
+
+
 def explain(
     grid: Grid, palette: Palette, timeout: float = EXPLAIN_TIMEOUT,
     budget: int = EXPLAIN_BUDGET, rounds: int = EXPLAIN_ROUNDS,
+    first_share: int = FIRST_SHARE,
 ) -> Explanation:
     """Why the picture ``grid`` is (or is not) unique by line logic; see the module doc.
 
     ``budget`` (work units) decides how far the search for ambiguities goes, the same on
-    every machine; ``timeout`` (seconds, all solves together) only guards."""
+    every machine; ``timeout`` (seconds, all solves together) only guards. The full
+    solver may spend ``first_share`` percent of it (:data:`FIRST_SHARE`; 0: the SAT
+    back-end alone answers)."""
     from nonoforge.solver import solve
 
     puzzle = Puzzle.from_grid(grid, palette)
-    full = solve(puzzle, strategy="auto", max_solutions=2, timeout=timeout, budget=budget)
+    weights = costs(puzzle)
+    # the full solver gets a share of the budget; past it, the picture (a solution known)
+    # lets one SAT call from line logic's state ask for another directly
+    first = budget * first_share // 100
+    full = solve(puzzle, strategy="auto", max_solutions=2, timeout=timeout, budget=first,
+                 costs=weights)
     deadline = time.monotonic() + max(0.0, timeout - full.time_s)  # loading not counted
     mine = grid.cells
     others = [g.cells for g in full.solutions if not np.array_equal(g.cells, mine)]
+    spent = weights.charged(full.effort)
+    if "sat_conflicts" in full.effort:  # the hand-over's CNF, as each call's is charged
+        spent += CELL_WORK * mine.size + CLAUSE_WORK * _clause_bound(puzzle, full.state)
+    status, seek = full.status, None
     if full.status == "multiple" and others:
-        seek = _Seeker(puzzle, mine, deadline, budget - full.effort.get("work", 0))
+        # what the first solve's root logic settled holds for every solution (the solver's
+        # own SAT hand-over starts there): the calls start there too, a far smaller CNF
+        base = full.state if all(_admits(full.state, g) for g in (mine, *others)) else None
+        seek = _Seeker(puzzle, mine, deadline, budget - spent, base)
+    elif full.status == "budget":
+        line = solve(puzzle, strategy="line", max_solutions=2)
+        seek = _Seeker(puzzle, mine, deadline, budget - spent, line.state)
+        other = seek.other(np.zeros(mine.shape, dtype=bool))
+        if other is not None:
+            status, others = "multiple", [other]
+        elif not seek.exhausted:
+            status = "unique"  # proven by the SAT back-end: no solution but the picture
+    if status == "multiple" and seek is not None:
         found: list[tuple[np.ndarray, bool]] = []  # each with: proven minimal
         pinned = np.zeros(mine.shape, dtype=bool)
         nxt: np.ndarray | None = others[0]
@@ -155,23 +242,27 @@ def explain(
             pinned |= alt != mine
             nxt = seek.other(pinned)
         stopped = seek.stopped or (None if nxt is None else "rounds")
-        return _flip(puzzle, full.status, others[0], found, stopped)
+        return _flip(puzzle, status, others[0], found, stopped)
     line = solve(puzzle, strategy="line", max_solutions=2)
     ys, xs = np.nonzero(mask_counts(line.state) > 1)
     kind = "undecided" if len(ys) else "none"
-    return Explanation(kind, full.status, _cells(ys, xs))
+    return Explanation(kind, status, _cells(ys, xs))
 
 
 class _Seeker:
     """Asks the SAT back-end for solutions other than the picture ``mine`` with some of
     its cells pinned, all within one deterministic work budget: each call costs
-    :data:`CELL_WORK` a cell plus :data:`~nonoforge.solver.core.SAT_CONFLICT_WORK` per
-    conflict.
+    :data:`CELL_WORK` a cell and :data:`CLAUSE_WORK` a clause of its CNF, each conflict
+    what :func:`costs` says. The calls start from ``base`` (colour masks every solution
+    agrees with, e.g. the first solve's root logic), else from nothing decided.
     ``stopped`` says what stopped an answer, once something did: ``budget``, ``timeout``
     (the deadline, a guard) or ``size`` (no CNF of this size)."""
 
-    def __init__(self, puzzle: Puzzle, mine: np.ndarray, deadline: float, work: int) -> None:
+    def __init__(self, puzzle: Puzzle, mine: np.ndarray, deadline: float, work: int,
+                 base: np.ndarray | None = None) -> None:
         self.puzzle, self.mine, self.deadline, self.work = puzzle, mine, deadline, work
+        p = puzzle
+        self.base = full_state(p.height, p.width, p.ncolors) if base is None else base
         self.stopped: str | None = None
 
     @property
@@ -182,29 +273,30 @@ class _Seeker:
     def other(self, pinned: np.ndarray) -> np.ndarray | None:
         """A solution that differs from the picture, but not at the ``pinned`` cells
         (a boolean mask); ``None`` when there is none or the budget ran out first."""
-        from nonoforge.solver.core import SAT_CONFLICT_WORK
         from nonoforge.solver.sat import TooLarge, solve_sat
 
         if self.exhausted:
             return None
-        self.work -= CELL_WORK * self.mine.size
-        conflicts = self.work // SAT_CONFLICT_WORK
+        p, mine = self.puzzle, self.mine
+        state = self.base.copy()
+        state[pinned] = np.left_shift(np.uint64(1), mine[pinned].astype(np.uint64))
+        calling = CELL_WORK * mine.size
+        conflict = costs(p).conflict
+        # the CNF's size is known once built: what is left must pay for about that much
+        conflicts = (self.work - calling - CLAUSE_WORK * _clause_bound(p, state)) // conflict
         if conflicts <= 0:
             self.stopped = "budget"
         elif time.monotonic() >= self.deadline:
             self.stopped = "timeout"
         if self.exhausted:
             return None
-        p, mine = self.puzzle, self.mine
-        state = full_state(p.height, p.width, p.ncolors)
-        state[pinned] = np.left_shift(np.uint64(1), mine[pinned].astype(np.uint64))
         try:
             out = solve_sat(p, state, max_solutions=2, deadline=self.deadline,
                             conflict_budget=conflicts)
         except TooLarge:  # no CNF of this size: show what was found (any other error is a bug)
             self.stopped = "size"
             return None
-        self.work -= SAT_CONFLICT_WORK * int(out.conflicts)
+        self.work -= calling + CLAUSE_WORK * int(out.clauses) + conflict * int(out.conflicts)
         for g in out.solutions:  # each checked against the clues by the back-end
             if not np.array_equal(g.cells, mine):
                 return g.cells

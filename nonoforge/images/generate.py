@@ -166,6 +166,14 @@ class _Clues:
         self.cols = [self._clue(c)[0] for c in self.cells.T]
         self.row_pot = [self._clue(r)[1] for r in self.cells]
         self.col_pot = [self._clue(c)[1] for c in self.cells.T]
+        # what :meth:`changed` found, valid while its row and column are as they were then
+        self._changed: dict[tuple[int, int, int], tuple[int, int, Clue, Clue, int]] = {}
+        self._row_version = [0] * self.h
+        self._col_version = [0] * self.w
+        # checked once here: every later puzzle has clues of a grid of these colours, valid
+        # by construction, and is built without validating again (Puzzle.trusted)
+        Puzzle(tuple(self.rows), tuple(self.cols), palette)
+        self._ncolors = len(palette)
 
     def _clue(self, line: np.ndarray) -> tuple[Clue, int]:
         key = line.tobytes()
@@ -178,28 +186,39 @@ class _Clues:
 
     def changed(self, y: int, x: int, colour: int) -> tuple[Clue, Clue, int]:
         """Row ``y``'s and column ``x``'s clues with cell ``(y, x)`` set to ``colour``, and
-        how much that raises the overlap potential of the two lines."""
+        how much that raises the overlap potential of the two lines. The repair asks this of
+        every candidate every round and changes one cell a round, so answers are kept until
+        their row or column changes."""
+        hit = self._changed.get((y, x, colour))
+        if hit is not None and hit[0] == self._row_version[y] and hit[1] == self._col_version[x]:
+            return hit[2], hit[3], hit[4]
         old = self.cells[y, x]
         self.cells[y, x] = colour
         row, rpot = self._clue(self.cells[y])
         col, cpot = self._clue(self.cells[:, x])
         self.cells[y, x] = old
-        return row, col, rpot - self.row_pot[y] + cpot - self.col_pot[x]
+        gain = rpot - self.row_pot[y] + cpot - self.col_pot[x]
+        self._changed[y, x, colour] = (self._row_version[y], self._col_version[x], row, col, gain)
+        return row, col, gain
 
     def puzzle_with(self, y: int, x: int, row: Clue, col: Clue) -> Puzzle:
         """The puzzle with row ``y`` and column ``x`` given these clues."""
         rows = list(self.rows)
         cols = list(self.cols)
         rows[y], cols[x] = row, col
-        return Puzzle(tuple(rows), tuple(cols), self.palette)
+        return Puzzle.trusted(tuple(rows), tuple(cols), self.palette)
 
     def set(self, y: int, x: int, colour: int) -> None:
+        if not 0 <= colour < self._ncolors:
+            raise ValueError(f"colour {colour} is not in the palette")
         self.cells[y, x] = colour
         self.rows[y], self.row_pot[y] = self._clue(self.cells[y])
         self.cols[x], self.col_pot[x] = self._clue(self.cells[:, x])
+        self._row_version[y] += 1
+        self._col_version[x] += 1
 
     def puzzle(self) -> Puzzle:
-        return Puzzle(tuple(self.rows), tuple(self.cols), self.palette)
+        return Puzzle.trusted(tuple(self.rows), tuple(self.cols), self.palette)
 
 
 # -- repair ---------------------------------------------------------------------------------
@@ -285,9 +304,10 @@ def _candidates(
     cs, ys, xs = np.nonzero(ok)
     vals = cost[cs, ys, xs]
     order = np.argsort(vals, kind="stable")
-    return [
-        (float(vals[i]), int(ys[i]), int(xs[i]), int(cs[i])) for i in order
-    ]
+    return list(zip(
+        vals[order].tolist(), ys[order].tolist(), xs[order].tolist(), cs[order].tolist(),
+        strict=True,
+    ))
 
 
 def repair(

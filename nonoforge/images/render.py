@@ -11,7 +11,8 @@ cells, colour clues on a swatch of their colour with text that stays readable on
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+import struct
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -327,24 +328,29 @@ def explain_gif(
     strip = max(14, scale)
     font = _font(min(14, strip - 2))
     colors = [c.rgb for c in palette]
-    shared = Image.new("P", (1, 1))
-    flat = [v for rgb in [*colors, *map(_faded, colors), MARK, PAPER, INK, THIN] for v in rgb]
-    shared.putpalette(flat + [0] * (768 - len(flat)))
+    paper, ink = 2 * len(colors) + 1, 2 * len(colors) + 2  # after colours, faded, MARK
+    flat = [v for rgb in [*colors, *map(_faded, colors), MARK, PAPER, INK] for v in rgb]
     n = len(alternatives)
-    longest = ImageDraw.Draw(shared).textbbox((0, 0), f"{n}/{n}: other solution", font=font)
+    probe = ImageDraw.Draw(Image.new("P", (1, 1)))
+    longest = probe.textbbox((0, 0), f"{n}/{n}: other solution", font=font)
     width = max(grid.width * scale, int(longest[2]) + 6)  # a small grid: room for the text
-    frames = []
-    for k, alt in enumerate(alternatives, 1):
-        ys, xs = np.nonzero(alt.cells != grid.cells)
-        flips = list(zip(ys.tolist(), xs.tolist(), strict=True))
-        for cells, caption in ((grid.cells, "as drawn"), (alt.cells, "other solution")):
-            pic = _explain_frame(cells, palette, flips, scale).convert("RGB")
-            im = Image.new("RGB", (width, pic.height + strip), PAPER)
-            im.paste(pic, (0, 0))
-            ImageDraw.Draw(im).text((3, pic.height + strip // 2), f"{k}/{n}: {caption}",
-                                    fill=INK, font=font, anchor="lm")
-            frames.append(im.quantize(palette=shared, dither=Image.Dither.NONE))
-    return _gif_bytes(frames, [frame_ms] * len(frames))
+
+    def frames() -> Iterator[Image.Image]:
+        # one frame at a time, drawn in the palette's indices (no RGB copy, no quantising)
+        for k, alt in enumerate(alternatives, 1):
+            ys, xs = np.nonzero(alt.cells != grid.cells)
+            flips = list(zip(ys.tolist(), xs.tolist(), strict=True))
+            for cells, caption in ((grid.cells, "as drawn"), (alt.cells, "other solution")):
+                pic = _explain_frame(cells, palette, flips, scale)
+                im = Image.new("P", (width, pic.height + strip), paper)
+                im.putpalette(flat + [0] * (768 - len(flat)))
+                im.paste(pic, (0, 0))
+                del pic
+                ImageDraw.Draw(im).text((3, im.height - strip + strip // 2),
+                                        f"{k}/{n}: {caption}", fill=ink, font=font, anchor="lm")
+                yield im
+
+    return gif_stream(frames(), [frame_ms] * (2 * n))
 
 
 def solve_gif(
@@ -385,6 +391,81 @@ def _gif_bytes(frames: Sequence[Image.Image], durations: Sequence[int]) -> bytes
         duration=list(durations), loop=0, optimize=False, disposal=1,
     )
     return buf.getvalue()
+
+
+def gif_stream(frames: Iterable[Image.Image], durations: Sequence[int]) -> bytes:
+    """Paletted frames of one size as a looping animated GIF, written one frame at a time.
+
+    Pillow's writer holds every frame (and a copy of each) until it has seen the last, so
+    a long animation of a large picture peaks at hundreds of megabytes (an explain GIF of
+    200x200 cells, 16 regions: 504 MB). Here each frame is encoded by Pillow alone, as a
+    one-frame GIF, and its image block (only the box that differs from the frame before,
+    at its offset) is appended after a delay of ``durations[k]`` ms: one frame in memory
+    at a time. A frame whose colour table is not the first one's keeps its own table.
+    Identical neighbours are kept (nothing merges them).
+    """
+    out = io.BytesIO()
+    before: np.ndarray | None = None
+    colours_before: list[int] | None = None
+    table = b""
+    for k, im in enumerate(frames):
+        idx = np.asarray(im)
+        box = (0, 0, im.width, im.height)
+        if before is not None and idx.shape != before.shape:
+            raise ValueError("every frame of a GIF must have the first one's size")
+        colours_now = im.getpalette()
+        # a frame in the colours of the one before: only the box where its indices differ
+        # (in other colours every cell may look different: the whole frame)
+        if before is not None and colours_now == colours_before:
+            ys, xs = np.nonzero(idx != before)
+            box = ((int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
+                   if len(ys) else (0, 0, 1, 1))
+        one = io.BytesIO()
+        (im if before is None else im.crop(box)).save(one, format="GIF", optimize=False)
+        screen, colours, block = _gif_parts(one.getvalue())
+        if before is None:
+            table = colours
+            out.write(b"GIF89a" + struct.pack("<HH", im.width, im.height) + screen[4:])
+            out.write(colours)
+            out.write(b"\x21\xff\x0bNETSCAPE2.0\x03\x01\x00\x00\x00")  # loop forever
+        out.write(b"\x21\xf9\x04\x04" + struct.pack("<H", round(durations[k] / 10)) + b"\0\0")
+        left, top = box[0], box[1]
+        descriptor = bytearray(block[:10])
+        descriptor[1:5] = struct.pack("<HH", left, top)
+        body = block[10:]
+        if colours != table and not descriptor[9] & 0x80:  # its own table, kept local
+            descriptor[9] |= 0x80 | (screen[4] & 0x07)
+            body = colours + body
+        out.write(bytes(descriptor) + body)
+        before, colours_before = idx, colours_now
+    if before is None:
+        raise ValueError("no frames to animate")
+    out.write(b"\x3b")
+    return out.getvalue()
+
+
+def _gif_parts(data: bytes) -> tuple[bytes, bytes, bytes]:
+    """A one-frame GIF's logical screen descriptor (7 bytes), global colour table and
+    image block (descriptor, local table if any, LZW data up to its terminator),
+    extensions skipped."""
+    screen = data[6:13]
+    flags = screen[4]
+    size = 3 << ((flags & 0x07) + 1) if flags & 0x80 else 0
+    colours, pos = data[13:13 + size], 13 + size
+    while data[pos] == 0x21:  # extension: label, then sub-blocks up to an empty one
+        pos += 2
+        while data[pos]:
+            pos += data[pos] + 1
+        pos += 1
+    if data[pos] != 0x2C:
+        raise ValueError("no image block in a GIF written by Pillow")  # pragma: no cover
+    end = pos + 10
+    if data[pos + 9] & 0x80:
+        end += 3 << ((data[pos + 9] & 0x07) + 1)
+    end += 1  # LZW minimum code size
+    while data[end]:
+        end += data[end] + 1
+    return screen, colours, data[pos:end + 1]
 
 
 def png_bytes(im: Image.Image) -> bytes:

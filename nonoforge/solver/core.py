@@ -24,7 +24,7 @@ import numpy as np
 from nonoforge.errors import SolverError
 from nonoforge.puzzle import Grid, Puzzle
 from nonoforge.solver import quick
-from nonoforge.solver.options import SearchOptions
+from nonoforge.solver.options import SAT_CONFLICT_WORK, SearchOptions, WorkCosts
 from nonoforge.solver.result import TECHNIQUES, SolveResult, verify_solution
 from nonoforge.solver.tables import Tables, check_colours
 from nonoforge.solving import full_state, start_state
@@ -60,11 +60,6 @@ AUTO_FIRST_MAX_CELLS = 1024
 #: their effort counts, so changing these needs a refit). See docs/solver.md.
 SEARCH_ONE = SearchOptions(incremental=True, score=4, order=0)
 SEARCH_MANY = SearchOptions()
-#: What one CDCL conflict of the SAT back-end costs in work units (the ``budget`` of
-#: :func:`solve` and the ``work`` effort count). Engine units are line requests (solved or
-#: answered by the cache) plus solution bookkeeping; measured on the tournament and survey
-#: puzzles a conflict costs about as much time as this many of them (see docs/solver.md).
-SAT_CONFLICT_WORK = 200
 
 
 def _checked(puzzle: Puzzle, grids: list[Grid]) -> list[Grid]:
@@ -133,6 +128,7 @@ def solve(
     record_steps: bool = False,
     budget: int | None = None,
     started: float | None = None,
+    costs: WorkCosts | None = None,
 ) -> SolveResult:
     """Solve ``puzzle``: find up to ``max_solutions`` solutions and say whether it is unique.
 
@@ -150,7 +146,9 @@ def solve(
     The same puzzle (and budget) gives the same status, technique and effort counts on
     every run and machine; only ``timeout`` depends on the clock. By default the timeout is
     the puzzle's: it counts from this call, and loading the compiled engine (compiling it,
-    the first time after an install) is not counted. Given ``started`` (a
+    the first time after an install) is not counted. ``costs``
+    (:class:`~nonoforge.solver.options.WorkCosts`) charges the ``budget`` otherwise per
+    line solve and per conflict (the effort counts stay the solver's). Given ``started`` (a
     :func:`time.monotonic` value), it counts from there, loading included: a command that
     starts the clock when it starts (``solve --timeout``) gets its answer within the
     timeout, reading the file and all.
@@ -171,7 +169,7 @@ def solve(
         raise SolverError("budget must be non-negative")
     check_colours(puzzle)
     return _solve(puzzle, max_solutions, timeout, strategy, node_budget, record_steps, budget,
-                  allow_quick=True, started=started)
+                  allow_quick=True, started=started, costs=costs)
 
 
 def auto_node_budget(puzzle: Puzzle, max_solutions: int = 2) -> int:
@@ -192,13 +190,16 @@ def _solve(
     budget: int | None = None,
     allow_quick: bool = False,
     started: float | None = None,
+    costs: WorkCosts | None = None,
 ) -> SolveResult:
     t0 = time.monotonic()
     deadline = None if timeout is None else (t0 if started is None else started) + timeout
     # every path starts from the givens (cells printed solved), so "unique" is proven for
     # the puzzle as printed; None (the blank grid) when it has none, as it always was
     start = start_state(puzzle) if puzzle.givens else None
-    if allow_quick and not record_steps and strategy != "sat" and not engine_loaded():
+    quick_ok = costs is None or costs.line == 1  # it counts line solves at 1
+    if allow_quick and quick_ok and not record_steps and strategy != "sat" \
+            and not engine_loaded():
         q = quick.solve_by_lines(puzzle, max_solutions, budget, start)
         if q is not None:
             return SolveResult(
@@ -219,6 +220,8 @@ def _solve(
             # timeout; a command that passes ``started`` has its loading counted (issue 14)
             deadline += loading
     if strategy == "sat":
+        if costs is not None and budget is not None:  # conflicts only: the same budget
+            budget = budget * SAT_CONFLICT_WORK // costs.conflict
         return _solve_sat_only(puzzle, max_solutions, deadline, t0, budget, start)
     from nonoforge.solver import driver as D  # noqa: N812
     from nonoforge.solver import engine as E  # noqa: N812
@@ -236,17 +239,17 @@ def _solve(
         w.v[E.V_NODELIM] = -1
     steps: list[np.ndarray] = []
     grids: list[Grid] = []
-    rc, stop = D.drive(w, deadline, steps, puzzle, grids, budget)
+    rc, stop = D.drive(w, deadline, steps, puzzle, grids, budget, costs)
     if rc == E.RC_NODES and stop is None and use_sat and node_budget is None:
         from nonoforge.solver.sat import TooLarge
 
         effort = w.effort()
         try:
             status, grids = _sat_fallback(puzzle, w, grids, max_solutions, deadline, effort,
-                                          budget)
+                                          budget, costs)
         except TooLarge:  # no CNF of this size: the search goes on where it stopped
             w.v[E.V_NODELIM] = -1
-            rc, stop = D.drive(w, deadline, steps, puzzle, grids, budget)
+            rc, stop = D.drive(w, deadline, steps, puzzle, grids, budget, costs)
         else:
             return SolveResult(status=status, solutions=grids, technique="search",
                                effort=effort, time_s=time.monotonic() - t0,
@@ -296,12 +299,15 @@ def _sat_fallback(
     deadline: float | None,
     effort: dict[str, int],
     budget: int | None = None,
+    costs: WorkCosts | None = None,
 ) -> tuple[str, list[Grid]]:
     """Finish an over-budget search with SAT, starting from the root's logic state.
 
-    With a work ``budget``, what the search left of it is SAT's conflict budget.
+    With a work ``budget``, what the search left of it is SAT's conflict budget (at
+    ``costs``, when given).
     """
-    conflicts = None if budget is None else (budget - effort["work"]) // SAT_CONFLICT_WORK
+    c = costs or WorkCosts()
+    conflicts = None if budget is None else (budget - c.charged(effort)) // c.conflict
     if conflicts is not None and conflicts < 0:
         return "budget", _checked(puzzle, grids)[:max_solutions]
     out = _solve_sat(puzzle, w.root_state(), max_solutions, deadline, conflicts, w.t)

@@ -16,7 +16,7 @@ import numpy as np
 from nonoforge.puzzle import Grid, Puzzle
 from nonoforge.solver import engine as E  # noqa: N812
 from nonoforge.solver.alarm import Alarm
-from nonoforge.solver.options import SearchOptions
+from nonoforge.solver.options import SearchOptions, WorkCosts
 from nonoforge.solver.result import verify_solution
 from nonoforge.solver.tables import BITS, Tables
 from nonoforge.solving import mask_colours
@@ -110,6 +110,10 @@ class Work:
         v = self.v
         return int(v[E.V_LINES] + v[E.V_CACHEHIT] + v[E.V_WORK])
 
+    def charged(self, costs: WorkCosts) -> int:
+        """Work done so far at ``costs`` (line solves weighed, the rest one unit each)."""
+        return self.work() + (costs.line - 1) * int(self.v[E.V_LINES])
+
     def grow_sols(self) -> None:
         """More room for solutions (up to max_solutions; the engine asks before it fills)."""
         cap = self.sols.shape[0]
@@ -171,6 +175,7 @@ def drive(
     puzzle: Puzzle,
     grids: list[Grid],
     budget: int | None = None,
+    costs: WorkCosts | None = None,
 ) -> tuple[int, str | None]:
     """Run the engine in slices until it stops; ``(return code, "timeout" | "budget" | None)``.
 
@@ -178,6 +183,8 @@ def drive(
     against the deadline too; ``grids`` receives them. The engine checks its work limit
     only between units of work, and a slice ending early changes nothing it computes, so
     capping the last slice just past ``budget`` stops it at the same point on every run.
+    With ``costs`` the budget is in those units: a slice is capped at the units the budget
+    left could pay for were each a line solve, so it stops within one line solve past it.
     """
     slice_ = 2_000 if deadline is not None else _FREE_SLICE
     # one unit of engine work (a propagation on a large puzzle) may outlast a slice: the
@@ -186,7 +193,7 @@ def drive(
     with Alarm(deadline, w.stop) as alarm:
         if puzzle.width * puzzle.height > _ARM_AT_ONCE_CELLS:
             alarm.arm()
-        return _slices(w, deadline, steps, puzzle, grids, budget, slice_, alarm)
+        return _slices(w, deadline, steps, puzzle, grids, budget, slice_, alarm, costs)
 
 
 def _slices(
@@ -198,11 +205,15 @@ def _slices(
     budget: int | None,
     slice_: int,
     alarm: Alarm,
+    costs: WorkCosts | None = None,
 ) -> tuple[int, str | None]:
+    c = costs or WorkCosts()
     while True:
         t_slice = time.monotonic()
         done0 = w.work()
-        limit = done0 + slice_ if budget is None else min(done0 + slice_, budget + 1)
+        limit = done0 + slice_
+        if budget is not None:
+            limit = min(limit, done0 + (budget - w.charged(c)) // max(1, c.line) + 1)
         rc = w.run(limit)
         collect(w, puzzle, grids)
         if rc == E.RC_STOPPED:
@@ -215,7 +226,7 @@ def _slices(
             w.drain_steps(steps)
         elif rc != E.RC_PAUSED:
             return rc, None
-        elif budget is not None and w.work() > budget:
+        elif budget is not None and w.charged(c) > budget:
             return rc, "budget"
         alarm.arm()
         if deadline is not None:
