@@ -47,6 +47,26 @@ class FormatError(NonoforgeError, ValueError):
             where = f"{where}:{self.line}"
         return f"{where}: {self.reason}"
 
+    def elsewhere(self, path: str | None) -> bool:
+        """Whether this error is in another file than ``path``, the file being read (a file
+        it brings along: a tournament question file's ``../solution/`` file). Never when
+        the file read has no name (``path`` None)."""
+        return path is not None and self.path is not None and self.path != path
+
+    def reason_in(self, path: str | None = None) -> str:
+        """The reason as a batch reports it under an item that names the file read at
+        ``path``: ``line N: reason``, or ``OTHER:N: reason`` when the error is in another
+        file (:meth:`elsewhere`)."""
+        if self.elsewhere(path):
+            return str(self)
+        return self.reason if self.line is None else f"line {self.line}: {self.reason}"
+
+    def place(self, name: str, path: str | None) -> str:
+        """Where the error is, for a batch that names it as ``FILE:LINE``: ``name`` (what
+        the user called the file read at ``path``) or the other file the error is in."""
+        where = str(self.path) if self.elsewhere(path) else name
+        return where if self.line is None else f"{where}:{self.line}"
+
     def located(self, path: str | None = None, line: int | None = None) -> FormatError:
         """The same error with a file (and line, if none was known) filled in."""
         return type(self)(

@@ -8,6 +8,7 @@ that registers nothing is simply not tested here.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 from conftest import SHARED, shared_path
@@ -404,6 +405,30 @@ def test_a_few_high_bytes_never_make_a_file_binary() -> None:
     assert looks_binary(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
     with pytest.raises(FormatError, match="binary"):
         detect(b"\x00\x01\x02\x03garbage\x00" * 20, "x.bin")
+
+
+@given(st.lists(st.sampled_from(
+    ["a", " 1\t2", "", "\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e",
+     "\x85", "\u2028", "\u2029"]), max_size=12).map("".join))
+def test_numbered_lines_are_the_lines_splitlines_gives(text: str) -> None:
+    """The readers' line stream (a generator: no list of the file's lines) splits where
+    str.splitlines does, every line end included, and numbers the lines from 1."""
+    from nonoforge.formats.base import numbered_lines
+
+    assert list(numbered_lines(text)) == list(enumerate(text.splitlines(), start=1))
+
+
+def test_a_file_is_read_whole_and_the_cap_still_holds(tmp_path: Path) -> None:
+    """read_regular reads the file's size (not the cap: that would allocate the cap for
+    every file) and still refuses a file over the cap."""
+    from nonoforge.formats.base import read_regular
+
+    f = tmp_path / "x.non"
+    for data in (b"", b"x", bytes(range(256)) * 1000):
+        f.write_bytes(data)
+        assert read_regular(f) == data
+    with pytest.raises(FormatError, match="larger than"):
+        read_regular(f, cap=len(data) - 1)
 
 
 def test_text_is_made_safe_once_at_the_reader() -> None:

@@ -164,3 +164,121 @@ def test_a_bad_block_read_with_its_solutions_costs_only_itself(tmp_path: Path) -
     assert [(e.path, e.line) for e in reading.errors] == [(str(q), 13)]
     with pytest.raises(FormatError, match="mini.txt:13: "):
         read_file(q)
+
+
+# A set written by hand after the shared sets' structure (e.g. taai2018, tcga2019): CRLF
+# line ends, TAB-separated numbers, a question block whose empty row clue is an empty line
+# (tcga2019 has them mid-file), a blank line at the end; the solution file with the same
+# $N blocks of TAB-separated 0/1 rows. 4 x 4 pictures:
+#   $1 ##..  .##.  ..##  #..#     $2 ....  ####  ....  .##.     $3 #...  #...  ####  ...#
+QUESTION = "\r\n".join([
+    "$1", "1\t1", "2", "2", "2", "2", "2", "2", "1\t1",
+    "$2", "1", "1\t1", "1\t1", "1", "", "4", "0", "2",
+    "$3", "3", "1", "1", "2", "1", "1", "4", "1",
+    "", "",
+])
+SOLUTION = "\r\n".join([
+    "$1", "1\t1\t0\t0", "0\t1\t1\t0", "0\t0\t1\t1", "1\t0\t0\t1",
+    "$2", "0\t0\t0\t0", "1\t1\t1\t1", "0\t0\t0\t0", "0\t1\t1\t0",
+    "$3", "1\t0\t0\t0", "1\t0\t0\t0", "1\t1\t1\t1", "0\t0\t0\t1",
+    "",
+])
+#: line 10 of the solution file, $2's last row, spoilt by a hand that typed 2 for 1 (line
+#: 10 of the question file is $2's header: the old report pointed there, plausibly wrong)
+SPOILT_LINE = 10
+
+
+def spoilt_set(tmp_path: Path) -> tuple[Path, Path]:
+    """The hand-written set as question/set.txt and solution/set.txt, $2's solution spoilt."""
+    q, s = tmp_path / "question" / "set.txt", tmp_path / "solution" / "set.txt"
+    q.parent.mkdir()
+    s.parent.mkdir()
+    q.write_bytes(QUESTION.encode())
+    lines = SOLUTION.split("\r\n")
+    assert lines[SPOILT_LINE - 1] == "0\t1\t1\t0"
+    lines[SPOILT_LINE - 1] = "0\t1\t2\t0"
+    s.write_bytes("\r\n".join(lines).encode())
+    return q, s
+
+
+def test_the_hand_written_set_reads_whole_with_its_goals(tmp_path: Path) -> None:
+    q, s = spoilt_set(tmp_path)
+    s.write_bytes(SOLUTION.encode())
+    ps = read_file(q)
+    assert [p.meta.source_id for p in ps] == ["1", "2", "3"]
+    assert ps[1].rows[0] == () and all(p.goal is not None for p in ps)
+
+
+def test_a_bad_solution_line_is_reported_in_the_solution_file(tmp_path: Path) -> None:
+    """The spoilt row of $2's solution costs $2 only (its error stands in its place, named
+    by the solution file and that file's line); $1 and $3 keep their goals."""
+    q, s = spoilt_set(tmp_path)
+    reading = iter_file(q, on_error="collect")
+    records = list(reading.records())
+    assert [r.meta.source_id for r in records if isinstance(r, Puzzle)] == ["1", "3"]
+    assert all(r.goal is not None for r in records if isinstance(r, Puzzle))
+    assert isinstance(records[1], FormatError)
+    assert (records[1].path, records[1].line) == (str(s), SPOILT_LINE)
+    assert records[1].reason == "solution $2: a row must be 0s and 1s"
+    with pytest.raises(FormatError) as strict:
+        read_file(q)
+    assert str(strict.value) == f"{s}:{SPOILT_LINE}: solution $2: a row must be 0s and 1s"
+
+
+def test_solution_errors_that_name_no_puzzle_come_after_the_questions(tmp_path: Path) -> None:
+    """A malformed header in the solution file belongs to no puzzle: $2 then has no solution
+    (its error in the question file, its place), and the header's error, in the solution
+    file, follows the question's records; a solution given twice costs its puzzle."""
+    q, s = spoilt_set(tmp_path)
+    s.write_bytes(SOLUTION.replace("$2", "$two").encode())
+    records = list(iter_file(q, on_error="collect").records())
+    assert [(r.path, r.line) for r in records if isinstance(r, FormatError)] == [
+        (str(q), 10), (str(s), 6)]
+    assert "has no solution" in str(records[1]) and "$two" in str(records[3])
+    s.write_bytes((SOLUTION + "$3\r\n1\t1\t1\t1\r\n").encode())
+    records = list(iter_file(q, on_error="collect").records())
+    assert isinstance(records[2], FormatError) and "twice" in records[2].reason
+    assert (records[2].path, records[2].line) == (str(s), 16)
+
+
+def test_every_batch_names_the_solution_file_and_its_line(tmp_path: Path) -> None:
+    """info --json, rate, db import and ingest PATH all report the spoilt solution line as
+    SOLUTION:LINE (not under the question file's name) and keep $1 and $3; exit 2 (ingest:
+    0, its rule when something was ingested)."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from nonoforge.cli import app
+    from nonoforge.db import Corpus
+
+    q, s = spoilt_set(tmp_path)
+    where = f"{s}:{SPOILT_LINE}"
+    runner = CliRunner()
+    info = runner.invoke(app, ["-q", "info", "--json", str(q)])
+    assert info.exit_code == 2, info.output
+    items = json.loads(info.stdout)
+    assert len(items) == 3 and items[1] == {
+        "file": where, "error": "solution $2: a row must be 0s and 1s"}
+    assert f"{where}: solution $2" in info.stderr and f"{q}:" not in info.stderr
+    rate = runner.invoke(app, ["-q", "rate", "--json", str(q)])
+    assert rate.exit_code == 2, rate.output
+    assert f"{where}: solution $2" in rate.stderr and f"{q}:" not in rate.stderr
+    assert len([r for r in json.loads(rate.stdout) if "error" not in r]) == 2
+
+    db = tmp_path / "c.db"
+    imp = runner.invoke(app, ["-q", "db", "import", "--db", str(db), str(q)])
+    assert imp.exit_code == 2, imp.output
+    assert f"{where}: solution $2" in imp.stderr and f"{q}:" not in imp.stderr
+    with Corpus.open(db) as c:
+        assert len(c) == 2
+
+    db2 = tmp_path / "c2.db"
+    ing = runner.invoke(app, ["-q", "ingest", str(q), "--db", str(db2)])
+    assert ing.exit_code == 0, ing.output
+    assert "new 2" in ing.stdout and "failed 1" in ing.stdout
+    assert f"set.txt#2: {where}: solution $2" in ing.stdout
+    with Corpus.open(db2) as c:
+        log = {row["item"]: row for row in c.fetch_log("local")}
+        assert log[f"{q}#2"]["reason"] == f"{where}: solution $2: a row must be 0s and 1s"
+        assert [log[f"{q}#{n}"]["status"] for n in (1, 3)] == ["done", "done"]

@@ -471,3 +471,127 @@ def test_a_bad_puzzle_of_an_ingested_file_costs_only_itself(
     assert res.exit_code == 0, res.output
     assert "new 2" in res.stdout and "failed 1" in res.stdout
     assert "ids.txt#2: line 2: " in res.stdout
+
+
+# -- a file's records, stored as they are read ------------------------------------------------
+
+
+def _taai2011() -> list[str]:
+    """The lines of a real tournament set (TAAI 2011: 1000 puzzles of 25 x 25, TAB-separated
+    clues; in the shared corpora, GPL: read here, not committed)."""
+    from conftest import shared_path
+
+    return shared_path("corpora", "tournament", "question", "taai2011.txt").read_text().splitlines()
+
+
+def test_a_multi_puzzle_file_is_stored_record_by_record(tmp_path: Path, corpus: Corpus) -> None:
+    """The first five puzzles of the real set, the third spoilt (a clue typed '?') and the
+    file broken off inside the fifth (31 of its 50 clue lines, as a cut download leaves it):
+    each record is an item of its own, by position, NAME#1..NAME#5, stored with its log row
+    as it is read (#1, #2, #4 done, #3 and #5 failed with their lines). A re-run stores
+    nothing twice (the file is read again: its puzzles are duplicates, each log row is
+    updated, none added); once #3 is mended, it alone is new."""
+    from nonoforge.formats import loads
+
+    lines = _taai2011()
+    heads = [i for i, s in enumerate(lines) if s.startswith("$")][:5]
+    intact = list(loads("\n".join(lines[: heads[4]]), "tournament"))
+    assert len(intact) == 4 and len({p.key for p in intact}) == 4
+    spoilt = heads[2] + 1  # $3's first column clue (0-based)
+    good = lines[spoilt]
+    lines[spoilt] = good.split("\t")[0] + "\t?"
+    f = tmp_path / "taai2011-cut.txt"
+    f.write_text("\n".join(lines[: heads[4] + 1 + 31]) + "\n")
+    items = [f"{f}#{n}" for n in range(1, 6)]
+
+    s = ingest_path(corpus, str(f))
+    assert counts(s) == (3, 0, 0, 2, 0)
+    log = {row["item"]: row for row in corpus.fetch_log("local")}
+    assert sorted(log) == items
+    assert [log[i]["status"] for i in items] == ["done", "done", "failed", "done", "failed"]
+    assert log[items[2]]["reason"] == (
+        f"line {spoilt + 1}: expected a column 1 block length, got '?'")
+    assert log[items[4]]["reason"] == (
+        f"line {heads[4] + 1}: puzzle $5 has 31 clue lines; a square puzzle needs an even number")
+    stored = {1: intact[0], 2: intact[1], 4: intact[3]}
+    assert sorted(corpus.keys()) == sorted(p.key for p in stored.values())
+    for n, p in stored.items():
+        assert log[items[n - 1]]["puzzle_key"] == p.key
+        [prov] = corpus.provenance(p.key)
+        assert (prov["source"], prov["source_id"], prov["raw"]) == ("local", items[n - 1], None)
+
+    again = ingest_path(corpus, str(f))
+    assert counts(again) == (0, 3, 0, 2, 0) and len(corpus) == 3
+    log = {row["item"]: row for row in corpus.fetch_log("local")}
+    assert sorted(log) == items and all(row["attempts"] == 2 for row in log.values())
+
+    lines[spoilt] = good
+    f.write_text("\n".join(lines[: heads[4] + 1 + 31]) + "\n")
+    mended = ingest_path(corpus, str(f))
+    assert counts(mended) == (1, 3, 0, 1, 0) and len(corpus) == 4
+    log = {row["item"]: row for row in corpus.fetch_log("local")}
+    assert (log[items[2]]["status"], log[items[2]]["puzzle_key"]) == ("done", intact[2].key)
+
+
+def test_a_file_of_one_puzzle_is_one_item_with_its_bytes(tmp_path: Path, corpus: Corpus) -> None:
+    """A real single-puzzle file (webpbn #1 as gnonograms' .non, from mikix's samples) is
+    item NAME, no #1, its bytes kept for re-parsing; a re-run finds it a duplicate."""
+    from conftest import shared_path
+
+    f = tmp_path / "webpbn-1.non"
+    f.write_bytes(shared_path("samples", "formats", "non", "mikix-webpbn-1.non").read_bytes())
+    s = ingest_path(corpus, str(f))
+    assert counts(s) == (1, 0, 0, 0, 0)
+    [row] = corpus.fetch_log("local")
+    assert (row["item"], row["status"]) == (str(f), "done")
+    [prov] = corpus.provenance(row["puzzle_key"])
+    # the file names its own source (catalogue "webpbn.com #1"): that wins over "local"
+    assert prov["source"] == "webpbn.com #1" and prov["raw"] == f.read_bytes()
+    assert counts(ingest_path(corpus, str(f))) == (0, 1, 0, 0, 0)
+    assert [r["item"] for r in corpus.fetch_log("local")] == [str(f)] and len(corpus) == 1
+
+
+@pytest.mark.slow
+def test_a_killed_ingest_of_a_big_file_keeps_each_record_it_stored(tmp_path: Path) -> None:
+    """The whole real set (1000 puzzles) ingested by the CLI and SIGKILLed partway: what is
+    logged is the file's first records, NAME#1..NAME#k, each done with its puzzle stored
+    (a record and its log row commit together, as it is read). The re-run reads the file
+    again and ends with every puzzle stored once and every record logged once."""
+    from nonoforge.formats import loads
+
+    f = tmp_path / "taai2011.txt"
+    f.write_text("\n".join(_taai2011()) + "\n")
+    keys = [p.key for p in loads(f.read_text(), "tournament")]
+    assert len(keys) == 1000
+    db = tmp_path / "corpus.db"
+    with Corpus.open(db):  # made before the ingest: the poll below only reads it
+        pass
+    args = _cli("-q", "ingest", str(f), "--db", str(db))
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    with Corpus.open(db) as c:
+        while proc.poll() is None and time.monotonic() < deadline:
+            if len(c.fetch_items("local")) >= 10:
+                break
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        assert proc.returncode == -signal.SIGKILL, proc.stderr.read() if proc.stderr else ""
+        log = c.fetch_log("local")
+        k = len(log)
+        assert 10 <= k < 1000
+        assert {r["item"] for r in log} == {f"{f}#{n}" for n in range(1, k + 1)}
+        assert all(r["status"] == "done" for r in log)
+        assert [r["puzzle_key"] for r in log] == keys[:k]
+        assert set(c.keys()) == set(keys[:k])
+
+    rerun = subprocess.run([*args, "--json"], capture_output=True, timeout=300)
+    assert rerun.returncode == 0, rerun.stderr.decode()
+    summary = json.loads(rerun.stdout)
+    assert summary["new"] == len(set(keys)) - len(set(keys[:k]))
+    assert summary["new"] + summary["duplicate"] == 1000 and summary["failed"] == 0
+    with Corpus.open(db) as c:
+        assert sorted(c.keys()) == sorted(set(keys))
+        log = c.fetch_log("local")
+        assert len(log) == 1000 and all(r["status"] == "done" for r in log)
+        assert sum(r["attempts"] == 2 for r in log) == k

@@ -192,9 +192,21 @@ def _show(token: str) -> str:
     return repr(token if len(token) <= 20 else token[:20] + "...")
 
 
-def numbered_lines(text: str) -> Iterable[tuple[int, str]]:
-    """``(line_number, line)`` pairs, numbered from 1."""
-    return enumerate(text.splitlines(), start=1)
+#: What ends a line: what :meth:`str.splitlines` splits at.
+_LINE_END = re.compile("\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def numbered_lines(text: str) -> Iterator[tuple[int, str]]:
+    """``(line_number, line)`` pairs, numbered from 1: the lines of ``text.splitlines()``,
+    one at a time (a multi-puzzle reader then holds only the record it reads, not a list
+    of the file's lines: ~70 bytes a line, 5x a tournament file's size)."""
+    start = n = 0
+    for m in _LINE_END.finditer(text):
+        n += 1
+        yield n, text[start : m.start()]
+        start = m.end()
+    if start < len(text):
+        yield n + 1, text[start:]
 
 
 # -- text as found in the wild ------------------------------------------------------------
@@ -365,7 +377,11 @@ def read_regular(path: str | os.PathLike[str], cap: int = MAX_FILE_BYTES) -> byt
         if st.st_size > cap:
             raise FormatError(f"file is larger than {_size(cap)}", path=p)
         with os.fdopen(fd, "rb", closefd=False) as f:
-            data = f.read(cap + 1)
+            # the size it has, then what it grew by: read(cap + 1) would allocate the cap
+            # (64 MiB) for every file, however small, before shrinking it
+            data = f.read(st.st_size + 1)
+            if len(data) > st.st_size:
+                data += f.read(cap + 1 - len(data))
     except OSError as e:
         raise FormatError(e.strerror or str(e), path=p) from None
     finally:

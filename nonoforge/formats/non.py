@@ -60,7 +60,15 @@ from itertools import repeat
 from operator import itemgetter
 
 from nonoforge.errors import FormatError, PuzzleError
-from nonoforge.formats.base import Format, clean_text, parse_int, record, register, strict
+from nonoforge.formats.base import (
+    Format,
+    clean_text,
+    numbered_lines,
+    parse_int,
+    record,
+    register,
+    strict,
+)
 from nonoforge.puzzle import (
     BLACK,
     RGB,
@@ -533,7 +541,7 @@ def _chunks(text: str) -> Iterator[list[tuple[int, str]]]:
     """The numbered lines of each puzzle of a bundle, one ``====``-separated chunk at a
     time (a stream: only the chunk being read is held, whatever the file's size)."""
     chunk: list[tuple[int, str]] = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    for lineno, line in numbered_lines(text):
         if line.strip() == _SEPARATOR:
             yield chunk
             chunk = []

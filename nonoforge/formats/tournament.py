@@ -17,8 +17,9 @@ error; puzzles that are not square cannot be written.
 A solution file has the same ``$N`` blocks, each the H rows of the picture as ``0``/``1``
 cells, separated by tabs or not at all. :func:`read_with_solutions` reads a question file
 with its solution file (found by :func:`solution_path_for` as ``../solution/<same name>``)
-and attaches each picture as the puzzle's goal. The registered reader gets only text, so
-it reads the questions alone.
+and attaches each picture as the puzzle's goal. A malformed solution block costs only its
+puzzle: its error, named by the solution file and its line, stands in the puzzle's place.
+The registered reader gets only text, so it reads the questions alone.
 
 What survives a write: the clues and the number (``$N`` from Meta.source_id when that is
 a number, else the puzzle's position in the file, from 1).
@@ -37,6 +38,7 @@ from nonoforge.formats.base import (
     MAX_SIDE,
     Format,
     decode_text,
+    numbered_lines,
     parse_int,
     puzzle_or_error,
     puzzles_of,
@@ -55,17 +57,19 @@ def _blocks(text: str) -> Iterator[tuple[int, int, list[tuple[int, str]]] | Form
     """``(N, header_line, [(line_number, line), ...])`` for every ``$N`` block; a block whose
     header is malformed (or clues before the first header) is a FormatError in its place, and
     reading goes on at the next ``$`` line."""
-    lines = text.splitlines()
-    while lines and not lines[-1].strip():
-        lines.pop()
     current: tuple[int, int] | None = None
     skipping = False  # inside a block whose header was bad: its lines belong to it
     body: list[tuple[int, str]] = []
-    for lineno, raw in enumerate(lines, start=1):
+    blanks: list[tuple[int, str]] = []  # blank lines: empty clues, unless the file ends
+    for lineno, raw in numbered_lines(text):
         s = raw.strip()
+        if not s:
+            blanks.append((lineno, s))
+            continue
         if s.startswith("$"):
             if current is not None:
-                yield current[0], current[1], body
+                yield current[0], current[1], body + blanks
+            blanks = []
             m = _HEADER.fullmatch(s)
             current, body, skipping = None, [], m is None
             if m is None:
@@ -73,13 +77,16 @@ def _blocks(text: str) -> Iterator[tuple[int, int, list[tuple[int, str]]] | Form
             else:
                 current = (int(m.group(1)), lineno)
         elif current is None:
-            if s and not skipping:
+            blanks = []
+            if not skipping:
                 skipping = True
                 yield FormatError("expected a $N line before the clues", line=lineno)
         else:
+            body += blanks
+            blanks = []
             body.append((lineno, s))
     if current is not None:
-        yield current[0], current[1], body
+        yield current[0], current[1], body  # blank lines at the end of the file: ignored
 
 
 def _clue(line: str, lineno: int, what: str) -> tuple[int, ...]:
@@ -134,15 +141,23 @@ def records(text: str | bytes) -> Iterator[Puzzle | FormatError]:
 read = strict(records)
 
 
-def _read(text: str, goals: dict[int, Grid] | None) -> Iterator[Puzzle | FormatError]:
-    """The puzzles of a question file; with ``goals``, each takes (and uses up) its own."""
+def _read(
+    text: str, goals: dict[int, Grid | FormatError] | None
+) -> Iterator[Puzzle | FormatError]:
+    """The puzzles of a question file; with ``goals``, each takes (and uses up) its own,
+    and a puzzle whose solution block is malformed is that block's error in its place
+    (its question's own error, if the question is malformed too)."""
     for block in _blocks(text):
         if isinstance(block, FormatError):
             yield block
             continue
         n, header, body = block
         goal = None if goals is None else goals.pop(n, None)
-        yield record(partial(_question, n, header, body, goal, goals is not None))
+        if isinstance(goal, FormatError):
+            r = record(partial(_question, n, header, body, None, False))
+            yield goal if isinstance(r, Puzzle) else r
+        else:
+            yield record(partial(_question, n, header, body, goal, goals is not None))
 
 
 def _question(
@@ -161,25 +176,55 @@ def _question(
     return _puzzle(n, header, body, goal)
 
 
-def read_solutions(text: str) -> dict[int, Grid]:
-    """The pictures of a solution file, by puzzle number."""
-    out: dict[int, Grid] = {}
+def _picture(n: int, header: int, body: list[tuple[int, str]]) -> Grid:
+    """The picture of solution block ``$n``: its rows of 0/1 cells."""
+    rows = []
+    for lineno, s in body:
+        cells = s.replace("\t", "").replace(" ", "")
+        if not cells or set(cells) - {"0", "1"}:
+            raise FormatError(f"solution ${n}: a row must be 0s and 1s", line=lineno)
+        rows.append([int(ch) for ch in cells])
+    if not rows or any(len(r) != len(rows[0]) for r in rows):
+        raise FormatError(f"solution ${n}: rows differ in length or are missing", line=header)
+    return Grid(rows)
+
+
+def _goals(
+    text: str, path: str | None = None
+) -> tuple[dict[int, Grid | FormatError], list[FormatError]]:
+    """The pictures of a solution file by puzzle number, a malformed block (or a number
+    given twice) its error in the picture's place, so that it costs only its puzzle; and
+    the errors that name no puzzle (malformed ``$N`` lines). Errors are located in
+    ``path``, the solution file."""
+    goals: dict[int, Grid | FormatError] = {}
+    loose: list[FormatError] = []
     for block in _blocks(text):
         if isinstance(block, FormatError):
-            raise block
+            loose.append(block.located(path))
+            continue
         n, header, body = block
-        rows = []
-        for lineno, s in body:
-            cells = s.replace("\t", "").replace(" ", "")
-            if not cells or set(cells) - {"0", "1"}:
-                raise FormatError(f"solution ${n}: a row must be 0s and 1s", line=lineno)
-            rows.append([int(ch) for ch in cells])
-        if not rows or any(len(r) != len(rows[0]) for r in rows):
-            raise FormatError(f"solution ${n}: rows differ in length or are missing", line=header)
-        if n in out:
-            raise FormatError(f"solution ${n} appears twice", line=header)
-        out[n] = Grid(rows)
-    return out
+        if n in goals:
+            if not isinstance(goals[n], FormatError):
+                goals[n] = FormatError(f"solution ${n} appears twice", path, header)
+            continue
+        picture = record(partial(_picture, n, header, body))
+        goals[n] = picture.located(path) if isinstance(picture, FormatError) else picture
+    return goals, loose
+
+
+def _first(goals: dict[int, Grid | FormatError], loose: list[FormatError]) -> FormatError | None:
+    """The first error of a solution file, in file order, or None."""
+    errors = loose + [g for g in goals.values() if isinstance(g, FormatError)]
+    return min(errors, key=lambda e: e.line or 0, default=None)
+
+
+def read_solutions(text: str) -> dict[int, Grid]:
+    """The pictures of a solution file, by puzzle number (its first error raised)."""
+    goals, loose = _goals(text)
+    error = _first(goals, loose)
+    if error is not None:
+        raise error
+    return {n: g for n, g in goals.items() if isinstance(g, Grid)}
 
 
 def solution_path_for(path: str | os.PathLike[str]) -> Path | None:
@@ -214,25 +259,27 @@ def records_with_solutions(
     question_text: str | None = None,
 ) -> Iterator[Puzzle | FormatError]:
     """:func:`read_with_solutions` as records: a malformed question block is its error in
-    its place (located in the question file), and reading goes on; a broken solution file
-    fails the whole file."""
+    its place (located in the question file), and reading goes on; so is a malformed
+    solution block (located in the solution file, at its line). Solution errors that name
+    no puzzle follow the questions. A solution file where nothing can be read fails the
+    whole file with its first error."""
     qpath = str(question_path)
     spath = str(solution_path) if solution_path is not None else solution_path_for(qpath)
     if spath is None:
         raise FormatError("no solution file at ../solution/<same name>", path=qpath)
     spath = str(spath)
     qtext = decode_text(read_regular(qpath)) if question_text is None else question_text
-    stext = decode_text(read_regular(spath))
-    try:
-        goals = read_solutions(stext)
-    except FormatError as e:
-        raise e.located(spath) from None
+    goals, loose = _goals(decode_text(read_regular(spath)), spath)
+    broken = _first(goals, loose)
+    if broken is not None and not any(isinstance(g, Grid) for g in goals.values()):
+        raise broken
     damaged = False
     for r in _read(qtext, goals):
-        if isinstance(r, FormatError):
+        if isinstance(r, FormatError) and not r.elsewhere(qpath):
             damaged = True
             r = r.located(qpath)
         yield r
+    yield from loose
     if goals and not damaged:  # (a damaged block, already reported, may be the missing one)
         yield FormatError(f"solution ${min(goals)} has no puzzle", path=spath)
 

@@ -28,10 +28,11 @@ from nonoforge.puzzle import Puzzle
 from nonoforge.util import first_line
 
 
-def reason_of(e: BaseException) -> str:
-    """The one-line reason of an error, without the file name (the item names it)."""
+def reason_of(e: BaseException, path: str | None = None) -> str:
+    """The one-line reason of an error, without the file name (the item names the file
+    read at ``path``; an error in another file, that file's solutions, names it)."""
     if isinstance(e, FormatError):
-        return first_line(e.reason if e.line is None else f"line {e.line}: {e.reason}")
+        return first_line(e.reason_in(path))
     return first_line(e)
 
 
@@ -70,14 +71,14 @@ class Batch:
 
         for path in self.paths:
             n = 0
+            real = path
             try:
                 real = self.resolve(path) if self.resolve is not None else path
                 for r in iter_file(
                     real, self.fmt, on_error="raise" if self.reraise else "collect"
                 ).records():
                     if isinstance(r, FormatError):  # one bad puzzle of several
-                        where = path if r.line is None else f"{path}:{r.line}"
-                        yield self._failed(where, first_line(r.reason))
+                        yield self._failed(r.place(path, real), first_line(r.reason))
                         continue
                     n += 1
                     yield Item(path, r)
@@ -86,7 +87,7 @@ class Batch:
             except NonoforgeError as e:
                 if self.reraise:
                     raise
-                yield self._failed(path, reason_of(e))
+                yield self._failed(path, reason_of(e, real))
             except RecursionError:
                 if self.reraise:
                     raise

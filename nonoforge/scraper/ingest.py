@@ -275,32 +275,31 @@ def ingest_nonograms(
     return ingest_site(corpus, site, ids, dry_run=dry_run, progress=progress)
 
 
-def _why(e: FormatError) -> str:
-    """A read error as a fetch-log reason: the item names the file, so line and reason."""
-    return e.reason if e.line is None else f"line {e.line}: {e.reason}"
-
-
-def _parse_member(m: Member) -> tuple[list[Puzzle | FormatError], str | None]:
-    """The records of one archive member (its puzzles and, in their places, the errors of
-    malformed ones: each costs only itself), or the reason it has none."""
+def _member_records(m: Member) -> Iterator[Puzzle | FormatError | str]:
+    """The records of one archive member, as they are read (its puzzles and, in their
+    places, the errors of malformed ones: each costs only itself). A string is the reason
+    reading stopped (the file could not be read, held no puzzle, or broke off); nothing
+    follows it."""
     from nonoforge.formats import loads
 
     if m.error is not None or m.data is None:
-        return [], m.error or "unreadable"
+        yield m.error or "unreadable"
+        return
+    n = 0
     try:
         # path-aware: a plain file's companions (tournament solutions) bring its goals
-        records = list(
-            loads(m.data, path=m.name, companions=True, on_error="collect").records()
-        )
+        for r in loads(m.data, path=m.name, companions=True, on_error="collect").records():
+            n += 1
+            yield r
     except FormatError as e:
-        return [], _why(e)
+        yield e.reason_in(m.name)
     except RecursionError:
-        return [], "nesting too deep"
+        yield "nesting too deep"
     except Exception as e:  # a reader's bug must not stop the other files
-        return [], f"internal error: {type(e).__name__}: {e}"
-    if not records:
-        return [], "no puzzle in file"
-    return records, None
+        yield f"internal error: {type(e).__name__}: {e}"
+    else:
+        if n == 0:
+            yield "no puzzle in file"
 
 
 def check_source(path: str) -> None:
@@ -321,9 +320,12 @@ def ingest_path(
 
     Each file is one fetch-log item of ``site`` (``"local"``), named by its absolute path
     (``archive.zip!member`` inside archives); a file holding several puzzles gives items
-    ``NAME#1``, ``NAME#2``, ... A file that cannot be read is recorded as failed with its
-    reason and the rest are ingested. Files are read again on every run (they are cheap
-    and may have changed); the key makes repeated puzzles duplicates.
+    ``NAME#1``, ``NAME#2``, ... by position, each stored with its log row as it is read
+    (memory stays bounded whatever the file's size; a kill loses nothing stored before
+    it). A file that cannot be read is recorded as failed with its reason and the rest
+    are ingested; a malformed record of several, or the place a file broke off, is its
+    own failed item. Files are read again on every run (they are cheap and may have
+    changed); the key makes repeated puzzles duplicates.
     """
     if corpus is None and not dry_run:
         raise UsageError("a corpus is needed unless this is a dry run")
@@ -340,26 +342,42 @@ def ingest_path(
             outcome = corpus.add_fetched(site, item, None, FAILED, reason=why)
         summary.record(item, outcome, why)
 
+    def put(item: str, r: Puzzle | FormatError, raw: bytes | None, file: str) -> None:
+        """Store one record (a puzzle, with the file's bytes when it is alone in the file)
+        with its fetch-log row, at once: a kill loses nothing stored before it."""
+        if isinstance(r, FormatError):  # a malformed puzzle of several
+            failed(item, r.reason_in(file))
+            return
+        fetched = Fetched(item, DONE, r, raw=raw)
+        if dry_run or corpus is None:
+            outcome = _dry_outcome(corpus, fetched, seen)
+        else:
+            outcome = corpus.add_fetched(site, item, r, DONE, raw=raw)
+        summary.record(item, outcome)
+
     try:
         with _progress(progress, None, "files", summary) as bar:
             for m in iter_members(path):
                 summary.requested += 1
                 name = item_name(m.name)
-                records, why = _parse_member(m)
-                if why is not None:
-                    failed(name, why)
-                for n, p in enumerate(records, start=1):  # NAME#n: the record's position
-                    item = name if len(records) == 1 else item_name(f"{m.name}#{n}")
-                    if isinstance(p, FormatError):  # a malformed puzzle of several
-                        failed(item, _why(p))
-                        continue
-                    raw = m.data if len(records) == 1 else None
-                    fetched = Fetched(item, DONE, p, raw=raw)
-                    if dry_run or corpus is None:
-                        outcome = _dry_outcome(corpus, fetched, seen)
+                # records are stored as they are read (memory stays bounded whatever the
+                # file's size); only the first is held, until a second shows whether the
+                # file holds several (items NAME#1, NAME#2, ... by position) or it alone
+                # (item NAME, with the file's bytes kept for re-parsing)
+                held: Puzzle | FormatError | None = None
+                for n, r in enumerate(_member_records(m), start=1):  # r: the file's nth
+                    if held is not None:
+                        put(item_name(f"{m.name}#1"), held, None, m.name)
+                        held = None
+                    if isinstance(r, str):  # reading stopped: the file, or where it broke
+                        failed(name if n == 1 else item_name(f"{m.name}#{n}"), r)
+                        break
+                    if n == 1:
+                        held = r
                     else:
-                        outcome = corpus.add_fetched(site, item, p, DONE, raw=raw)
-                    summary.record(item, outcome)
+                        put(item_name(f"{m.name}#{n}"), r, None, m.name)
+                if held is not None:
+                    put(name, held, m.data, m.name)
                 bar.advance()
     finally:
         summary.seconds = time.monotonic() - t0
