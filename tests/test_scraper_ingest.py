@@ -471,6 +471,7 @@ def test_a_bad_puzzle_of_an_ingested_file_costs_only_itself(
     assert res.exit_code == 0, res.output
     assert "new 2" in res.stdout and "failed 1" in res.stdout
     assert "ids.txt#2: line 2: " in res.stdout
+    assert "ids.txt: 1 file(s) in " in res.stdout  # one file of three puzzles, not "1 item"
 
 
 # -- a file's records, stored as they are read ------------------------------------------------

@@ -77,6 +77,9 @@ class IngestSummary:
     http: dict[str, int] | None = None
     #: how many of the failures were the network's or the server's (not the page's)
     network_failed: int = 0
+    #: what ``requested`` counts: a site's items, or a local path's files (each may hold
+    #: many puzzles, so the line must not call 1 file of 1000 puzzles "1 item")
+    unit: str = "item"
 
     def record(
         self, item: str, outcome: str, reason: str | None = None, *, network: bool = False
@@ -99,7 +102,7 @@ class IngestSummary:
     def line(self) -> str:
         """The one-line summary printed at the end of a run."""
         what = "dry run: " if self.dry_run else ""
-        return f"{what}{self.source}: {self.requested} item(s) in {self.seconds:.1f} s: " + (
+        return f"{what}{self.source}: {self.requested} {self.unit}(s) in {self.seconds:.1f} s: " + (
             self.counts
         )
 
@@ -330,7 +333,7 @@ def ingest_path(
     if corpus is None and not dry_run:
         raise UsageError("a corpus is needed unless this is a dry run")
     check_source(path)
-    summary = IngestSummary(f"{site}:{path}", dry_run=dry_run)
+    summary = IngestSummary(f"{site}:{path}", dry_run=dry_run, unit="file")
     seen: set[str] = set()
     t0 = time.monotonic()
 
