@@ -1085,7 +1085,7 @@ def generate(
         rows.append(row)
         if as_json or is_quiet():
             continue
-        verdict = "accepted" if g.accepted else "NOT accepted (edit budget spent)"
+        verdict = "accepted" if g.accepted else f"NOT accepted ({g.repair.refusal})"
         verdict += f" with {len(g.givens)} given(s)" if g.givens else ""
         like = "-" if row["likeness"] is None else f"{row['likeness']:.2f}"  # computed once
         out.print(f"{image}: {g.puzzle.width}x{g.puzzle.height}, {g.puzzle.ncolors} colour(s), "

@@ -13,6 +13,7 @@ from conftest import shared_path
 from nonoforge.errors import UsageError
 from nonoforge.images.generate import (
     TECHNIQUES,
+    Repair,
     _Clues,
     edit_costs,
     generate,
@@ -130,6 +131,33 @@ def test_zero_budget_keeps_the_picture_and_says_so() -> None:
     assert not rep.accepted
     assert rep.budget_spent or rep.rounds == 0
     assert rep.edits == 0 and rep.grid == g
+
+
+def test_a_work_budget_ends_the_repair_at_the_same_point_every_time() -> None:
+    """The repair's work is counted from the solver's counts (no clock): a budget of what an
+    unbounded repair used gives the same result, a smaller one ends it early, the same way
+    twice, not accepted and saying why; none at all stops before the first round."""
+    from dataclasses import replace
+
+    def run(work: int | None = None) -> Repair:  # without the timed solve result
+        kw = {} if work is None else {"work_budget": work}
+        return replace(repair(g, Palette.bw(), flat_fid(g), budget=0.1, seed=1, **kw),
+                       result=None)
+
+    g = Grid.from_rows(AMBIGUOUS)
+    full = run()
+    assert full.accepted and full.rounds >= 2 and not full.work_spent and full.work > 0
+    assert full.refusal is None
+    assert run(full.work) == full
+    none = run(0)
+    assert (none.accepted, none.work_spent, none.rounds, none.edits) == (False, True, 0, 0)
+    assert none.refusal == "work budget spent" and none.grid == g
+    cut = [run(full.work * k // 10) for k in range(1, 10)]
+    for k, r in enumerate(cut, 1):
+        assert r == full or (not r.accepted and r.work_spent and r.rounds < full.rounds)
+        assert r.work >= full.work * k // 10 or r == full  # ended past the budget, not before
+    assert any(r.work_spent and r.rounds > 0 for r in cut)  # ended between rounds
+    assert cut == [run(full.work * k // 10) for k in range(1, 10)]  # at the same points
 
 
 def test_overlap_potential() -> None:

@@ -28,6 +28,7 @@ import numpy as np
 from skimage.color import deltaE_ciede2000
 
 from nonoforge.errors import ImageError, UsageError
+from nonoforge.images.explain import costs
 from nonoforge.images.measure import (
     closest_pair,
     empty_margins,
@@ -50,6 +51,7 @@ from nonoforge.solving import TECHNIQUES, mask_counts
 
 if TYPE_CHECKING:  # the solver (and numba) load only when a puzzle is solved
     from nonoforge.solver import SolveResult
+    from nonoforge.solver.options import WorkCosts
 
 #: Photos whose repair runs out of budget are quantised again with ever larger noise pieces
 #: dropped (:func:`~nonoforge.images.quantise.drop_crumbs`, in black-and-white from 12 on after
@@ -67,6 +69,14 @@ REPAIRS = ("edits", "givens")
 MAX_TECHNIQUES = ("line", "probe")
 #: Default edit budget: at most this fraction of the cells may change.
 DEFAULT_BUDGET = 0.06
+#: Most work one repair may do (:func:`repair_work` units, about a microsecond of CPU
+#: each, summed over its solves); past it the repair ends like one whose rounds ran out
+#: (the best attempt kept, not accepted). A bound that is the same on every machine:
+#: without it a 150x150 photo's repair ran for over 17 minutes.
+REPAIR_WORK = 30_000_000
+#: What one solve of a repair costs besides its cells and its lines (:func:`repair_work`):
+#: measured 0.3-0.8 ms a call of line logic on 20x30-30x30 pictures.
+SOLVE_WORK = 300
 #: Candidates re-solved per round.
 DEFAULT_CANDIDATES = 12
 #: Cells of gain one unit of cost is worth when ranking candidates.
@@ -237,6 +247,18 @@ class Repair:
     solves: int
     budget_spent: bool
     result: SolveResult | None = field(repr=False, default=None)
+    #: the solver's work in all the repair's solves, each line request weighed by its
+    #: length (:func:`repair_work`): deterministic, and it tracks the time they took
+    work: int = 0
+    #: whether the work budget (:data:`REPAIR_WORK`) ended the repair unaccepted
+    work_spent: bool = False
+
+    @property
+    def refusal(self) -> str | None:
+        """Why the picture was not accepted, for people (None when it was)."""
+        if self.accepted:
+            return None
+        return "work budget spent" if self.work_spent else "edit budget spent"
 
 
 def edit_costs(cells: np.ndarray, original: np.ndarray, fid: np.ndarray) -> np.ndarray:
@@ -320,13 +342,16 @@ def repair(
     candidates: int = DEFAULT_CANDIDATES,
     seed: int = 0,
     solver: Solver | None = None,
+    work_budget: int = REPAIR_WORK,
 ) -> Repair:
     """Edit ``grid`` until its puzzle is unique at ``max_technique`` or the budget is spent.
 
     ``fid[y, x, c]`` is how far palette colour ``c`` is from cell ``(y, x)``'s source colour
     (see :func:`edit_costs`). ``budget`` is the largest fraction of cells that may differ
     from ``grid`` at the end. When the budget runs out the best attempt (most cells settled,
-    then fewest edits) is returned, not accepted.
+    then fewest edits) is returned, not accepted. ``work_budget`` bounds the solver's work
+    (:func:`repair_work`) the same way: checked before each round, so a repair stops at the
+    same point on every machine.
     """
     if not 0.0 <= budget <= 1.0:
         raise UsageError(f"edit budget must be a fraction 0..1, got {budget}")
@@ -334,18 +359,24 @@ def repair(
     strategy = _strategy(max_technique)
     original = grid.cells.astype(np.int64)
     clues = _Clues(original, palette)
-    res = solve(clues.puzzle(), strategy=strategy, max_solutions=2)
+    first = clues.puzzle()
+    res = solve(first, strategy=strategy, max_solutions=2)
     solves = 1
     h, w = original.shape
+    weights = costs(first)
+    work = repair_work(res, h * w, weights)
     max_edits = int(budget * h * w)
     rng = np.random.default_rng(seed)
     tabu = np.zeros(original.shape, dtype=np.int64)
     best = (decided(res), 0, clues.cells.copy(), res)
     rounds = 0
-    spent = False
+    spent = work_spent = False
     max_rounds = 3 * max(max_edits, 1)
     while not is_accepted(res, max_technique) and res.status != "none":
         if rounds >= max_rounds:
+            break
+        if work >= work_budget:
+            work_spent = True
             break
         rounds += 1
         base = decided(res)
@@ -375,6 +406,7 @@ def repair(
                 seen.add((y, x, c))
                 r = solve(clues.puzzle_with(y, x, row, col), strategy=strategy, max_solutions=2)
                 solves += 1
+                work += repair_work(r, h * w, weights)
                 if is_accepted(r, max_technique):
                     choice = (np.inf, y, x, c, r)
                     break
@@ -415,7 +447,18 @@ def repair(
         solves=solves,
         budget_spent=spent and not accepted,
         result=final_res,
+        work=work,
+        work_spent=work_spent,
     )
+
+
+def repair_work(result: SolveResult, cells: int, weights: WorkCosts) -> int:
+    """What one of a repair's solves costs, in units of about a microsecond of CPU: a
+    call's own cost (:data:`SOLVE_WORK`, and a tenth of a unit a cell of the puzzle) plus
+    the solver's work, a line solve weighed by its length as explain's budget weighs it
+    (:func:`~nonoforge.images.explain.costs`). From the counts alone: the same on every
+    machine."""
+    return SOLVE_WORK + cells // 10 + weights.charged(result.effort)
 
 
 def _clear_specks(
@@ -543,6 +586,8 @@ class Generated:
             "edit_fraction": round(self.edit_fraction, 4),
             "givens": [list(g) for g in self.givens],
             "solves": self.repair.solves,
+            "work": self.repair.work,
+            "work_spent": self.repair.work_spent,
             "key": p.key,
             "time_s": round(self.time_s, 3),
         }
