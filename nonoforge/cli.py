@@ -13,7 +13,8 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -1062,14 +1063,17 @@ def generate(
             "colors": colors, "seed": seed, "fill": fill, "max_technique": max_technique,
             "edit_budget": edit_budget, "crop": not no_crop, "repair_with": repair_with}
         aimed: dict[str, Any] = {}
-        if grade is None:
-            g = make(resolve_input(image), size=grid_size, width=width, **opts)
-        else:
-            from nonoforge.pipeline.aim import generate_for_grade
+        with _status(f"{image}: starting") as tell:
+            if tell is not None:  # where a long repair is, on a terminal's stderr
+                opts["progress"] = lambda line, image=image: tell(f"{image}: {line}")
+            if grade is None:
+                g = make(resolve_input(image), size=grid_size, width=width, **opts)
+            else:
+                from nonoforge.pipeline.aim import generate_for_grade
 
-            g, got, note = generate_for_grade(resolve_input(image), grade, size=grid_size,
-                                              **opts)
-            aimed = {"grade": got, "grade_wanted": grade, "grade_note": note}
+                g, got, note = generate_for_grade(resolve_input(image), grade,
+                                                  size=grid_size, **opts)
+                aimed = {"grade": got, "grade_wanted": grade, "grade_note": note}
         for note in (g.colors_note, aimed.get("grade_note")):
             if note:
                 err.print(f"note: {image}: {note}", markup=False, highlight=False)
@@ -1141,6 +1145,21 @@ def render(
 
 
 # --- pipeline ---
+
+@contextmanager
+def _status(first: str) -> Iterator[Callable[[str], None] | None]:
+    """A line on stderr that says what a long step is doing, replaced as it goes and gone
+    when it ends (a terminal only; nothing with --quiet or when stderr is not a terminal):
+    yields the function that sets the line, or None."""
+    if is_quiet() or not err.is_terminal:
+        yield None
+        return
+    from rich.text import Text
+
+    # Text, not str: a spinner reads a str as markup ("x[/b].png" would fail)
+    with err.status(Text(terminal_text(first))) as status:
+        yield lambda line: status.update(Text(terminal_text(line)))
+
 
 def _progress_bar(total_label: str):  # noqa: ANN202 - a rich Progress or a null context
     from contextlib import nullcontext

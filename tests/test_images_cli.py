@@ -256,3 +256,33 @@ def test_render_a_non_file_with_givens(tmp_path: Path) -> None:
     root = ET.parse(row["sheet_svg"]).getroot()
     given = [e for e in root.iter() if e.get("class") == "given"]
     assert sorted(e.tag.split("}")[1] for e in given) == ["path", "rect"]  # filled, crossed
+
+
+def test_generate_says_where_it_is_on_a_terminal_only(
+    tmp_path: Path, picture: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a terminal's stderr a status line follows the work (attempt, repair round) and
+    is cleared at the end; not with --quiet, and nothing when stderr is not a terminal
+    (the runner's): the results are the same."""
+    import io
+
+    from rich.console import Console
+
+    import nonoforge.cli as cli
+
+    plain = run("generate", str(picture), "--size", "14x10", "--colors", "3", "--out",
+                str(tmp_path / "a"), "--json")
+    assert plain.exit_code == 0, plain.output
+    assert "quantising" not in plain.stderr
+    screen = io.StringIO()
+    tty = Console(file=screen, force_terminal=True, width=400, markup=False, highlight=False)
+    monkeypatch.setattr(cli, "err", tty)
+    shown = run("generate", str(picture), "--size", "14x10", "--colors", "3", "--out",
+                str(tmp_path / "b"), "--json")
+    assert shown.exit_code == 0, shown.output
+    assert f"{picture}: attempt 1/4: quantising" in screen.getvalue()
+    first, second = json.loads(plain.stdout)[0], json.loads(shown.stdout)[0]
+    assert first["key"] == second["key"]
+    screen.truncate(0)
+    quiet = run("-q", "generate", str(picture), "--size", "14x10", "--out", str(tmp_path / "c"))
+    assert quiet.exit_code == 0 and "quantising" not in screen.getvalue()

@@ -160,6 +160,20 @@ def test_a_work_budget_ends_the_repair_at_the_same_point_every_time() -> None:
     assert cut == [run(full.work * k // 10) for k in range(1, 10)]  # at the same points
 
 
+def test_progress_says_the_attempt_and_the_round_and_changes_nothing() -> None:
+    """``progress`` hears each attempt start and each repair round (edits and budgets
+    used), and the puzzle is the one made without it."""
+    img = skimage.data.coffee()
+    lines: list[str] = []
+    g = generate(img, size=(30, 30), progress=lines.append)
+    assert g.puzzle.key == generate(img, size=(30, 30)).puzzle.key
+    rounds = g.repair.rounds
+    assert rounds >= 2 and lines[0] == "attempt 1/4: quantising"
+    assert [line.split(":")[1] for line in lines[1:]] == [
+        f" repair round {k}" for k in range(1, rounds + 1)]
+    assert lines[1].endswith(": 0/43 edits, 0 % of the work budget")
+
+
 def test_overlap_potential() -> None:
     assert overlap_potential((), 10) == 10
     assert overlap_potential((Block(10, 1),), 10) == 10

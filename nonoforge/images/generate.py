@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -343,6 +344,7 @@ def repair(
     seed: int = 0,
     solver: Solver | None = None,
     work_budget: int = REPAIR_WORK,
+    progress: Callable[[str], None] | None = None,
 ) -> Repair:
     """Edit ``grid`` until its puzzle is unique at ``max_technique`` or the budget is spent.
 
@@ -351,7 +353,8 @@ def repair(
     from ``grid`` at the end. When the budget runs out the best attempt (most cells settled,
     then fewest edits) is returned, not accepted. ``work_budget`` bounds the solver's work
     (:func:`repair_work`) the same way: checked before each round, so a repair stops at the
-    same point on every machine.
+    same point on every machine. ``progress`` is told, each round, where the repair is (a
+    line for people: round, edits, budgets used).
     """
     if not 0.0 <= budget <= 1.0:
         raise UsageError(f"edit budget must be a fraction 0..1, got {budget}")
@@ -379,6 +382,10 @@ def repair(
             work_spent = True
             break
         rounds += 1
+        if progress is not None:
+            edits = int((clues.cells != original).sum())
+            progress(f"repair round {rounds}: {edits}/{max_edits} edits, "
+                     f"{100 * work // max(work_budget, 1)} % of the work budget")
         base = decided(res)
         pool = _candidates(clues.cells, res.state, original, fid, tabu, rounds, rng)
         if int((clues.cells != original).sum()) >= max_edits:
@@ -619,6 +626,7 @@ def generate(
     crop: bool = True,
     photo: bool | None = None,
     repair_with: str = "edits",
+    progress: Callable[[str], None] | None = None,
 ) -> Generated:
     """Quantise ``image`` and repair it into a puzzle unique at ``max_technique``.
 
@@ -628,7 +636,8 @@ def generate(
     a repair empties are dropped too: an all-background edge line adds nothing a solver
     could use, so dropping it keeps the verdict. ``repair_with="givens"`` keeps the picture
     exact and makes it unique by line logic with a few cells printed solved instead
-    (:mod:`~nonoforge.images.givens`).
+    (:mod:`~nonoforge.images.givens`). ``progress`` is told what is being done (a line for
+    people: the attempt, the repair's round).
 
     >>> g = generate("cat.png", size=(30, 30), colors=4)   # doctest: +SKIP
     >>> g.accepted, g.edits                                # doctest: +SKIP
@@ -644,6 +653,9 @@ def generate(
     t0 = time.perf_counter()
     attempts: list[tuple[Quantised, Repair]] = []
     for crumb in CRUMBS:
+        tell = None if progress is None else _attempt(progress, len(attempts) + 1)
+        if tell is not None:
+            tell("quantising")
         try:
             q = quantise(
                 image, size=size, width=width, colors=colors, seed=seed, fill=fill,
@@ -656,7 +668,7 @@ def generate(
         rep = repair(
             q.grid, q.palette, fidelity_table(q), max_technique=max_technique,
             budget=edit_budget if repair_with == "edits" else 0.0, candidates=candidates,
-            seed=seed, solver=solver,
+            seed=seed, solver=solver, progress=tell,
         )
         attempts.append((q, rep))
         if repair_with != "edits" or not q.photo or (rep.accepted and len(attempts) == 1):
@@ -684,6 +696,12 @@ def generate(
         rep = replace(rep, accepted=ok, status=r.status, technique=r.technique,
                       solves=rep.solves + 1, result=r)
     return Generated(puzzle, q, rep, time.perf_counter() - t0)
+
+
+def _attempt(progress: Callable[[str], None], n: int) -> Callable[[str], None]:
+    """``progress`` with the attempt's number before each line (a photo may be quantised
+    again, simpler, up to ``len(CRUMBS)`` times)."""
+    return lambda line: progress(f"attempt {n}/{len(CRUMBS)}: {line}")
 
 
 def _best_attempt(attempts: list[tuple[Quantised, Repair]]) -> tuple[Quantised, Repair]:
