@@ -216,7 +216,7 @@ def explain(
     spent = weights.charged(full.effort)
     if "sat_conflicts" in full.effort:  # the hand-over's CNF, as each call's is charged
         spent += CELL_WORK * mine.size + CLAUSE_WORK * _clause_bound(puzzle, full.state)
-    status, seek = full.status, None
+    status, seek, line = full.status, None, None
     if full.status == "multiple" and others:
         # what the first solve's root logic settled holds for every solution (the solver's
         # own SAT hand-over starts there): the calls start there too, a far smaller CNF
@@ -243,7 +243,8 @@ def explain(
             nxt = seek.other(pinned)
         stopped = seek.stopped or (None if nxt is None else "rounds")
         return _flip(puzzle, status, others[0], found, stopped)
-    line = solve(puzzle, strategy="line", max_solutions=2)
+    if line is None:  # (the budget's way above has it already)
+        line = solve(puzzle, strategy="line", max_solutions=2)
     ys, xs = np.nonzero(mask_counts(line.state) > 1)
     kind = "undecided" if len(ys) else "none"
     return Explanation(kind, status, _cells(ys, xs))
@@ -263,6 +264,7 @@ class _Seeker:
         self.puzzle, self.mine, self.deadline, self.work = puzzle, mine, deadline, work
         p = puzzle
         self.base = full_state(p.height, p.width, p.ncolors) if base is None else base
+        self.conflict = costs(p).conflict  # what one conflict costs, the same every call
         self.stopped: str | None = None
 
     @property
@@ -280,8 +282,7 @@ class _Seeker:
         p, mine = self.puzzle, self.mine
         state = self.base.copy()
         state[pinned] = np.left_shift(np.uint64(1), mine[pinned].astype(np.uint64))
-        calling = CELL_WORK * mine.size
-        conflict = costs(p).conflict
+        calling, conflict = CELL_WORK * mine.size, self.conflict
         # the CNF's size is known once built: what is left must pay for about that much
         conflicts = (self.work - calling - CLAUSE_WORK * _clause_bound(p, state)) // conflict
         if conflicts <= 0:

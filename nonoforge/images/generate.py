@@ -382,13 +382,13 @@ def repair(
             work_spent = True
             break
         rounds += 1
+        edits = int((clues.cells != original).sum())
         if progress is not None:
-            edits = int((clues.cells != original).sum())
             progress(f"repair round {rounds}: {edits}/{max_edits} edits, "
                      f"{100 * work // max(work_budget, 1)} % of the work budget")
         base = decided(res)
         pool = _candidates(clues.cells, res.state, original, fid, tabu, rounds, rng)
-        if int((clues.cells != original).sum()) >= max_edits:
+        if edits >= max_edits:
             # the budget is spent: only edits that undo an earlier one may still help
             spent = True
             pool = [c for c in pool if original[c[1], c[2]] == c[3]]
