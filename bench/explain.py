@@ -8,8 +8,8 @@ what stopped it: rounds, budget, or the time guard), the largest region, and the
 seconds of :func:`~nonoforge.images.explain.explain` alone (this process, the machine is
 shared; compile time is paid up front by ``warmup`` and not counted).
 
-    PYTHONPATH=. /work/venv/bin/python bench/explain.py                  # 30x30, B&W and 4 col
-    PYTHONPATH=. /work/venv/bin/python bench/explain.py --sizes 20 45 --colours 1
+    .venv/bin/python bench/explain.py                  # 30x30, B&W and 4 col
+    .venv/bin/python bench/explain.py --sizes 20 45 --colours 1
 
 ``--scale`` asks what ends the search as pictures grow, up to the largest grid: a random
 picture (half ink, seeded), astronaut in black and white and hubble_deep_field in 4
@@ -19,8 +19,8 @@ a digest of the result (equal digests: the same regions, verdict and ``stopped``
 and wall seconds against the 30 s guard. ``--hog`` runs a busy loop beside it (a second
 process, ended at the end) to show the result does not depend on the load.
 
-    PYTHONPATH=. /work/venv/bin/python bench/explain.py --scale --repeat 2
-    PYTHONPATH=. /work/venv/bin/python bench/explain.py --scale --hog --sizes 150 200
+    .venv/bin/python bench/explain.py --scale --repeat 2
+    .venv/bin/python bench/explain.py --scale --hog --sizes 150 200
 """
 
 from __future__ import annotations

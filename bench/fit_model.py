@@ -22,12 +22,12 @@ fitted without it (5-fold cross-validation, the same folds for every source; tar
 on every source).
 
     # after a solver change (effort counts or speed): about 20 min on 2 shared cores
-    /work/venv/bin/python bench/fit_model.py --workers 2 --sample 400
-    /work/venv/bin/python bench/fit_model.py --workers 2 --sample 400 --requick  # re-time
-    /work/venv/bin/python bench/fit_model.py --reuse                     # refit saved ratings
-    /work/venv/bin/python bench/fit_model.py --reuse --sample 400 --measured-under 1.1
+    .venv/bin/python bench/fit_model.py --workers 2 --sample 400
+    .venv/bin/python bench/fit_model.py --workers 2 --sample 400 --requick  # re-time
+    .venv/bin/python bench/fit_model.py --reuse                     # refit saved ratings
+    .venv/bin/python bench/fit_model.py --reuse --sample 400 --measured-under 1.1
     # a change that moves only some puzzles' effort: re-rate those, keep the others' times
-    /work/venv/bin/python bench/fit_model.py --workers 2 --sample 400 --rerate-changed 1.1
+    .venv/bin/python bench/fit_model.py --workers 2 --sample 400 --rerate-changed 1.1
 """
 
 from __future__ import annotations

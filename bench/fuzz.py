@@ -18,8 +18,8 @@ batches read it, ``on_error="collect"``, the first's puzzles a prefix of the sec
 written back when it reads, detection by content (``detect``), and the ROFL decoder on its own:
 one record payload (``rofl-record``) and a damaged container salvaged (``rofl-salvage``).
 
-    /work/venv/bin/python bench/fuzz.py --seconds 600            # every target, 10 min in all
-    /work/venv/bin/python bench/fuzz.py --seconds 30 --targets non,rofl-salvage --seed 7
+    .venv/bin/python bench/fuzz.py --seconds 600            # every target, 10 min in all
+    .venv/bin/python bench/fuzz.py --seconds 30 --targets non,rofl-salvage --seed 7
 
 The exit code is 1 when anything escaped. Run it niced on a shared machine; the figures
 are iterations, not speed claims.

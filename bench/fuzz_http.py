@@ -7,7 +7,7 @@ lines, headers and bodies spliced, cut, with odd bytes, huge or non-ASCII number
 *escape* is any exception other than :class:`~nonoforge.errors.NonoforgeError`; each
 distinct one (type, innermost line) is printed once with the answer that caused it.
 
-    /work/venv/bin/python bench/fuzz_http.py --seconds 120 --seed 0
+    .venv/bin/python bench/fuzz_http.py --seconds 120 --seed 0
 
 The exit code is 1 when anything escaped. Nothing leaves the machine.
 """

@@ -6,7 +6,7 @@ state; saved with ``--save``, reloaded with ``--load``) and then solves the same
 each back-end named, interleaved round by round, printing CPU seconds, conflicts and the
 slowest puzzles. Every solution is checked against the clues.
 
-    PYTHONPATH=. /work/venv/bin/python bench/handovers.py --sets tcga2022:401-700 \\
+    .venv/bin/python bench/handovers.py --sets tcga2022:401-700 \\
         --first 100 --save /tmp/ho.pkl --backends minisat22,glucose42 --rounds 2
 
 A back-end is ``minisat22`` (or any python-sat solver name: the shipped order encoding,
@@ -21,7 +21,7 @@ its back-end here are at commit 908d370.
 state after probing, as ``auto`` hands it to SAT); ``--max-solutions 2`` asks python-sat
 back-ends for a uniqueness proof from the same states:
 
-    PYTHONPATH=. /work/venv/bin/python bench/handovers.py --survey knotty \
+    .venv/bin/python bench/handovers.py --survey knotty \
         --backends minisat-gh --max-solutions 2
 """
 

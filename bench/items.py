@@ -3,9 +3,9 @@ scales: CPU seconds on files made only of malformed records, per format, at two 
 (linear work doubles, a rescan per record quadruples), and the first puzzle of a
 1000-puzzle file (the stream stays lazy: CPU and peak memory before the first puzzle).
 
-    PYTHONPATH=. /work/venv/bin/python bench/items.py            # 0.5 and 1 MiB
-    PYTHONPATH=. /work/venv/bin/python bench/items.py --mib 2
-    PYTHONPATH=. /work/venv/bin/python bench/items.py --ingest   # ingest PATH, db import
+    .venv/bin/python bench/items.py            # 0.5 and 1 MiB
+    .venv/bin/python bench/items.py --mib 2
+    .venv/bin/python bench/items.py --ingest   # ingest PATH, db import
 
 ``--ingest`` measures the importers on big multi-puzzle files instead: ``ingest PATH`` and
 ``db import`` of 4000 tournament puzzles (four of the shared sets, concatenated), a .non

@@ -6,8 +6,8 @@ is solved with ``max_solutions=2``, so the verdict carries a proof (unique) or t
 different pictures (multiple). Every solution is checked against the clues, and a unique
 verdict must give back the drawn picture.
 
-    /work/venv/bin/python bench/random30.py                 # 1,000 puzzles, seed 0
-    /work/venv/bin/python bench/random30.py --count 200 --size 25 --density 0.4
+    .venv/bin/python bench/random30.py                 # 1,000 puzzles, seed 0
+    .venv/bin/python bench/random30.py --count 200 --size 25 --density 0.4
 
 Times are CPU seconds of this process per solve (the machine is shared). Compile time is
 printed separately, never counted. Targets (issue 15): slowest < 2 s, total < 60 s.

@@ -11,7 +11,7 @@ Dask cluster itself). Then prints the held-out Spearman rho per source of the sh
 reference model (from its fit, bench/fit_model.py) and of the same model on this run's
 measurements, and the grade histogram.
 
-    /work/venv/bin/python bench/rate.py [--limit N] [--repeat N] [--executors local1,...]
+    .venv/bin/python bench/rate.py [--limit N] [--repeat N] [--executors local1,...]
 """
 
 from __future__ import annotations

@@ -6,9 +6,9 @@ against the clues; CPU seconds per configuration are summed. A configuration set
 ``auto`` searches (``core.SEARCH_ONE`` / ``core.SEARCH_MANY``: probe records, score,
 order) and how many nodes it searches before the SAT hand-over.
 
-    PYTHONPATH=. /work/venv/bin/python bench/search.py tcga2022 --first 401 --count 150 \\
+    .venv/bin/python bench/search.py tcga2022 --first 401 --count 150 \\
         --configs base,incr,incr-n50
-    PYTHONPATH=. /work/venv/bin/python bench/search.py random30 --count 200 -n 2 \\
+    .venv/bin/python bench/search.py random30 --count 200 -n 2 \\
         --configs base,incr
 
 Sets: a tournament set's name (``max_solutions`` 1 by default), ``random30`` (the seeded

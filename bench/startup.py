@@ -10,8 +10,8 @@ Byte-code is cached under a temporary ``PYTHONPYCACHEPREFIX`` and warmed by one 
 run, as an installed package has its ``.pyc`` files (a checkout run with
 ``PYTHONDONTWRITEBYTECODE`` would recompile every module each time).
 
-    /work/venv/bin/python bench/startup.py
-    /work/venv/bin/python bench/startup.py --repeat 9
+    .venv/bin/python bench/startup.py
+    .venv/bin/python bench/startup.py --repeat 9
 
 Targets: ``solve`` of webpbn-00001 (5x10) < 0.35 s, ``info`` < 0.2 s.
 """

@@ -7,8 +7,8 @@ solution file holds one picture per puzzle; a puzzle may have others, so a diffe
 valid picture counts as solved). Prints a table per set (total, slowest, over 1 s, over
 10 s) and one for the whole.
 
-    /work/venv/bin/python bench/tournament.py                  # all 27 sets
-    /work/venv/bin/python bench/tournament.py taai2011 tcga2016 --limit 100 --timeout 20
+    .venv/bin/python bench/tournament.py                  # all 27 sets
+    .venv/bin/python bench/tournament.py taai2011 tcga2016 --limit 100 --timeout 20
 
 Times are CPU seconds of this process per solve (``time.process_time``: the machine is
 shared, and wall time would count the others' work); wall seconds are printed beside the
