@@ -16,9 +16,18 @@ from PIL import Image
 from typer.testing import CliRunner
 
 from nonoforge.cli import app
-from nonoforge.images.explain import Explanation, _Seeker, costs, explain, summary_line
+from nonoforge.images.explain import (
+    SWAP_WORK,
+    Explanation,
+    _Seeker,
+    _swaps,
+    costs,
+    explain,
+    summary_line,
+    switches,
+)
 from nonoforge.images.render import _faded, explain_gif, explain_png
-from nonoforge.puzzle import Grid, Palette, Puzzle
+from nonoforge.puzzle import Grid, Palette, Puzzle, clue_of
 from nonoforge.solver import solve
 
 #: Two classic switches far apart (the diagonal pairs at rows 1-2 and 7-8), each with
@@ -399,3 +408,95 @@ def test_sat_alone_proves_a_picture_unique_where_line_logic_stalls() -> None:
     both, alone = explain(grid, puzzle.palette), explain(grid, puzzle.palette, first_share=0)
     assert (both.kind, both.status) == ("undecided", "unique") and both.cells
     assert (alone.kind, alone.status, alone.cells) == ("undecided", "unique", both.cells)
+
+
+def _keeps_clue(line: list[int], i: int, j: int) -> bool:
+    swapped = list(line)
+    swapped[i], swapped[j] = swapped[j], swapped[i]
+    return clue_of(swapped) == clue_of(line)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.integers(0, 2), min_size=1, max_size=14))
+def test_swaps_are_exactly_the_exchanges_that_keep_a_line_clue(line: list[int]) -> None:
+    """Against every pair of cells of different colours (two colours and background):
+    the listed swaps keep the clue, and every exchange that keeps it is listed."""
+    listed = _swaps(np.array(line, dtype=np.uint8))
+    every = {(i, j) for i in range(len(line)) for j in range(i + 1, len(line))
+             if line[i] != line[j] and _keeps_clue(line, i, j)}
+    assert listed == every
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.lists(st.integers(0, 2), min_size=49, max_size=49))
+def test_switches_are_disjoint_minimal_solutions(cells: list[int]) -> None:
+    """On random 7x7 pictures in two colours: each switch found is a solution differing
+    from the picture in four cells at the corners of a rectangle, no two share a cell, and
+    no solution differs on only part of one (enumerated)."""
+    grid = Grid(np.array(cells, dtype=np.uint8).reshape(7, 7))
+    puzzle = Puzzle.from_grid(grid)
+    found, work = switches(grid.cells, 100, 10**9)
+    assert work > 0 or not found
+    every = solve(puzzle, max_solutions=10_000)
+    diffs = {frozenset(zip(*map(np.ndarray.tolist, np.nonzero(s.cells != grid.cells)),
+                           strict=True)) for s in every.solutions}
+    seen: set[tuple[int, int]] = set()
+    for alt in found:
+        assert Grid(alt).matches(puzzle)
+        ys, xs = np.nonzero(alt != grid.cells)
+        region = frozenset(zip(ys.tolist(), xs.tolist(), strict=True))
+        assert len(set(ys.tolist())) == len(set(xs.tolist())) == 2 and len(region) == 4
+        assert region in diffs and not any(d and d < region for d in diffs)
+        assert not region & seen
+        seen |= region
+
+
+def test_switches_stop_where_their_work_does_the_same_every_time() -> None:
+    """Given just the work that finding the first two took, the search stops after them,
+    with the same two as an unbounded one; with less than listing the lines costs, none."""
+    cells = _random_picture(1, 40, 0.5).cells
+    every, work = switches(cells, 1000, 10**9)
+    assert len(every) > 3 and all(len(np.nonzero(a != cells)[0]) == 4 for a in every)
+    two, upto = switches(cells, 2, 10**9)
+    assert len(two) == 2 and upto < work
+    cut, spent = switches(cells, 1000, upto)
+    assert len(cut) == 2 and spent == upto + SWAP_WORK
+    assert all(np.array_equal(a, b) for a, b in zip(cut, every[:2], strict=True))
+    again, spent_again = switches(cells, 1000, upto)
+    assert spent_again == spent and all(map(np.array_equal, again, cut))
+    assert switches(cells, 1000, 0)[0] == []
+
+
+def test_a_large_picture_past_the_first_share_shows_its_switches() -> None:
+    """A random half-ink 80x80 picture: line logic settles nothing, the full solver and one
+    SAT call over the whole picture both run out of budget (``undecided`` before, at the
+    default budget too: bench/explain.py --scale). Its
+    four-cell switches are found without a solver: as many regions as rounds allow, each
+    minimal, ``rounds`` said to have ended the search; the same on every run."""
+    grid = _random_picture(1, 80, 0.5)
+    puzzle = Puzzle.from_grid(grid)
+    first = solve(puzzle, max_solutions=2, budget=500_000, costs=costs(puzzle))
+    assert first.status == "budget"  # the full solver's share runs out (half the budget)
+    e = explain(grid, puzzle.palette, rounds=6, budget=1_000_000)
+    assert (e.kind, e.status, e.stopped, e.complete) == ("flip", "multiple", "rounds", False)
+    assert len(e.regions) == 6 and all(len(r) == 4 for r in e.regions)
+    assert e.minimal == (True,) * 6
+    _assert_alternatives(puzzle, e)
+    assert e == explain(grid, puzzle.palette, rounds=6, budget=1_000_000)
+
+
+def test_switches_first_then_sat_for_what_they_miss() -> None:
+    """With no share for the full solver: the picture's one switch (rows 4-5, columns 3-4)
+    is found without a solver, and the SAT back-end then finds the ambiguity that is no
+    switch -- a cycle of six cells through three rows and three columns -- as a region of
+    its own (a random 7x7 picture, found by a search for both): the same regions as the
+    full solver's, and ``complete`` proven with both pinned."""
+    rows = ["..#.##.", "#.#..#.", "#.####.", "#.....#", "#..#...", ".#..#..", ".#....#"]
+    grid = Grid.from_rows(rows)
+    puzzle = Puzzle.from_grid(grid)
+    assert len(switches(grid.cells, 10, 10**9)[0]) == 1
+    both, alone = explain(grid, puzzle.palette), explain(grid, puzzle.palette, first_share=0)
+    assert alone.regions == (((0, 0), (0, 2), (3, 2), (3, 6), (4, 0), (4, 6)),
+                             ((4, 3), (4, 4), (5, 3), (5, 4)))
+    assert (alone.kind, alone.regions, alone.complete) == (both.kind, both.regions, True)
+    _assert_alternatives(puzzle, alone)

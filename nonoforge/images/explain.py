@@ -4,8 +4,10 @@
 full solver, asking for two solutions. When there is a second one, the cells where it
 differs from the picture flip between them -- the places a designer would redraw. When the
 full solver spends its share of the budget first (long lines of a large picture make its
-probing dear), the picture, a solution already known, lets the SAT back-end be asked for
-another one directly, from what line logic settles; none found is a proof of uniqueness.
+probing dear), the picture's four-cell switches are listed without a solver
+(:func:`switches`), and the picture, a solution already known, lets the SAT back-end be
+asked for another one directly, from what line logic settles; none found is a proof of
+uniqueness.
 
 A second solution can flip several places at once (two switches far apart flip together
 in it only because the solver found them together), and a designer fixes each place on its
@@ -75,6 +77,9 @@ DP_CELL_BLOCKS = 60
 FIRST_SHARE = 50
 #: Half-widths of the windows :meth:`_Seeker.local` tries around a difference.
 WINDOWS = (1, 2, 4, 8)
+#: What :func:`switches` charges the budget for each exchange it lists or tests: measured
+#: about a microsecond each (pure Python), two units.
+SWAP_WORK = 2
 
 Cell = tuple[int, int]
 
@@ -217,26 +222,35 @@ def explain(
     if "sat_conflicts" in full.effort:  # the hand-over's CNF, as each call's is charged
         spent += CELL_WORK * mine.size + CLAUSE_WORK * _clause_bound(puzzle, full.state)
     status, seek, line = full.status, None, None
+    nxt: np.ndarray | None = None  # the next alternative to narrow into a region
     if full.status == "multiple" and others:
         # what the first solve's root logic settled holds for every solution (the solver's
         # own SAT hand-over starts there): the calls start there too, a far smaller CNF
         base = full.state if all(_admits(full.state, g) for g in (mine, *others)) else None
         seek = _Seeker(puzzle, mine, deadline, budget - spent, base)
-    elif full.status == "budget":
+    found: list[tuple[np.ndarray, bool]] = []  # each with: proven minimal
+    pinned = np.zeros(mine.shape, dtype=bool)
+    if full.status == "budget":
         line = solve(puzzle, strategy="line", max_solutions=2)
+        # four-cell switches first: found in a blink where one SAT call over a large
+        # picture's millions of clauses may spend the rest of the budget without an answer
+        # (one more than the rounds: the last, if found, says there are more)
+        quick, work = switches(mine, rounds + 1, budget - spent)
+        spent += work
+        found = [(alt, True) for alt in quick[:rounds]]  # a switch is minimal
+        for alt, _ in found:
+            pinned |= alt != mine
         seek = _Seeker(puzzle, mine, deadline, budget - spent, line.state)
-        other = seek.other(np.zeros(mine.shape, dtype=bool))
-        if other is not None:
-            status, others = "multiple", [other]
+        nxt = quick[rounds] if len(quick) > rounds else seek.other(pinned)
+        first_other = found[0][0] if found else nxt
+        if first_other is not None:
+            status, others = "multiple", [first_other]
         elif not seek.exhausted:
             status = "unique"  # proven by the SAT back-end: no solution but the picture
     if status == "multiple" and seek is not None:
-        found: list[tuple[np.ndarray, bool]] = []  # each with: proven minimal
-        pinned = np.zeros(mine.shape, dtype=bool)
-        nxt: np.ndarray | None = others[0]
-        for _ in range(rounds):
-            if nxt is None:
-                break
+        if not found:
+            nxt = others[0]
+        while len(found) < rounds and nxt is not None:
             alt = seek.minimal(seek.local(nxt, pinned))
             found.append((alt, not seek.exhausted))  # cut short: perhaps not minimal
             pinned |= alt != mine
@@ -248,6 +262,83 @@ def explain(
     ys, xs = np.nonzero(mask_counts(line.state) > 1)
     kind = "undecided" if len(ys) else "none"
     return Explanation(kind, status, _cells(ys, xs))
+
+
+def switches(cells: np.ndarray, most: int, work: int) -> tuple[list[np.ndarray], int]:
+    """Up to ``most`` alternative solutions of the picture ``cells``, each a four-cell
+    *switch*, no two sharing a cell, in reading order; with the work units they cost (at
+    most about ``work``: the search stops there, at the same point every time).
+
+    A switch is two rows and two columns whose corner cells read ``a b / b a`` and whose
+    exchange (``b a / a b``) keeps all four lines' clues: in each line two cells swap, a
+    block moving by one or a one-cell block elsewhere (:func:`_swaps`). It needs no solver:
+    each line's clue-keeping swaps are listed once, a row's are joined to the columns' by
+    their cells. Each is minimal by inclusion -- any smaller part of it changes a single
+    cell of some line, and with it that line's count of a colour -- so it is a region as
+    it stands. Not every ambiguity is a switch (longer cycles, blocks sliding together):
+    what this misses, the SAT back-end is asked for afterwards."""
+    height, width = cells.shape
+    rows = [_swaps(cells[r]) for r in range(height)]
+    cols = [_swaps(cells[:, c]) for c in range(width)]
+    spent = SWAP_WORK * (sum(map(len, rows)) + sum(map(len, cols)))
+    below: list[dict[int, list[int]]] = [{} for _ in range(width)]  # column: row -> rows
+    for c, pairs in enumerate(cols):
+        for r1, r2 in sorted(pairs):
+            below[c].setdefault(r1, []).append(r2)
+    found: list[np.ndarray] = []
+    used = np.zeros(cells.shape, dtype=bool)
+    for r1, pairs in enumerate(rows):
+        for c1, c2 in sorted(pairs):
+            for r2 in below[c1].get(r1, ()):
+                spent += SWAP_WORK
+                if spent > work:
+                    return found, spent
+                if ((c1, c2) not in rows[r2] or (r1, r2) not in cols[c2]
+                        or cells[r1, c1] != cells[r2, c2] or cells[r1, c2] != cells[r2, c1]):
+                    continue
+                corners = np.ix_((r1, r2), (c1, c2))
+                if used[corners].any():
+                    continue
+                alt = cells.copy()
+                alt[corners] = cells[corners][:, ::-1]
+                used[corners] = True
+                found.append(alt)
+                if len(found) >= most:
+                    return found, spent
+    return found, spent
+
+
+def _swaps(line: np.ndarray) -> set[tuple[int, int]]:
+    """The pairs of cells ``(i, j)``, ``i < j``, of different colours whose exchange keeps
+    the clue of ``line`` (colours, 0 the background): a block moved one cell along into
+    the background (the cell past it is not of its colour, or they would merge), or a
+    one-cell block moved to a background cell elsewhere, past one-cell blocks of its colour
+    only (``1.1..`` -> ``..1.1``). (Two painted cells of different colours never swap and
+    keep the clue: their blocks' order would change.)"""
+    n = len(line)
+    x = line.tolist()
+    out: set[tuple[int, int]] = set()
+    edges = np.flatnonzero(np.diff(line)) + 1
+    for s, e in zip([0, *edges.tolist()], [*(edges - 1).tolist(), n - 1], strict=True):
+        a = x[s]
+        if a == 0:
+            continue
+        if s < e:  # a longer block: one cell either way
+            if e + 1 < n and x[e + 1] == 0 and (e + 2 >= n or x[e + 2] != a):
+                out.add((s, e + 1))
+            if s > 0 and x[s - 1] == 0 and (s < 2 or x[s - 2] != a):
+                out.add((s - 1, e))
+            continue
+        for step in (1, -1):  # a one-cell block: to any background cell either side
+            j = s + step
+            while 0 <= j < n:
+                if x[j] == 0:  # not beside a cell of its colour (it would merge)
+                    if all(k == s or not 0 <= k < n or x[k] != a for k in (j - 1, j + 1)):
+                        out.add((min(s, j), max(s, j)))
+                elif x[j] != a or (0 <= j + step < n and x[j + step] == a):
+                    break  # past a one-cell block of its colour only (the same clue)
+                j += step
+    return out
 
 
 class _Seeker:
