@@ -273,7 +273,7 @@ def test_generate_says_where_it_is_on_a_terminal_only(
     plain = run("generate", str(picture), "--size", "14x10", "--colors", "3", "--out",
                 str(tmp_path / "a"), "--json")
     assert plain.exit_code == 0, plain.output
-    assert "quantising" not in plain.stderr
+    assert "quantising" not in plain.stderr and "preparing" not in plain.stderr
     screen = io.StringIO()
     tty = Console(file=screen, force_terminal=True, width=400, markup=False, highlight=False)
     monkeypatch.setattr(cli, "err", tty)

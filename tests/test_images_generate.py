@@ -168,10 +168,10 @@ def test_progress_says_the_attempt_and_the_round_and_changes_nothing() -> None:
     g = generate(img, size=(30, 30), progress=lines.append)
     assert g.puzzle.key == generate(img, size=(30, 30)).puzzle.key
     rounds = g.repair.rounds
-    assert rounds >= 2 and lines[0] == "attempt 1/4: quantising"
-    assert [line.split(":")[1] for line in lines[1:]] == [
+    assert rounds >= 2 and lines[:2] == ["preparing the picture", "attempt 1/4: quantising"]
+    assert [line.split(":")[1] for line in lines[2:]] == [
         f" repair round {k}" for k in range(1, rounds + 1)]
-    assert lines[1].endswith(": 0/43 edits, 0 % of the work budget")
+    assert lines[2].endswith(": 0/43 edits, 0 % of the work budget")
 
 
 def test_overlap_potential() -> None:

@@ -45,7 +45,7 @@ from nonoforge.images.quantise import (
     DEFAULT_MERGE_DELTA,
     ImageSource,
     Quantised,
-    quantise,
+    prepare,
 )
 from nonoforge.puzzle import Clue, Grid, Meta, Palette, Puzzle, clue_of, min_length
 from nonoforge.solving import TECHNIQUES, mask_counts
@@ -652,15 +652,17 @@ def generate(
         raise UsageError(f"repair must be one of {', '.join(REPAIRS)}, got {repair_with!r}")
     t0 = time.perf_counter()
     attempts: list[tuple[Quantised, Repair]] = []
+    if progress is not None:
+        progress("preparing the picture")
+    # read, shrunk and (photos) smoothed once: only the crumbs differ between attempts
+    pre = prepare(image, size=size, width=width, colors=colors, fill=fill, crop=crop,
+                  photo=photo)
     for crumb in CRUMBS:
         tell = None if progress is None else _attempt(progress, len(attempts) + 1)
         if tell is not None:
             tell("quantising")
         try:
-            q = quantise(
-                image, size=size, width=width, colors=colors, seed=seed, fill=fill,
-                merge_delta=merge_delta, crop=crop, photo=photo, crumb=crumb,
-            )
+            q = pre.quantise(seed=seed, merge_delta=merge_delta, crumb=crumb)
         except ImageError:
             if not attempts:
                 raise

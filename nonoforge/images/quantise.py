@@ -478,8 +478,29 @@ def quantise(
     black-and-white (or ``fill``: the threshold that inks that fraction of the cells).
     Colours are at least ``min_delta`` (CIEDE2000) apart and from the background. On
     black-and-white photos ink pieces and holes under ``crumb`` cells are dropped. Same
-    inputs and seed, same grid.
+    inputs and seed, same grid. (:func:`prepare` then :meth:`Prepared.quantise`, for
+    several quantisings of one picture.)
     """
+    return prepare(
+        image, size=size, width=width, colors=colors, fill=fill, crop=crop, photo=photo
+    ).quantise(seed=seed, merge_delta=merge_delta, despeckle_passes=despeckle_passes,
+               min_delta=min_delta, crumb=crumb)
+
+
+def prepare(
+    image: ImageSource,
+    *,
+    size: tuple[int, int] | None = None,
+    width: int | None = None,
+    colors: int = 1,
+    fill: float | None = None,
+    crop: bool = True,
+    photo: bool | None = None,
+) -> Prepared:
+    """The part of :func:`quantise` that depends only on these arguments: the image read,
+    shrunk for analysis, on photos equalised and smoothed, its background colour and its
+    trimmed box. ``generate`` quantises a photo up to four times with coarser crumbs; it
+    prepares it once (the smoothing is most of a large photo's quantising)."""
     if not 1 <= colors <= MAX_COLORS:
         raise UsageError(f"colours must be 1..{MAX_COLORS}, got {colors}")
     if fill is not None and not 0.0 < fill < 1.0:
@@ -501,6 +522,52 @@ def quantise(
     bg_lab = np.array([100.0, 0.0, 0.0]) if use_alpha else _background_lab(work_lab, opaque_px)
     h_px, w_px = rgba.shape[:2]
     box = trim_box(work_lab, opaque_px, use_alpha, bg_lab) if crop else (0, h_px, 0, w_px)
+    return Prepared(size, width, colors, fill, crop, photo, use_alpha, k, rgba, work,
+                    sketch_light, structures, bg_lab, box)
+
+
+@dataclass(frozen=True, eq=False)
+class Prepared:
+    """A picture made ready by :func:`prepare` (its arguments, then what they gave):
+    quantise it with :meth:`quantise` as often as needed."""
+
+    size: tuple[int, int] | None
+    width: int | None
+    colors: int
+    fill: float | None
+    crop: bool
+    photo: bool
+    use_alpha: bool
+    k: int  # the analysis picture is the image shrunk k times
+    rgba: np.ndarray
+    work: np.ndarray
+    sketch_light: np.ndarray | None
+    structures: np.ndarray | None
+    bg_lab: np.ndarray
+    box: tuple[int, int, int, int]
+
+    def quantise(
+        self,
+        *,
+        seed: int = 0,
+        merge_delta: float = DEFAULT_MERGE_DELTA,
+        despeckle_passes: int = 2,
+        min_delta: float = MIN_DELTA,
+        crumb: int = CRUMB,
+    ) -> Quantised:
+        """The grid :func:`quantise` gives with these arguments and the prepared ones."""
+        return _quantise_prepared(self, seed, merge_delta, despeckle_passes, min_delta, crumb)
+
+
+def _quantise_prepared(
+    pre: Prepared, seed: int, merge_delta: float, despeckle_passes: int, min_delta: float,
+    crumb: int,
+) -> Quantised:
+    size, width, colors, fill, crop, photo = (
+        pre.size, pre.width, pre.colors, pre.fill, pre.crop, pre.photo)
+    use_alpha, k, rgba, work, bg_lab, box = (
+        pre.use_alpha, pre.k, pre.rgba, pre.work, pre.bg_lab, pre.box)
+    sketch_light, structures = pre.sketch_light, pre.structures
     opts = _Options(colors, seed, fill, merge_delta, despeckle_passes, photo, min_delta, crumb)
     for _ in range(CROP_ROUNDS if crop else 1):
         top, bottom, left, right = box
