@@ -18,6 +18,7 @@ from nonoforge.images.quantise import (
     kmeans,
     merge_close,
     parse_size,
+    prepare,
     quantise,
 )
 
@@ -677,3 +678,20 @@ def test_kmeans_equals_the_textbook_computation_bit_for_bit(
         pts[: n // 2] = pts[0]
     fast, slow = kmeans(pts, k, seed % 1000), _textbook_kmeans(pts, k, seed % 1000)
     assert np.array_equal(fast[0], slow[0]) and np.array_equal(fast[1], slow[1])
+
+
+def test_a_prepared_picture_quantises_as_quantise_does_every_time() -> None:
+    """``generate`` prepares a photo once and quantises it with each crumb: each grid is
+    the one ``quantise`` gives from the image, and the prepared arrays are read-only (an
+    attempt that wrote to them would change the next)."""
+    import skimage.data
+
+    img = skimage.data.coffee()
+    for colors in (1, 3):
+        pre = prepare(img, size=(20, 20), colors=colors)
+        assert not pre.work.flags.writeable and not pre.rgba.flags.writeable
+        for crumb in (3, 12, 24):
+            q = pre.quantise(crumb=crumb)
+            again = quantise(img, size=(20, 20), colors=colors, crumb=crumb)
+            assert np.array_equal(q.grid.cells, again.grid.cells)
+            assert q.palette == again.palette

@@ -522,6 +522,9 @@ def prepare(
     bg_lab = np.array([100.0, 0.0, 0.0]) if use_alpha else _background_lab(work_lab, opaque_px)
     h_px, w_px = rgba.shape[:2]
     box = trim_box(work_lab, opaque_px, use_alpha, bg_lab) if crop else (0, h_px, 0, w_px)
+    for shared in (rgba, work, sketch_light, structures, bg_lab):
+        if shared is not None:
+            shared.flags.writeable = False  # quantised again and again: never changed
     return Prepared(size, width, colors, fill, crop, photo, use_alpha, k, rgba, work,
                     sketch_light, structures, bg_lab, box)
 
@@ -563,6 +566,8 @@ def _quantise_prepared(
     pre: Prepared, seed: int, merge_delta: float, despeckle_passes: int, min_delta: float,
     crumb: int,
 ) -> Quantised:
+    """:meth:`Prepared.quantise`: fit the prepared picture to the grid (cropping its empty
+    edge lines) and draw it, then name its colours."""
     size, width, colors, fill, crop, photo = (
         pre.size, pre.width, pre.colors, pre.fill, pre.crop, pre.photo)
     use_alpha, k, rgba, work, bg_lab, box = (
