@@ -228,7 +228,7 @@ def _solve(
 
     t = Tables.of(puzzle)
     w = D.Work(t, max_solutions, record_steps, SEARCH_ONE if max_solutions == 1 else SEARCH_MANY,
-               start)
+               start, branches=_STRAT_LEVEL[strategy] >= 2)
     use_sat = strategy == "auto"
     w.v[E.V_STRAT] = _STRAT_LEVEL[strategy]
     if node_budget is not None:

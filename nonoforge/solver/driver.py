@@ -36,7 +36,12 @@ class Work:
     """The engine's working memory for one solve (the whole resumable state)."""
 
     def __init__(self, t: Tables, max_solutions: int, record_steps: bool,
-                 search: SearchOptions | None = None, start: np.ndarray | None = None) -> None:
+                 search: SearchOptions | None = None, start: np.ndarray | None = None,
+                 branches: bool = True) -> None:
+        """``branches``: whether the solve may guess (strategies ``search`` and ``auto``).
+        One that may not needs no search stack beyond a row: allocating 64 rows of a
+        100x100 puzzle took a tenth of its line logic, thousands of times in a repair.
+        Either way the engine asks for more rows before it would overflow them."""
         o = search or SearchOptions()
         h, w = t.height, t.width
         ncell, nl, maxn = h * w, h + w, max(h, w)
@@ -47,7 +52,7 @@ class Work:
             self.cur = np.full(ncell, t.full, dtype=np.uint64)
         else:
             self.cur = np.ascontiguousarray(start, dtype=np.uint64).reshape(ncell).copy()
-        cap = min(ncell, 64)
+        cap = min(ncell, 64) if branches else 1
         self.stack = np.zeros((cap, ncell), dtype=np.uint64)
         self.bcell = np.zeros(cap, dtype=np.int64)
         self.brem = np.zeros(cap, dtype=np.uint64)
