@@ -181,6 +181,9 @@ class _Clues:
         self._changed: dict[tuple[int, int, int], tuple[int, int, Clue, Clue, int]] = {}
         self._row_version = [0] * self.h
         self._col_version = [0] * self.w
+        # each edit's gain in overlap potential (:meth:`gains`), nan until asked and again
+        # once its row or column changes
+        self._gain = np.full((len(palette), self.h, self.w), np.nan)
         # checked once here: every later puzzle has clues of a grid of these colours, valid
         # by construction, and is built without validating again (Puzzle.trusted)
         Puzzle(tuple(self.rows), tuple(self.cols), palette)
@@ -190,7 +193,7 @@ class _Clues:
         key = line.tobytes()
         hit = self._memo.get(key)
         if hit is None:
-            clue = clue_of(line)
+            clue = clue_of(key)  # its bytes are its cells (uint8), and read faster
             hit = (clue, overlap_potential(clue, len(line)))
             self._memo[key] = hit
         return hit
@@ -212,6 +215,16 @@ class _Clues:
         self._changed[y, x, colour] = (self._row_version[y], self._col_version[x], row, col, gain)
         return row, col, gain
 
+    def gains(self, ys: np.ndarray, xs: np.ndarray, cs: np.ndarray) -> np.ndarray:
+        """The potential gain :meth:`changed` gives each edit ``(ys[i], xs[i], cs[i])``,
+        as an array. The repair asks it of thousands of edits a round and each round
+        changes one row and one column, so only their edits are worked out again."""
+        out = self._gain[cs, ys, xs]
+        for i in np.flatnonzero(np.isnan(out)).tolist():
+            y, x, c = int(ys[i]), int(xs[i]), int(cs[i])
+            out[i] = self._gain[c, y, x] = self.changed(y, x, c)[2]
+        return out
+
     def puzzle_with(self, y: int, x: int, row: Clue, col: Clue) -> Puzzle:
         """The puzzle with row ``y`` and column ``x`` given these clues."""
         rows = list(self.rows)
@@ -227,6 +240,8 @@ class _Clues:
         self.cols[x], self.col_pot[x] = self._clue(self.cells[:, x])
         self._row_version[y] += 1
         self._col_version[x] += 1
+        self._gain[:, y, :] = np.nan
+        self._gain[:, :, x] = np.nan
 
     def puzzle(self) -> Puzzle:
         return Puzzle.trusted(tuple(self.rows), tuple(self.cols), self.palette)
@@ -301,8 +316,9 @@ def _candidates(
     tabu: np.ndarray,
     round_no: int,
     rng: np.random.Generator,
-) -> list[tuple[float, int, int, int]]:
-    """Every edit near where the solver is stuck, as ``(cost, y, x, colour)``, cheapest first.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every edit near where the solver is stuck, as arrays ``(cost, y, x, colour)``,
+    cheapest first.
 
     Near means an undecided cell or a 4-neighbour of one; the new colour is the background,
     a neighbour's colour, or (for an undecided cell) a colour the solver still allows there.
@@ -327,10 +343,7 @@ def _candidates(
     cs, ys, xs = np.nonzero(ok)
     vals = cost[cs, ys, xs]
     order = np.argsort(vals, kind="stable")
-    return list(zip(
-        vals[order].tolist(), ys[order].tolist(), xs[order].tolist(), cs[order].tolist(),
-        strict=True,
-    ))
+    return vals[order], ys[order], xs[order], cs[order]
 
 
 def repair(
@@ -387,30 +400,34 @@ def repair(
             progress(f"repair round {rounds}: {edits}/{max_edits} edits, "
                      f"{100 * work // max(work_budget, 1)} % of the work budget")
         base = decided(res)
-        pool = _candidates(clues.cells, res.state, original, fid, tabu, rounds, rng)
+        cost, ys, xs, cs = _candidates(clues.cells, res.state, original, fid, tabu, rounds,
+                                       rng)
         if edits >= max_edits:
             # the budget is spent: only edits that undo an earlier one may still help
             spent = True
-            pool = [c for c in pool if original[c[1], c[2]] == c[3]]
+            undo = original[ys, xs] == cs
+            cost, ys, xs, cs = cost[undo], ys[undo], xs[undo], cs[undo]
         # half the candidates are the cheapest edits; the other half those that most raise
         # the overlap potential of their lines (the foothold line logic needs to start).
         # When none of a batch settles a cell, the next batch is tried, up to WIDEN batches.
-        scored = []
-        for cost, y, x, c in pool:
-            row, col, pot = clues.changed(y, x, c)
-            scored.append((cost, pot, y, x, c, row, col))
-        by_potential = sorted(scored, key=lambda t: (-t[1], t[0]))
+        pot = clues.gains(ys, xs, cs)
+        # by potential, then cost, ties in the pool's order (lexsort is stable)
+        by_potential = np.lexsort((cost, -pot))
         seen: set[tuple[int, int, int]] = set()
         choice: tuple[float, int, int, int, SolveResult] | None = None
         fallback: tuple[float, int, int, int, SolveResult] | None = None
         half = candidates // 2
         for batch in range(WIDEN):
-            cheap = scored[batch * (candidates - half) : (batch + 1) * (candidates - half)]
-            rich = [t for t in by_potential[batch * half : (batch + 1) * half] if t[1] > 0]
-            for cost, pot, y, x, c, row, col in cheap + rich:
+            cheap = range(batch * (candidates - half), (batch + 1) * (candidates - half))
+            rich = [i for i in by_potential[batch * half : (batch + 1) * half].tolist()
+                    if pot[i] > 0]
+            for i in [*(j for j in cheap if j < len(cost)), *rich]:
+                y, x, c = int(ys[i]), int(xs[i]), int(cs[i])
                 if (y, x, c) in seen:
                     continue
                 seen.add((y, x, c))
+                row, col, _ = clues.changed(y, x, c)
+                edit_cost, edit_pot = float(cost[i]), float(pot[i])
                 r = solve(clues.puzzle_with(y, x, row, col), strategy=strategy, max_solutions=2)
                 solves += 1
                 work += repair_work(r, h * w, weights)
@@ -419,11 +436,11 @@ def repair(
                     break
                 gain = decided(r) - base
                 if gain > 0:
-                    score = gain - COST_WEIGHT * cost
+                    score = gain - COST_WEIGHT * edit_cost
                     if choice is None or score > choice[0]:
                         choice = (score, y, x, c, r)
                 else:
-                    score = POTENTIAL_SCORE * pot - COST_WEIGHT * cost
+                    score = POTENTIAL_SCORE * edit_pot - COST_WEIGHT * edit_cost
                     if fallback is None or score > fallback[0]:
                         fallback = (score, y, x, c, r)
             if choice is not None:
