@@ -1,15 +1,15 @@
 """Benchmark: line solves per second of the compiled line solver.
 
-For lines of 25, 50, 63, 80, 100, 126 and 200 cells, black-and-white and 5 colours, a
+For lines of 25, 50, 63, 80, 100, 126, 150, 200 and 400 cells, black-and-white and 5 colours, a
 seeded set of random lines (a random picture line, its clue, and a partial state the
 picture satisfies: each cell known with probability 0.3) is solved over and over:
 
 * in a compiled loop, with the kernel the propagation uses for such a line: ``bw_bits``
   for black-and-white lines up to 62 cells, and beyond them the library's own dispatch,
-  :func:`line_solve` (``bw_bits2`` for black-and-white lines up to 126, ``bits_line`` for
-  colour lines up to 62, ``dp_line`` beyond; masks turned into bitsets and back included,
-  the engine's line cache left out); and the array ``dp_line`` on every line for
-  reference;
+  :func:`line_solve` (``bw_bits2`` for black-and-white lines up to 126, ``bw_bitsw``
+  beyond, ``bits_line`` for colour lines up to 62, ``dp_line`` beyond; masks turned
+  into bitsets and back included, the engine's line cache left out); and the array
+  ``dp_line`` on every line for reference;
 * one call at a time from Python through :func:`nonoforge.solver.solve_line` (the per-call
   cost a Python caller pays: argument conversion and scratch allocation included).
 
@@ -38,6 +38,7 @@ from nonoforge.solver.line import (  # noqa: E402
     MAX_BITS_LINE,
     U0,
     U1,
+    bitsw_scratch,
     bw_bits,
     dp_line,
     line_solve,
@@ -120,7 +121,7 @@ def bench(n: int, ncol: int, seconds: float) -> tuple[float, float, float]:
     F = np.zeros((kmax + 1) * (n + 2), dtype=np.uint8)  # noqa: N806
     B = np.zeros_like(F)  # noqa: N806
     run = np.zeros(n + 1, dtype=np.int64)
-    sc = np.zeros(4 * (kmax + 1) + 128, dtype=np.uint64)
+    sc = np.zeros(max(4 * (kmax + 1) + 128, bitsw_scratch(kmax, n)), dtype=np.uint64)
     out = np.zeros(n, dtype=np.uint64)
     args = (blen, bcol, offs, ks)
     scratch = (F, B, run, sc, out, BITS)
@@ -139,7 +140,7 @@ def bench(n: int, ncol: int, seconds: float) -> tuple[float, float, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=1.0)
-    ap.add_argument("--lengths", default="25,50,63,80,100,126,200",
+    ap.add_argument("--lengths", default="25,50,63,80,100,126,150,200,400",
                     help="line lengths, comma-separated")
     ap.add_argument("--colours", default="1,5", help="colour counts, comma-separated")
     args = ap.parse_args()

@@ -16,7 +16,15 @@ from hypothesis import strategies as st
 from nonoforge.errors import SolverError
 from nonoforge.puzzle import Block, Grid, Palette, Puzzle, clue_of
 from nonoforge.solver import solve, solve_line
-from nonoforge.solver.line import MAX_BITS2_LINE, MAX_BITS_LINE, bw_bits, bw_cached2
+from nonoforge.solver.line import (
+    MAX_BITS2_LINE,
+    MAX_BITS_LINE,
+    MAX_BITSW_LINE,
+    bitsw_scratch,
+    bitsw_words,
+    bw_bits,
+    bw_cached2,
+)
 
 
 def masks(text: str) -> list[int]:
@@ -344,9 +352,93 @@ def test_two_word_limits() -> None:
         solve_line((Block(3),), [3] * 127, kernel="bits2")
     with pytest.raises(SolverError):
         solve_line((Block(3, 2),), [7] * 70, kernel="bits2")
-    # past the limit the array DP answers
+    # past the limit the many-word kernel answers (as the array DP would)
     out = solve_line((Block(120), Block(6)), [3] * 127)
     assert out is not None and show(out) == "#" * 120 + "." + "#" * 6
+
+
+# ---- the many-word kernel (black-and-white lines of 127..1022 cells) -----------------------
+
+#: Lengths around its word edges: positions 0..n and a spare bit take (n + 65) // 64 words.
+LONG_EDGES = [127, 128, 129, 189, 190, 191, 192, 253, 254, 255, 256, 300, 1021, 1022]
+
+
+@settings(max_examples=400, deadline=None)
+@given(bw_lines(max_len=420))
+def test_many_words_agree_with_the_dp(line: tuple[tuple[Block, ...], list[int]]) -> None:
+    """Any length (short lines too: the kernel is not limited to long ones), with
+    contradictions; ``auto`` takes it past 126 cells."""
+    clue, state = line
+    a = solve_line(clue, state, kernel="dp")
+    b = solve_line(clue, state, kernel="bitsw")
+    c = solve_line(clue, state)
+    assert (a is None) == (b is None) == (c is None)
+    if a is not None and b is not None and c is not None:
+        assert a.tolist() == b.tolist() == c.tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(bw_lines(LONG_EDGES))
+def test_many_words_agree_with_the_dp_at_the_edges(
+    line: tuple[tuple[Block, ...], list[int]],
+) -> None:
+    clue, state = line
+    a = solve_line(clue, state, kernel="dp")
+    b = solve_line(clue, state, kernel="bitsw")
+    assert (a is None) == (b is None)
+    if a is not None and b is not None:
+        assert a.tolist() == b.tolist()
+
+
+@settings(max_examples=150, deadline=None)
+@given(bw_lines([127, 128, 191, 192, 255, 256], known=[0.85, 0.95]))
+def test_many_words_against_enumeration(line: tuple[tuple[Block, ...], list[int]]) -> None:
+    """Long lines with most cells known, against the placements listed one by one."""
+    clue, state = line
+    expect = _enumerate([b.length for b in clue], state, cap=30_000)
+    assume(expect is not None)
+    out = solve_line(clue, state, kernel="bitsw")
+    event("no placement" if expect == [] else "placements")
+    if expect == []:
+        assert out is None
+    else:
+        assert out is not None and out.tolist() == expect
+
+
+def test_many_words_known_answers_and_limits() -> None:
+    assert (bitsw_words(126), bitsw_words(127), bitsw_words(1022)) == (2, 3, 16)
+    assert bitsw_scratch(10, 5000) == 39 * 16  # lines past the limit take the DP
+    # a block of 129 across two word edges in 200 cells, cell 70 black: it starts at 0..70,
+    # so cells 70..128 are black and the last cell (199) is out of its reach
+    out = solve_line((Block(129),), [3] * 70 + [2] + [3] * 129, kernel="bitsw")
+    assert out is not None and show(out) == "?" * 70 + "#" * 59 + "?" * 70 + "."
+    # 255 cells, 128 ones: every other cell, fully forced
+    out = solve_line(tuple(Block(1) for _ in range(128)), [3] * 255)
+    assert out is not None and show(out) == "#." * 127 + "#"
+    # a white cell at 191 splits a line that one block of 200 would need whole
+    assert solve_line((Block(200),), [3] * 191 + [1] + [3] * 9, kernel="bitsw") is None
+    assert MAX_BITSW_LINE == 1022
+    with pytest.raises(SolverError):
+        solve_line((Block(3),), [3] * 1023, kernel="bitsw")
+    with pytest.raises(SolverError):
+        solve_line((Block(3, 2),), [7] * 200, kernel="bitsw")
+    out = solve_line((Block(1000), Block(22)), [3] * 1023)  # past it, the array DP
+    assert out is not None and show(out) == "#" * 1000 + "." + "#" * 22
+
+
+def test_lines_past_126_cells_in_the_engine() -> None:
+    """Root probing of a random 135x150 picture (every line over 126 cells): the many-word
+    kernel reaches the fixed point the array DP reached, with the same counts (no cache:
+    each of its lines is a line solve, as each DP call was), recorded from the DP."""
+    rng = np.random.default_rng(3)
+    p = Puzzle.from_grid(Grid((rng.random((150, 135)) < 0.65).astype(np.uint8)))
+    r = solve(p, strategy="probe")
+    assert r.status == "unsolved" and int((r.state == 3).sum()) == 38
+    assert {k: r.effort[k] for k in ("line_solves", "cache_hits", "overlap_lines", "sweeps",
+                                     "probes", "probe_contradictions", "cells_by_probe",
+                                     "work")} == {
+        "line_solves": 52_559, "cache_hits": 0, "overlap_lines": 285, "sweeps": 12_364,
+        "probes": 4_191, "probe_contradictions": 35, "cells_by_probe": 20_101, "work": 52_559}
 
 
 @settings(max_examples=25, deadline=None)

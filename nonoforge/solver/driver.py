@@ -16,6 +16,7 @@ import numpy as np
 from nonoforge.puzzle import Grid, Puzzle
 from nonoforge.solver import engine as E  # noqa: N812
 from nonoforge.solver.alarm import Alarm
+from nonoforge.solver.line import bitsw_scratch
 from nonoforge.solver.options import SearchOptions, WorkCosts
 from nonoforge.solver.result import verify_solution
 from nonoforge.solver.tables import BITS, Tables
@@ -63,7 +64,8 @@ class Work:
         self.F = np.zeros(size, dtype=np.uint8)
         self.B = np.zeros(size, dtype=np.uint8)
         self.run_ = np.zeros(maxn + 1, dtype=np.int64)
-        self.sc = np.zeros(3 * (t.max_blocks + 1) + 128, dtype=np.uint64)
+        self.sc = np.zeros(max(3 * (t.max_blocks + 1) + 128, bitsw_scratch(t.max_blocks, maxn)),
+                           dtype=np.uint64)
         # line cache (black and white): 5 words a slot, a power of two of slots
         slots = 1 << int(np.clip(np.ceil(np.log2(nl * CACHE_SLOTS_PER_LINE)), 6, 16))
         self.cache = np.zeros(slots * 5 if t.ncolors == 1 else 5, dtype=np.uint64)

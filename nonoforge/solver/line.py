@@ -15,8 +15,10 @@ placement exists, in O(k*n):
 Scratch arrays are passed in (never allocated here) so the kernel can run millions of times
 inside the compiled propagation loop. The same logic on bitsets, one word per row of the
 programme: :func:`bits_line` (colour, up to 62 cells), :func:`bw_bits` (black and white, up
-to 62 cells) and :func:`bw_bits2` (black and white, two words, up to 126 cells; with
-:func:`bw_cached2`, the engine's line cache for those lines). :func:`overlap_line` is the
+to 62 cells), :func:`bw_bits2` (black and white, two words, up to 126 cells; with
+:func:`bw_cached2`, the engine's line cache for those lines) and :func:`bw_bitsw` (black
+and white, as many words as the line takes, up to 1022 cells; no cache, so its lines
+count as line solves as the DP's did). :func:`overlap_line` is the
 cheap "simple overlap" rung (leftmost against rightmost packing on an empty line).
 :func:`solve_line` is the Python-facing wrapper used by tests and benchmarks.
 """
@@ -621,6 +623,239 @@ def bw_line2(lm, n, blen, b0, k, sc, out):
     return True
 
 
+#: The longest black-and-white line the many-word kernel takes (:func:`bw_bitsw`): past
+#: it the array DP, whose cost grows as the kernel's does, is as quick.
+MAX_BITSW_LINE = 1022
+
+
+def bitsw_words(n: int) -> int:
+    """Words a set over the positions ``0..n`` of a line takes in :func:`bw_bitsw`, with
+    a spare bit on top for the carry of :func:`_fill_up_w`."""
+    return (n + 65) // 64
+
+
+def bitsw_scratch(max_blocks: int, longest: int) -> int:
+    """Scratch words :func:`bw_bitsw` needs for lines of up to ``longest`` cells and
+    ``max_blocks`` blocks: eight working sets, and a block's starts, runs and forward row
+    (one more forward row)."""
+    return (3 * max_blocks + 9) * bitsw_words(min(longest, MAX_BITSW_LINE))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _shl_w(sc, src, dst, s, nw):
+    """``sc[dst:dst+nw] = sc[src:src+nw] << s`` (bits past the top lost); in place too,
+    as the words are written from the top down and each reads only words below it."""
+    q = s // 64
+    r = np.uint64(s % 64)
+    for i in range(nw - 1, -1, -1):
+        j = i - q
+        v = U0
+        if j >= 0:
+            v = sc[src + j] << r
+            if r != U0 and j >= 1:
+                v |= sc[src + j - 1] >> (np.uint64(64) - r)
+        sc[dst + i] = v
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _shr_at(sc, src, i, q, r, nw):
+    """Word ``i`` of ``sc[src:src+nw] >> (64 q + r)``."""
+    j = i + q
+    v = U0
+    if j < nw:
+        v = sc[src + j] >> r
+        if r != U0 and j + 1 < nw:
+            v |= sc[src + j + 1] << (np.uint64(64) - r)
+    return v
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _shr_w(sc, src, dst, s, nw):
+    """``sc[dst:dst+nw] = sc[src:src+nw] >> s``; in place too (written from the bottom
+    up, each word reading only words at or above it)."""
+    q = s // 64
+    r = np.uint64(s % 64)
+    for i in range(nw):
+        sc[dst + i] = _shr_at(sc, src, i, q, r, nw)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fill_up_w(sc, g, w, dst, nw):
+    """:func:`_fill_up2` on ``nw`` words: ``dst`` = the positions reached from ``g``
+    moving up through cells that may be background (``w``), by one addition with carry."""
+    carry = U0
+    for i in range(nw):
+        m = (sc[w + i] << U1) | sc[g + i]
+        if i > 0:
+            m |= sc[w + i - 1] >> np.uint64(63)
+        a = m + sc[g + i]
+        c = U1 if a < m else U0
+        a2 = a + carry
+        if a2 < a:
+            c = U1
+        carry = c
+        sc[dst + i] = ((a2 ^ m) | sc[g + i]) & m
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fill_down_w(sc, g, w, nw):
+    """:func:`_fill_left` on ``nw`` words, in place on ``g``: the positions from which
+    ``g`` is reached moving down through cells that may be background (``w``). Word by
+    word from the top, each filled as :func:`_fill_left` fills one, what reaches its
+    lowest position carried into the top of the word below when that cell may be
+    background."""
+    carry = U0
+    for i in range(nw - 1, -1, -1):
+        x = sc[g + i] | ((carry & (sc[w + i] >> np.uint64(63))) << np.uint64(63))
+        x = _fill_left(x, sc[w + i])
+        sc[g + i] = x
+        carry = x & U1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _runs_w(sc, src, dst, ln, nw):
+    """:func:`_runs` on ``nw`` words into ``dst``: positions ``s`` where bits
+    ``s .. s+ln-1`` of ``src`` are all set."""
+    for i in range(nw):
+        sc[dst + i] = sc[src + i]
+    step = 1
+    while step * 2 <= ln:
+        q = step // 64
+        r = np.uint64(step % 64)
+        for i in range(nw):
+            sc[dst + i] &= _shr_at(sc, dst, i, q, r, nw)
+        step *= 2
+    if step < ln:
+        q = (ln - step) // 64
+        r = np.uint64((ln - step) % 64)
+        for i in range(nw):
+            sc[dst + i] &= _shr_at(sc, dst, i, q, r, nw)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _smear_w(sc, v, ln, nw):
+    """:func:`_smear` on ``nw`` words, in place: cells ``s .. s+ln-1`` for every ``s``."""
+    step = 1
+    while step * 2 <= ln:
+        for i in range(nw - 1, -1, -1):  # descending: words below i are still the old ones
+            q = step // 64
+            r = np.uint64(step % 64)
+            j = i - q
+            if j >= 0:
+                x = sc[v + j] << r
+                if r != U0 and j >= 1:
+                    x |= sc[v + j - 1] >> (np.uint64(64) - r)
+                sc[v + i] |= x
+        step *= 2
+    if step < ln:
+        s = ln - step
+        for i in range(nw - 1, -1, -1):
+            q = s // 64
+            r = np.uint64(s % 64)
+            j = i - q
+            if j >= 0:
+                x = sc[v + j] << r
+                if r != U0 and j >= 1:
+                    x |= sc[v + j - 1] >> (np.uint64(64) - r)
+                sc[v + i] |= x
+
+
+@njit(cache=True, nogil=True)
+def bw_bitsw(lm, n, blen, b0, k, sc, out):
+    """:func:`bw_bits2` for black-and-white lines of any length up to
+    :data:`MAX_BITSW_LINE`, every set :func:`bitsw_words` words: the answer of
+    :func:`dp_line` (a cell keeps the background and colour 1 where some placement gives
+    them), or False when no placement fits. ``sc`` needs :func:`bitsw_scratch` words.
+    Each step of the programme is a few operations a word, where the DP takes one a cell.
+    """
+    nw = (n + 65) // 64
+    W = 0  # noqa: N806 - the sets, as in bw_bits2: cells that may be white
+    K = nw  # noqa: N806 - cells that may be black
+    PM = 2 * nw  # noqa: N806 - positions 0..n
+    T1 = 3 * nw  # noqa: N806 - scratch
+    T2 = 4 * nw  # noqa: N806 - scratch
+    FB = 5 * nw  # noqa: N806 - the forward row, then the backward one
+    WH = 6 * nw  # noqa: N806 - cells some placement leaves white
+    BK = 7 * nw  # noqa: N806 - cells some placement paints black
+    S0 = 8 * nw  # noqa: N806 - S0 + b nw: starts of block b allowed by the left part
+    R0 = S0 + k * nw  # noqa: N806 - R0 + b nw: where block b's cells may all be black
+    F0 = R0 + k * nw  # noqa: N806 - F0 + b nw: forward row b
+    for i in range(8 * nw):
+        sc[i] = U0
+    for j in range(n):
+        m = lm[j]
+        i = j // 64
+        sj = np.uint64(j % 64)
+        sc[W + i] |= (m & U1) << sj
+        sc[K + i] |= ((m >> U1) & U1) << sj
+    for j in range(n + 1):
+        sc[PM + j // 64] |= U1 << np.uint64(j % 64)
+    sc[T1] = U1
+    _fill_up_w(sc, T1, W, FB, nw)
+    for i in range(nw):
+        sc[FB + i] &= sc[PM + i]
+        sc[F0 + i] = sc[FB + i]
+    for b in range(k):
+        ln = blen[b0 + b]
+        s = S0 + b * nw
+        if b == 0:
+            for i in range(nw):
+                sc[s + i] = sc[FB + i]
+        else:
+            for i in range(nw):
+                sc[T1 + i] = sc[FB + i] & sc[W + i]
+            _shl_w(sc, T1, s, 1, nw)
+        rb = R0 + b * nw
+        _runs_w(sc, K, rb, ln, nw)
+        for i in range(nw):
+            sc[s + i] &= sc[rb + i]
+        _shl_w(sc, s, T1, ln, nw)
+        _fill_up_w(sc, T1, W, FB, nw)
+        f = F0 + (b + 1) * nw
+        for i in range(nw):
+            sc[FB + i] &= sc[PM + i]
+            sc[f + i] = sc[FB + i]
+    if ((sc[FB + n // 64] >> np.uint64(n % 64)) & U1) == U0:
+        return False
+    for i in range(nw):
+        sc[FB + i] = U0
+    sc[FB + n // 64] = U1 << np.uint64(n % 64)
+    _fill_down_w(sc, FB, W, nw)
+    _shr_w(sc, FB, T1, 1, nw)
+    f = F0 + k * nw
+    for i in range(nw):
+        sc[WH + i] = sc[f + i] & sc[T1 + i] & sc[W + i]
+    for b in range(k - 1, -1, -1):
+        ln = blen[b0 + b]
+        if b == k - 1:
+            for i in range(nw):
+                sc[T1 + i] = sc[FB + i]
+        else:
+            _shr_w(sc, FB, T1, 1, nw)
+            for i in range(nw):
+                sc[T1 + i] &= sc[W + i]
+        _shr_w(sc, T1, T2, ln, nw)  # T2: starts whose block ends where the right part fits
+        s = S0 + b * nw
+        rb = R0 + b * nw
+        for i in range(nw):
+            sc[T2 + i] &= sc[rb + i]
+            sc[T1 + i] = sc[T2 + i] & sc[s + i]
+        _smear_w(sc, T1, ln, nw)
+        for i in range(nw):
+            sc[BK + i] |= sc[T1 + i]
+            sc[FB + i] = sc[T2 + i]
+        _fill_down_w(sc, FB, W, nw)
+        _shr_w(sc, FB, T1, 1, nw)
+        f = F0 + b * nw
+        for i in range(nw):
+            sc[WH + i] |= sc[f + i] & sc[T1 + i] & sc[W + i]
+    for j in range(n):
+        i = j // 64
+        sj = np.uint64(j % 64)
+        out[j] = ((sc[WH + i] >> sj) & U1) | (((sc[BK + i] >> sj) & U1) << U1)
+    return True
+
+
 @njit(cache=True, nogil=True)
 def line_solve(lm, n, blen, bcol, b0, k, F, B, run, sc, out, bits):  # noqa: N803
     """Complete line logic with the fastest kernel that takes the line (see above)."""
@@ -634,6 +869,14 @@ def line_solve(lm, n, blen, bcol, b0, k, F, B, run, sc, out, bits):  # noqa: N80
                 break
         if mono:
             return bw_line2(lm, n, blen, b0, k, sc, out)
+    elif n <= MAX_BITSW_LINE:
+        mono = True
+        for b in range(k):
+            if bcol[b0 + b] != 1:
+                mono = False
+                break
+        if mono:
+            return bw_bitsw(lm, n, blen, b0, k, sc, out)
     return dp_line(lm, n, blen, bcol, b0, k, F, B, run, out, bits)
 
 
@@ -700,8 +943,9 @@ def solve_line(
     """Complete line logic from Python: the masks every valid placement allows, or None.
 
     ``state`` holds one mask per cell (bit 0 background, bit c colour c). ``kernel`` is
-    ``auto`` (bit-parallel up to 62 cells, two words up to 126 cells when every block has
-    colour 1, else the array DP), ``bits``, ``bits2`` (colour 1 only) or ``dp``. Each call
+    ``auto`` (bit-parallel up to 62 cells, two words up to 126 cells and as many words as
+    it takes up to 1022 when every block has colour 1, else the array DP), ``bits``,
+    ``bits2``, ``bitsw`` (these two colour 1 only) or ``dp``. Each call
     allocates its scratch; the hot loops call the kernels directly.
 
     >>> from nonoforge.puzzle import Block
@@ -712,12 +956,15 @@ def solve_line(
     n = int(lm.shape[0])
     if any(b.color > MAX_COLORS for b in clue):
         raise SolverError(f"at most {MAX_COLORS} colours are supported")
-    if kernel not in ("auto", "bits", "bits2", "dp"):
+    if kernel not in ("auto", "bits", "bits2", "bitsw", "dp"):
         raise SolverError(f"unknown line kernel {kernel!r}")
     if kernel == "bits" and n > MAX_BITS_LINE:
         raise SolverError(f"the bit-parallel kernel takes at most {MAX_BITS_LINE} cells")
     if kernel == "bits2" and (n > MAX_BITS2_LINE or any(b.color != 1 for b in clue)):
         raise SolverError(f"the two-word kernel takes colour 1 and at most {MAX_BITS2_LINE} "
+                          "cells")
+    if kernel == "bitsw" and (n > MAX_BITSW_LINE or any(b.color != 1 for b in clue)):
+        raise SolverError(f"the many-word kernel takes colour 1 and at most {MAX_BITSW_LINE} "
                           "cells")
     blen, bcol = clue_arrays(clue)
     k = len(clue)
@@ -728,7 +975,7 @@ def solve_line(
     F = np.zeros(size, dtype=np.uint8)  # noqa: N806
     B = np.zeros(size, dtype=np.uint8)  # noqa: N806
     run = np.zeros(n + 1, dtype=np.int64)
-    sc = np.zeros(4 * (k + 1) + 128, dtype=np.uint64)
+    sc = np.zeros(max(4 * (k + 1) + 128, bitsw_scratch(k, n)), dtype=np.uint64)
     out = np.zeros(max(n, 1), dtype=np.uint64)
     if kernel == "dp":
         ok = dp_line(lm, n, blen, bcol, 0, k, F, B, run, out, BITS)
@@ -736,6 +983,8 @@ def solve_line(
         ok = bits_line(lm, n, blen, bcol, 0, k, sc, out, BITS)
     elif kernel == "bits2":
         ok = bw_line2(lm, n, blen, 0, k, sc, out)
+    elif kernel == "bitsw":
+        ok = bw_bitsw(lm, n, blen, 0, k, sc, out)
     else:
         ok = line_solve(lm, n, blen, bcol, 0, k, F, B, run, sc, out, BITS)
     return out[:n].copy() if ok else None
