@@ -71,7 +71,7 @@ def make_lines(n: int, ncol: int, count: int, seed: int = 1) -> tuple[np.ndarray
             clues)
 
 
-@njit(cache=True)
+@njit  # not cached: numba would stamp it with this file alone and keep the line solvers
 def _loop(states, blen, bcol, offs, ks, reps, F, B, run, sc, out, bits, kind):  # noqa: N803
     """Solve every line ``reps`` times: kind 0 as propagation does, 1 the array DP."""
     n = states.shape[1]

@@ -407,7 +407,7 @@ def test_many_words_against_enumeration(line: tuple[tuple[Block, ...], list[int]
 
 def test_many_words_known_answers_and_limits() -> None:
     assert (bitsw_words(126), bitsw_words(127), bitsw_words(1022)) == (2, 3, 16)
-    assert bitsw_scratch(10, 5000) == 39 * 16  # lines past the limit take the DP
+    assert bitsw_scratch(10, 5000) == 165 * 16  # lines past the limit take the DP
     # a block of 129 across two word edges in 200 cells, cell 70 black: it starts at 0..70,
     # so cells 70..128 are black and the last cell (199) is out of its reach
     out = solve_line((Block(129),), [3] * 70 + [2] + [3] * 129, kernel="bitsw")
@@ -424,6 +424,79 @@ def test_many_words_known_answers_and_limits() -> None:
         solve_line((Block(3, 2),), [7] * 200, kernel="bitsw")
     out = solve_line((Block(1000), Block(22)), [3] * 1023)  # past it, the array DP
     assert out is not None and show(out) == "#" * 1000 + "." + "#" * 22
+
+
+@st.composite
+def colour_lines(draw: st.DrawFn, lengths: list[int] | None = None,
+                 max_len: int = 420) -> tuple[tuple[Block, ...], list[int]]:
+    """A random colour clue (2-9 colours, blocks of one colour touching or not) and a
+    partial state of its line, now and then with wrong or emptied cells."""
+    n = draw(st.sampled_from(lengths) if lengths else st.integers(1, max_len))
+    ncol = draw(st.sampled_from([2, 3, 5, 9]))
+    rng = random.Random(draw(st.integers(0, 2**32 - 1)))
+    density = draw(st.sampled_from([0.1, 0.4, 0.7, 0.95]))
+    sure = draw(st.sampled_from([0.0, 0.1, 0.3, 0.6, 0.9]))
+    wrong = draw(st.sampled_from([0.0, 0.0, 0.01, 0.05]))
+    full = (1 << (ncol + 1)) - 1
+    truth = [rng.randint(1, ncol) if rng.random() < density else 0 for _ in range(n)]
+    state = [rng.randint(0, full) if rng.random() < wrong
+             else (1 << v) if rng.random() < sure else full for v in truth]
+    return clue_of(truth), state
+
+
+@settings(max_examples=400, deadline=None)
+@given(colour_lines())
+def test_many_words_in_colour_agree_with_the_dp(
+    line: tuple[tuple[Block, ...], list[int]],
+) -> None:
+    """``bits_linew`` at any length (``auto`` takes it for colour lines of 63 cells on)."""
+    clue, state = line
+    a = solve_line(clue, state, kernel="dp")
+    b = solve_line(clue, state, kernel="bitsw-colour")
+    c = solve_line(clue, state)
+    assert (a is None) == (b is None) == (c is None)
+    if a is not None and b is not None and c is not None:
+        assert a.tolist() == b.tolist() == c.tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(colour_lines([62, 63, 64, 65, 126, 127, 128, 191, 192, 255, 256]))
+def test_many_words_in_colour_at_the_edges(line: tuple[tuple[Block, ...], list[int]]) -> None:
+    clue, state = line
+    a = solve_line(clue, state, kernel="dp")
+    b = solve_line(clue, state, kernel="bitsw-colour")
+    assert (a is None) == (b is None)
+    if a is not None and b is not None:
+        assert a.tolist() == b.tolist()
+
+
+def test_many_words_in_colour_known_answers() -> None:
+    red, blue = Block(60, 2), Block(60, 3)
+    # two blocks of other colours touch: 120 cells, no slack, no background anywhere
+    out = solve_line((red, blue), [15] * 120, kernel="bitsw-colour")
+    assert solve_line((red, blue), [7] * 120, kernel="bitsw-colour") is None  # no colour 3
+    assert out is not None and out.tolist() == [4] * 60 + [8] * 60
+    # the same colour twice needs a gap: 121 cells, no slack either
+    out = solve_line((Block(60, 2), Block(60, 2)), [7] * 121, kernel="bitsw-colour")
+    assert out is not None and out.tolist() == [4] * 60 + [1] + [4] * 60
+    assert solve_line((Block(60, 2), Block(60, 2)), [7] * 120) is None
+    with pytest.raises(SolverError):
+        solve_line((red,), [7] * 1023, kernel="bitsw-colour")
+
+
+def test_colour_lines_past_62_cells_in_the_engine() -> None:
+    """Root probing of a random 3-colour 90x100 picture (every line over 62 cells): the
+    colour many-word kernel reaches the fixed point the array DP reached, count for count
+    (recorded from the DP)."""
+    rng = np.random.default_rng(11)
+    cells = rng.integers(1, 4, (90, 100)) * (rng.random((90, 100)) < 0.7)
+    r = solve(Puzzle.from_grid(Grid(cells.astype(np.uint8))), strategy="probe")
+    assert r.status == "unsolved"
+    assert int((r.state & (r.state - np.uint64(1)) != 0).sum()) == 225
+    assert {k: r.effort[k] for k in ("line_solves", "cache_hits", "sweeps", "probes",
+                                     "cells_by_probe", "work")} == {
+        "line_solves": 4_288, "cache_hits": 0, "sweeps": 1_110, "probes": 242,
+        "cells_by_probe": 2, "work": 4_288}
 
 
 def test_lines_past_126_cells_in_the_engine() -> None:

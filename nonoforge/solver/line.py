@@ -18,7 +18,8 @@ programme: :func:`bits_line` (colour, up to 62 cells), :func:`bw_bits` (black an
 to 62 cells), :func:`bw_bits2` (black and white, two words, up to 126 cells; with
 :func:`bw_cached2`, the engine's line cache for those lines) and :func:`bw_bitsw` (black
 and white, as many words as the line takes, up to 1022 cells; no cache, so its lines
-count as line solves as the DP's did). :func:`overlap_line` is the
+count as line solves as the DP's did) with :func:`bits_linew` (the same for colour
+lines of 63 to 1022 cells). :func:`overlap_line` is the
 cheap "simple overlap" rung (leftmost against rightmost packing on an empty line).
 :func:`solve_line` is the Python-facing wrapper used by tests and benchmarks.
 """
@@ -636,9 +637,10 @@ def bitsw_words(n: int) -> int:
 
 def bitsw_scratch(max_blocks: int, longest: int) -> int:
     """Scratch words :func:`bw_bitsw` needs for lines of up to ``longest`` cells and
-    ``max_blocks`` blocks: eight working sets, and a block's starts, runs and forward row
-    (one more forward row)."""
-    return (3 * max_blocks + 9) * bitsw_words(min(longest, MAX_BITSW_LINE))
+    ``max_blocks`` blocks, and for :func:`bits_linew`'s colour lines too: six working
+    sets, two for each of the 64 colours a mask can name, and a block's starts, runs and
+    forward row (one more forward row)."""
+    return (3 * max_blocks + 135) * bitsw_words(min(longest, MAX_BITSW_LINE))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -857,6 +859,125 @@ def bw_bitsw(lm, n, blen, b0, k, sc, out):
 
 
 @njit(cache=True, nogil=True)
+def bits_linew(lm, n, blen, bcol, b0, k, sc, out, bits):
+    """:func:`bits_line` for colour lines of any length up to :data:`MAX_BITSW_LINE`,
+    every set :func:`bitsw_words` words, the fills and runs of :func:`bw_bitsw`: the
+    answer of :func:`dp_line`, or False when no placement fits. Blocks of different
+    colours may touch, the same colour needs a background cell between. ``sc`` needs
+    :func:`bitsw_scratch` words (a "may take it" set and a "takes it in some placement"
+    set for each of the 64 colours a mask can name)."""
+    nw = (n + 65) // 64
+    W = 0  # noqa: N806 - cells that may be background
+    PM = nw  # noqa: N806 - positions 0..n
+    T1 = 2 * nw  # noqa: N806 - scratch
+    T2 = 3 * nw  # noqa: N806 - scratch
+    FB = 4 * nw  # noqa: N806 - the forward row, then the backward one
+    WH = 5 * nw  # noqa: N806 - cells some placement leaves background
+    KO = 6 * nw  # noqa: N806 - KO + c nw: cells that may take colour c
+    CO = KO + 64 * nw  # noqa: N806 - CO + c nw: cells colour c covers in some placement
+    S0 = CO + 64 * nw  # noqa: N806 - S0 + b nw: starts of block b allowed by the left part
+    R0 = S0 + k * nw  # noqa: N806 - R0 + b nw: where block b's cells may all take its colour
+    F0 = R0 + k * nw  # noqa: N806 - F0 + b nw: forward row b
+    top = np.uint64(63)  # bit 63 of a colour's last word marks its set as made (never a cell)
+    for i in range(6 * nw):
+        sc[i] = U0
+    for j in range(n):
+        sc[W + j // 64] |= (lm[j] & U1) << np.uint64(j % 64)
+    for j in range(n + 1):
+        sc[PM + j // 64] |= U1 << np.uint64(j % 64)
+    for b in range(k):
+        c = bcol[b0 + b]
+        for i in range(nw):
+            sc[KO + c * nw + i] = U0
+            sc[CO + c * nw + i] = U0
+    for b in range(k):
+        c = bcol[b0 + b]
+        kc = KO + c * nw
+        if (sc[kc + nw - 1] >> top) & U1:
+            continue
+        cb = bits[c]
+        for j in range(n):
+            if (lm[j] & cb) != U0:
+                sc[kc + j // 64] |= U1 << np.uint64(j % 64)
+        sc[kc + nw - 1] |= U1 << top
+    sc[T1] = U1
+    _fill_up_w(sc, T1, W, FB, nw)
+    for i in range(nw):
+        sc[FB + i] &= sc[PM + i]
+        sc[F0 + i] = sc[FB + i]
+    for b in range(k):
+        ln = blen[b0 + b]
+        c = bcol[b0 + b]
+        s = S0 + b * nw
+        if b > 0 and bcol[b0 + b - 1] == c:
+            for i in range(nw):
+                sc[T1 + i] = sc[FB + i] & sc[W + i]
+            _shl_w(sc, T1, s, 1, nw)
+        else:
+            for i in range(nw):
+                sc[s + i] = sc[FB + i]
+        rb = R0 + b * nw
+        _runs_w(sc, KO + c * nw, rb, ln, nw)
+        sc[rb + nw - 1] &= ~(U1 << top)
+        for i in range(nw):
+            sc[s + i] &= sc[rb + i]
+        _shl_w(sc, s, T1, ln, nw)
+        _fill_up_w(sc, T1, W, FB, nw)
+        f = F0 + (b + 1) * nw
+        for i in range(nw):
+            sc[FB + i] &= sc[PM + i]
+            sc[f + i] = sc[FB + i]
+    if ((sc[FB + n // 64] >> np.uint64(n % 64)) & U1) == U0:
+        return False
+    for i in range(nw):
+        sc[FB + i] = U0
+    sc[FB + n // 64] = U1 << np.uint64(n % 64)
+    _fill_down_w(sc, FB, W, nw)
+    _shr_w(sc, FB, T1, 1, nw)
+    f = F0 + k * nw
+    for i in range(nw):
+        sc[WH + i] = sc[f + i] & sc[T1 + i] & sc[W + i]
+    for b in range(k - 1, -1, -1):
+        ln = blen[b0 + b]
+        c = bcol[b0 + b]
+        if b + 1 < k and bcol[b0 + b + 1] == c:
+            _shr_w(sc, FB, T1, 1, nw)
+            for i in range(nw):
+                sc[T1 + i] &= sc[W + i]
+        else:
+            for i in range(nw):
+                sc[T1 + i] = sc[FB + i]
+        _shr_w(sc, T1, T2, ln, nw)  # T2: starts whose block ends where the right part fits
+        s = S0 + b * nw
+        rb = R0 + b * nw
+        for i in range(nw):
+            sc[T2 + i] &= sc[rb + i]
+            sc[T1 + i] = sc[T2 + i] & sc[s + i]
+        _smear_w(sc, T1, ln, nw)
+        co = CO + c * nw
+        for i in range(nw):
+            sc[co + i] |= sc[T1 + i]
+            sc[FB + i] = sc[T2 + i]
+        _fill_down_w(sc, FB, W, nw)
+        _shr_w(sc, FB, T1, 1, nw)
+        f = F0 + b * nw
+        for i in range(nw):
+            sc[WH + i] |= sc[f + i] & sc[T1 + i] & sc[W + i]
+    for j in range(n):
+        out[j] = (sc[WH + j // 64] >> np.uint64(j % 64)) & U1
+    for b in range(k):
+        c = bcol[b0 + b]
+        co = CO + c * nw
+        cb = bits[c]
+        for j in range(n):
+            if ((sc[co + j // 64] >> np.uint64(j % 64)) & U1) != U0:
+                out[j] |= cb
+        for i in range(nw):
+            sc[co + i] = U0  # each colour once
+    return True
+
+
+@njit(cache=True, nogil=True)
 def line_solve(lm, n, blen, bcol, b0, k, F, B, run, sc, out, bits):  # noqa: N803
     """Complete line logic with the fastest kernel that takes the line (see above)."""
     if n <= MAX_BITS_LINE:
@@ -877,6 +998,8 @@ def line_solve(lm, n, blen, bcol, b0, k, F, B, run, sc, out, bits):  # noqa: N80
                 break
         if mono:
             return bw_bitsw(lm, n, blen, b0, k, sc, out)
+    if n <= MAX_BITSW_LINE:
+        return bits_linew(lm, n, blen, bcol, b0, k, sc, out, bits)
     return dp_line(lm, n, blen, bcol, b0, k, F, B, run, out, bits)
 
 
@@ -943,9 +1066,10 @@ def solve_line(
     """Complete line logic from Python: the masks every valid placement allows, or None.
 
     ``state`` holds one mask per cell (bit 0 background, bit c colour c). ``kernel`` is
-    ``auto`` (bit-parallel up to 62 cells, two words up to 126 cells and as many words as
-    it takes up to 1022 when every block has colour 1, else the array DP), ``bits``,
-    ``bits2``, ``bitsw`` (these two colour 1 only) or ``dp``. Each call
+    ``auto`` (bit-parallel up to 62 cells; beyond, when every block has colour 1, two words
+    up to 126 cells, else as many words as the line takes up to 1022; the array DP past
+    that), ``bits``, ``bits2``, ``bitsw`` (these two colour 1 only), ``bitsw-colour`` (any
+    colours) or ``dp``. Each call
     allocates its scratch; the hot loops call the kernels directly.
 
     >>> from nonoforge.puzzle import Block
@@ -956,7 +1080,7 @@ def solve_line(
     n = int(lm.shape[0])
     if any(b.color > MAX_COLORS for b in clue):
         raise SolverError(f"at most {MAX_COLORS} colours are supported")
-    if kernel not in ("auto", "bits", "bits2", "bitsw", "dp"):
+    if kernel not in ("auto", "bits", "bits2", "bitsw", "bitsw-colour", "dp"):
         raise SolverError(f"unknown line kernel {kernel!r}")
     if kernel == "bits" and n > MAX_BITS_LINE:
         raise SolverError(f"the bit-parallel kernel takes at most {MAX_BITS_LINE} cells")
@@ -966,6 +1090,8 @@ def solve_line(
     if kernel == "bitsw" and (n > MAX_BITSW_LINE or any(b.color != 1 for b in clue)):
         raise SolverError(f"the many-word kernel takes colour 1 and at most {MAX_BITSW_LINE} "
                           "cells")
+    if kernel == "bitsw-colour" and n > MAX_BITSW_LINE:
+        raise SolverError(f"the many-word kernels take at most {MAX_BITSW_LINE} cells")
     blen, bcol = clue_arrays(clue)
     k = len(clue)
     if blen.size == 0:
@@ -985,6 +1111,8 @@ def solve_line(
         ok = bw_line2(lm, n, blen, 0, k, sc, out)
     elif kernel == "bitsw":
         ok = bw_bitsw(lm, n, blen, 0, k, sc, out)
+    elif kernel == "bitsw-colour":
+        ok = bits_linew(lm, n, blen, bcol, 0, k, sc, out, BITS)
     else:
         ok = line_solve(lm, n, blen, bcol, 0, k, F, B, run, sc, out, BITS)
     return out[:n].copy() if ok else None
