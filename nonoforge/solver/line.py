@@ -858,6 +858,46 @@ def bw_bitsw(lm, n, blen, b0, k, sc, out):
     return True
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _colour_sets_w(lm, n, bcol, b0, k, sc, ko, co, nw, bits):
+    """For :func:`bits_linew`: for each colour of the clue, at ``ko + c nw`` the cells that
+    may take it, and at ``co + c nw`` an empty set for the cells it covers. Bit 63 of a
+    colour's last word (never a cell: a spare bit) marks its set as made."""
+    top = np.uint64(63)
+    for b in range(k):
+        c = bcol[b0 + b]
+        for i in range(nw):
+            sc[ko + c * nw + i] = U0
+            sc[co + c * nw + i] = U0
+    for b in range(k):
+        c = bcol[b0 + b]
+        kc = ko + c * nw
+        if (sc[kc + nw - 1] >> top) & U1:
+            continue
+        cb = bits[c]
+        for j in range(n):
+            if (lm[j] & cb) != U0:
+                sc[kc + j // 64] |= U1 << np.uint64(j % 64)
+        sc[kc + nw - 1] |= U1 << top
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _colour_out_w(n, bcol, b0, k, sc, wh, co, nw, out, bits):
+    """For :func:`bits_linew`: the background set ``wh`` and each colour's covered cells
+    back into one mask per cell in ``out``."""
+    for j in range(n):
+        out[j] = (sc[wh + j // 64] >> np.uint64(j % 64)) & U1
+    for b in range(k):
+        c = bcol[b0 + b]
+        cc = co + c * nw
+        cb = bits[c]
+        for j in range(n):
+            if ((sc[cc + j // 64] >> np.uint64(j % 64)) & U1) != U0:
+                out[j] |= cb
+        for i in range(nw):
+            sc[cc + i] = U0  # each colour once
+
+
 @njit(cache=True, nogil=True)
 def bits_linew(lm, n, blen, bcol, b0, k, sc, out, bits):
     """:func:`bits_line` for colour lines of any length up to :data:`MAX_BITSW_LINE`,
@@ -878,28 +918,14 @@ def bits_linew(lm, n, blen, bcol, b0, k, sc, out, bits):
     S0 = CO + 64 * nw  # noqa: N806 - S0 + b nw: starts of block b allowed by the left part
     R0 = S0 + k * nw  # noqa: N806 - R0 + b nw: where block b's cells may all take its colour
     F0 = R0 + k * nw  # noqa: N806 - F0 + b nw: forward row b
-    top = np.uint64(63)  # bit 63 of a colour's last word marks its set as made (never a cell)
+    top = np.uint64(63)  # :func:`_colour_sets_w`'s mark, cleared from each block's runs
     for i in range(6 * nw):
         sc[i] = U0
     for j in range(n):
         sc[W + j // 64] |= (lm[j] & U1) << np.uint64(j % 64)
     for j in range(n + 1):
         sc[PM + j // 64] |= U1 << np.uint64(j % 64)
-    for b in range(k):
-        c = bcol[b0 + b]
-        for i in range(nw):
-            sc[KO + c * nw + i] = U0
-            sc[CO + c * nw + i] = U0
-    for b in range(k):
-        c = bcol[b0 + b]
-        kc = KO + c * nw
-        if (sc[kc + nw - 1] >> top) & U1:
-            continue
-        cb = bits[c]
-        for j in range(n):
-            if (lm[j] & cb) != U0:
-                sc[kc + j // 64] |= U1 << np.uint64(j % 64)
-        sc[kc + nw - 1] |= U1 << top
+    _colour_sets_w(lm, n, bcol, b0, k, sc, KO, CO, nw, bits)
     sc[T1] = U1
     _fill_up_w(sc, T1, W, FB, nw)
     for i in range(nw):
@@ -963,17 +989,7 @@ def bits_linew(lm, n, blen, bcol, b0, k, sc, out, bits):
         f = F0 + b * nw
         for i in range(nw):
             sc[WH + i] |= sc[f + i] & sc[T1 + i] & sc[W + i]
-    for j in range(n):
-        out[j] = (sc[WH + j // 64] >> np.uint64(j % 64)) & U1
-    for b in range(k):
-        c = bcol[b0 + b]
-        co = CO + c * nw
-        cb = bits[c]
-        for j in range(n):
-            if ((sc[co + j // 64] >> np.uint64(j % 64)) & U1) != U0:
-                out[j] |= cb
-        for i in range(nw):
-            sc[co + i] = U0  # each colour once
+    _colour_out_w(n, bcol, b0, k, sc, WH, CO, nw, out, bits)
     return True
 
 
