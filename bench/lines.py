@@ -6,9 +6,9 @@ picture satisfies: each cell known with probability 0.3) is solved over and over
 
 * in a compiled loop, with the kernel the propagation uses for such a line: ``bw_bits``
   for black-and-white lines up to 62 cells, and beyond them the library's own dispatch,
-  :func:`line_solve` (``bw_bits2`` for black-and-white lines up to 126, ``bw_bitsw``
-  beyond, ``bits_line`` for colour lines up to 62, ``dp_line`` beyond; masks turned
-  into bitsets and back included, the engine's line cache left out); and the array
+  :func:`line_solve` (``bw_bits2`` for black-and-white lines up to 126, ``bits_line``
+  for colour lines up to 62, ``bits_linew`` beyond both up to 1022; masks turned into
+  bitsets and back included, the engine's line cache left out); and the array
   ``dp_line`` on every line for reference;
 * one call at a time from Python through :func:`nonoforge.solver.solve_line` (the per-call
   cost a Python caller pays: argument conversion and scratch allocation included).

@@ -16,12 +16,12 @@ Scratch arrays are passed in (never allocated here) so the kernel can run millio
 inside the compiled propagation loop. The same logic on bitsets, one word per row of the
 programme: :func:`bits_line` (colour, up to 62 cells), :func:`bw_bits` (black and white, up
 to 62 cells), :func:`bw_bits2` (black and white, two words, up to 126 cells; with
-:func:`bw_cached2`, the engine's line cache for those lines) and :func:`bw_bitsw` (black
-and white, as many words as the line takes, up to 1022 cells; no cache, so its lines
-count as line solves as the DP's did) with :func:`bits_linew` (the same for colour
-lines of 63 to 1022 cells). :func:`overlap_line` is the
-cheap "simple overlap" rung (leftmost against rightmost packing on an empty line).
-:func:`solve_line` is the Python-facing wrapper used by tests and benchmarks.
+:func:`bw_cached2`, the engine's line cache for those lines) and :func:`bits_linew`
+(colour, and black and white past 126 cells: as many words as the line takes, up to
+1022 cells; no cache, so its lines count as line solves as the DP's did).
+:func:`overlap_line` is the cheap "simple overlap" rung (leftmost against rightmost
+packing on an empty line). :func:`solve_line` is the Python-facing wrapper used by tests
+and benchmarks.
 """
 
 from __future__ import annotations
@@ -624,22 +624,21 @@ def bw_line2(lm, n, blen, b0, k, sc, out):
     return True
 
 
-#: The longest black-and-white line the many-word kernel takes (:func:`bw_bitsw`): past
+#: The longest line the many-word kernel takes (:func:`bits_linew`): past
 #: it the array DP, whose cost grows as the kernel's does, is as quick.
 MAX_BITSW_LINE = 1022
 
 
 def bitsw_words(n: int) -> int:
-    """Words a set over the positions ``0..n`` of a line takes in :func:`bw_bitsw`, with
+    """Words a set over the positions ``0..n`` of a line takes in :func:`bits_linew`, with
     a spare bit on top for the carry of :func:`_fill_up_w`."""
     return (n + 65) // 64
 
 
 def bitsw_scratch(max_blocks: int, longest: int) -> int:
-    """Scratch words :func:`bw_bitsw` needs for lines of up to ``longest`` cells and
-    ``max_blocks`` blocks, and for :func:`bits_linew`'s colour lines too: six working
-    sets, two for each of the 64 colours a mask can name, and a block's starts, runs and
-    forward row (one more forward row)."""
+    """Scratch words :func:`bits_linew` needs for lines of up to ``longest`` cells and
+    ``max_blocks`` blocks: six working sets, two for each of the 64 colours a mask can
+    name, and a block's starts, runs and forward row (one more forward row)."""
     return (3 * max_blocks + 135) * bitsw_words(min(longest, MAX_BITSW_LINE))
 
 
@@ -762,102 +761,6 @@ def _smear_w(sc, v, ln, nw):
                 sc[v + i] |= x
 
 
-@njit(cache=True, nogil=True)
-def bw_bitsw(lm, n, blen, b0, k, sc, out):
-    """:func:`bw_bits2` for black-and-white lines of any length up to
-    :data:`MAX_BITSW_LINE`, every set :func:`bitsw_words` words: the answer of
-    :func:`dp_line` (a cell keeps the background and colour 1 where some placement gives
-    them), or False when no placement fits. ``sc`` needs :func:`bitsw_scratch` words.
-    Each step of the programme is a few operations a word, where the DP takes one a cell.
-    """
-    nw = (n + 65) // 64
-    W = 0  # noqa: N806 - the sets, as in bw_bits2: cells that may be white
-    K = nw  # noqa: N806 - cells that may be black
-    PM = 2 * nw  # noqa: N806 - positions 0..n
-    T1 = 3 * nw  # noqa: N806 - scratch
-    T2 = 4 * nw  # noqa: N806 - scratch
-    FB = 5 * nw  # noqa: N806 - the forward row, then the backward one
-    WH = 6 * nw  # noqa: N806 - cells some placement leaves white
-    BK = 7 * nw  # noqa: N806 - cells some placement paints black
-    S0 = 8 * nw  # noqa: N806 - S0 + b nw: starts of block b allowed by the left part
-    R0 = S0 + k * nw  # noqa: N806 - R0 + b nw: where block b's cells may all be black
-    F0 = R0 + k * nw  # noqa: N806 - F0 + b nw: forward row b
-    for i in range(8 * nw):
-        sc[i] = U0
-    for j in range(n):
-        m = lm[j]
-        i = j // 64
-        sj = np.uint64(j % 64)
-        sc[W + i] |= (m & U1) << sj
-        sc[K + i] |= ((m >> U1) & U1) << sj
-    for j in range(n + 1):
-        sc[PM + j // 64] |= U1 << np.uint64(j % 64)
-    sc[T1] = U1
-    _fill_up_w(sc, T1, W, FB, nw)
-    for i in range(nw):
-        sc[FB + i] &= sc[PM + i]
-        sc[F0 + i] = sc[FB + i]
-    for b in range(k):
-        ln = blen[b0 + b]
-        s = S0 + b * nw
-        if b == 0:
-            for i in range(nw):
-                sc[s + i] = sc[FB + i]
-        else:
-            for i in range(nw):
-                sc[T1 + i] = sc[FB + i] & sc[W + i]
-            _shl_w(sc, T1, s, 1, nw)
-        rb = R0 + b * nw
-        _runs_w(sc, K, rb, ln, nw)
-        for i in range(nw):
-            sc[s + i] &= sc[rb + i]
-        _shl_w(sc, s, T1, ln, nw)
-        _fill_up_w(sc, T1, W, FB, nw)
-        f = F0 + (b + 1) * nw
-        for i in range(nw):
-            sc[FB + i] &= sc[PM + i]
-            sc[f + i] = sc[FB + i]
-    if ((sc[FB + n // 64] >> np.uint64(n % 64)) & U1) == U0:
-        return False
-    for i in range(nw):
-        sc[FB + i] = U0
-    sc[FB + n // 64] = U1 << np.uint64(n % 64)
-    _fill_down_w(sc, FB, W, nw)
-    _shr_w(sc, FB, T1, 1, nw)
-    f = F0 + k * nw
-    for i in range(nw):
-        sc[WH + i] = sc[f + i] & sc[T1 + i] & sc[W + i]
-    for b in range(k - 1, -1, -1):
-        ln = blen[b0 + b]
-        if b == k - 1:
-            for i in range(nw):
-                sc[T1 + i] = sc[FB + i]
-        else:
-            _shr_w(sc, FB, T1, 1, nw)
-            for i in range(nw):
-                sc[T1 + i] &= sc[W + i]
-        _shr_w(sc, T1, T2, ln, nw)  # T2: starts whose block ends where the right part fits
-        s = S0 + b * nw
-        rb = R0 + b * nw
-        for i in range(nw):
-            sc[T2 + i] &= sc[rb + i]
-            sc[T1 + i] = sc[T2 + i] & sc[s + i]
-        _smear_w(sc, T1, ln, nw)
-        for i in range(nw):
-            sc[BK + i] |= sc[T1 + i]
-            sc[FB + i] = sc[T2 + i]
-        _fill_down_w(sc, FB, W, nw)
-        _shr_w(sc, FB, T1, 1, nw)
-        f = F0 + b * nw
-        for i in range(nw):
-            sc[WH + i] |= sc[f + i] & sc[T1 + i] & sc[W + i]
-    for j in range(n):
-        i = j // 64
-        sj = np.uint64(j % 64)
-        out[j] = ((sc[WH + i] >> sj) & U1) | (((sc[BK + i] >> sj) & U1) << U1)
-    return True
-
-
 @njit(cache=True, nogil=True, inline="always")
 def _colour_sets_w(lm, n, bcol, b0, k, sc, ko, co, nw, bits):
     """For :func:`bits_linew`: for each colour of the clue, at ``ko + c nw`` the cells that
@@ -882,30 +785,42 @@ def _colour_sets_w(lm, n, bcol, b0, k, sc, ko, co, nw, bits):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _colour_out_w(n, bcol, b0, k, sc, wh, co, nw, out, bits):
+def _colour_out_w(n, bcol, b0, k, sc, wh, ko, co, nw, out, bits):
     """For :func:`bits_linew`: the background set ``wh`` and each colour's covered cells
-    back into one mask per cell in ``out``."""
+    back into one mask per cell in ``out``, each colour once (its mark taken off its
+    "may take it" set at ``ko`` when done)."""
+    top = np.uint64(63)
     for j in range(n):
         out[j] = (sc[wh + j // 64] >> np.uint64(j % 64)) & U1
     for b in range(k):
         c = bcol[b0 + b]
+        last = ko + c * nw + nw - 1
+        if ((sc[last] >> top) & U1) == U0:
+            continue  # done already (a colour of several blocks)
+        sc[last] &= ~(U1 << top)
         cc = co + c * nw
         cb = bits[c]
-        for j in range(n):
-            if ((sc[cc + j // 64] >> np.uint64(j % 64)) & U1) != U0:
-                out[j] |= cb
         for i in range(nw):
-            sc[cc + i] = U0  # each colour once
+            x = sc[cc + i]
+            j = 64 * i
+            while x != U0 and j < n:
+                if (x & U1) != U0:
+                    out[j] |= cb
+                x >>= U1
+                j += 1
 
 
 @njit(cache=True, nogil=True)
 def bits_linew(lm, n, blen, bcol, b0, k, sc, out, bits):
-    """:func:`bits_line` for colour lines of any length up to :data:`MAX_BITSW_LINE`,
-    every set :func:`bitsw_words` words, the fills and runs of :func:`bw_bitsw`: the
-    answer of :func:`dp_line`, or False when no placement fits. Blocks of different
-    colours may touch, the same colour needs a background cell between. ``sc`` needs
-    :func:`bitsw_scratch` words (a "may take it" set and a "takes it in some placement"
-    set for each of the 64 colours a mask can name)."""
+    """:func:`bits_line` (and :func:`bw_bits2`) for lines of any length up to
+    :data:`MAX_BITSW_LINE`, every set :func:`bitsw_words` words: the answer of
+    :func:`dp_line`, or False when no placement fits. Blocks of different colours may
+    touch, the same colour needs a background cell between. Moving up through
+    background cells is one addition with carry across the words, moving down a
+    word-by-word fill from the top. ``sc`` needs :func:`bitsw_scratch` words (a "may take
+    it" set and a "takes it in some placement" set for each of the 64 colours a mask can
+    name). A few operations a word per step of the programme, where the DP takes one a
+    cell."""
     nw = (n + 65) // 64
     W = 0  # noqa: N806 - cells that may be background
     PM = nw  # noqa: N806 - positions 0..n
@@ -989,7 +904,7 @@ def bits_linew(lm, n, blen, bcol, b0, k, sc, out, bits):
         f = F0 + b * nw
         for i in range(nw):
             sc[WH + i] |= sc[f + i] & sc[T1 + i] & sc[W + i]
-    _colour_out_w(n, bcol, b0, k, sc, WH, CO, nw, out, bits)
+    _colour_out_w(n, bcol, b0, k, sc, WH, KO, CO, nw, out, bits)
     return True
 
 
@@ -1006,14 +921,6 @@ def line_solve(lm, n, blen, bcol, b0, k, F, B, run, sc, out, bits):  # noqa: N80
                 break
         if mono:
             return bw_line2(lm, n, blen, b0, k, sc, out)
-    elif n <= MAX_BITSW_LINE:
-        mono = True
-        for b in range(k):
-            if bcol[b0 + b] != 1:
-                mono = False
-                break
-        if mono:
-            return bw_bitsw(lm, n, blen, b0, k, sc, out)
     if n <= MAX_BITSW_LINE:
         return bits_linew(lm, n, blen, bcol, b0, k, sc, out, bits)
     return dp_line(lm, n, blen, bcol, b0, k, F, B, run, out, bits)
@@ -1082,10 +989,9 @@ def solve_line(
     """Complete line logic from Python: the masks every valid placement allows, or None.
 
     ``state`` holds one mask per cell (bit 0 background, bit c colour c). ``kernel`` is
-    ``auto`` (bit-parallel up to 62 cells; beyond, when every block has colour 1, two words
-    up to 126 cells, else as many words as the line takes up to 1022; the array DP past
-    that), ``bits``, ``bits2``, ``bitsw`` (these two colour 1 only), ``bitsw-colour`` (any
-    colours) or ``dp``. Each call
+    ``auto`` (bit-parallel up to 62 cells; beyond, two words up to 126 cells when every
+    block has colour 1, else as many words as the line takes up to 1022; the array DP
+    past that), ``bits``, ``bits2`` (colour 1 only), ``bitsw`` or ``dp``. Each call
     allocates its scratch; the hot loops call the kernels directly.
 
     >>> from nonoforge.puzzle import Block
@@ -1096,18 +1002,15 @@ def solve_line(
     n = int(lm.shape[0])
     if any(b.color > MAX_COLORS for b in clue):
         raise SolverError(f"at most {MAX_COLORS} colours are supported")
-    if kernel not in ("auto", "bits", "bits2", "bitsw", "bitsw-colour", "dp"):
+    if kernel not in ("auto", "bits", "bits2", "bitsw", "dp"):
         raise SolverError(f"unknown line kernel {kernel!r}")
     if kernel == "bits" and n > MAX_BITS_LINE:
         raise SolverError(f"the bit-parallel kernel takes at most {MAX_BITS_LINE} cells")
     if kernel == "bits2" and (n > MAX_BITS2_LINE or any(b.color != 1 for b in clue)):
         raise SolverError(f"the two-word kernel takes colour 1 and at most {MAX_BITS2_LINE} "
                           "cells")
-    if kernel == "bitsw" and (n > MAX_BITSW_LINE or any(b.color != 1 for b in clue)):
-        raise SolverError(f"the many-word kernel takes colour 1 and at most {MAX_BITSW_LINE} "
-                          "cells")
-    if kernel == "bitsw-colour" and n > MAX_BITSW_LINE:
-        raise SolverError(f"the many-word kernels take at most {MAX_BITSW_LINE} cells")
+    if kernel == "bitsw" and n > MAX_BITSW_LINE:
+        raise SolverError(f"the many-word kernel takes at most {MAX_BITSW_LINE} cells")
     blen, bcol = clue_arrays(clue)
     k = len(clue)
     if blen.size == 0:
@@ -1126,8 +1029,6 @@ def solve_line(
     elif kernel == "bits2":
         ok = bw_line2(lm, n, blen, 0, k, sc, out)
     elif kernel == "bitsw":
-        ok = bw_bitsw(lm, n, blen, 0, k, sc, out)
-    elif kernel == "bitsw-colour":
         ok = bits_linew(lm, n, blen, bcol, 0, k, sc, out, BITS)
     else:
         ok = line_solve(lm, n, blen, bcol, 0, k, F, B, run, sc, out, BITS)
