@@ -277,19 +277,24 @@ def _enumerate(lens: list[int], state: list[int], cap: int) -> list[int] | None:
     return union if any(union) else []
 
 
-@settings(max_examples=200, deadline=None)
-@given(bw_lines([63, 64, 65, 124, 125, 126], known=[0.7, 0.85, 0.95]))
-def test_two_words_against_enumeration(line: tuple[tuple[Block, ...], list[int]]) -> None:
-    """Long lines with most cells known, so that the placements can be listed."""
-    clue, state = line
+def same_as_enumeration(clue: tuple[Block, ...], state: list[int], kernel: str) -> None:
+    """``kernel`` answers what listing the placements one by one gives (the cases where
+    listing them takes too long are left out)."""
     expect = _enumerate([b.length for b in clue], state, cap=30_000)
     assume(expect is not None)
-    out = solve_line(clue, state, kernel="bits2")
+    out = solve_line(clue, state, kernel=kernel)
     event("no placement" if expect == [] else "placements")
     if expect == []:
         assert out is None
     else:
         assert out is not None and out.tolist() == expect
+
+
+@settings(max_examples=200, deadline=None)
+@given(bw_lines([63, 64, 65, 124, 125, 126], known=[0.7, 0.85, 0.95]))
+def test_two_words_against_enumeration(line: tuple[tuple[Block, ...], list[int]]) -> None:
+    """Long lines with most cells known, so that the placements can be listed."""
+    same_as_enumeration(*line, "bits2")
 
 
 @settings(max_examples=200, deadline=None)
@@ -379,15 +384,7 @@ def test_many_words_agree_with_the_dp_at_the_edges(
 @given(bw_lines([127, 128, 191, 192, 255, 256], known=[0.85, 0.95]))
 def test_many_words_against_enumeration(line: tuple[tuple[Block, ...], list[int]]) -> None:
     """Long lines with most cells known, against the placements listed one by one."""
-    clue, state = line
-    expect = _enumerate([b.length for b in clue], state, cap=30_000)
-    assume(expect is not None)
-    out = solve_line(clue, state, kernel="bitsw")
-    event("no placement" if expect == [] else "placements")
-    if expect == []:
-        assert out is None
-    else:
-        assert out is not None and out.tolist() == expect
+    same_as_enumeration(*line, "bitsw")
 
 
 def test_many_words_known_answers_and_limits() -> None:

@@ -734,31 +734,28 @@ def _runs_w(sc, src, dst, ln, nw):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _or_shl_w(sc, v, s, nw):
+    """``sc[v:v+nw] |= sc[v:v+nw] << s``, in place: the words are written from the top
+    down, and each reads only words below it, still the old ones."""
+    q = s // 64
+    r = np.uint64(s % 64)
+    for i in range(nw - 1, q - 1, -1):
+        j = i - q
+        x = sc[v + j] << r
+        if r != U0 and j >= 1:
+            x |= sc[v + j - 1] >> (np.uint64(64) - r)
+        sc[v + i] |= x
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _smear_w(sc, v, ln, nw):
     """:func:`_smear` on ``nw`` words, in place: cells ``s .. s+ln-1`` for every ``s``."""
     step = 1
     while step * 2 <= ln:
-        for i in range(nw - 1, -1, -1):  # descending: words below i are still the old ones
-            q = step // 64
-            r = np.uint64(step % 64)
-            j = i - q
-            if j >= 0:
-                x = sc[v + j] << r
-                if r != U0 and j >= 1:
-                    x |= sc[v + j - 1] >> (np.uint64(64) - r)
-                sc[v + i] |= x
+        _or_shl_w(sc, v, step, nw)
         step *= 2
     if step < ln:
-        s = ln - step
-        for i in range(nw - 1, -1, -1):
-            q = s // 64
-            r = np.uint64(s % 64)
-            j = i - q
-            if j >= 0:
-                x = sc[v + j] << r
-                if r != U0 and j >= 1:
-                    x |= sc[v + j - 1] >> (np.uint64(64) - r)
-                sc[v + i] |= x
+        _or_shl_w(sc, v, ln - step, nw)
 
 
 @njit(cache=True, nogil=True, inline="always")
