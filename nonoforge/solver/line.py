@@ -31,7 +31,7 @@ import numpy as np
 from nonoforge.errors import SolverError
 from nonoforge.puzzle import Clue
 from nonoforge.solver.kernel_cache import njit  # numba's, its cache keyed to all solver sources
-from nonoforge.solver.tables import BITS, MAX_COLORS
+from nonoforge.solver.tables import BITS, MAX_COLORS, clue_arrays
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
@@ -624,14 +624,17 @@ def bw_line2(lm, n, blen, b0, k, sc, out):
     return True
 
 
-#: The longest line the many-word kernel takes (:func:`bits_linew`): past
-#: it the array DP, whose cost grows as the kernel's does, is as quick.
+#: The longest line the many-word kernel takes (:func:`bits_linew`); longer ones take the
+#: array DP. A bound on the scratch every solve allocates (:func:`bitsw_scratch`), not a
+#: break-even point: at 1000 cells the kernel still solves 12-16x the lines the DP does.
 MAX_BITSW_LINE = 1022
 
 
-def bitsw_words(n: int) -> int:
+@njit(cache=True, nogil=True, inline="always")
+def bitsw_words(n):
     """Words a set over the positions ``0..n`` of a line takes in :func:`bits_linew`, with
-    a spare bit on top for the carry of :func:`_fill_up_w`."""
+    a spare bit on top for the carry of :func:`_fill_up_w` (compiled: the kernel and the
+    scratch sizes from Python use this one count)."""
     return (n + 65) // 64
 
 
@@ -714,6 +717,16 @@ def _fill_down_w(sc, g, w, nw):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _and_shr_w(sc, v, s, nw):
+    """``sc[v:v+nw] &= sc[v:v+nw] >> s``, in place: the words are written from the bottom
+    up, and each reads only words at or above it, still the old ones."""
+    q = s // 64
+    r = np.uint64(s % 64)
+    for i in range(nw):
+        sc[v + i] &= _shr_at(sc, v, i, q, r, nw)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _runs_w(sc, src, dst, ln, nw):
     """:func:`_runs` on ``nw`` words into ``dst``: positions ``s`` where bits
     ``s .. s+ln-1`` of ``src`` are all set."""
@@ -721,16 +734,10 @@ def _runs_w(sc, src, dst, ln, nw):
         sc[dst + i] = sc[src + i]
     step = 1
     while step * 2 <= ln:
-        q = step // 64
-        r = np.uint64(step % 64)
-        for i in range(nw):
-            sc[dst + i] &= _shr_at(sc, dst, i, q, r, nw)
+        _and_shr_w(sc, dst, step, nw)
         step *= 2
     if step < ln:
-        q = (ln - step) // 64
-        r = np.uint64((ln - step) % 64)
-        for i in range(nw):
-            sc[dst + i] &= _shr_at(sc, dst, i, q, r, nw)
+        _and_shr_w(sc, dst, ln - step, nw)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -818,7 +825,7 @@ def bits_linew(lm, n, blen, bcol, b0, k, sc, out, bits):
     it" set and a "takes it in some placement" set for each of the 64 colours a mask can
     name). A few operations a word per step of the programme, where the DP takes one a
     cell."""
-    nw = (n + 65) // 64
+    nw = bitsw_words(n)
     W = 0  # noqa: N806 - cells that may be background
     PM = nw  # noqa: N806 - positions 0..n
     T1 = 2 * nw  # noqa: N806 - scratch
@@ -971,13 +978,6 @@ def overlap_line(n, blen, bcol, b0, k, out, bits, full):
     for j in range(n):
         out[j] &= full
     return 0 if slack == 0 else 1
-
-
-def clue_arrays(clue: Clue) -> tuple[np.ndarray, np.ndarray]:
-    """A clue as the flat ``(lengths, colours)`` int64 arrays the kernels read."""
-    blen = np.array([b.length for b in clue], dtype=np.int64)
-    bcol = np.array([b.color for b in clue], dtype=np.int64)
-    return blen, bcol
 
 
 def solve_line(

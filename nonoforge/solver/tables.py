@@ -108,10 +108,10 @@ class Tables:
             first = int(self.lines[i, 3])
             lens.append(self.blen[at:first])
             cols.append(self.bcol[at:first])
-            clue = clues[i]
-            lens.append(np.array([b.length for b in clue], dtype=np.int64))
-            cols.append(np.array([b.color for b in clue], dtype=np.int64))
-            counts[i] = len(clue)
+            blen, bcol = clue_arrays(clues[i])
+            lens.append(blen)
+            cols.append(bcol)
+            counts[i] = len(blen)
             at = first + int(self.lines[i, 4])
         lens.append(self.blen[at:])  # the unread last entry comes along
         cols.append(self.bcol[at:])
@@ -129,6 +129,13 @@ class Tables:
                    int(counts.max()) if counts.size else 0)
 
 
+def clue_arrays(clue: Clue) -> tuple[np.ndarray, np.ndarray]:
+    """A clue as the flat ``(lengths, colours)`` int64 arrays the kernels read."""
+    blen = np.array([b.length for b in clue], dtype=np.int64)
+    bcol = np.array([b.color for b in clue], dtype=np.int64)
+    return blen, bcol
+
+
 #: Most changed lines :meth:`Tables.of` splices into the last puzzle's arrays (a repair's
 #: candidates differ from each other in at most two rows and two columns); more, and the
 #: arrays are built afresh.
@@ -136,4 +143,4 @@ SPLICE_LINES = 8
 #: The last puzzle's clues (rows then columns) and its arrays, for :meth:`Tables.of`.
 _last: list[tuple[tuple[Clue, ...], Tables] | None] = [None]
 
-__all__ = ["BITS", "MAX_COLORS", "Tables", "check_colours"]
+__all__ = ["BITS", "MAX_COLORS", "Tables", "check_colours", "clue_arrays"]
