@@ -533,17 +533,17 @@ def test_palette_search_finds_more_colours_than_greedy_picking() -> None:
 
 
 def test_photos_get_the_colours_greedy_picking_missed() -> None:
-    """The camera man at 20 cells has 4 colours 15 apart (greedy picking found 3), the cat
-    3 (greedy: 2); each pair still clears the floor."""
+    """The camera man at 20 cells has 4 colours 15 apart (greedy picking found 3); each pair
+    still clears the floor. (The cat's 3 clusters, greedy 2, now get its eyes as a fourth
+    colour: tests/test_images_accents.py.)"""
     import skimage.data
 
     from nonoforge.images.measure import closest_pair
     from nonoforge.images.quantise import MIN_DELTA
 
-    for name, n in (("camera", 4), ("chelsea", 3)):
-        q = quantise(getattr(skimage.data, name)(), size=(20, 20), colors=4)
-        assert q.palette.ncolors == n, name
-        assert closest_pair(q.palette_lab)[0] >= MIN_DELTA
+    q = quantise(skimage.data.camera(), size=(20, 20), colors=4)
+    assert q.palette.ncolors == 4
+    assert closest_pair(q.palette_lab)[0] >= MIN_DELTA
 
 
 def test_cells_take_their_nearest_palette_colour() -> None:

@@ -31,6 +31,7 @@ from skimage.filters import threshold_otsu
 
 from nonoforge import ranges
 from nonoforge.errors import ImageError, UsageError
+from nonoforge.images import accents
 from nonoforge.images.ground import dark_structures
 from nonoforge.images.light import (
     area_weights,
@@ -698,6 +699,14 @@ def _quantise_fitted(
                 labels = despeckle(labels, o.despeckle_passes)
     else:
         labels, palette_lab, note = _colour(lab, wlab, transparent, use_alpha, bg_lab, o)
+        slots = o.colors + 1 - len(palette_lab)
+        if o.photo and not use_alpha and slots > 0:
+            found = accents.find(rgb2lab(rgba[..., :3]), w, h)
+            labels, palette_lab, added = accents.draw(
+                labels, palette_lab, found, slots, max(o.min_delta, o.merge_delta))
+            if added:
+                note = None if added == slots else (
+                    f"{note}; {added} more drawn for small features (accents)")
     return labels, palette_lab, lab, wlab, transparent, note
 
 
