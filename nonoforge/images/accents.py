@@ -1,17 +1,18 @@
 """Accents: the small features of a photo that its colour clusters drop -- a cat's eyes and
-nose, a pale rocket against its sky, a lit window -- found as local colour outliers and
-drawn as shapes in the colours the palette has to spare.
+nose, a few stained nuclei on a slide -- found as local colour outliers and drawn as shapes
+in the colours the palette has to spare.
 
 Why: a photo's clusters follow its large areas. A feature of a few cells whose colour is
 under 1 % of the pixels (the cat's green eyes, its pink nose) never gets a cluster, so the
-puzzle draws the cat as a tabby field (docs/images.md, "Accents"). A designer draws such a
-feature as a shape in its own colour. Here a pixel is an outlier when its a*b* lies far
-from the colours of its surroundings, as a Mahalanobis distance under their local mean and
-covariance: that finds what stands out by colour, not by lightness, and needs no threshold
-chosen per picture. Each compact group of outliers is grown over the pixels more like it
-than like its surroundings, filled, and drawn where it covers enough of a cell; its dark
-core (a pupil) is drawn in the palette's darkest colour. Its colour is pushed further from
-its surroundings, as a designer would, until it tells apart from every palette colour.
+puzzle draws the cat as a tabby field (docs/images.md, "Accents: the cat's eyes ..."). A
+designer draws such a feature as a shape in its own colour. Here a pixel is an outlier
+when its a*b* lies far from the colours of its surroundings, as a Mahalanobis distance
+under their local mean and covariance: that finds what stands out by colour, not by
+lightness, and needs no threshold chosen per picture. Each compact group of outliers is
+grown over the pixels more like it than like its surroundings, filled, and drawn where it
+covers enough of a cell; its dark core (a pupil) is drawn in the palette's darkest colour.
+Its colour is pushed further from its surroundings, as a designer would, until it tells
+apart from every palette colour.
 
 Accents only take colours the palette lacks (``--colors N`` asked more than the clusters
 gave): a picture that already has its N colours is drawn as before.
@@ -116,14 +117,13 @@ def find(lab: np.ndarray, w: int, h: int) -> list[Accent]:
     ry, rx = area_weights(hp, h), area_weights(wp, w)
     areas = np.bincount(parts.ravel(), minlength=n + 1)
     most = MAX_SHARE * hp * wp
+    # everything about a part happens within reach of its box: a window of it
+    pad = int(np.ceil(max(cell, float(np.sqrt(most / np.pi))))) + 2
     found: list[Accent] = []
     for i, box in enumerate(ndi.find_objects(parts), start=1):
         area = float(areas[i])
         if box is None or area < MIN_CELLS * cell * cell or area > most:
             continue
-        # everything about this part happens within reach of its box: a window of it
-        reach = max(cell, float(np.sqrt(most / np.pi)))
-        pad = int(np.ceil(reach)) + 2
         ys = slice(max(0, box[0].start - pad), min(hp, box[0].stop + pad))
         xs = slice(max(0, box[1].start - pad), min(wp, box[1].stop + pad))
         win = lab[ys, xs]
