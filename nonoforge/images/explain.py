@@ -65,9 +65,14 @@ CLAUSE_WORK = 3
 #: 3 colours at 150x150-200x200, growing with the CNF.
 CONFLICT_CELLS = 40
 #: Cell-blocks (a line's length times its blocks plus one) per work unit of a line solve
-#: by the general kernel (``dp_line``: lines past the bit-parallel kernels, 62 cells in
-#: colour, 126 in black and white): measured 8.0-9.0 ns a cell-block from 80x80 (3
-#: colours) to 200x200, against 0.2-0.9 microseconds a line request below those lengths.
+#: past the one- and two-word kernels (62 cells in colour, 126 in black and white, which
+#: cost 0.2-0.9 microseconds a line). Measured on the array DP (``dp_line``), which took
+#: those lines then: 8.0-9.0 ns a cell-block from 80x80 (3 colours) to 200x200. The
+#: many-word kernel that takes them now up to 1022 cells does 0.6-1.9 ns a cell-block, so
+#: these lines are charged about 8x what they cost. That is kept on purpose: charged at
+#: their cost (500 cell-blocks a unit), the full solver's share of the budget let it probe
+#: on, and bench/explain.py --scale found the same regions in 4.8-13 s instead of 0.7-3.5
+#: (astronaut at 150: 1.3 -> 10.4 s; hubble in 4 colours at 80: 1.5 -> 7.0 s).
 DP_CELL_BLOCKS = 60
 #: Percent of the budget the first solve (the full solver, two solutions) may spend. Past
 #: it the picture, a solution already known, lets the SAT back-end be asked for another
