@@ -18,10 +18,9 @@ from nonoforge.images.generate import (
     edit_costs,
     generate,
     neighbour_counts,
-    overlap_potential,
     repair,
 )
-from nonoforge.puzzle import Block, Grid, Palette, Puzzle
+from nonoforge.puzzle import Grid, Palette, Puzzle
 from nonoforge.solver import solve
 
 EMOJI = ("1f3a1.png", "1f33e.png", "1f428.png", "1f634.png")
@@ -172,15 +171,6 @@ def test_progress_says_the_attempt_and_the_round_and_changes_nothing() -> None:
     assert [line.split(":")[1] for line in lines[2:]] == [
         f" repair round {k}" for k in range(1, rounds + 1)]
     assert lines[2].endswith(": 0/43 edits, 0 % of the work budget")
-
-
-def test_overlap_potential() -> None:
-    assert overlap_potential((), 10) == 10
-    assert overlap_potential((Block(10, 1),), 10) == 10
-    assert overlap_potential((Block(6, 1),), 10) == 2
-    assert overlap_potential((Block(3, 1), Block(3, 1)), 10) == 0
-    assert overlap_potential((Block(3, 1), Block(3, 2)), 10) == 0
-    assert overlap_potential((Block(5, 1), Block(4, 2)), 10) == 7  # slack 1: 4 + 3
 
 
 def test_incremental_clues_match_the_grid() -> None:

@@ -41,13 +41,14 @@ from nonoforge.images.measure import (
     specks,
     ssim,
 )
+from nonoforge.images.overlap import edit_gains, line_potential
 from nonoforge.images.quantise import (
     DEFAULT_MERGE_DELTA,
     ImageSource,
     Quantised,
     prepare,
 )
-from nonoforge.puzzle import Clue, Grid, Meta, Palette, Puzzle, clue_of, min_length
+from nonoforge.puzzle import Clue, Grid, Meta, Palette, Puzzle, clue_of
 from nonoforge.solving import TECHNIQUES, mask_counts
 
 if TYPE_CHECKING:  # the solver (and numba) load only when a puzzle is solved
@@ -143,29 +144,14 @@ def decided(res: SolveResult) -> int:
 # -- incremental clues ----------------------------------------------------------------------
 
 
-def overlap_potential(clue: Clue, n: int) -> int:
-    """Cells simple overlap settles in an empty line of ``n`` cells with ``clue``.
-
-    When line logic is stuck from the start, no single edit settles a cell; edits that
-    raise this (a longer block, a tighter line) give the solver its first foothold.
-    """
-    if not clue:
-        return n
-    slack = n - min_length(clue)
-    if not slack:
-        return n
-    total = 0
-    for b in clue:
-        if b.length > slack:
-            total += b.length - slack
-    return total
-
-
 class _Clues:
-    """Row and column clues of a grid that change one cell at a time (cheap re-puzzling).
+    """Row and column clues of a grid that change one cell at a time (cheap re-puzzling),
+    and their overlap potentials (:mod:`~nonoforge.images.overlap`): when line logic is
+    stuck from the start no single edit settles a cell, and edits that raise the potential
+    (a longer block, a tighter line) give the solver its first foothold.
 
-    Clues and overlap potentials are memoised by line content: the grid changes by one cell
-    a round, so the same candidate lines come back round after round.
+    Clues and potentials are memoised by line content: the grid changes by one cell a
+    round, so the same candidate lines come back round after round.
     """
 
     def __init__(self, cells: np.ndarray, palette: Palette) -> None:
@@ -175,8 +161,8 @@ class _Clues:
         self._memo: dict[bytes, tuple[Clue, int]] = {}
         self.rows = [self._clue(r)[0] for r in self.cells]
         self.cols = [self._clue(c)[0] for c in self.cells.T]
-        self.row_pot = [self._clue(r)[1] for r in self.cells]
-        self.col_pot = [self._clue(c)[1] for c in self.cells.T]
+        self.row_pot = np.array([self._clue(r)[1] for r in self.cells], dtype=np.int64)
+        self.col_pot = np.array([self._clue(c)[1] for c in self.cells.T], dtype=np.int64)
         # what :meth:`changed` found, valid while its row and column are as they were then
         self._changed: dict[tuple[int, int, int], tuple[int, int, Clue, Clue, int]] = {}
         self._row_version = [0] * self.h
@@ -194,7 +180,7 @@ class _Clues:
         hit = self._memo.get(key)
         if hit is None:
             clue = clue_of(key)  # its bytes are its cells (uint8), and read faster
-            hit = (clue, overlap_potential(clue, len(line)))
+            hit = (clue, line_potential(np.ascontiguousarray(line)))
             self._memo[key] = hit
         return hit
 
@@ -220,9 +206,12 @@ class _Clues:
         as an array. The repair asks it of thousands of edits a round and each round
         changes one row and one column, so only their edits are worked out again."""
         out = self._gain[cs, ys, xs]
-        for i in np.flatnonzero(np.isnan(out)).tolist():
-            y, x, c = int(ys[i]), int(xs[i]), int(cs[i])
-            out[i] = self._gain[c, y, x] = self.changed(y, x, c)[2]
+        todo = np.flatnonzero(np.isnan(out))
+        if todo.size:
+            y, x, c = ys[todo], xs[todo], cs[todo]
+            out[todo] = self._gain[c, y, x] = edit_gains(
+                self.cells, y.astype(np.int64), x.astype(np.int64), c.astype(np.int64),
+                self.row_pot, self.col_pot)
         return out
 
     def puzzle_with(self, y: int, x: int, row: Clue, col: Clue) -> Puzzle:
