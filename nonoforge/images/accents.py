@@ -24,10 +24,10 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import ndimage as ndi
-from skimage.color import deltaE_ciede2000, lab2rgb, rgb2lab
+from skimage.color import deltaE_ciede2000, rgb2lab
 from skimage.morphology import convex_hull_image
 
-from nonoforge.images.light import area_weights
+from nonoforge.images.light import area_weights, lab_to_srgb
 
 #: Mahalanobis distance (a*b*, against the surroundings) that marks a pixel as standing out.
 OUTLIER = 2.0
@@ -176,7 +176,7 @@ def _disk(r: int) -> np.ndarray:
 
 def _in_gamut(lab: np.ndarray) -> np.ndarray:
     """The Lab colour as it prints: through sRGB, clipped."""
-    rgb = np.clip(lab2rgb(lab[None, None, :]), 0.0, 1.0)
+    rgb = lab_to_srgb(lab[None, None, :])
     return np.asarray(rgb2lab(rgb)[0, 0])
 
 

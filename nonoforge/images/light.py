@@ -4,6 +4,8 @@ weights. Pixels are averaged in linear light (that is how light mixes), never in
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 
@@ -14,6 +16,16 @@ def srgb_to_linear(s: np.ndarray) -> np.ndarray:
 def linear_to_srgb(v: np.ndarray) -> np.ndarray:
     v = np.clip(v, 0.0, 1.0)
     return np.where(v <= 0.0031308, v * 12.92, 1.055 * v ** (1 / 2.4) - 0.055)
+
+
+def lab_to_srgb(lab: np.ndarray) -> np.ndarray:
+    """Lab colours (``(..., 3)``) as sRGB 0..1, clipped into the gamut -- on purpose, so
+    scikit-image's warning about the values it clips is not shown."""
+    from skimage.color import lab2rgb
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Conversion from CIE-LAB", category=UserWarning)
+        return np.asarray(np.clip(lab2rgb(np.asarray(lab, dtype=np.float64)), 0.0, 1.0))
 
 
 def area_weights(n_in: int, n_out: int) -> np.ndarray:

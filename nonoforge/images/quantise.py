@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 from PIL import Image
-from skimage.color import deltaE_ciede2000, lab2rgb, rgb2lab
+from skimage.color import deltaE_ciede2000, rgb2lab
 from skimage.filters import threshold_otsu
 
 from nonoforge import ranges
@@ -36,6 +36,7 @@ from nonoforge.images.ground import dark_structures
 from nonoforge.images.light import (
     area_weights,
     block_reduce_linear,
+    lab_to_srgb,
     linear_to_srgb,
     srgb_to_linear,
 )
@@ -162,8 +163,8 @@ def color_names(labs: np.ndarray) -> list[str]:
 
 
 def lab_to_rgb8(lab: np.ndarray) -> tuple[int, int, int]:
-    rgb = lab2rgb(np.asarray(lab, dtype=np.float64).reshape(1, 1, 3))[0, 0]
-    r, g, b = (int(round(float(v) * 255)) for v in np.clip(rgb, 0.0, 1.0))
+    rgb = lab_to_srgb(np.asarray(lab, dtype=np.float64).reshape(1, 1, 3))[0, 0]
+    r, g, b = (int(round(float(v) * 255)) for v in rgb)
     return (r, g, b)
 
 
@@ -381,7 +382,7 @@ def smooth_lab(lab: np.ndarray, weight: float) -> np.ndarray:
 
 def _to_rgba(rgba: np.ndarray, lab: np.ndarray) -> np.ndarray:
     out = rgba.copy()
-    out[..., :3] = np.clip(lab2rgb(lab), 0.0, 1.0)
+    out[..., :3] = lab_to_srgb(lab)
     return out
 
 
