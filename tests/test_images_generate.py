@@ -312,3 +312,20 @@ def test_a_star_field_in_colour_is_a_field_of_stars() -> None:
     cells = g.repair.grid.cells
     assert label(cells != 0, connectivity=2).max() >= 15
     assert g.puzzle.palette.ncolors == 4
+
+
+def test_the_images_package_loads_without_numba() -> None:
+    """Reading, quantising and rendering pictures need no compiled code: importing the
+    images package (which imports ``generate``) leaves numba unloaded, so commands that
+    only draw pay none of its start-up; the repair's compiled potentials load when a
+    repair starts."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = "import sys, nonoforge.images\nprint('numba' in sys.modules)\n"
+    root = Path(__file__).resolve().parents[1]
+    run = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip() == "False"

@@ -41,7 +41,6 @@ from nonoforge.images.measure import (
     specks,
     ssim,
 )
-from nonoforge.images.overlap import edit_gains, line_potential
 from nonoforge.images.quantise import (
     DEFAULT_MERGE_DELTA,
     ImageSource,
@@ -155,6 +154,9 @@ class _Clues:
     """
 
     def __init__(self, cells: np.ndarray, palette: Palette) -> None:
+        from nonoforge.images import overlap  # compiled: numba loads when a repair starts
+
+        self._overlap = overlap
         self.palette = palette
         self.cells = cells.astype(np.uint8)
         self.h, self.w = cells.shape
@@ -180,7 +182,7 @@ class _Clues:
         hit = self._memo.get(key)
         if hit is None:
             clue = clue_of(key)  # its bytes are its cells (uint8), and read faster
-            hit = (clue, line_potential(np.ascontiguousarray(line)))
+            hit = (clue, self._overlap.line_potential(np.ascontiguousarray(line)))
             self._memo[key] = hit
         return hit
 
@@ -209,7 +211,7 @@ class _Clues:
         todo = np.flatnonzero(np.isnan(out))
         if todo.size:
             y, x, c = ys[todo], xs[todo], cs[todo]
-            out[todo] = self._gain[c, y, x] = edit_gains(
+            out[todo] = self._gain[c, y, x] = self._overlap.edit_gains(
                 self.cells, y.astype(np.int64), x.astype(np.int64), c.astype(np.int64),
                 self.row_pot, self.col_pot)
         return out
