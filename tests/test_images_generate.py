@@ -177,7 +177,7 @@ def test_incremental_clues_match_the_grid() -> None:
     rng = np.random.default_rng(0)
     cells = (rng.random((6, 7)) < 0.5).astype(np.int64)
     c = _Clues(cells, Palette.bw())
-    row, col, _ = c.changed(2, 3, 1 - cells[2, 3])
+    row, col = c.changed(2, 3, 1 - cells[2, 3])
     assert c.puzzle() == Puzzle.from_grid(Grid(cells)).replace(goal=None)
     c.set(2, 3, 1 - cells[2, 3])
     cells[2, 3] = 1 - cells[2, 3]
@@ -186,8 +186,8 @@ def test_incremental_clues_match_the_grid() -> None:
 
 
 def test_kept_answers_of_changed_follow_every_edit() -> None:
-    # changed() keeps its answers until their row or column changes: after any sequence
-    # of edits each answer must be what a fresh grid says, and every puzzle a valid one
+    # changed() and gains() keep their answers until their row or column changes: after any
+    # sequence of edits each answer must be what a fresh grid says, and every puzzle a valid one
     rng = np.random.default_rng(3)
     palette = Palette.of(("white", "#fff"), ("black", "#000"), ("red", "#f00"))
     cells = rng.integers(0, 3, (5, 6))
@@ -198,11 +198,13 @@ def test_kept_answers_of_changed_follow_every_edit() -> None:
             c.set(y, x, colour)
             cells[y, x] = colour
             continue
-        row, col, gain = c.changed(y, x, colour)
+        row, col = c.changed(y, x, colour)
+        at = np.array([y]), np.array([x]), np.array([colour])
+        gain = c.gains(*at)[0]
         edited = cells.copy()
         edited[y, x] = colour
         fresh = _Clues(cells, palette)
-        assert (row, col, gain) == fresh.changed(y, x, colour)
+        assert (row, col, gain) == (*fresh.changed(y, x, colour), fresh.gains(*at)[0])
         assert c.puzzle_with(y, x, row, col) == Puzzle.from_grid(
             Grid(edited), palette).replace(goal=None)
     assert c.puzzle() == Puzzle.from_grid(Grid(cells), palette).replace(goal=None)

@@ -166,7 +166,7 @@ class _Clues:
         self.row_pot = np.array([self._clue(r)[1] for r in self.cells], dtype=np.int64)
         self.col_pot = np.array([self._clue(c)[1] for c in self.cells.T], dtype=np.int64)
         # what :meth:`changed` found, valid while its row and column are as they were then
-        self._changed: dict[tuple[int, int, int], tuple[int, int, Clue, Clue, int]] = {}
+        self._changed: dict[tuple[int, int, int], tuple[int, int, Clue, Clue]] = {}
         self._row_version = [0] * self.h
         self._col_version = [0] * self.w
         # each edit's gain in overlap potential (:meth:`gains`), nan until asked and again
@@ -186,27 +186,26 @@ class _Clues:
             self._memo[key] = hit
         return hit
 
-    def changed(self, y: int, x: int, colour: int) -> tuple[Clue, Clue, int]:
-        """Row ``y``'s and column ``x``'s clues with cell ``(y, x)`` set to ``colour``, and
-        how much that raises the overlap potential of the two lines. The repair asks this of
-        every candidate every round and changes one cell a round, so answers are kept until
-        their row or column changes."""
+    def changed(self, y: int, x: int, colour: int) -> tuple[Clue, Clue]:
+        """Row ``y``'s and column ``x``'s clues with cell ``(y, x)`` set to ``colour``. The
+        repair asks this of each candidate it tries, round after round, and changes one cell
+        a round, so answers are kept until their row or column changes."""
         hit = self._changed.get((y, x, colour))
         if hit is not None and hit[0] == self._row_version[y] and hit[1] == self._col_version[x]:
-            return hit[2], hit[3], hit[4]
+            return hit[2], hit[3]
         old = self.cells[y, x]
         self.cells[y, x] = colour
-        row, rpot = self._clue(self.cells[y])
-        col, cpot = self._clue(self.cells[:, x])
+        row = self._clue(self.cells[y])[0]
+        col = self._clue(self.cells[:, x])[0]
         self.cells[y, x] = old
-        gain = rpot - self.row_pot[y] + cpot - self.col_pot[x]
-        self._changed[y, x, colour] = (self._row_version[y], self._col_version[x], row, col, gain)
-        return row, col, gain
+        self._changed[y, x, colour] = (self._row_version[y], self._col_version[x], row, col)
+        return row, col
 
     def gains(self, ys: np.ndarray, xs: np.ndarray, cs: np.ndarray) -> np.ndarray:
-        """The potential gain :meth:`changed` gives each edit ``(ys[i], xs[i], cs[i])``,
-        as an array. The repair asks it of thousands of edits a round and each round
-        changes one row and one column, so only their edits are worked out again."""
+        """How much each edit ``(ys[i], xs[i], cs[i])`` raises the overlap potential of its
+        row and column together, as an array. The repair asks it of thousands of edits a
+        round and each round changes one row and one column, so only their edits are
+        worked out again."""
         out = self._gain[cs, ys, xs]
         todo = np.flatnonzero(np.isnan(out))
         if todo.size:
@@ -417,7 +416,7 @@ def repair(
                 if (y, x, c) in seen:
                     continue
                 seen.add((y, x, c))
-                row, col, _ = clues.changed(y, x, c)
+                row, col = clues.changed(y, x, c)
                 edit_cost, edit_pot = float(cost[i]), float(pot[i])
                 r = solve(clues.puzzle_with(y, x, row, col), strategy=strategy, max_solutions=2)
                 solves += 1
@@ -507,7 +506,7 @@ def _clear_specks(
         undo = original[y, x] == colour
         if not undo and int((cells != original).sum()) + (original[y, x] == own) > max_edits:
             continue
-        row, col, _ = clues.changed(y, x, colour)
+        row, col = clues.changed(y, x, colour)
         r = solve(clues.puzzle_with(y, x, row, col), strategy=strategy, max_solutions=2)
         solves += 1
         if is_accepted(r, max_technique):
