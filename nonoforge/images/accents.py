@@ -107,13 +107,13 @@ def find(lab: np.ndarray, w: int, h: int) -> list[Accent]:
     if min(hp, wp) < 8 or cell < 2:
         return []
     dist, surround = outliers(lab, cell)
-    light_around = ndi.gaussian_filter(lab[..., 0], SURROUND * cell)
     radius = max(1, int(cell * 0.4))
     disk = _disk(radius)
     marked = ndi.binary_closing(dist >= OUTLIER, structure=disk)
     parts, n = ndi.label(marked, structure=np.ones((3, 3), bool))
     if n == 0:
         return []
+    light_around = ndi.gaussian_filter(lab[..., 0], SURROUND * cell)
     ry, rx = area_weights(hp, h), area_weights(wp, w)
     areas = np.bincount(parts.ravel(), minlength=n + 1)
     most = MAX_SHARE * hp * wp
