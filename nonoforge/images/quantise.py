@@ -42,6 +42,7 @@ from nonoforge.images.light import (
 )
 from nonoforge.images.load import as_rgba
 from nonoforge.images.measure import likeness, margins, ssim
+from nonoforge.images.smoothing import smooth_lab
 from nonoforge.puzzle import Color, Grid, Palette
 
 #: Largest grid side we generate: beyond this nobody solves a puzzle by hand.
@@ -370,14 +371,6 @@ def equalised_lab(rgba: np.ndarray) -> np.ndarray:
         light, kernel_size=max(8, min(h, w) // 4), clip_limit=CLAHE_CLIP
     )
     return lab
-
-
-def smooth_lab(lab: np.ndarray, weight: float) -> np.ndarray:
-    """Total-variation smoothing (Chambolle) of a Lab picture, channels jointly: regions
-    flatten, edges stay. ``weight`` on Lab scaled to 0..1."""
-    from skimage import restoration
-
-    return 100.0 * restoration.denoise_tv_chambolle(lab / 100.0, weight=weight, channel_axis=-1)
 
 
 def _to_rgba(rgba: np.ndarray, lab: np.ndarray) -> np.ndarray:
