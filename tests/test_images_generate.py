@@ -331,3 +331,19 @@ def test_the_images_package_loads_without_numba() -> None:
                          text=True, timeout=120)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.strip() == "False"
+
+
+def test_an_icons_likeness_counts_its_cut_out_features_as_dark() -> None:
+    """The bundled koala (an icon on a transparent background) in black and white is its
+    head with the nose cut out. Its likeness was 0.05, the nose's hole averaged with the
+    white around the head; the transparent cells are averaged apart now, and kept so
+    when the edges are trimmed. A photo has none."""
+    from nonoforge.examples import example_path
+
+    g = generate(example_path("koala"), size=(30, 30))
+    q = g.quantised
+    assert q.transparent is not None and q.transparent.shape == g.repair.grid.cells.shape
+    holes = (g.repair.grid.cells == 0) & ~q.transparent
+    assert holes.sum() >= 4  # the nose
+    assert g.likeness > 0.8 and g.summary()["likeness"] > 0.8
+    assert generate(skimage.data.camera(), size=(20, 20)).quantised.transparent is None

@@ -71,3 +71,36 @@ def test_ssim_is_kept_as_the_second_figure() -> None:
     light, feat = face_on_shading()
     assert 0.0 < ssim(light, feat) < 1.0
     assert np.isnan(ssim(light[:2], feat[:2]))
+
+
+def _icon() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A light disc (L* 80) with two dark eyes and a mouth (L* 20) on a transparent
+    background (drawn white, L* 100), and its silhouette with the features cut out as the
+    quantiser draws an icon: ``(light, cells, transparent)``."""
+    yy, xx = np.mgrid[0:24, 0:24]
+    disc = (yy - 11.5) ** 2 + (xx - 11.5) ** 2 <= 10.5**2
+    feature = np.zeros_like(disc)
+    feature[7:10, 7:9] = feature[7:10, 15:17] = True
+    feature[15:17, 8:16] = True
+    light = np.where(disc, np.where(feature, 20.0, 80.0), 100.0)
+    cells = (disc & ~feature).astype(np.int64)
+    return light, cells, ~disc
+
+
+def test_an_icons_cut_out_features_count_as_dark() -> None:
+    """The holes of a silhouette are paper like its background, but they stand for dark
+    features: averaged apart from the transparent background they are drawn dark, and the
+    face that reads at a glance scores near 1 (averaged with it: below zero)."""
+    from nonoforge.images.measure import likeness, ssim, tone_picture
+
+    light, cells, clear = _icon()
+    assert likeness(light, cells) < 0.0  # what a reader would call a perfect match
+    assert likeness(light, cells, clear) > 0.95
+    assert ssim(light, cells, clear) > ssim(light, cells)
+    tone = tone_picture(light, cells, clear)
+    assert np.all(tone[clear] == 100.0) and np.all(tone[(cells == 0) & ~clear] == 20.0)
+    # a bare silhouette, the features lost, stays below the one that keeps them
+    bare = (~clear).astype(np.int64)
+    assert likeness(light, bare, clear) < 0.5
+    # nothing marked apart: the plain definition
+    assert likeness(light, cells, np.zeros_like(clear)) == likeness(light, cells)

@@ -557,7 +557,7 @@ class Generated:
     def likeness(self) -> float:
         """Band-passed likeness in L* of the puzzle picture to its source (see
         :mod:`~nonoforge.images.measure`)."""
-        return likeness(self.quantised.light, self.repair.grid.cells)
+        return likeness(self.quantised.light, self.repair.grid.cells, self.quantised.transparent)
 
     @property
     def colors_note(self) -> str | None:
@@ -580,7 +580,7 @@ class Generated:
         used = [0, *(c for c in range(1, len(self.quantised.palette_lab)) if (cells == c).any())]
         closest = closest_pair(self.quantised.palette_lab[used])[0] if len(used) > 1 else None
         like = self.likeness
-        sim = ssim(self.quantised.light, cells)
+        sim = ssim(self.quantised.light, cells, self.quantised.transparent)
         return {
             "width": p.width,
             "height": p.height,
@@ -724,7 +724,7 @@ def _best_attempt(attempts: list[tuple[Quantised, Repair]]) -> tuple[Quantised, 
 
 def _likeness(q: Quantised, cells: np.ndarray) -> float:
     """Likeness of a picture of ``q``'s grid to ``q``'s source (nan on tiny grids)."""
-    like = likeness(q.light, cells)
+    like = likeness(q.light, cells, q.transparent)
     return -1.0 if np.isnan(like) else like
 
 
@@ -739,8 +739,11 @@ def _trim_edges(q: Quantised, rep: Repair) -> tuple[Quantised, Repair]:
         return q, rep
     keep = (slice(t, cells.shape[0] - b), slice(l_, cells.shape[1] - r))
     light = None if q.source_light is None else q.source_light[keep]
+    clear = None if q.transparent is None else q.transparent[keep]
+    if clear is not None and not clear.any():
+        clear = None
     q = replace(q, grid=Grid(q.grid.cells[keep]), source_lab=q.source_lab[keep],
-                source_light=light)
+                source_light=light, transparent=clear)
     rep = replace(rep, grid=Grid(cells[keep]), edits=int((q.grid.cells != cells[keep]).sum()))
     return q, rep
 

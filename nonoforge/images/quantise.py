@@ -80,6 +80,9 @@ class Quantised:
     wanted_colors: int = 1
     #: Why fewer painted colours than asked came out (None when all did).
     colors_note: str | None = None
+    #: The cells where the picture is transparent (its background), None when there are
+    #: none; likeness averages their tone apart (:func:`~nonoforge.images.measure.tone_picture`).
+    transparent: np.ndarray | None = None
 
     @property
     def light(self) -> np.ndarray:
@@ -623,6 +626,7 @@ def _quantise_prepared(
         Grid(labels), palette, source, palette_lab, use_alpha, source_light=light, photo=photo,
         crop=(box[2] * k, box[0] * k, box[3] * k, box[1] * k) if crop else None,
         wanted_colors=colors, colors_note=note,
+        transparent=transparent if transparent.any() else None,
     )
 
 
