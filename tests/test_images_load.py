@@ -231,3 +231,111 @@ def test_fifo_is_refused_at_once_not_waited_on(tmp_path: Path) -> None:
     os.mkfifo(fifo)  # nobody writes to it: a plain open() would block forever
     with pytest.raises(ImageError, match="not a regular file"):
         load_image(fifo)
+
+
+# -- embedded colour profiles -----------------------------------------------------------------
+#
+# Checked locally on real files (not committed: their licences are not ours to pass on):
+# libvips's test-suite ``sample.jpg`` (Adobe RGB, "Artifex Software A98 ICC Profile") and
+# ``sample-xyb.jpg`` (the same picture in jpegli's XYB colour space: read as sRGB it is a
+# green field with a purple man, converted it is the A98 picture to 1.9/255 on average);
+# Pillow's ``xmp_test.jpg`` (Adobe RGB (1998), 2000x1072: 0.05 s to convert),
+# ``xmp_tags_orientation.png`` (ColorMatch RGB, RGBA: alpha kept), ``icc_profile_big.jpg``
+# (a 400 KB profile), and the broken ones -- ``icc-after-SOF.jpg`` (a 7-byte profile) and
+# the fuzzer's ``crash-*.tif`` -- which load as if they had none. The fixtures below are
+# written by hand after them: a matrix profile with Adobe RGB's primaries, a truncated
+# profile, one named sRGB.
+
+#: Adobe RGB (1998)'s primaries adapted to D50 (the PCS), as its published profile has them.
+ADOBE_RGB_D50 = ((0.60974, 0.31111, 0.01947), (0.20528, 0.62567, 0.06087),
+                 (0.14919, 0.06322, 0.74457))
+#: The sRGB primaries adapted to D50 (lcms's built-in sRGB profile).
+SRGB_D50 = ((0.4360747, 0.2225045, 0.0139322), (0.3850649, 0.7168786, 0.0971045),
+            (0.1430804, 0.0606169, 0.7141733))
+
+
+def matrix_profile(primaries: tuple[tuple[float, float, float], ...], gamma: float,
+                   name: str) -> bytes:
+    """An ICC v2 display profile: three primaries (XYZ, D50) and one gamma curve."""
+
+    def s15(v: float) -> bytes:
+        return struct.pack(">i", round(v * 65536))
+
+    def xyz(x: float, y: float, z: float) -> bytes:
+        return b"XYZ " + bytes(4) + s15(x) + s15(y) + s15(z)
+
+    ascii_name = name.encode() + b"\0"
+    desc = (b"desc" + bytes(4) + struct.pack(">I", len(ascii_name)) + ascii_name
+            + bytes(4) + bytes(4) + bytes(2) + bytes(1) + bytes(67))
+    curve = b"curv" + bytes(4) + struct.pack(">IH", 1, round(gamma * 256)) + bytes(2)
+    tags = [(b"desc", desc), (b"wtpt", xyz(0.9642, 1.0, 0.8249)),
+            (b"rXYZ", xyz(*primaries[0])), (b"gXYZ", xyz(*primaries[1])),
+            (b"bXYZ", xyz(*primaries[2])),
+            (b"rTRC", curve), (b"gTRC", curve), (b"bTRC", curve)]
+    offset = 128 + 4 + 12 * len(tags)
+    table, body = b"", b""
+    for sig, data in tags:
+        data += bytes(-len(data) % 4)
+        table += sig + struct.pack(">II", offset + len(body), len(data))
+        body += data
+    size = offset + len(body)
+    header = (struct.pack(">I", size) + bytes(4) + struct.pack(">I", 0x02100000)
+              + b"mntrRGB XYZ " + bytes(12) + b"acsp" + bytes(24) + struct.pack(">I", 0)
+              + s15(0.9642) + s15(1.0) + s15(0.8249) + bytes(48))
+    assert len(header) == 128
+    return header + struct.pack(">I", len(tags)) + table + body
+
+
+def adobe_to_srgb(rgb8: np.ndarray) -> np.ndarray:
+    """Adobe RGB (gamma 563/256) values to sRGB in 0..1, by the matrices: the known answer."""
+    linear = (rgb8 / 255.0) ** (563 / 256)
+    xyz = linear @ np.array(ADOBE_RGB_D50)
+    srgb_linear = np.clip(xyz @ np.linalg.inv(np.array(SRGB_D50)), 0.0, 1.0)
+    return np.where(srgb_linear <= 0.0031308, 12.92 * srgb_linear,
+                    1.055 * srgb_linear ** (1 / 2.4) - 0.055)
+
+
+SWATCH = np.array([[[180, 90, 60], [60, 140, 90], [70, 80, 170]],
+                   [[128, 128, 128], [230, 200, 120], [20, 40, 30]]], dtype=np.uint8)
+
+
+@pytest.mark.parametrize("fmt", ["PNG", "JPEG", "TIFF"])
+def test_a_picture_in_adobe_rgb_is_read_in_srgb(tmp_path: Path, fmt: str) -> None:
+    """A camera's Adobe RGB picture read as if sRGB comes out dull; converted through its
+    profile it matches the matrices' answer. A lossy JPEG is compared on flat blocks."""
+    big = np.kron(SWATCH, np.ones((16, 16, 1), dtype=np.uint8))
+    path = tmp_path / f"adobe.{fmt.lower()}"
+    Image.fromarray(big).save(path, fmt, icc_profile=matrix_profile(
+        ADOBE_RGB_D50, 563 / 256, "Adobe RGB (1998) by hand"), quality=100)
+    got = load_image(path)[8::16, 8::16, :3]
+    want = adobe_to_srgb(np.asarray(Image.open(path).convert("RGB"))[8::16, 8::16])
+    assert np.abs(got - want).max() < 2.5 / 255
+    raw = np.asarray(Image.open(path).convert("RGB"))[8::16, 8::16] / 255.0
+    assert np.abs(raw - want).max() > 10 / 255  # what reading it as sRGB got wrong
+
+
+def test_alpha_is_kept_through_a_profile(tmp_path: Path) -> None:
+    rgba = np.dstack([SWATCH, np.array([[255, 128, 0], [255, 255, 64]], dtype=np.uint8)])
+    path = tmp_path / "icon.png"
+    Image.fromarray(rgba, "RGBA").save(
+        path, icc_profile=matrix_profile(ADOBE_RGB_D50, 563 / 256, "wide"))
+    got = load_image(path)
+    np.testing.assert_allclose(got[..., 3], rgba[..., 3] / 255.0, atol=1e-6)
+    np.testing.assert_allclose(got[..., :3], adobe_to_srgb(SWATCH.astype(float)), atol=2.5 / 255)
+
+
+def test_srgb_broken_and_grey_profiles_leave_the_values_as_they_are(tmp_path: Path) -> None:
+    """A profile named sRGB is what we read anyway (no transform: values exact); a broken
+    one (Pillow's icc-after-SOF.jpg carries 7 bytes) is ignored, as browsers do; a grey
+    picture keeps its values whatever its profile says."""
+    rgba8 = np.asarray(Image.fromarray(SWATCH).convert("RGBA"))
+    expect = (rgba8.astype(np.float32) / np.float32(255.0)).astype(np.float64)  # as read
+    srgb = matrix_profile(SRGB_D50, 2.2, "sRGB IEC61966-2.1")
+    for n, icc in enumerate([srgb, b"\x00\x00\x00\x07abc", srgb[:200], b"garbage" * 40]):
+        path = tmp_path / f"p{n}.png"
+        Image.fromarray(SWATCH).save(path, icc_profile=icc)
+        np.testing.assert_array_equal(load_image(path), expect)
+    grey = tmp_path / "grey.png"
+    Image.fromarray(SWATCH[..., 0]).save(
+        grey, icc_profile=matrix_profile(ADOBE_RGB_D50, 1.0, "linear"))
+    np.testing.assert_allclose(load_image(grey)[..., 0], SWATCH[..., 0] / 255.0)

@@ -8,7 +8,10 @@ animated image is decoded. JPEGs are decoded at a reduced scale (libjpeg's DCT s
 they are much larger than needed, and every picture is then shrunk in linear light to at most
 :data:`WORK_SIDE` pixels a side: a puzzle is at most 200 cells a side. Every mode Pillow reads
 (palette, LA, 16-bit grey, CMYK, ...) comes out as one float RGBA array in 0..1,
-sRGB-encoded, so the quantiser sees a single representation.
+sRGB-encoded, so the quantiser sees a single representation. A colour picture that embeds
+a colour profile (a camera's Adobe RGB, a phone's Display P3, a print CMYK) is converted
+from it to sRGB first, as browsers and image editors show it; read as if it were sRGB its
+colours come out dull or shifted. A profile that cannot be read is ignored, as browsers do.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import io
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PIL import Image, ImageMode, ImageOps, UnidentifiedImageError
@@ -24,6 +28,9 @@ from nonoforge.errors import FormatError, ImageError
 from nonoforge.formats.base import read_regular
 from nonoforge.images.light import block_reduce_linear
 
+if TYPE_CHECKING:
+    from PIL import ImageCms
+
 #: Largest canvas we decode (pixels). A 45x45 puzzle needs nothing near this.
 MAX_PIXELS = 40_000_000
 #: Most memory decoding one image may take (bytes), checked before decoding.
@@ -31,6 +38,10 @@ MEMORY_BUDGET = 256 * 2**20
 #: Bytes per pixel the loader adds to the decoded image: an RGBA copy (4) and a float32
 #: RGBA working copy (16) that is shrunk to :data:`WORK_SIDE` in strips.
 LOADER_BYTES = 4 + 16
+#: Modes whose embedded colour profile is applied. RGB and RGBA convert in place; CMYK
+#: becomes a new RGB image (4 bytes a pixel more). Grey pictures keep their values: a grey
+#: profile's curve differs from sRGB's by a little, and bilevel scans not at all.
+PROFILED_MODES = ("RGB", "RGBA", "CMYK")
 
 #: The largest image file read (compressed bytes); the decoded cost is checked apart.
 MAX_IMAGE_FILE_BYTES = 64 * 1024 * 1024
@@ -65,14 +76,20 @@ def mode_bytes(mode: str) -> int:
         return 4
 
 
-def decoded_cost(width: int, height: int, mode: str, frames: int = 1) -> int:
-    """Bytes decoding ``frames`` frames of a ``width x height`` image of ``mode`` takes here."""
-    return frames * width * height * (mode_bytes(mode) + LOADER_BYTES)
+def decoded_cost(
+    width: int, height: int, mode: str, frames: int = 1, profiled: bool = False
+) -> int:
+    """Bytes decoding ``frames`` frames of a ``width x height`` image of ``mode`` takes here
+    (``profiled``: with an embedded colour profile to apply)."""
+    extra = 4 if profiled and mode == "CMYK" else 0
+    return frames * width * height * (mode_bytes(mode) + LOADER_BYTES + extra)
 
 
-def check_cost(width: int, height: int, mode: str, frames: int = 1) -> None:
+def check_cost(
+    width: int, height: int, mode: str, frames: int = 1, profiled: bool = False
+) -> None:
     """Refuse an image whose decoded cost is over :data:`MEMORY_BUDGET`."""
-    cost = decoded_cost(width, height, mode, frames)
+    cost = decoded_cost(width, height, mode, frames, profiled)
     if cost > MEMORY_BUDGET:
         raise ImageError(
             f"image is {width}x{height} {mode}: decoding it takes {cost / 2**20:,.0f} MB, over "
@@ -104,7 +121,7 @@ def load_image(path: str | os.PathLike[str]) -> np.ndarray:
             if im.format == "JPEG" and long > 2 * WORK_SIDE:
                 scale = WORK_SIDE / long
                 im.draft(im.mode, (int(im.width * scale) or 1, int(im.height * scale) or 1))
-            check_cost(im.width, im.height, im.mode)
+            check_cost(im.width, im.height, im.mode, profiled=bool(im.info.get("icc_profile")))
             im.load()
             return image_to_rgba(im)
     except ImageError as e:
@@ -122,6 +139,7 @@ def image_to_rgba(im: Image.Image) -> np.ndarray:
     shrunk to at most :data:`WORK_SIDE` pixels a side."""
     check_size(*im.size)
     im = ImageOps.exif_transpose(im) if im.getexif() else im
+    im = to_srgb(im)
     if im.mode in _SIXTEEN_BIT or im.mode in ("I", "F"):
         grey = np.asarray(im, dtype=np.float32)
         top = 65535.0 if im.mode in _SIXTEEN_BIT else max(float(grey.max()), 1.0)
@@ -134,6 +152,43 @@ def image_to_rgba(im: Image.Image) -> np.ndarray:
         return to_work_size(rgba)
     rgba8 = np.asarray(im.convert("RGBA"))
     return to_work_size(rgba8.astype(np.float32) / np.float32(255.0))
+
+
+def to_srgb(im: Image.Image) -> Image.Image:
+    """``im`` converted from its embedded colour profile to sRGB (perceptual intent), or
+    ``im`` itself when it has none, is not in :data:`PROFILED_MODES`, or its profile cannot
+    be read or applied."""
+    icc = im.info.get("icc_profile")
+    if not icc or im.mode not in PROFILED_MODES:
+        return im
+    from PIL import ImageCms
+
+    try:
+        source = ImageCms.ImageCmsProfile(io.BytesIO(icc))
+        if im.mode != "CMYK" and _is_srgb(source):
+            return im  # already what we read: no transform, values exact
+        out_mode = "RGB" if im.mode == "CMYK" else im.mode
+        srgb = ImageCms.createProfile("sRGB")
+        if out_mode == im.mode:
+            im = im.copy() if im.readonly else im
+            ImageCms.profileToProfile(im, source, srgb, outputMode=out_mode, inPlace=True)
+            return im
+        converted = ImageCms.profileToProfile(im, source, srgb, outputMode=out_mode)
+        return converted if converted is not None else im
+    except (ImageCms.PyCMSError, OSError, ValueError, TypeError):
+        return im
+
+
+def _is_srgb(profile: ImageCms.ImageCmsProfile) -> bool:
+    """Whether ``profile`` (an ImageCms profile) describes sRGB by name: the IEC 61966-2.1
+    profile every camera and editor embeds is named so."""
+    from PIL import ImageCms
+
+    try:
+        name = ImageCms.getProfileDescription(profile)
+    except ImageCms.PyCMSError:
+        return False
+    return name.strip().lower().startswith("srgb")
 
 
 def to_work_size(rgba: np.ndarray, side: int = WORK_SIDE) -> np.ndarray:
