@@ -339,3 +339,16 @@ def test_srgb_broken_and_grey_profiles_leave_the_values_as_they_are(tmp_path: Pa
     Image.fromarray(SWATCH[..., 0]).save(
         grey, icc_profile=matrix_profile(ADOBE_RGB_D50, 1.0, "linear"))
     np.testing.assert_allclose(load_image(grey)[..., 0], SWATCH[..., 0] / 255.0)
+
+
+def test_a_callers_image_is_not_changed_by_its_profile() -> None:
+    """``as_rgba`` of a Pillow image converts a copy: the library user's image keeps its
+    pixels and its profile."""
+    im = Image.fromarray(SWATCH)
+    im.info["icc_profile"] = matrix_profile(ADOBE_RGB_D50, 563 / 256, "wide")
+    before = np.asarray(im).copy()
+    got = as_rgba(im)
+    np.testing.assert_array_equal(np.asarray(im), before)
+    np.testing.assert_allclose(got[..., :3], adobe_to_srgb(SWATCH.astype(float)), atol=2.5 / 255)
+    assert decoded_cost(10, 10, "RGB", profiled=True) == decoded_cost(10, 10, "RGB") + 400
+    assert decoded_cost(10, 10, "L", profiled=True) == decoded_cost(10, 10, "L")

@@ -38,9 +38,9 @@ MEMORY_BUDGET = 256 * 2**20
 #: Bytes per pixel the loader adds to the decoded image: an RGBA copy (4) and a float32
 #: RGBA working copy (16) that is shrunk to :data:`WORK_SIDE` in strips.
 LOADER_BYTES = 4 + 16
-#: Modes whose embedded colour profile is applied. RGB and RGBA convert in place; CMYK
-#: becomes a new RGB image (4 bytes a pixel more). Grey pictures keep their values: a grey
-#: profile's curve differs from sRGB's by a little, and bilevel scans not at all.
+#: Modes whose embedded colour profile is applied, into a new image (4 bytes a pixel more:
+#: the caller's image is never changed). Grey pictures keep their values: a grey profile's
+#: curve differs from sRGB's by a little, and bilevel scans not at all.
 PROFILED_MODES = ("RGB", "RGBA", "CMYK")
 
 #: The largest image file read (compressed bytes); the decoded cost is checked apart.
@@ -81,7 +81,7 @@ def decoded_cost(
 ) -> int:
     """Bytes decoding ``frames`` frames of a ``width x height`` image of ``mode`` takes here
     (``profiled``: with an embedded colour profile to apply)."""
-    extra = 4 if profiled and mode == "CMYK" else 0
+    extra = 4 if profiled and mode in PROFILED_MODES else 0
     return frames * width * height * (mode_bytes(mode) + LOADER_BYTES + extra)
 
 
@@ -161,19 +161,17 @@ def to_srgb(im: Image.Image) -> Image.Image:
     icc = im.info.get("icc_profile")
     if not icc or im.mode not in PROFILED_MODES:
         return im
-    from PIL import ImageCms
-
+    try:
+        from PIL import ImageCms
+    except ImportError:  # a Pillow built without lcms: read as sRGB, as before
+        return im
     try:
         source = ImageCms.ImageCmsProfile(io.BytesIO(icc))
         if im.mode != "CMYK" and _is_srgb(source):
             return im  # already what we read: no transform, values exact
         out_mode = "RGB" if im.mode == "CMYK" else im.mode
-        srgb = ImageCms.createProfile("sRGB")
-        if out_mode == im.mode:
-            im = im.copy() if im.readonly else im
-            ImageCms.profileToProfile(im, source, srgb, outputMode=out_mode, inPlace=True)
-            return im
-        converted = ImageCms.profileToProfile(im, source, srgb, outputMode=out_mode)
+        converted = ImageCms.profileToProfile(
+            im, source, ImageCms.createProfile("sRGB"), outputMode=out_mode)
         return converted if converted is not None else im
     except (ImageCms.PyCMSError, OSError, ValueError, TypeError):
         return im
