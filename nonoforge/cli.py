@@ -896,11 +896,12 @@ def _ingest_report(summary: Any, as_json: bool) -> None:
         print_json(summary.as_dict())
     else:
         out.print(Text(terminal_text(summary.line())))
-        for f in summary.failures[:10]:
-            out.print(Text(terminal_text(f"  failed {f['item']}: {f['reason']}")))
-        if summary.failed > 10:
-            out.print(f"  ... {summary.failed - 10} more (see the fetch log)")
-    if summary.exit_code:  # every item tried failed: 5 for the network, else 2
+        for line in summary.failure_lines():
+            out.print(Text(terminal_text(line)))
+    stop = summary.stop_line()
+    if stop is not None:  # the site could not be reached: one line, exit 5
+        say_error(stop)
+    if summary.exit_code:  # stopped, or every item tried failed: 5 for the network, else 2
         raise typer.Exit(summary.exit_code)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import socket
 import time
 import tracemalloc
 from collections.abc import Iterator
@@ -13,7 +14,9 @@ import pytest
 from sitefixtures import (
     Reply,
     SiteServer,
+    closed_port,
     http_date,
+    no_such_name,  # noqa: F401 - a fixture
     offline,  # noqa: F401 - a fixture, used by pytestmark
 )
 
@@ -262,6 +265,79 @@ def test_connection_refused_fails_with_a_reason() -> None:
         http.get(url + "/a")
     with fast(retries=1, robots=False) as http, pytest.raises(FetchError, match="connection"):
         http.get(url + "/a")
+
+
+# -- a host that gives no answer at all, said plainly (issue 38) ------------------------------
+
+
+@pytest.mark.usefixtures("no_such_name")
+def test_a_name_that_does_not_resolve_is_said_plainly() -> None:
+    with fast(retries=1, robots=False) as http:
+        with pytest.raises(FetchError) as e:
+            http.get("http://nonexistent.invalid/a")
+        down = http.unreachable
+    assert down is not None and down.cause is http_module.Cause.NO_NAME
+    assert down.line() == ("cannot reach nonexistent.invalid: its name does not resolve "
+                           "(no network, or a wrong address)")
+    assert str(e.value).startswith(down.line()) and "NameResolutionError" not in str(e.value)
+
+
+def test_refused_connections_are_said_plainly_and_an_answer_clears_them(site: SiteServer) -> None:
+    url, holder = closed_port()
+    try:
+        with fast(retries=0) as http:
+            with pytest.raises(FetchError, match="robots.txt unreachable") as e:
+                http.get(url + "/a")
+            down = http.unreachable
+            assert down is not None and down.cause is http_module.Cause.REFUSED
+            assert "the connection was refused (nothing is listening there)" in str(e.value)
+            site.page("/b", "here")
+            assert http.get(site.url + "/b").text == "here"
+            assert http.unreachable is None  # an answer: the host (any host) is there
+    finally:
+        holder.close()
+    # a server that answered, then stopped: refused too
+    with SiteServer() as s:
+        s.page("/c", "up")
+        with fast(retries=0, robots=False) as http:
+            assert http.get(s.url + "/c").text == "up"
+            stopped = s.url
+    with fast(retries=0, robots=False) as http, pytest.raises(FetchError):
+        http.get(stopped + "/c")
+    assert http.unreachable is not None and http.unreachable.cause is http_module.Cause.REFUSED
+
+
+def test_a_connect_timeout_is_said_plainly() -> None:
+    """A listener whose accept queue is full drops further SYNs: the connect times out."""
+    lst = socket.socket()
+    lst.bind(("127.0.0.1", 0))
+    lst.listen(0)
+    fill = []
+    try:
+        for _ in range(4):  # fill the accept queue (its length varies by kernel)
+            c = socket.socket()
+            c.setblocking(False)
+            c.connect_ex(lst.getsockname())
+            fill.append(c)
+        host, port = lst.getsockname()[:2]
+        with fast(retries=0, robots=False, connect_timeout=0.3) as http:
+            with pytest.raises(FetchError):
+                http.get(f"http://{host}:{port}/a")
+            down = http.unreachable
+    finally:
+        for c in fill:
+            c.close()
+        lst.close()
+    assert down is not None and down.cause is http_module.Cause.TIMEOUT
+    assert down.line() == (f"cannot reach {host}:{port}: no answer to the connection within "
+                           "0.3 s (connect timeout)")
+
+
+def test_a_broken_answer_is_not_unreachable(site: SiteServer) -> None:
+    site.add("/t", Reply(200, "x" * 1000, truncate=10))
+    with fast(retries=0, robots=False) as http, pytest.raises(FetchError, match="truncated"):
+        http.get(site.url + "/t")
+    assert http.unreachable is None  # the host answered: only that answer was bad
 
 
 def test_parse_retry_after() -> None:
