@@ -3,11 +3,17 @@
 Into a fresh SQLite corpus: puzzles generated from the bundled images, the bundled archive
 of redistributable puzzles ingested, everything rated and graded, a collection built and
 exported as a PDF book, a playable HTML page, a folder of ``.non`` files and one ROFL file.
+
+It is what a newcomer runs first, so it says what it does as it goes (issue 38): a line
+before each step, one per puzzle generated and per file exported, how far the rating is,
+and, when a step has said nothing for :data:`TICK` seconds (workers starting, a busy
+machine), a line saying it is still at it.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -21,12 +27,88 @@ Say = Callable[[str], None]
 
 #: (size, colours) of the puzzles made from each bundled image.
 SHAPES = (((20, 20), 1), ((16, 16), 4))
+#: The longest the demo stays silent, in seconds (a display matter: it decides nothing).
+TICK = 3.0
+
+
+class _Narrator:
+    """Says the demo's lines, and "still STEP (N s)" from a thread when the step at hand
+    has said nothing for :data:`TICK` seconds. Use as a context manager."""
+
+    def __init__(self, say: Say, tick: float = TICK) -> None:
+        self._say, self.tick = say, tick
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self.step = "starting"
+        self._since = self._last = time.perf_counter()
+        self._thread = threading.Thread(target=self._watch, name="demo-progress", daemon=True)
+
+    def __enter__(self) -> _Narrator:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def say(self, line: str) -> None:
+        with self._lock:
+            self._last = time.perf_counter()
+            self._say(line)
+
+    def doing(self, step: str, line: str | None = None) -> None:
+        """Now at ``step`` (what a "still ..." line names), saying ``line`` if given."""
+        with self._lock:
+            self.step, self._since = step, time.perf_counter()
+        if line is not None:
+            self.say(line)
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.25):
+            with self._lock:
+                now = time.perf_counter()
+                if now - self._last >= self.tick:
+                    self._last = now
+                    try:
+                        self._say(f"  ... still {self.step} ({now - self._since:.0f} s)")
+                    except (OSError, ValueError):  # stderr gone: the demo itself goes on
+                        return
+
+
+class _RateProgress:
+    """The rating step's events as lines: how many on how many workers, then how far."""
+
+    def __init__(self, tell: _Narrator, workers: int) -> None:
+        self.tell, self.workers = tell, workers
+        self.total = self.done = 0
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        if event["event"] == "start":
+            self.total = int(event["total"])
+            self.tell.doing(
+                "starting the worker processes",
+                f"  {self.total} puzzle(s) to rate on {self.workers} worker process(es) ...",
+            )
+            return
+        self.done += 1
+        if self.done == 1:
+            self.tell.doing("rating")
+        if self.done < self.total and (self.done == 1 or self.done % 10 == 0):
+            self.tell.say(f"  rated {self.done} of {self.total}")  # the summary says the end
 
 
 def run_demo(
     out: str | os.PathLike[str], say: Say = print, workers: int | None = None
 ) -> dict[str, Any]:
     """Run the whole pipeline into ``out`` (replacing its corpus); where everything went."""
+    with _Narrator(say) as tell:
+        return _run(Path(out), tell, workers)
+
+
+def _run(root: Path, tell: _Narrator, workers: int | None) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    tell.doing("loading nonoforge", f"demo into {root}: a fresh corpus, puzzles from images "
+               "and an archive, rated, graded and exported as a book ...")
     from nonoforge.db import Corpus
     from nonoforge.images import generate
     from nonoforge.images.output import write_generated
@@ -35,8 +117,6 @@ def run_demo(
     from nonoforge.pipeline.rate import RateOptions
     from nonoforge.scraper.ingest import ingest_path
 
-    t0 = time.perf_counter()
-    root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
     db_path = root / "corpus.db"
     for suffix in ("", "-wal", "-shm"):
@@ -44,13 +124,23 @@ def run_demo(
     made = root / "generated"
     report: dict[str, Any] = {"corpus": str(db_path), "generated": str(made)}
     with Corpus.open(str(db_path)) as corpus:
-        say(f"generating puzzles from {len(list(IMAGES.glob('*.png')))} bundled images ...")
+        images = sorted(IMAGES.glob("*.png"))
+        tell.say(f"generating {len(images) * len(SHAPES)} puzzles from {len(images)} bundled "
+                 "images, each proven unique by line logic ...")
         puzzles = []
-        for image in sorted(IMAGES.glob("*.png")):
+        for image in images:
             for size, colors in SHAPES:
+                t = time.perf_counter()
+                kind = "B&W" if colors == 1 else f"{colors} colours at most"
+                tell.doing(f"generating {image.stem} {size[0]}x{size[1]} {kind}")
                 g = generate(str(image), size=size, colors=colors, seed=0)
                 stem = f"{image.stem}-{size[0]}x{size[1]}-{colors}c"
                 write_generated(g, made, stem)
+                p = g.puzzle
+                shown = "B&W" if colors == 1 else f"{p.ncolors} colour(s)"
+                verdict = "accepted" if g.accepted else "not accepted"
+                tell.say(f"  {image.stem} {p.width}x{p.height} {shown}: {verdict}, "
+                         f"{g.edits} edit(s) ({time.perf_counter() - t:.1f} s)")
                 meta = Meta(
                     title=f"{image.stem.title()} ({'colour' if colors > 1 else 'B&W'})",
                     author="nonoforge demo, from a Twemoji image",
@@ -58,35 +148,42 @@ def run_demo(
                     source="generated", source_id=stem,
                 )
                 if g.accepted:
-                    puzzles.append(g.puzzle.replace(meta=meta))
+                    puzzles.append(p.replace(meta=meta))
         corpus.add(puzzles)
         report["generated_count"] = len(puzzles)
-        say(f"  {len(puzzles)} accepted (unique by line logic), files in {made}")
+        tell.say(f"  {len(puzzles)} accepted (unique by line logic), files in {made}")
 
-        say(f"ingesting the bundled archive {PUZZLES} ...")
+        tell.doing("ingesting", f"ingesting the bundled archive {PUZZLES} ...")
         summary = ingest_path(corpus, str(PUZZLES))
         report["ingested"] = summary.as_dict()
-        say(f"  {summary.line()}")
+        tell.say(f"  {summary.line()}")
 
-        say("rating every puzzle (verdict, technique, effort, time, score, grade) ...")
+        tell.doing("reading the corpus",
+                   "rating every puzzle (verdict, technique, effort, time, score, grade) ...")
         ex = jobs.make_executor("local", workers, None)
-        rated = jobs.rate_corpus(corpus, executor=ex, opts=RateOptions(runs=3))
+        progress = _RateProgress(tell, getattr(ex, "workers", workers or os.cpu_count() or 1))
+        rated = jobs.rate_corpus(corpus, executor=ex, opts=RateOptions(runs=3),
+                                 progress=progress)
         s = rated.to_dict()
         report["rating"] = s
-        say(f"  rated {s['rated']}: verdicts {dict(s['verdicts'])}, grades {dict(s['grades'])}")
+        tell.say(f"  rated {s['rated']}: verdicts {dict(s['verdicts'])}, "
+                 f"grades {dict(s['grades'])}")
 
-        say("building the graded collection 'demo' and exporting it ...")
+        tell.doing("building the collection",
+                   "building the graded collection 'demo' and exporting it ...")
         chosen = jobs.build_collection(corpus, "demo", Filters(), count=30)
-        again = ExportOptions(overwrite=True)  # a rerun replaces the demo's own exports
-        pdf = jobs.export_collection(corpus, "demo", str(root / "demo.pdf"), opts=again)
-        folder = jobs.export_collection(corpus, "demo", str(root / "demo"), opts=again)
-        rofl = jobs.export_collection(corpus, "demo", str(root / "demo.rofl"), opts=again)
-        html = jobs.export_collection(corpus, "demo", str(root / "demo.html"), opts=again)
-        report["html"] = html.path
         report["collection"] = [c.puzzle.key for c in chosen]
-        report["pdf"], report["folder"], report["rofl"] = pdf.path, folder.path, rofl.path
+        tell.say(f"  'demo': {len(chosen)} puzzles, easy to hard")
+        again = ExportOptions(overwrite=True)  # a rerun replaces the demo's own exports
+        for label, name in (("pdf", "demo.pdf"), ("folder", "demo"), ("rofl", "demo.rofl"),
+                            ("html", "demo.html")):
+            t = time.perf_counter()
+            tell.doing(f"writing {name}")
+            done = jobs.export_collection(corpus, "demo", str(root / name), opts=again)
+            report[label] = done.path
+            tell.say(f"  {done.path} ({done.kind}, {time.perf_counter() - t:.1f} s)")
     report["time_s"] = round(time.perf_counter() - t0, 1)
-    say(f"done in {report['time_s']} s:")
+    tell.say(f"done in {report['time_s']} s:")
     for label in ("corpus", "pdf", "html", "folder", "rofl", "generated"):
-        say(f"  {label:<9} {report[label]}")
+        tell.say(f"  {label:<9} {report[label]}")
     return report
