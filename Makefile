@@ -5,10 +5,12 @@ BIN := $(VENV)/bin
 
 .PHONY: demo test test-fast typecheck lint bench postgres chromium clean
 
+# pip shows each package as it comes (a quiet install was minutes without a word, issue 38)
 $(BIN)/nonoforge: pyproject.toml
+	@echo "installing nonoforge and its dependencies into $(VENV)/ (the first time: minutes) ..."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --progress-bar off -e '.[test]'
 	touch $@
 
 demo: $(BIN)/nonoforge
