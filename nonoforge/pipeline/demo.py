@@ -28,7 +28,7 @@ Say = Callable[[str], None]
 #: (size, colours) of the puzzles made from each bundled image.
 SHAPES = (((20, 20), 1), ((16, 16), 4))
 #: The longest the demo stays silent, in seconds (a display matter: it decides nothing).
-TICK = 3.0
+TICK = 5.0
 
 
 class _Narrator:
