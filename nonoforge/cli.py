@@ -563,7 +563,7 @@ def solve_cmd(
             if len(res.solutions) > 1:
                 out.print(f"-- solution {i + 1}")
             out.print(styled_drawing(p, g))
-        if not res.solutions and res.status in ("unsolved", "timeout", "budget"):
+        if not res.solutions and res.status.cut_short:  # how far logic got
             out.print("\n".join(state_rows(res.state, p.ncolors)))
         out.print("effort: " + ", ".join(f"{k} {v}" for k, v in res.effort.items() if v))
         out.print()

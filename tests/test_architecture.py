@@ -132,12 +132,13 @@ BOTTOM = {
     "nonoforge.errors": set(),
     "nonoforge.util": set(),
     "nonoforge.solving": set(),
+    "nonoforge.results": set(),
     "nonoforge.ranges": {"nonoforge.errors"},
     "nonoforge.puzzle": {"nonoforge.errors", "nonoforge.util"},
 }
 #: The packages formats and solver may build on, besides their own modules.
 BASE = {"nonoforge.errors", "nonoforge.util", "nonoforge.solving", "nonoforge.ranges",
-        "nonoforge.puzzle"}
+        "nonoforge.puzzle", "nonoforge.results"}
 
 
 @pytest.mark.parametrize("name", sorted(BOTTOM))

@@ -24,6 +24,7 @@ from typing import Any
 
 from nonoforge.errors import UsageError
 from nonoforge.puzzle import Grid, Puzzle
+from nonoforge.results import Verdict
 from nonoforge.util import write_atomic
 
 Warn = Callable[[str], None]
@@ -80,13 +81,13 @@ class Item:
 
     @property
     def unique(self) -> bool:
-        return self.verdict == "unique"
+        return self.verdict == Verdict.UNIQUE
 
     @property
     def note(self) -> str | None:
         if self.unique:
             return None
-        if self.verdict == "multiple":
+        if self.verdict == Verdict.MULTIPLE:
             return "not unique: one of several solutions"
         return "uniqueness not proven"  # budget, timeout, timeout_wall, error
 
