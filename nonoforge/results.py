@@ -33,8 +33,9 @@ class Verdict(enum.StrEnum):
     NONE = "none"
     """Proven: no picture satisfies the clues."""
     FOUND = "found"
-    """One solution was asked for (``max_solutions=1``) and one was found by search;
-    whether it is the only one was not checked. (Before this member existed such a solve
+    """One solution was asked for (``max_solutions=1``) and one was found before logic
+    alone had forced every cell (by search, or a probe that ran into it); whether it is the
+    only one was not checked. (Before this member existed such a solve
     said ``unsolved``; stored rows may still hold that.)"""
     TIMEOUT = "timeout"
     """The wall clock ran out first: nothing is proven, ``solutions`` holds what was found

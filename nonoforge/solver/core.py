@@ -281,12 +281,13 @@ def _engine_status(
         n = len(grids)
         return (Verdict.NONE, Verdict.UNIQUE)[n] if n < 2 else Verdict.MULTIPLE
     if rc == E.RC_SOLS:
-        # one solution asked for: unique only when logic alone forced it
+        # one solution asked for: unique only when logic alone forced it; found by search,
+        # it is just found (no second one was sought)
         proven_by_logic = int(w.v[E.V_MAXDEPTH]) == 0 and int(w.v[E.V_UNDEC]) == 0
         if max_solutions >= 2:
             return Verdict.MULTIPLE
-        return Verdict.UNIQUE if proven_by_logic else Verdict.UNSOLVED
-    if rc == E.RC_LIMIT:
+        return Verdict.UNIQUE if proven_by_logic else Verdict.FOUND
+    if rc == E.RC_LIMIT:  # a limited strategy (line, probe) stopped with cells undecided
         return Verdict.UNSOLVED
     if rc == E.RC_NODES:
         return Verdict.BUDGET
@@ -327,7 +328,7 @@ def _sat_status(status: str, found: list[Grid], max_solutions: int) -> Verdict:
     if status == Verdict.NONE and found:
         raise SolverError("internal error: SAT found no solution where search found one")
     if status == Verdict.UNIQUE and max_solutions < 2:
-        return Verdict.UNSOLVED  # asked for one solution: found, but no second one was sought
+        return Verdict.FOUND  # asked for one solution: found, but no second one was sought
     return Verdict(status)
 
 

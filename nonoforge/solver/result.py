@@ -24,8 +24,8 @@ class SolveResult:
     ``status`` is a :class:`~nonoforge.results.Verdict` (a ``str``): ``unique`` (proven:
     logic forced every cell, or the search was exhausted with exactly one solution),
     ``multiple`` (two different solutions are in ``solutions``), ``none`` (the clues admit
-    no picture), ``found`` (``max_solutions=1`` found a solution by search without deciding
-    whether it is the only one), ``timeout`` (the time ran out first; ``solutions`` holds
+    no picture), ``found`` (``max_solutions=1`` found a solution by search or probing without
+    deciding whether it is the only one), ``timeout`` (the time ran out first; ``solutions`` holds
     what was found), ``budget`` (the deterministic work budget, or the node budget, ran out
     first: the same on every machine, unlike ``timeout``, which is the wall clock) or
     ``unsolved`` (a limited strategy stopped with cells undecided). Every grid in
