@@ -1334,7 +1334,7 @@ def collection_export(
     name: Annotated[str, typer.Argument(help="The collection's name.")],
     to: Annotated[str, typer.Option(
         "--to", help="A folder, or FILE.pdf (book), .html (playable page), .jsonl (dataset), "
-        ".rofl.")],
+        ".rofl; any other suffix is refused.")],
     fmt: Annotated[str, typer.Option("--format", "-f", help="File format in a folder.")] = "non",
     page: Annotated[str, typer.Option(help="PDF page size: a4, letter or 6x9.")] = "a4",
     greyscale: Annotated[bool, typer.Option(
