@@ -349,7 +349,7 @@ def test_random_grids(g: Grid) -> None:
     p = Puzzle.from_grid(g) if g.cells.max() > 0 else Puzzle.from_clues(
         [[]] * g.height, [[]] * g.width
     )
-    res = solve(p, timeout=20)
+    res = solve(p)  # no clock: the verdict cannot depend on the machine's load
     assert res.status in ("unique", "multiple")
     for s in res.solutions:
         assert s.matches(p)
@@ -415,13 +415,16 @@ def test_deadline_holds_on_a_huge_puzzle(huge_puzzle: Puzzle, strategy: str) -> 
     # the deadline; the deadline is looked at inside them, so the solve comes back in time
     warmup()
     timeout = 1.0
-    t0 = time.monotonic()
+    t0, cpu0 = time.monotonic(), time.process_time()
     res = solve(huge_puzzle, timeout=timeout, strategy=strategy)
-    elapsed = time.monotonic() - t0
+    elapsed, cpu = time.monotonic() - t0, time.process_time() - cpu0
     assert res.status == "timeout"
-    # generous (a shared box stalls processes), yet far below the 8+ s that one
-    # uninterruptible propagation or the encoder used to overshoot by
-    assert elapsed < timeout + 5.0
+    assert elapsed >= timeout  # never early
+    # CPU, not wall time: other processes on the machine stretch the wall clock, never
+    # this process's CPU time, which stays far below the 8+ s that one uninterruptible
+    # propagation or the encoder used to overshoot by
+    assert cpu < timeout + 5.0, cpu
+    assert elapsed < 120  # a hang guard
     assert res.state.shape == (1000, 1000)
 
 
