@@ -491,7 +491,7 @@ def solve_cmd(
     files: Annotated[list[str], typer.Argument(help="Puzzle files (any format we read).")],
     max_solutions: Annotated[
         int, typer.Option("--max-solutions", "-n", help="Stop after this many solutions (2 "
-                          "proves uniqueness; 1 just finds one).", min=1)
+                          "proves uniqueness; 1 just finds one: verdict 'found').", min=1)
     ] = 2,
     timeout: Annotated[
         float | None, typer.Option("--timeout", "-t", help="Seconds per puzzle.", min=0.001)
@@ -511,10 +511,12 @@ def solve_cmd(
 ) -> None:
     """Solve puzzles, prove uniqueness, and report the technique needed and the effort.
 
-    The verdict is unique, multiple, none, timeout, budget (the --budget of work ran out)
-    or unsolved (a limited strategy stopped with cells undecided); it is data, so the exit
-    code is 0 whatever it is. --timeout counts from the start of the command for the first
-    puzzle (reading it included), from the start of reading its file for each next one.
+    The verdict is unique, multiple or none (proven), found (--max-solutions 1 found one
+    solution; uniqueness not checked), timeout, budget (the --budget of work ran out) or
+    unsolved (a limited strategy stopped with cells undecided); it is data, so the exit
+    code is 0 whatever it is. Every solution shown reproduces the clues. --timeout counts
+    from the start of the command for the first puzzle (reading it included), from the
+    start of reading its file for each next one.
 
     Example: nonoforge solve --timeout 10 example:dancer example:petro
     """
@@ -563,7 +565,7 @@ def solve_cmd(
             if len(res.solutions) > 1:
                 out.print(f"-- solution {i + 1}")
             out.print(styled_drawing(p, g))
-        if not res.solutions and res.status in ("unsolved", "timeout", "budget"):
+        if not res.solutions and res.status.cut_short:  # how far logic got
             out.print("\n".join(state_rows(res.state, p.ncolors)))
         out.print("effort: " + ", ".join(f"{k} {v}" for k, v in res.effort.items() if v))
         out.print()
@@ -1333,7 +1335,7 @@ def collection_export(
     name: Annotated[str, typer.Argument(help="The collection's name.")],
     to: Annotated[str, typer.Option(
         "--to", help="A folder, or FILE.pdf (book), .html (playable page), .jsonl (dataset), "
-        ".rofl.")],
+        ".rofl; any other suffix is refused.")],
     fmt: Annotated[str, typer.Option("--format", "-f", help="File format in a folder.")] = "non",
     page: Annotated[str, typer.Option(help="PDF page size: a4, letter or 6x9.")] = "a4",
     greyscale: Annotated[bool, typer.Option(
