@@ -1409,6 +1409,7 @@ def demo(
     from nonoforge.pipeline.demo import run_demo
 
     say = (lambda _msg: None) if is_quiet() or as_json else (lambda msg: err.print(msg))
-    report = run_demo(out_dir, say, workers)
+    with _status("demo: starting") as status:  # a terminal's line: the step and its seconds
+        report = run_demo(out_dir, say, workers, None if as_json else status)
     if as_json:
         print_json(report)

@@ -6,8 +6,8 @@ exported as a PDF book, a playable HTML page, a folder of ``.non`` files and one
 
 It is what a newcomer runs first, so it says what it does as it goes (issue 38): a line
 before each step, one per puzzle generated and per file exported, how far the rating is,
-and, when a step has said nothing for :data:`TICK` seconds (workers starting, a busy
-machine), a line saying it is still at it.
+and that a quiet step (a first run compiling, workers starting, a busy machine) is still
+going on: on a terminal a status line with its seconds, elsewhere a line now and then.
 """
 
 from __future__ import annotations
@@ -27,20 +27,29 @@ Say = Callable[[str], None]
 
 #: (size, colours) of the puzzles made from each bundled image.
 SHAPES = (((20, 20), 1), ((16, 16), 4))
-#: The longest the demo stays silent, in seconds (a display matter: it decides nothing).
+#: How long a step may say nothing before a "still ..." line, in seconds; each further one
+#: waits twice as long, up to :data:`MOST_QUIET` (a display matter: it decides nothing).
 TICK = 5.0
+MOST_QUIET = 30.0
 
 
 class _Narrator:
-    """Says the demo's lines, and "still STEP (N s)" from a thread when the step at hand
-    has said nothing for :data:`TICK` seconds. Use as a context manager."""
+    """Says the demo's lines, and tells from a thread that a quiet step goes on.
 
-    def __init__(self, say: Say, tick: float = TICK) -> None:
-        self._say, self.tick = say, tick
+    With ``status`` (a terminal's transient line, replaced as it goes) that line shows the
+    step and its seconds, refreshed every second: never silent, and no wall of lines while
+    a first run compiles for minutes. Without it (a log, a pipe), a "still STEP (N s)"
+    line comes after :data:`TICK` quiet seconds, then after twice as long each time, up to
+    :data:`MOST_QUIET`. Use as a context manager.
+    """
+
+    def __init__(self, say: Say, tick: float = TICK, status: Say | None = None) -> None:
+        self._say, self._status, self.tick = say, status, tick
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self.step = "starting"
-        self._since = self._last = time.perf_counter()
+        self._since = self._last = self._shown = time.perf_counter()
+        self._wait = tick
         self._thread = threading.Thread(target=self._watch, name="demo-progress", daemon=True)
 
     def __enter__(self) -> _Narrator:
@@ -53,26 +62,32 @@ class _Narrator:
 
     def say(self, line: str) -> None:
         with self._lock:
-            self._last = time.perf_counter()
+            self._last, self._wait = time.perf_counter(), self.tick
             self._say(line)
 
     def doing(self, step: str, line: str | None = None) -> None:
         """Now at ``step`` (what a "still ..." line names), saying ``line`` if given."""
         with self._lock:
             self.step, self._since = step, time.perf_counter()
+            self._shown = 0.0  # the status line shows the new step at once
         if line is not None:
             self.say(line)
 
     def _watch(self) -> None:
-        while not self._stop.wait(0.25):
+        refresh = min(1.0, self.tick)
+        while not self._stop.wait(refresh / 4):
             with self._lock:
                 now = time.perf_counter()
-                if now - self._last >= self.tick:
-                    self._last = now
-                    try:
+                try:
+                    if self._status is not None:
+                        if now - self._shown >= refresh:
+                            self._shown = now
+                            self._status(f"{self.step} ({now - self._since:.0f} s)")
+                    elif now - self._last >= self._wait:
+                        self._last, self._wait = now, min(2 * self._wait, MOST_QUIET)
                         self._say(f"  ... still {self.step} ({now - self._since:.0f} s)")
-                    except (OSError, ValueError):  # stderr gone: the demo itself goes on
-                        return
+                except (OSError, ValueError):  # stderr gone: the demo itself goes on
+                    return
 
 
 class _RateProgress:
@@ -98,10 +113,14 @@ class _RateProgress:
 
 
 def run_demo(
-    out: str | os.PathLike[str], say: Say = print, workers: int | None = None
+    out: str | os.PathLike[str], say: Say = print, workers: int | None = None,
+    status: Say | None = None,
 ) -> dict[str, Any]:
-    """Run the whole pipeline into ``out`` (replacing its corpus); where everything went."""
-    with _Narrator(say) as tell:
+    """Run the whole pipeline into ``out`` (replacing its corpus); where everything went.
+
+    ``say`` gets the progress lines; ``status``, if given, sets a transient line (a
+    terminal's) to the step at hand and its seconds, refreshed every second."""
+    with _Narrator(say, status=status) as tell:
         return _run(Path(out), tell, workers)
 
 
@@ -166,8 +185,9 @@ def _run(root: Path, tell: _Narrator, workers: int | None) -> dict[str, Any]:
                                  progress=progress)
         s = rated.to_dict()
         report["rating"] = s
-        tell.say(f"  rated {s['rated']}: verdicts {dict(s['verdicts'])}, "
-                 f"grades {dict(s['grades'])}")
+        verdicts = ", ".join(f"{k} {n}" for k, n in s["verdicts"].items())  # str: the value
+        grades = ", ".join(f"{k} {n}" for k, n in sorted(s["grades"].items(), key=str))
+        tell.say(f"  rated {s['rated']}: verdicts {verdicts}; grades {grades}")
 
         tell.doing("building the collection",
                    "building the graded collection 'demo' and exporting it ...")
