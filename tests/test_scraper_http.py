@@ -344,6 +344,23 @@ def test_a_connect_timeout_is_said_plainly() -> None:
                            "0.3 s (connect timeout)")
 
 
+def test_an_unreachable_proxy_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    proxy, holder = closed_port()
+    for name in ("HTTP_PROXY", "http_proxy"):
+        monkeypatch.setenv(name, proxy)
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    try:
+        with fast(retries=0, robots=False) as http, pytest.raises(FetchError) as e:
+            http.get("http://puzzles.invalid/a")  # the proxy would look the name up
+    finally:
+        holder.close()
+    down = http.unreachable
+    assert down is not None and down.cause is http_module.Cause.REFUSED
+    assert str(e.value).startswith("cannot reach puzzles.invalid (through the proxy the "
+                                   "environment names): the connection was refused")
+
+
 def test_a_broken_answer_is_not_unreachable(site: SiteServer) -> None:
     site.add("/t", Reply(200, "x" * 1000, truncate=10))
     with fast(retries=0, robots=False) as http, pytest.raises(FetchError, match="truncated"):

@@ -203,7 +203,10 @@ def _chain(e: BaseException) -> Iterator[BaseException]:
 def connect_failure(e: BaseException, host: str, connect_timeout: float | None = None
                     ) -> Unreachable | None:
     """How ``e`` (raised by requests) says that ``host`` could not be reached at all, or
-    None when the host was reached (a reset, a broken or slow answer: not this)."""
+    None when the host was reached (a reset, a broken or slow answer: not this). When a
+    proxy stood in the way, the host is named as reached through it."""
+    if isinstance(e, requests.exceptions.ProxyError):
+        host = f"{host} (through the proxy the environment names)"
     chain = list(_chain(e))
     for x in chain:
         if isinstance(x, socket.gaierror | urllib3.exceptions.NameResolutionError):
