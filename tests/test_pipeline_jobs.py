@@ -23,6 +23,19 @@ from nonoforge.ranges import SizeSpan, Span
 FAST = RateOptions(timeout=10.0, runs=1)
 
 
+def json_lines(text: str) -> list[dict]:
+    """``rate --json`` output: every line one whole JSON object (JSON Lines)."""
+    assert text == "" or text.endswith("\n"), text[-200:]
+    rows = [json.loads(line) for line in text.splitlines()]
+    assert all(isinstance(r, dict) for r in rows)
+    return rows
+
+
+def in_order(entries: list[dict], files: list[str]) -> list[dict]:
+    """Streamed entries (in the order they finished) put in the order of their files."""
+    return sorted(entries, key=lambda e: files.index(e["file"]))
+
+
 def small_corpus() -> list[Puzzle]:
     """Bundled examples plus seeded random pictures: quick, and of varied difficulty."""
     out = [read_file(PUZZLES / f"{n}.non")[0] for n in ("dancer", "cat", "skid", "edge")]
@@ -168,7 +181,7 @@ def test_cli_rate_files_json_and_collection_commands(tmp_path) -> None:
     dancer = str(PUZZLES / "dancer.non")
     res = runner.invoke(app, ["--quiet", "rate", "--workers", "1", "--runs", "1", "--json", dancer])
     assert res.exit_code == 0, res.output
-    rows = json.loads(res.stdout)
+    rows = json_lines(res.stdout)
     assert rows[0]["status"] == "unique" and set(rows[0]) >= {
         "key", "status", "technique", "score", "grade", "time_s"}
     db = str(tmp_path / "cli.db")
@@ -261,8 +274,8 @@ def test_rate_files_one_bad_item_costs_only_itself(tmp_path) -> None:
     res = CliRunner().invoke(app, ["--quiet", "rate", "--workers", "2", "--runs", "1", "--json",
                                    *files])
     assert res.exit_code == 2, res.output
-    entries = json.loads(res.stdout)
-    assert [e["file"] for e in entries] == files  # input order, one entry per item
+    entries = in_order(json_lines(res.stdout), files)
+    assert [e["file"] for e in entries] == files  # one entry per item
     assert entries[1]["status"] == "error" and "63 colours" in entries[1]["error"]
     assert set(entries[2]) == {"file", "error"} and set(entries[4]) == {"file", "error"}
     assert "no such file" in entries[4]["error"]
@@ -277,7 +290,7 @@ def test_rate_db_records_the_refused_puzzle_and_fills_titles(tmp_path) -> None:
     res = CliRunner().invoke(app, ["--quiet", "rate", "--db", db, "--workers", "1", "--runs", "1",
                                    "--json", *files])
     assert res.exit_code == 2, res.output
-    entries = json.loads(res.stdout)
+    entries = in_order(json_lines(res.stdout), files)
     assert [e["file"] for e in entries] == files
     assert entries[0]["title"] == "Demo Puzzle from Front Page"
     assert entries[3]["title"] == "Scardy Cat"
@@ -289,7 +302,7 @@ def test_rate_db_records_the_refused_puzzle_and_fills_titles(tmp_path) -> None:
     # the whole corpus, titled, in corpus order
     res = CliRunner().invoke(app, ["--quiet", "rate", "--db", db, "--json"])
     assert res.exit_code == 2
-    whole = json.loads(res.stdout)
+    whole = json_lines(res.stdout)  # nothing left to rate: all told at the end, in order
     assert [e["key"] for e in whole] == [e["key"] for e in entries if "key" in e]
     assert all(e["title"] for e in whole)
 
@@ -473,7 +486,7 @@ def test_rate_30_files_same_verdicts_scores_grades_with_1_or_2_workers_and_under
         res = CliRunner().invoke(app, ["--quiet", "rate", "--workers", workers, "--runs", "1",
                                        "--json", *files])
         assert res.exit_code == 0, res.output
-        return json.loads(res.stdout)
+        return in_order(json_lines(res.stdout), files)
 
     one = rate("1")
     assert [e["file"] for e in one] == files
