@@ -497,9 +497,13 @@ class DaskExecutor:
             raise UsageError(f"malformed Dask scheduler address {scheduler!r}: {e}") from None
         #: chunks sent (for the bench and the tests)
         self.chunks = 0
+        self._work: int | None = None
 
     def start(self, work: int | None = None) -> None:
-        """Nothing to start: the cluster's workers are running (the map warms them)."""
+        """Nothing to start: the cluster's workers are running (the map warms them).
+        ``work``, the puzzles the next map will get, sizes its last chunks (see
+        :data:`TAPER`) when they come as a stream."""
+        self._work = work
 
     def _workers(self) -> int:
         return max(1, len(self.client.scheduler_info().get("workers", {})))
@@ -512,7 +516,8 @@ class DaskExecutor:
 
         self.client.run(_warm)
         opts = replace(opts, defer_after=None)
-        left = len(items) if isinstance(items, Sized) else None
+        left = len(items) if isinstance(items, Sized) else self._work
+        self._work = None
         it = iter(items)
         size = 4  # the first chunks are small: they measure what a puzzle costs here
         workers = self._workers()
