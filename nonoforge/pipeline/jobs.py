@@ -7,6 +7,7 @@ through an optional callback, so the CLI, the demo and the tests drive the same 
 from __future__ import annotations
 
 import os
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -74,13 +75,9 @@ def model_for(
     caller has read them already.
     """
     if not refit:
-        if corpus is not None:
-            stored = corpus.get_model(version)
-            if stored:
-                return Model.from_dict(stored)
-        shipped = bundled_model(version)
-        if shipped is not None:
-            return shipped
+        known = known_model(corpus, version)
+        if known is not None:
+            return known
     if corpus is None:
         return None
     if results is None:
@@ -163,8 +160,6 @@ def _rate_corpus(
     """Rate what the corpus lacks (of ``keys``), each rating scored by the model known at
     the start and saved as it finishes; then :func:`grade_corpus`. ``on_row`` is told of
     each new rating, scored, as it finishes."""
-    import time
-
     version = solver_version()
     wanted = list(dict.fromkeys(keys)) if keys is not None else None
     total = corpus.unrated_count(version, wanted)  # the database picks them: no decoding
