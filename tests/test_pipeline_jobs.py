@@ -621,6 +621,17 @@ def test_rate_a_folder_reads_what_db_import_reads(tmp_path) -> None:
                               "1", "--runs", "1", "--json", str(root)])
     assert res.exit_code == 0, res.output
     assert sorted(e["key"] for e in json_lines(res.stdout)) == sorted(e["key"] for e in rated)
+    # a folder with nothing we read is an error of its own; the rest is rated
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "notes.md").write_text("nothing here\n")
+    res = runner.invoke(app, ["--quiet", "rate", "--workers", "1", "--runs", "1", "--json",
+                              str(tmp_path / "empty"), "example:dancer"])
+    assert res.exit_code == 2, res.output
+    entries = json_lines(res.stdout)
+    assert entries[0] == {"file": str(tmp_path / "empty"),
+                          "error": "no file of a format nonoforge reads in this folder"}
+    assert entries[1]["status"] == "unique"
+    assert res.stderr.count("error:") == 1
 
 
 def test_rate_help_gives_the_budget_default_once() -> None:

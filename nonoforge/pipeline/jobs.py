@@ -358,11 +358,7 @@ def rate_inputs(
     a ``--db`` that does not exist before calling, unless files are added.
     """
     try:
-        items = None
-        if files:
-            from nonoforge.scraper.local import expand_folders
-
-            items = list(Batch(expand_folders(files, on_skip), fmt, resolve=resolve))
+        items = _read_items(files, fmt, resolve, on_skip) if files else None
         out = _Entries(emit)
         if items is not None and db is None:
             return _rate_files(items, executor, opts, progress, out)
@@ -372,6 +368,24 @@ def rate_inputs(
             return _rate_in_corpus(items, corpus, executor, opts, refit, progress, out)
     finally:
         executor.close()
+
+
+def _read_items(
+    files: Sequence[str], fmt: str | None, resolve: Callable[[str], str] | None,
+    on_skip: Callable[[str, str], None] | None,
+) -> list[Item]:
+    """The items of ``files``, each folder replaced by the puzzle files under it; a folder
+    with none is an error item of its own (it was meant to hold puzzles)."""
+    from nonoforge.scraper.local import expand_folders
+
+    items: list[Item] = []
+    for f in files:
+        paths = list(expand_folders([f], on_skip))
+        if not paths:
+            items.append(Item(f, error="no file of a format nonoforge reads in this folder"))
+        else:
+            items += Batch(paths, fmt, resolve=resolve)
+    return items
 
 
 def _rate_files(
