@@ -447,7 +447,10 @@ def test_info_and_rate_report_a_bad_puzzle_of_a_multi_file_as_its_own_item(
                  ["-q", "rate", "--json", "--workers", "1", "--runs", "1", str(bad)]):
         result = run(*args)
         assert result.exit_code == 2, result.output
-        rows = json.loads(result.stdout)
+        if "rate" in args:  # JSON Lines, one worker: in input order
+            rows = [json.loads(line) for line in result.stdout.splitlines()]
+        else:
+            rows = json.loads(result.stdout)
         rows = rows if isinstance(rows, list) else rows["puzzles"]
         where = f"{bad}:13"
         assert [r["file"] for r in rows] == [str(bad), where, str(bad)], rows
