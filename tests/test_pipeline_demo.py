@@ -62,7 +62,7 @@ def test_the_demo_says_each_step_puzzle_and_export(tmp_path: Path) -> None:
     assert len(generated) == 4 * len(SHAPES) + 1  # one per puzzle, then the count
     assert all(" accepted, " in line or "not accepted" in line for line in generated[:-1])
     rating = err[at[2] + 1:at[3]]
-    assert rating[0].endswith("puzzle(s) to rate on 1 worker process(es) ...")
+    assert rating[0].endswith("puzzle(s) to rate on this process ...")  # --workers 1
     assert rating[-1].startswith("  rated ") and "verdicts unique " in rating[-1]
     exports = [line for line in err[at[3] + 1:at[4]] if not line.startswith("  ... still")]
     assert exports[0].startswith("  'demo': ") and len(exports) == 5

@@ -93,17 +93,18 @@ class _Narrator:
 class _RateProgress:
     """The rating step's events as lines: how many on how many workers, then how far."""
 
-    def __init__(self, tell: _Narrator, workers: int) -> None:
-        self.tell, self.workers = tell, workers
+    def __init__(self, tell: _Narrator, executor: Any) -> None:
+        self.tell, self.executor = tell, executor
         self.total = self.done = 0
 
     def __call__(self, event: dict[str, Any]) -> None:
         if event["event"] == "start":
             self.total = int(event["total"])
-            self.tell.doing(
-                "starting the worker processes",
-                f"  {self.total} puzzle(s) to rate on {self.workers} worker process(es) ...",
-            )
+            # the pool started for this work (never more than the puzzles), or this process
+            size = getattr(self.executor, "size", 0) or 0
+            where = f"{size} worker process(es)" if size > 1 else "this process"
+            self.tell.doing("starting the worker processes" if size > 1 else "rating",
+                            f"  {self.total} puzzle(s) to rate on {where} ...")
             return
         self.done += 1
         if self.done == 1:
@@ -180,7 +181,7 @@ def _run(root: Path, tell: _Narrator, workers: int | None) -> dict[str, Any]:
         tell.doing("reading the corpus",
                    "rating every puzzle (verdict, technique, effort, time, score, grade) ...")
         ex = jobs.make_executor("local", workers, None)
-        progress = _RateProgress(tell, getattr(ex, "workers", workers or os.cpu_count() or 1))
+        progress = _RateProgress(tell, ex)
         rated = jobs.rate_corpus(corpus, executor=ex, opts=RateOptions(runs=3),
                                  progress=progress)
         s = rated.to_dict()
