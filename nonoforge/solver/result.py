@@ -3,16 +3,54 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from nonoforge.errors import SolverError
 from nonoforge.puzzle import Grid, Puzzle
 from nonoforge.solving import TECHNIQUES as TECHNIQUES  # its home; re-exported
 from nonoforge.solving import mask_colours, shows_givens
 
+if TYPE_CHECKING:
+    import numpy as np
+
 #: Every verdict :attr:`SolveResult.status` can take.
 STATUSES = ("unique", "multiple", "none", "timeout", "budget", "unsolved")
+
+
+@dataclass(frozen=True)
+class FlatState:
+    """A state as plain ints, row by row: what the plain-Python line logic
+    (:mod:`nonoforge.solver.quick`) leaves, made an array only when someone reads
+    :attr:`SolveResult.state` (a solve answered there never imports numpy, issue 39)."""
+
+    masks: list[int]
+    height: int
+    width: int
+
+    def array(self) -> np.ndarray:
+        """The ``(height, width)`` ``uint64`` array of the masks."""
+        import numpy as np
+
+        return np.array(self.masks, dtype=np.uint64).reshape(self.height, self.width)
+
+
+class _StateField:
+    """:attr:`SolveResult.state`: given an array or a :class:`FlatState`, always read as an
+    array (the flat one converted on first read)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._key = "_" + name
+
+    def __get__(self, obj: Any, objtype: Any = None) -> np.ndarray:
+        if obj is None:
+            raise AttributeError(self._key)  # no default: the field is required
+        value = obj.__dict__[self._key]
+        if isinstance(value, FlatState):
+            value = obj.__dict__[self._key] = value.array()
+        return value
+
+    def __set__(self, obj: Any, value: np.ndarray | FlatState) -> None:
+        obj.__dict__[self._key] = value
 
 
 @dataclass(eq=False)
@@ -37,7 +75,7 @@ class SolveResult:
     technique: str
     effort: dict[str, int]
     time_s: float
-    state: np.ndarray
+    state: _StateField = _StateField()
     steps: list[np.ndarray] = field(default_factory=list)
 
     @property
@@ -48,6 +86,8 @@ class SolveResult:
     @property
     def undecided(self) -> int:
         """How many cells logic left with more than one colour possible."""
+        import numpy as np
+
         s = self.state
         return int(np.count_nonzero(s & (s - np.uint64(1))))
 
@@ -61,6 +101,7 @@ class SolveResult:
 def state_rows(state: np.ndarray, ncolors: int) -> list[str]:
     """A (partial) state drawn as text: a decided cell's character, ``?`` where undecided.
 
+    >>> import numpy as np
     >>> state_rows(np.array([[1, 2], [3, 2]], dtype=np.uint64), 1)
     ['.#', '?#']
     """
@@ -74,7 +115,7 @@ def state_rows(state: np.ndarray, ncolors: int) -> list[str]:
 def verify_solution(puzzle: Puzzle, g: Grid) -> Grid:
     """``g``, once checked to reproduce ``puzzle``'s clues and show its givens: every
     solution a solve returns passes here (a failure is a solver bug, never a verdict)."""
-    if not g.matches(puzzle) or not shows_givens(g.cells, puzzle):
+    if not g.matches(puzzle) or (puzzle.givens and not shows_givens(g.cells, puzzle)):
         raise SolverError(
             "internal error: the solver produced a grid that breaks a clue or a given"
         )

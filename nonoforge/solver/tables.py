@@ -13,22 +13,11 @@ from itertools import chain
 
 import numpy as np
 
-from nonoforge.errors import SolverError
 from nonoforge.puzzle import Clue, Puzzle
-from nonoforge.solving import all_colours
+from nonoforge.solving import MAX_COLORS, all_colours, check_colours
 
 #: ``BITS[c]`` is the mask of colour ``c`` (a table avoids mixed-sign shifts in numba).
 BITS = np.array([1 << c for c in range(64)], dtype=np.uint64)
-#: The most colours a mask can hold besides the background.
-MAX_COLORS = 63
-
-
-def check_colours(puzzle: Puzzle) -> None:
-    """Refuse a puzzle with more colours than a cell mask holds."""
-    if puzzle.ncolors > MAX_COLORS:
-        raise SolverError(
-            f"the solver handles at most {MAX_COLORS} colours, this puzzle has {puzzle.ncolors}"
-        )
 
 
 @dataclass(frozen=True)
