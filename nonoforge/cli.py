@@ -93,6 +93,109 @@ def _console(stderr: bool) -> Any:
     return Console(stderr=stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 
+#: Characters rich's Text changes when it prints them (tabs expanded, these control codes
+#: dropped): a line holding one is printed by rich itself.
+_RICH_CHANGES = frozenset("\t\r\x07\x08\x0b\x0c")
+#: Options of ``Console.print`` that, set False, change nothing on our consoles.
+_PLAIN_OPTIONS = frozenset(("markup", "highlight", "emoji"))
+
+
+def _styles_shown(stream: Any) -> bool:
+    """Whether rich would style what it prints on ``stream``: its own test
+    (``Console.is_terminal``: ``TTY_COMPATIBLE``, ``FORCE_COLOR``, then ``isatty``), and
+    any notebook counted as styled."""
+    if "IPython" in sys.modules:
+        return True
+    tty = os.environ.get("TTY_COMPATIBLE", "")
+    if tty in ("0", "1"):
+        return tty == "1"
+    force = os.environ.get("FORCE_COLOR")
+    if force is not None:
+        return force != ""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+class _LightText:
+    """rich's ``Text`` until rich is needed: a string and the styles of its pieces. Printed
+    where no style shows (a pipe, a file) it is its plain string, without importing rich
+    (0.03 s of CPU: a large part of ``solve``'s start-up, issue 39); anything else makes it
+    a rich ``Text`` (``__rich__``; other attributes are rich's)."""
+
+    __slots__ = ("_parts", "_rich", "_style")
+
+    def __init__(self, text: str = "", style: str | None = None) -> None:
+        self._parts: list[tuple[str, str | None]] = [(text, None)] if text else []
+        self._style = style
+        self._rich: Any = None
+
+    def append(self, text: str, style: str | None = None) -> _LightText:
+        if self._rich is not None:
+            self._rich.append(text, style=style)
+        else:
+            self._parts.append((text, style))
+        return self
+
+    @property
+    def plain(self) -> str:
+        if self._rich is not None:
+            return str(self._rich.plain)
+        return "".join(t for t, _ in self._parts)
+
+    def __str__(self) -> str:
+        return self.plain
+
+    def __rich__(self) -> Any:
+        if self._rich is None:
+            from rich.text import Text as RichText
+
+            rich = RichText(style=self._style or "")
+            for text, style in self._parts:
+                rich.append(text, style=style)
+            self._rich = rich
+        return self._rich
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.__rich__(), name)
+
+
+class _TextFactory:
+    """``Text(...)``: a :class:`_LightText`; ``Text.from_ansi`` and other class attributes
+    are rich's."""
+
+    def __call__(self, text: str = "", style: str | None = None) -> _LightText:
+        return _LightText(text, style)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(importlib.import_module("rich.text").Text, name)
+
+
+class _Console(_OnFirstUse):
+    """rich's Console on stdout or stderr, made on first use, except for the plain case:
+    lines (str or :class:`_LightText`) printed where rich would show no style are written
+    as rich would write them, without importing rich."""
+
+    __slots__ = ("_stderr",)
+
+    def __init__(self, stderr: bool) -> None:
+        super().__init__(lambda: _console(stderr=stderr))
+        self._stderr = stderr
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        stream = sys.stderr if self._stderr else sys.stdout
+        plain_options = all(k in _PLAIN_OPTIONS and v is False for k, v in options.items())
+        if self._obj is None and plain_options and not _styles_shown(stream):
+            texts = [o if isinstance(o, str) else o.plain if isinstance(o, _LightText) else None
+                     for o in objects]
+            if all(t is not None and _RICH_CHANGES.isdisjoint(t) for t in texts):
+                stream.write(" ".join(texts) + "\n")  # type: ignore[arg-type]
+                stream.flush()
+                return
+        self._get().print(*objects, **options)
+
+
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.markup import escape as escape_markup
@@ -103,10 +206,10 @@ if TYPE_CHECKING:
     out: Console
     err: Console
 else:
-    Text = _OnFirstUse(lambda: importlib.import_module("rich.text").Text)
+    Text = _TextFactory()
     escape_markup = _OnFirstUse(lambda: importlib.import_module("rich.markup").escape)
-    out = _OnFirstUse(lambda: _console(stderr=False))
-    err = _OnFirstUse(lambda: _console(stderr=True))
+    out = _Console(stderr=False)
+    err = _Console(stderr=True)
 
 
 def echo(line: str) -> None:
@@ -201,6 +304,9 @@ def _main(
     _state["debug"] = debug or bool(os.environ.get("NONOFORGE_DEBUG"))
     _state["quiet"] = quiet
     _clock["command"] = _clock.pop("process", 0.0) or time.monotonic()
+    from nonoforge.solver import kernel_cache  # no numba: the first-run compile notice
+
+    kernel_cache.set_notice(None if quiet else kernel_cache.say_on_stderr)
 
 
 def is_quiet() -> bool:

@@ -99,6 +99,10 @@ _compiled = False
 def warmup() -> float:
     """Compile (or load from numba's cache) every kernel on a tiny puzzle; seconds spent.
 
+    When numba's cache holds no kernel for these sources (the first run after an install),
+    one line on stderr says that they are being compiled and how long that takes
+    (:func:`~nonoforge.solver.kernel_cache.announce_if_cold`).
+
     :func:`solve` calls this when a puzzle first needs the compiled engine, outside its
     per-puzzle time (``time_s``), and outside its timeout unless the caller passed
     ``started`` (then the timeout bounds the caller's whole wait, loading included).
@@ -109,6 +113,9 @@ def warmup() -> float:
         return 0.0
     t0 = time.perf_counter()
     _compiled = True
+    from nonoforge.solver import engine, kernel_cache
+
+    kernel_cache.announce_if_cold(engine.run)  # a cold cache: a minute or more (issue 38)
     p = Puzzle.from_grid(Grid([[1, 0], [0, 1]]))
     for strategy in ("line", "search"):
         for record in (False, True):
