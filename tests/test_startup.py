@@ -7,6 +7,7 @@ as with typer's own (pydantic) converter, errors included.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -179,3 +180,37 @@ def test_plain_printing_is_richs(pieces: list[tuple[str, str | None]], styled: b
         finally:
             sys.stdout = real
         assert buf.getvalue() == _rich_prints(*theirs)
+
+
+# ---------------------------------------------------------------------------------------
+# main() builds only the command it runs
+
+TRIM_CASES = [
+    ["solve", DANCER], ["solve", "--help"], ["solve"], ["solve", "--bogus", DANCER],
+    ["--quiet", "solve", "nonexistent.non"], ["-q", "formats"], ["db", "--help"], ["db"],
+    ["collection", "--help"], ["nosuch"], ["sol"], ["--help"], ["--version"], [],
+    ["info", "--json", DANCER], ["show"],
+]
+
+
+@pytest.mark.parametrize("args", TRIM_CASES, ids=[" ".join(c) or "-" for c in TRIM_CASES])
+def test_the_app_of_one_command_answers_as_the_whole_app(args: list[str]) -> None:
+    from nonoforge.cli import _app_for, app
+
+    runner = CliRunner()
+    one = runner.invoke(_app_for(args), args)
+    whole = runner.invoke(app, args)
+    def timeless(out: str) -> str:  # the solve's time is the one thing that may differ
+        return re.sub(r"\d+\.\d{3} s\b", "T s", out)
+
+    assert (one.exit_code, timeless(one.output)) == (whole.exit_code, timeless(whole.output))
+
+
+def test_only_the_named_command_is_built() -> None:
+    from nonoforge.cli import _app_for, app
+
+    solve = _app_for(["-q", "solve", DANCER])
+    assert [c.name for c in solve.registered_commands] == ["solve"]
+    assert not solve.registered_groups and len(app.registered_commands) > 5
+    assert [g.name for g in _app_for(["db", "stats"]).registered_groups] == ["db"]
+    assert _app_for(["--help"]) is app and _app_for(["nosuch"]) is app
