@@ -15,15 +15,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from nonoforge.errors import SolverError
-
 if TYPE_CHECKING:
     import numpy as np
 
     from nonoforge.puzzle import Puzzle
 
-__all__ = ["MAX_COLORS", "TECHNIQUES", "check_colours", "mask_colours", "mask_counts",
-           "start_masks", "start_state"]
+__all__ = ["MAX_COLORS", "TECHNIQUES", "mask_colours", "mask_counts", "start_masks",
+           "start_state"]
 
 #: The technique ladder, easiest first: ``trivial`` lines, simple ``overlap``, complete
 #: ``line`` logic, ``probe`` (try each colour of a cell) and ``search`` (guessing).
@@ -32,14 +30,6 @@ TECHNIQUES = ("trivial", "overlap", "line", "probe", "search")
 
 #: The most colours a cell mask holds besides the background (bits 1..63 of a ``uint64``).
 MAX_COLORS = 63
-
-
-def check_colours(puzzle: Puzzle) -> None:
-    """Refuse a puzzle with more colours than a cell mask holds."""
-    if puzzle.ncolors > MAX_COLORS:
-        raise SolverError(
-            f"the solver handles at most {MAX_COLORS} colours, this puzzle has {puzzle.ncolors}"
-        )
 
 
 def all_colours(ncolors: int) -> np.uint64:

@@ -25,8 +25,14 @@ from nonoforge.errors import SolverError
 from nonoforge.puzzle import Grid, Puzzle
 from nonoforge.solver import quick
 from nonoforge.solver.options import SAT_CONFLICT_WORK, SearchOptions, WorkCosts
-from nonoforge.solver.result import TECHNIQUES, FlatState, SolveResult, verify_solution
-from nonoforge.solving import check_colours, full_state, start_state
+from nonoforge.solver.result import (
+    TECHNIQUES,
+    FlatState,
+    SolveResult,
+    check_colours,
+    verify_solution,
+)
+from nonoforge.solving import full_state, start_state
 
 if TYPE_CHECKING:
     import numpy as np

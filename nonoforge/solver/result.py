@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from nonoforge.errors import SolverError
 from nonoforge.puzzle import Grid, Puzzle
+from nonoforge.solving import MAX_COLORS, mask_colours, shows_givens
 from nonoforge.solving import TECHNIQUES as TECHNIQUES  # its home; re-exported
-from nonoforge.solving import mask_colours, shows_givens
 
 if TYPE_CHECKING:
     import numpy as np
@@ -110,6 +110,14 @@ def state_rows(state: np.ndarray, ncolors: int) -> list[str]:
     chars = cell_chars(ncolors)
     return ["".join(chars[c] if c >= 0 else "?" for c in row)
             for row in mask_colours(state).tolist()]
+
+
+def check_colours(puzzle: Puzzle) -> None:
+    """Refuse a puzzle with more colours than a cell mask holds (before any solve)."""
+    if puzzle.ncolors > MAX_COLORS:
+        raise SolverError(
+            f"the solver handles at most {MAX_COLORS} colours, this puzzle has {puzzle.ncolors}"
+        )
 
 
 def verify_solution(puzzle: Puzzle, g: Grid) -> Grid:
