@@ -74,9 +74,9 @@ def _line_solvable(p: object) -> bool:
     return quick.solve_by_lines(p, 2, None) is not None  # type: ignore[arg-type]
 
 
-def _colour_files(folder: Path, count: int) -> tuple[Path, list[Path], int]:
-    """The 15x15 4-colour file and ``count`` small colour files; how many of those line
-    logic settles (answered without the engine)."""
+def _colour_files(folder: Path, count: int) -> tuple[Path, list[Path], list[bool]]:
+    """The 15x15 4-colour file and ``count`` small colour files; which of those line logic
+    settles (answered without the engine)."""
     import numpy as np
 
     from nonoforge.formats import write_file
@@ -87,12 +87,12 @@ def _colour_files(folder: Path, count: int) -> tuple[Path, list[Path], int]:
         seed += 1
     big = folder / f"colour-15x15-4c-seed{seed}.non"
     write_file(p15, big)
-    files, easy = [], 0
+    files, easy = [], []
     rng = np.random.default_rng(39)
     for i in range(count):
         h, w = (int(x) for x in rng.integers(10, 21, size=2))
         p = colour_picture(1000 + i, h, w, int(rng.integers(2, 6)), 0.8)
-        easy += _line_solvable(p)
+        easy.append(_line_solvable(p))
         f = folder / f"small-{i:03d}.non"
         write_file(p, f)
         files.append(f)
@@ -198,11 +198,16 @@ def main() -> None:
     print()
     if small:
         each = [_cpu([py, "-m", "nonoforge", "solve", str(f)], env) for f in small]
+        lines = [t for t, e in zip(each, easy, strict=True) if e]
+        probing = [t for t, e in zip(each, easy, strict=True) if not e]
         print(f"{len(small)} small colour files (10x10 to 20x20, 2 to 5 colours), one "
-              f"`nonoforge solve` process each: {sum(each):.1f} s of CPU in all; {easy} of "
-              f"them line-solvable (plain Python), {len(small) - easy} loading the engine; "
-              f"per file min {min(each):.3f} s, median {statistics.median(each):.3f} s, "
-              f"max {max(each):.3f} s")
+              f"`nonoforge solve` process each: **{sum(each):.1f} s** of CPU in all "
+              f"(min {min(each):.3f}, median {statistics.median(each):.3f}, "
+              f"max {max(each):.3f} s)")
+        for what, ts in (("line-solvable", lines), ("needing probing", probing)):
+            if ts:
+                print(f"- {len(ts)} {what}: {sum(ts):.1f} s, median "
+                      f"{statistics.median(ts):.3f} s a file")
         print()
     print("Where a process's CPU goes (one process, imports in order, each step's own CPU), "
           "and what `solve` of a small line-solvable puzzle paid before issue 39 and now:")

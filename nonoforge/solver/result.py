@@ -66,8 +66,9 @@ class SolveResult:
     or the node budget, ran out first: the same on every machine, unlike ``timeout``,
     which is the wall clock). Every grid in ``solutions`` reproduces the clues.
     ``state`` is the ``(H, W)`` ``uint64`` mask of the colours each cell may still take
-    where logic (line and probe, before any guess) stopped; ``steps`` the same after each
-    root sweep when asked for.
+    where logic (line and probe, before any guess) stopped (an answer of the plain-Python
+    line logic keeps it as a :class:`FlatState` and makes the array on first read, so that
+    it never imports numpy); ``steps`` the same after each root sweep when asked for.
     """
 
     status: str
