@@ -441,6 +441,13 @@ def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
 
 
+def print_line(text: str) -> None:
+    """One line of stdout, flushed at once (``rate --json`` writes JSON Lines with it):
+    what a reader has, or a kill leaves, is whole lines."""
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
 def styled_drawing(p: Puzzle, grid: Any = None) -> Text:
     """The puzzle's text drawing with each painted cell and colour clue in its colour;
     given cells (printed solved) drawn apart: ``▣`` filled (in its colour), ``×`` empty."""
@@ -627,7 +634,7 @@ def solve_cmd(
     files: Annotated[list[str], typer.Argument(help="Puzzle files (any format we read).")],
     max_solutions: Annotated[
         int, typer.Option("--max-solutions", "-n", help="Stop after this many solutions (2 "
-                          "proves uniqueness; 1 just finds one).", min=1)
+                          "proves uniqueness; 1 just finds one: verdict 'found').", min=1)
     ] = 2,
     timeout: Annotated[
         float | None, typer.Option("--timeout", "-t", help="Seconds per puzzle.", min=0.001)
@@ -647,10 +654,12 @@ def solve_cmd(
 ) -> None:
     """Solve puzzles, prove uniqueness, and report the technique needed and the effort.
 
-    The verdict is unique, multiple, none, timeout, budget (the --budget of work ran out)
-    or unsolved (a limited strategy stopped with cells undecided); it is data, so the exit
-    code is 0 whatever it is. --timeout counts from the start of the command for the first
-    puzzle (reading it included), from the start of reading its file for each next one.
+    The verdict is unique, multiple or none (proven), found (--max-solutions 1 found one
+    solution; uniqueness not checked), timeout, budget (the --budget of work ran out) or
+    unsolved (a limited strategy stopped with cells undecided); it is data, so the exit
+    code is 0 whatever it is. Every solution shown reproduces the clues. --timeout counts
+    from the start of the command for the first puzzle (reading it included), from the
+    start of reading its file for each next one.
 
     Example: nonoforge solve --timeout 10 example:dancer example:petro
     """
@@ -699,7 +708,7 @@ def solve_cmd(
             if len(res.solutions) > 1:
                 out.print(f"-- solution {i + 1}")
             out.print(styled_drawing(p, g))
-        if not res.solutions and res.status in ("unsolved", "timeout", "budget"):
+        if not res.solutions and res.status.cut_short:  # how far logic got
             out.print("\n".join(state_rows(res.state, p.ncolors)))
         out.print("effort: " + ", ".join(f"{k} {v}" for k, v in res.effort.items() if v))
         out.print()
@@ -1297,7 +1306,9 @@ def _status(first: str) -> Iterator[Callable[[str], None] | None]:
         yield lambda line: status.update(Text(terminal_text(line)))
 
 
-def _progress_bar(total_label: str):  # noqa: ANN202 - a rich Progress or a null context
+def _progress_bar(  # noqa: ANN202 - a rich Progress or a null context
+    total_label: str, redirect_stdout: bool = True,
+):
     from contextlib import nullcontext
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -1307,6 +1318,7 @@ def _progress_bar(total_label: str):  # noqa: ANN202 - a rich Progress or a null
     return Progress(
         TextColumn(f"[bold]{total_label}"), BarColumn(), MofNCompleteColumn(),
         TextColumn("{task.fields[info]}"), TimeElapsedColumn(), console=err, transient=False,
+        redirect_stdout=redirect_stdout,
     )
 
 
@@ -1348,15 +1360,17 @@ def _print_summary(s: dict[str, Any], console: Console) -> None:
 @app.command()
 def rate(
     files: Annotated[
-        list[str] | None, typer.Argument(help="Puzzle files; without them, the whole corpus.")
+        list[str] | None, typer.Argument(help="Puzzle files or folders (read as db import "
+                                         "reads them); without them, the whole corpus.")
     ] = None,
     db: CorpusOption = None,
     workers: Annotated[
-        int | None, typer.Option("--workers", "-w", help="Worker processes [default: all cores].")
+        int | None, typer.Option("--workers", "-w", help="Worker processes, at most one a "
+                                 "puzzle [default: all cores].")
     ] = None,
     budget: Annotated[
-        int, typer.Option(help="Work allowed per puzzle (the solver's work units); decides "
-                          "verdicts the same on every machine. [default: 20000000, a few s]")
+        int, typer.Option(help="Work allowed per puzzle (the solver's work units, the default "
+                          "a few s); decides verdicts the same on every machine.")
     ] = 20_000_000,
     timeout: Annotated[
         float, typer.Option(help="Wall-clock safety net per puzzle, seconds (timeout_wall).")
@@ -1367,17 +1381,20 @@ def rate(
         str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")
     ] = None,
     refit: Annotated[bool, typer.Option(help="Fit a new score model on this corpus.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per puzzle.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON Lines: one object per puzzle, "
+                                          "written as each finishes.")] = False,
 ) -> None:
     """Rate difficulty: verdict, technique, effort, solve time, score and grade.
 
     Without FILEs, rates every puzzle of the corpus not yet rated by this solver version
-    (resumable) and grades them all; with FILEs and no --db, rates those files only.
+    (resumable: each rating is saved as it finishes) and grades them all; with FILEs and
+    no --db, rates those files only. --json writes each rating on a line of its own as it
+    finishes, so an interrupted run keeps every finished one.
 
-    Example: nonoforge rate --db corpus.db --workers 2 --json
+    Example: nonoforge rate --db corpus.db --workers 2 --json > ratings.jsonl
     """
     from nonoforge.pipeline import jobs
-    from nonoforge.pipeline.rate import RateOptions
+    from nonoforge.pipeline.rate import RateOptions, sigterm_interrupts
 
     if runs < 1 or timeout <= 0 or budget < 1:
         raise UsageError("--runs and --budget must be at least 1 and --timeout positive")
@@ -1385,8 +1402,13 @@ def rate(
     if not files or db is not None:  # a corpus is read: a --db typo must not make one
         corpus_target(db, create=bool(files))
     ex = jobs.make_executor(executor, workers, scheduler)
-    bar = _progress_bar("rating")
-    with bar as progress:
+
+    def skipped(name: str, why: str) -> None:
+        if not is_quiet():
+            err.print(Text(terminal_text(f"skipped {name}: {why}")))
+
+    bar = _progress_bar("rating", redirect_stdout=False)  # lines go out as they come
+    with bar as progress, sigterm_interrupts():
         task = progress.add_task("rate", total=None, info="") if progress else None
 
         def on(ev: dict[str, Any]) -> None:
@@ -1398,23 +1420,27 @@ def rate(
                 r = ev["row"]
                 progress.update(task, advance=1, info=f"{r['status']} {r['time_s']:.3f}s")
 
-        run = jobs.rate_inputs(files, db, executor=ex, opts=opts, refit=refit, progress=on,
-                               resolve=resolve_input)
-    for e in run.entries:
-        if "error" in e:
-            say_error(f"{e.get('file') or e.get('key')}: {e['error']}")
-    if as_json:
-        print_json(run.entries)
-        if not is_quiet():
-            _print_summary(run.summary.to_dict(), err)
-    else:
-        for e in run.entries if files else []:
-            if "error" not in e:
+        def line(text: str) -> None:
+            if progress is not None and sys.stdout.isatty():  # above the bar, not through it
+                progress.console.print(Text(text))
+            else:
+                print_line(text)
+
+        def emit(e: dict[str, Any]) -> None:
+            if "error" in e:
+                say_error(f"{e.get('file') or e.get('key')}: {e['error']}")
+            if as_json:
+                line(json.dumps(e, ensure_ascii=False))
+            elif files and "error" not in e:
                 score = "-" if e["score"] is None else f"{e['score'] * 1000:.2f} ms"
-                out.print(Text(f"{terminal_text(e['file'])}: {e['status']}, {e['technique']}, "
-                               f"score {score}, "
-                               f"grade {e['grade'] if e['grade'] is not None else '-'}"))
-        _print_summary(run.summary.to_dict(), out)
+                line(terminal_text(f"{e['file']}: {e['status']}, {e['technique']}, "
+                                   f"score {score}, "
+                                   f"grade {e['grade'] if e['grade'] is not None else '-'}"))
+
+        run = jobs.rate_inputs(files, db, executor=ex, opts=opts, refit=refit, progress=on,
+                               resolve=resolve_input, emit=emit, on_skip=skipped)
+    if not as_json or not is_quiet():
+        _print_summary(run.summary.to_dict(), err if as_json else out)
     if run.failed:
         raise typer.Exit(FAILED_EXIT)
 
@@ -1468,7 +1494,7 @@ def collection_export(
     name: Annotated[str, typer.Argument(help="The collection's name.")],
     to: Annotated[str, typer.Option(
         "--to", help="A folder, or FILE.pdf (book), .html (playable page), .jsonl (dataset), "
-        ".rofl.")],
+        ".rofl; any other suffix is refused.")],
     fmt: Annotated[str, typer.Option("--format", "-f", help="File format in a folder.")] = "non",
     page: Annotated[str, typer.Option(help="PDF page size: a4, letter or 6x9.")] = "a4",
     greyscale: Annotated[bool, typer.Option(

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from nonoforge.errors import SolverError
 from nonoforge.puzzle import Grid, Puzzle
+from nonoforge.results import Verdict
 from nonoforge.solver import quick
 from nonoforge.solver.options import SAT_CONFLICT_WORK, SearchOptions, WorkCosts
 from nonoforge.solver.result import (
@@ -170,7 +171,7 @@ def solve(
 
     >>> from nonoforge.puzzle import Grid, Puzzle
     >>> solve(Puzzle.from_grid(Grid.from_rows(["#.", "##"]))).status
-    'unique'
+    <Verdict.UNIQUE: 'unique'>
     """
     if strategy not in STRATEGIES:
         raise SolverError(f"unknown strategy {strategy!r} (choose from {', '.join(STRATEGIES)})")
@@ -215,8 +216,8 @@ def _solve(
         q = quick.solve_by_lines(puzzle, max_solutions, budget)
         if q is not None:
             return SolveResult(
-                status=q.status, solutions=_checked(puzzle, q.solutions), technique=q.technique,
-                effort=q.effort, time_s=time.monotonic() - t0,
+                status=Verdict(q.status), solutions=_checked(puzzle, q.solutions),
+                technique=q.technique, effort=q.effort, time_s=time.monotonic() - t0,
                 state=FlatState(q.state, puzzle.height, puzzle.width),
             )
     # every path starts from the givens (cells printed solved), so "unique" is proven for
@@ -225,7 +226,7 @@ def _solve(
     if allow_quick:  # compile time (or loading from numba's cache) is not the puzzle's time
         if deadline is not None and not engine_loaded() and time.monotonic() >= deadline:
             # reading a huge file took the time: loading the engine would only overshoot
-            return SolveResult(status="timeout", solutions=[], technique=TECHNIQUES[0],
+            return SolveResult(status=Verdict.TIMEOUT, solutions=[], technique=TECHNIQUES[0],
                                effort={"work": 0}, time_s=time.monotonic() - t0,
                                state=start_state(puzzle))
         loading = warmup()
@@ -286,25 +287,26 @@ def _solve(
 
 def _engine_status(
     w: Work, rc: int, stop: str | None, grids: list[Grid], max_solutions: int
-) -> str:
+) -> Verdict:
     """The verdict from how the engine stopped: "unique" only with a proof of it."""
     from nonoforge.solver import engine as E  # noqa: N812
 
     if stop is not None:
-        return stop
+        return Verdict(stop)
     if rc == E.RC_DONE:
         n = len(grids)
-        return ("none", "unique")[n] if n < 2 else "multiple"
+        return (Verdict.NONE, Verdict.UNIQUE)[n] if n < 2 else Verdict.MULTIPLE
     if rc == E.RC_SOLS:
-        # one solution asked for: unique only when logic alone forced it
+        # one solution asked for: unique only when logic alone forced it; found by search,
+        # it is just found (no second one was sought)
         proven_by_logic = int(w.v[E.V_MAXDEPTH]) == 0 and int(w.v[E.V_UNDEC]) == 0
         if max_solutions >= 2:
-            return "multiple"
-        return "unique" if proven_by_logic else "unsolved"
-    if rc == E.RC_LIMIT:
-        return "unsolved"
+            return Verdict.MULTIPLE
+        return Verdict.UNIQUE if proven_by_logic else Verdict.FOUND
+    if rc == E.RC_LIMIT:  # a limited strategy (line, probe) stopped with cells undecided
+        return Verdict.UNSOLVED
     if rc == E.RC_NODES:
-        return "budget"
+        return Verdict.BUDGET
     raise SolverError(f"internal error: engine returned {rc}")  # pragma: no cover
 
 
@@ -317,7 +319,7 @@ def _sat_fallback(
     effort: dict[str, int],
     budget: int | None = None,
     costs: WorkCosts | None = None,
-) -> tuple[str, list[Grid]]:
+) -> tuple[Verdict, list[Grid]]:
     """Finish an over-budget search with SAT, starting from the root's logic state.
 
     With a work ``budget``, what the search left of it is SAT's conflict budget (at
@@ -326,7 +328,7 @@ def _sat_fallback(
     c = costs or WorkCosts()
     conflicts = None if budget is None else (budget - c.charged(effort)) // c.conflict
     if conflicts is not None and conflicts < 0:
-        return "budget", _checked(puzzle, grids)[:max_solutions]
+        return Verdict.BUDGET, _checked(puzzle, grids)[:max_solutions]
     out = _solve_sat(puzzle, w.root_state(), max_solutions, deadline, conflicts, w.t)
     effort["sat_conflicts"] = int(out.conflicts)
     effort["sat_decisions"] = int(out.decisions)
@@ -335,15 +337,15 @@ def _sat_fallback(
     return _sat_status(out.status, found, max_solutions), found
 
 
-def _sat_status(status: str, found: list[Grid], max_solutions: int) -> str:
+def _sat_status(status: str, found: list[Grid], max_solutions: int) -> Verdict:
     """Our verdict from the SAT back-end's: "unique" only with a proof of it."""
     if len(found) >= 2:
-        return "multiple"
-    if status == "none" and found:
+        return Verdict.MULTIPLE
+    if status == Verdict.NONE and found:
         raise SolverError("internal error: SAT found no solution where search found one")
-    if status == "unique" and max_solutions < 2:
-        return "unsolved"  # asked for one solution: found, but no second one was sought
-    return status
+    if status == Verdict.UNIQUE and max_solutions < 2:
+        return Verdict.FOUND  # asked for one solution: found, but no second one was sought
+    return Verdict(status)
 
 
 def _solve_sat_only(
@@ -357,7 +359,7 @@ def _solve_sat_only(
     conflicts = None if budget is None else budget // SAT_CONFLICT_WORK
     out = _solve_sat(puzzle, start, max_solutions, deadline, conflicts, Tables.of(puzzle))
     grids = _checked(puzzle, list(out.solutions)[:max_solutions])
-    if out.status == "unique" and grids:
+    if Verdict(out.status) is Verdict.UNIQUE and grids:
         state = (np.uint64(1) << grids[0].cells.astype(np.uint64)).astype(np.uint64)
     elif start is not None:
         state = start

@@ -7,14 +7,16 @@ from typing import TYPE_CHECKING, Any
 
 from nonoforge.errors import SolverError
 from nonoforge.puzzle import Grid, Puzzle
+from nonoforge.results import Verdict
 from nonoforge.solving import MAX_COLORS, mask_colours, shows_givens
 from nonoforge.solving import TECHNIQUES as TECHNIQUES  # its home; re-exported
 
 if TYPE_CHECKING:
     import numpy as np
 
-#: Every verdict :attr:`SolveResult.status` can take.
-STATUSES = ("unique", "multiple", "none", "timeout", "budget", "unsolved")
+#: Every verdict :attr:`SolveResult.status` can take, as strings (their home is
+#: :class:`nonoforge.results.Verdict`).
+STATUSES: tuple[str, ...] = tuple(v.value for v in Verdict)
 
 
 @dataclass(frozen=True)
@@ -57,21 +59,22 @@ class _StateField:
 class SolveResult:
     """The outcome of :func:`nonoforge.solver.solve`.
 
-    ``status`` is ``unique`` (proven: logic forced every cell, or the search was exhausted
-    with exactly one solution), ``multiple`` (two different solutions are in
-    ``solutions``), ``none`` (the clues admit no picture), ``timeout`` (the time ran out
-    first; ``solutions`` holds what was found) or ``unsolved`` (a limited strategy
-    stopped with cells undecided, or ``max_solutions=1`` found a solution by search without
-    deciding whether it is the only one), or ``budget`` (the deterministic work budget,
-    or the node budget, ran out first: the same on every machine, unlike ``timeout``,
-    which is the wall clock). Every grid in ``solutions`` reproduces the clues.
+    ``status`` is a :class:`~nonoforge.results.Verdict` (a ``str``): ``unique`` (proven:
+    logic forced every cell, or the search was exhausted with exactly one solution),
+    ``multiple`` (two different solutions are in ``solutions``), ``none`` (the clues admit
+    no picture), ``found`` (``max_solutions=1`` found a solution by search or probing without
+    deciding whether it is the only one), ``timeout`` (the time ran out first; ``solutions`` holds
+    what was found), ``budget`` (the deterministic work budget, or the node budget, ran out
+    first: the same on every machine, unlike ``timeout``, which is the wall clock) or
+    ``unsolved`` (a limited strategy stopped with cells undecided). Every grid in
+    ``solutions`` reproduces the clues.
     ``state`` is the ``(H, W)`` ``uint64`` mask of the colours each cell may still take
     where logic (line and probe, before any guess) stopped (an answer of the plain-Python
     line logic keeps it as a :class:`FlatState` and makes the array on first read, so that
     it never imports numpy); ``steps`` the same after each root sweep when asked for.
     """
 
-    status: str
+    status: Verdict
     solutions: list[Grid]
     technique: str
     effort: dict[str, int]
@@ -94,7 +97,7 @@ class SolveResult:
 
     def __repr__(self) -> str:
         return (
-            f"SolveResult(status={self.status!r}, solutions={len(self.solutions)}, "
+            f"SolveResult(status={self.status.value!r}, solutions={len(self.solutions)}, "
             f"technique={self.technique!r}, time_s={self.time_s:.4f})"
         )
 
