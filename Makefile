@@ -13,6 +13,9 @@ $(BIN)/nonoforge: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --progress-bar off -e '.[test]'
+	@# compile the solver's kernels into numba's cache now, saying so (issue 38): the first
+	@# demo or solve would otherwise pay a minute or more of it in silence
+	$(BIN)/python -c "from nonoforge.solver import warmup; warmup()"
 	touch $@
 
 demo: $(BIN)/nonoforge

@@ -93,6 +93,109 @@ def _console(stderr: bool) -> Any:
     return Console(stderr=stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 
+#: Characters rich's Text changes when it prints them (tabs expanded, these control codes
+#: dropped): a line holding one is printed by rich itself.
+_RICH_CHANGES = frozenset("\t\r\x07\x08\x0b\x0c")
+#: Options of ``Console.print`` that, set False, change nothing on our consoles.
+_PLAIN_OPTIONS = frozenset(("markup", "highlight", "emoji"))
+
+
+def _styles_shown(stream: Any) -> bool:
+    """Whether rich would style what it prints on ``stream``: its own test
+    (``Console.is_terminal``: ``TTY_COMPATIBLE``, ``FORCE_COLOR``, then ``isatty``), and
+    any notebook counted as styled."""
+    if "IPython" in sys.modules:
+        return True
+    tty = os.environ.get("TTY_COMPATIBLE", "")
+    if tty in ("0", "1"):
+        return tty == "1"
+    force = os.environ.get("FORCE_COLOR")
+    if force is not None:
+        return force != ""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+class _LightText:
+    """rich's ``Text`` until rich is needed: a string and the styles of its pieces. Printed
+    where no style shows (a pipe, a file) it is its plain string, without importing rich
+    (0.03 s of CPU: a large part of ``solve``'s start-up, issue 39); anything else makes it
+    a rich ``Text`` (``__rich__``; other attributes are rich's)."""
+
+    __slots__ = ("_parts", "_rich", "_style")
+
+    def __init__(self, text: str = "", style: str | None = None) -> None:
+        self._parts: list[tuple[str, str | None]] = [(text, None)] if text else []
+        self._style = style
+        self._rich: Any = None
+
+    def append(self, text: str, style: str | None = None) -> _LightText:
+        if self._rich is not None:
+            self._rich.append(text, style=style)
+        else:
+            self._parts.append((text, style))
+        return self
+
+    @property
+    def plain(self) -> str:
+        if self._rich is not None:
+            return str(self._rich.plain)
+        return "".join(t for t, _ in self._parts)
+
+    def __str__(self) -> str:
+        return self.plain
+
+    def __rich__(self) -> Any:
+        if self._rich is None:
+            from rich.text import Text as RichText
+
+            rich = RichText(style=self._style or "")
+            for text, style in self._parts:
+                rich.append(text, style=style)
+            self._rich = rich
+        return self._rich
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.__rich__(), name)
+
+
+class _TextFactory:
+    """``Text(...)``: a :class:`_LightText`; ``Text.from_ansi`` and other class attributes
+    are rich's."""
+
+    def __call__(self, text: str = "", style: str | None = None) -> _LightText:
+        return _LightText(text, style)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(importlib.import_module("rich.text").Text, name)
+
+
+class _Console(_OnFirstUse):
+    """rich's Console on stdout or stderr, made on first use, except for the plain case:
+    lines (str or :class:`_LightText`) printed where rich would show no style are written
+    as rich would write them, without importing rich."""
+
+    __slots__ = ("_stderr",)
+
+    def __init__(self, stderr: bool) -> None:
+        super().__init__(lambda: _console(stderr=stderr))
+        self._stderr = stderr
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        stream = sys.stderr if self._stderr else sys.stdout
+        plain_options = all(k in _PLAIN_OPTIONS and v is False for k, v in options.items())
+        if self._obj is None and plain_options and not _styles_shown(stream):
+            texts = [o if isinstance(o, str) else o.plain if isinstance(o, _LightText) else None
+                     for o in objects]
+            if all(t is not None and _RICH_CHANGES.isdisjoint(t) for t in texts):
+                stream.write(" ".join(texts) + "\n")  # type: ignore[arg-type]
+                stream.flush()
+                return
+        self._get().print(*objects, **options)
+
+
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.markup import escape as escape_markup
@@ -103,10 +206,10 @@ if TYPE_CHECKING:
     out: Console
     err: Console
 else:
-    Text = _OnFirstUse(lambda: importlib.import_module("rich.text").Text)
+    Text = _TextFactory()
     escape_markup = _OnFirstUse(lambda: importlib.import_module("rich.markup").escape)
-    out = _OnFirstUse(lambda: _console(stderr=False))
-    err = _OnFirstUse(lambda: _console(stderr=True))
+    out = _Console(stderr=False)
+    err = _Console(stderr=True)
 
 
 def echo(line: str) -> None:
@@ -201,6 +304,9 @@ def _main(
     _state["debug"] = debug or bool(os.environ.get("NONOFORGE_DEBUG"))
     _state["quiet"] = quiet
     _clock["command"] = _clock.pop("process", 0.0) or time.monotonic()
+    from nonoforge.solver import kernel_cache  # no numba: the first-run compile notice
+
+    kernel_cache.set_notice(None if quiet else kernel_cache.say_on_stderr)
 
 
 def is_quiet() -> bool:
@@ -234,13 +340,43 @@ def _process_is_this_command() -> bool:
     return os.path.basename(sys.argv[0] if sys.argv else "").startswith("nonoforge")
 
 
+#: Options of the main callback that take no value (they may come before the command).
+_GLOBAL_FLAGS = frozenset(("--debug", "--quiet", "-q"))
+
+
+def _app_for(args: list[str]) -> typer.Typer:
+    """The app that runs ``nonoforge ARGS``: :data:`app` with only the command (or command
+    group) ARGS names when it names one, as typer turns every command's signature into
+    options before it runs any (0.02 s of CPU, issue 39); the whole app for ``--help``,
+    ``--version``, a name that is no command or no name at all, so that what those print
+    is unchanged."""
+    i = 0
+    while i < len(args) and args[i] in _GLOBAL_FLAGS:
+        i += 1
+    if i == len(args) or args[i].startswith("-"):
+        return app
+    from typer.main import get_command_name
+
+    name = args[i]
+    commands = [c for c in app.registered_commands
+                if (c.name or get_command_name(c.callback.__name__ if c.callback else "")) == name]
+    groups = [g for g in app.registered_groups if g.name == name]
+    if len(commands) + len(groups) != 1:
+        return app
+    import copy
+
+    only = copy.copy(app)
+    only.registered_commands, only.registered_groups = commands, groups
+    return only
+
+
 def main() -> None:
     """Console-script entry point."""
     # solve --timeout counts from here: the process's start when it runs just this command
     now = time.monotonic()
     _clock["process"] = now - _process_age() if _process_is_this_command() else now
     try:
-        rv = app(prog_name="nonoforge", standalone_mode=False)
+        rv = _app_for(sys.argv[1:])(prog_name="nonoforge", standalone_mode=False)
     except typer.Exit as e:
         sys.exit(e.exit_code)
     except TyperException as e:  # usage errors: typer's own message and exit code

@@ -6,11 +6,13 @@
 between slices. The ``auto`` strategy hands a search that exceeds its node budget to the
 SAT back-end (:mod:`nonoforge.solver.sat`).
 
-Loading the compiled engine costs a process about 0.6 s of CPU (importing numba, loading
-the cached kernels). A small black-and-white puzzle that line logic settles is answered
-by a plain-Python copy of the engine's root line logic (:mod:`nonoforge.solver.quick`)
-before that is paid, with the very same verdict, technique and effort counts; any other
-puzzle goes to the engine. The engine modules are imported only then.
+Loading the compiled engine costs a process 0.7-1.6 s of CPU (importing numba, loading
+the cached kernels). A small puzzle, black-and-white or colour, that line logic settles is
+answered by a plain-Python copy of the engine's root line logic
+(:mod:`nonoforge.solver.quick`) before that is paid, with the very same verdict, technique
+and effort counts; any other puzzle goes to the engine. The engine modules, numpy and the
+puzzle's arrays (:mod:`nonoforge.solver.tables`) are imported only then: a puzzle answered
+in plain Python loads neither numpy nor numba (issue 39).
 """
 
 from __future__ import annotations
@@ -19,20 +21,26 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from nonoforge.errors import SolverError
 from nonoforge.puzzle import Grid, Puzzle
 from nonoforge.results import Verdict
 from nonoforge.solver import quick
 from nonoforge.solver.options import SAT_CONFLICT_WORK, SearchOptions, WorkCosts
-from nonoforge.solver.result import TECHNIQUES, SolveResult, verify_solution
-from nonoforge.solver.tables import Tables, check_colours
+from nonoforge.solver.result import (
+    TECHNIQUES,
+    FlatState,
+    SolveResult,
+    check_colours,
+    verify_solution,
+)
 from nonoforge.solving import full_state, start_state
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from nonoforge.solver.driver import Work
     from nonoforge.solver.sat import SatOutcome
+    from nonoforge.solver.tables import Tables
 
 #: Bump whenever a solve of the same puzzle could give a different result or effort.
 SOLVER_VERSION = "1.3"  # 1.1: MiniSat back-end (SAT conflict counts differ); 1.2: b/w lines of
@@ -98,6 +106,10 @@ _compiled = False
 def warmup() -> float:
     """Compile (or load from numba's cache) every kernel on a tiny puzzle; seconds spent.
 
+    When numba's cache holds no kernel for these sources (the first run after an install),
+    one line on stderr says that they are being compiled and how long that takes
+    (:func:`~nonoforge.solver.kernel_cache.announce_if_cold`).
+
     :func:`solve` calls this when a puzzle first needs the compiled engine, outside its
     per-puzzle time (``time_s``), and outside its timeout unless the caller passed
     ``started`` (then the timeout bounds the caller's whole wait, loading included).
@@ -108,6 +120,9 @@ def warmup() -> float:
         return 0.0
     t0 = time.perf_counter()
     _compiled = True
+    from nonoforge.solver import engine, kernel_cache
+
+    kernel_cache.announce_if_cold(engine.run)  # a cold cache: a minute or more (issue 38)
     p = Puzzle.from_grid(Grid([[1, 0], [0, 1]]))
     for strategy in ("line", "search"):
         for record in (False, True):
@@ -195,19 +210,19 @@ def _solve(
 ) -> SolveResult:
     t0 = time.monotonic()
     deadline = None if timeout is None else (t0 if started is None else started) + timeout
-    # every path starts from the givens (cells printed solved), so "unique" is proven for
-    # the puzzle as printed; None (the blank grid) when it has none, as it always was
-    start = start_state(puzzle) if puzzle.givens else None
     quick_ok = costs is None or costs.line == 1  # it counts line solves at 1
     if allow_quick and quick_ok and not record_steps and strategy != "sat" \
             and not engine_loaded():
-        q = quick.solve_by_lines(puzzle, max_solutions, budget, start)
+        q = quick.solve_by_lines(puzzle, max_solutions, budget)
         if q is not None:
             return SolveResult(
                 status=Verdict(q.status), solutions=_checked(puzzle, q.solutions),
                 technique=q.technique, effort=q.effort, time_s=time.monotonic() - t0,
-                state=q.state,
+                state=FlatState(q.state, puzzle.height, puzzle.width),
             )
+    # every path starts from the givens (cells printed solved), so "unique" is proven for
+    # the puzzle as printed; None (the blank grid) when it has none, as it always was
+    start = start_state(puzzle) if puzzle.givens else None
     if allow_quick:  # compile time (or loading from numba's cache) is not the puzzle's time
         if deadline is not None and not engine_loaded() and time.monotonic() >= deadline:
             # reading a huge file took the time: loading the engine would only overshoot
@@ -227,6 +242,7 @@ def _solve(
         return _solve_sat_only(puzzle, max_solutions, deadline, t0, budget, start)
     from nonoforge.solver import driver as D  # noqa: N812
     from nonoforge.solver import engine as E  # noqa: N812
+    from nonoforge.solver.tables import Tables
 
     t = Tables.of(puzzle)
     w = D.Work(t, max_solutions, record_steps, SEARCH_ONE if max_solutions == 1 else SEARCH_MANY,
@@ -336,6 +352,10 @@ def _solve_sat_only(
     puzzle: Puzzle, max_solutions: int, deadline: float | None, t0: float,
     budget: int | None = None, start: np.ndarray | None = None,
 ) -> SolveResult:
+    import numpy as np
+
+    from nonoforge.solver.tables import Tables
+
     conflicts = None if budget is None else budget // SAT_CONFLICT_WORK
     out = _solve_sat(puzzle, start, max_solutions, deadline, conflicts, Tables.of(puzzle))
     grids = _checked(puzzle, list(out.solutions)[:max_solutions])
