@@ -168,7 +168,8 @@ def test_deadline_is_honoured_on_a_hard_puzzle() -> None:
 def test_the_deadline_interrupts_a_search_in_progress() -> None:
     """Encoded and loaded with no clock running, the hard puzzle's search is what the
     deadline stops (never before it); the interrupt is cleared after, so the same solver
-    then runs on to a deterministic conflict budget."""
+    then runs on to a conflict budget (the solver checks it between conflicts, so it stops
+    a few past it; how many depends on where the interrupt left the search)."""
     from nonoforge.solver.sat import SOLVER_NAME, _loaded, _solve_until
 
     enc = encode(random_puzzle(0, 40, 40, 0.4))
@@ -180,7 +181,8 @@ def test_the_deadline_interrupts_a_search_in_progress() -> None:
         assert time.monotonic() - t0 < 30  # a hang guard
         used = int(solver.accum_stats().get("conflicts", 0))
         assert _solve_until(solver, None, conflict_budget=used + 50) is None
-        assert int(solver.accum_stats().get("conflicts", 0)) == used + 51
+        after = int(solver.accum_stats().get("conflicts", 0))
+        assert used + 50 <= after < used + 100  # cleared interrupt: it ran; budget: it stopped
 
 
 def test_a_passed_deadline_returns_timeout_at_once() -> None:
