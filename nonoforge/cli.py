@@ -596,8 +596,9 @@ ColorsOpt = Annotated[
     str | None, typer.Option("--colors", help="Colour count or range: 1, 2..4, 2..",
                              rich_help_panel=_F),
 ]
-SourceOpt = Annotated[str | None, typer.Option(help="Only puzzles from this source.",
-                                                rich_help_panel=_F)]
+SourceOpt = Annotated[str | None, typer.Option(
+    help="Only puzzles from this site (webpbn, nonograms, tournament, file, generated, ...; "
+         "db stats lists them) or with this whole catalogue line.", rich_help_panel=_F)]
 StatusOpt = Annotated[str | None, typer.Option(help="Solver verdict (unique, multiple, ...).",
                                                 rich_help_panel=_F)]
 TechniqueOpt = Annotated[str | None, typer.Option(help="Hardest technique needed.",
@@ -673,7 +674,7 @@ def db_stats(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="As one JSON object.")] = False,
 ) -> None:
-    """Count the corpus: puzzles by source, size band, colours and grade; the fetch log.
+    """Count the corpus: puzzles by site, size band, colours and grade; the fetch log.
 
     Example: nonoforge db stats --json
     """
@@ -689,7 +690,7 @@ def db_stats(
         if counts:
             out.print(f"{label}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
 
-    show("by source", s["by_source"])
+    show("by site", s["by_site"])
     show("by size (larger side)", s["by_size"])
     show("by colours", s["by_colors"])
     if s["solver_version"]:
@@ -795,7 +796,7 @@ def db_query(
     limit: LimitOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="As a JSON list.")] = False,
 ) -> None:
-    """List the puzzles matching the filters: key, size, colours, title and source.
+    """List the puzzles matching the filters: key, size, colours, site and title.
 
     Example: nonoforge db query --size 20x20..30x30 --source webpbn --limit 10
     """
@@ -810,7 +811,7 @@ def db_query(
     for r in rows:
         out.print(Text(terminal_text(
             f"{r['key']}  {r['width']}x{r['height']}  {r['colors']} colour(s)  "
-            f"{r['source'] or '-'}  {r['title'] or ''}".rstrip())))
+            f"{r['site'] or '-'}  {r['title'] or ''}".rstrip())))
     if not is_quiet():
         err.print(f"{len(rows)} puzzle(s)")
 
