@@ -645,11 +645,12 @@ def corpus_target(db: str | None, *, create: bool = False) -> str:
     return target
 
 
-def open_corpus(db: str | None, *, create: bool = False) -> Any:
-    """The one place the CLI opens the corpus (see :func:`corpus_target`)."""
+def open_corpus(db: str | None, *, create: bool = False, write: bool = False) -> Any:
+    """The one place the CLI opens the corpus (see :func:`corpus_target`). A command that
+    writes (``create`` or ``write``) has a damaged corpus refused before it reads input."""
     from nonoforge.db import Corpus
 
-    return Corpus.open(corpus_target(db, create=create))
+    return Corpus.open(corpus_target(db, create=create), check=create or write)
 
 
 @db_app.command("init")
@@ -1311,7 +1312,7 @@ def collection_build(
     if grades is not None and grade is not None:
         raise UsageError("give --grade once (--grades is its old name)")
     filters = _filters(size=size, colors=colors, source=source, grade=grade or grades)
-    with open_corpus(db) as corpus:
+    with open_corpus(db, write=True) as corpus:
         chosen = jobs.build_collection(corpus, name, filters, count)
     if as_json:
         print_json([{"position": i, "key": c.puzzle.key, "title": c.puzzle.meta.title,

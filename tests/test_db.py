@@ -1257,3 +1257,48 @@ def test_the_shared_survey_set_is_filed_under_its_sites(tmp_path: Path) -> None:
         assert sum(s["by_site"].values()) == s["puzzles"]
         assert len(c.keys(source="webpbn")) == len(webpbn)
 
+
+# -- a damaged corpus is refused before anything is written into it ----------------------
+
+
+def _overwrite_middle_pages(path: Path, seed: int) -> None:
+    """Garbage over a run of pages in the middle of a SQLite file (its header and schema,
+    at the start, stay whole: opening it and reading its schema still work)."""
+    with sqlite3.connect(path) as conn:
+        page = conn.execute("PRAGMA page_size").fetchone()[0]
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    conn.close()
+    rng = np.random.default_rng(seed)
+    with open(path, "r+b") as f:
+        for n in range(pages * 2 // 5, pages * 3 // 5):
+            f.seek(n * page)
+            f.write(rng.integers(0, 256, page, dtype=np.uint8).tobytes())
+
+
+def test_a_corpus_with_pages_overwritten_is_refused_before_a_write(tmp_path: Path) -> None:
+    db = tmp_path / "damaged.db"
+    with Corpus.open(db) as c:
+        c.add(puzzles(3000, 41, size=(10, 10)))
+    assert not (tmp_path / "damaged.db-wal").exists()  # all in the file: checkpointed
+    _overwrite_middle_pages(db, 42)
+    before = db.read_bytes()
+    ps = puzzles(5, 43, size=(7, 7), source=None)
+    files = _write_json_files(tmp_path, [ps])
+    runner = CliRunner()
+    for args in (["db", "import", *files], ["db", "init"], ["ingest", "path", files[0]],
+                 ["collection", "build", "c"]):
+        r = runner.invoke(app, [*args, "--db", str(db)])
+        assert r.exit_code == 4, (args, r.output)
+        lines = [x for x in r.output.splitlines() if x.strip()]
+        assert len(lines) == 1 and "damaged" in lines[0] and str(db) in lines[0], r.output
+    assert db.read_bytes() == before  # nothing was written
+    with Corpus.open(db) as c, pytest.raises(CorpusError, match="damaged"):
+        c.add(ps)
+
+
+def test_an_intact_corpus_passes_the_check_on_every_backend(corpus: Corpus) -> None:
+    from nonoforge.db.connect import check_intact
+
+    corpus.add(puzzles(3, 44))
+    check_intact(corpus.engine)  # no error
+    assert corpus.add(puzzles(3, 44)) == AddStats(duplicate=3)
