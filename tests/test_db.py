@@ -1302,3 +1302,26 @@ def test_an_intact_corpus_passes_the_check_on_every_backend(corpus: Corpus) -> N
     corpus.add(puzzles(3, 44))
     check_intact(corpus.engine)  # no error
     assert corpus.add(puzzles(3, 44)) == AddStats(duplicate=3)
+
+
+# -- at scale: listings stream, collections are picked in the database -------------------
+
+
+def test_rated_puzzles_are_counted_and_picked_by_position_in_the_database(url: str) -> None:
+    from nonoforge.db.filters import Filters
+    from nonoforge.ranges import Span
+
+    with Corpus.open(url) as c:
+        ps = puzzles(40, 46, size=(6, 6), source="s")
+        c.add(ps)
+        c.save_results([{"key": p.key, "grade": 1 + i % 2, "score": float(40 - i)}
+                        for i, p in enumerate(ps)], "v")
+        c.save_results([{"key": ps[0].key, "grade": None, "score": None}], "v")
+        assert c.rated_supply("v") == {1: 19, 2: 20}
+        assert c.rated_supply("v", Filters(grade=Span(2, 2))) == {2: 20}
+        assert c.rated_supply("v", Filters(source="nowhere")) == {}
+        got = c.rated_at("v", Filters(), {1: [0, 18], 2: [0]})
+        # grade 1 in score order: ps[38] (2.0), ..., ps[2] (38.0); grade 2: ps[39] first
+        assert [(x.grade, x.position, x.puzzle.key) for x in got] == [
+            (1, 0, ps[38].key), (1, 18, ps[2].key), (2, 0, ps[39].key)]
+        assert got[0].puzzle.meta.source == "s" and got[0].score == 2.0
