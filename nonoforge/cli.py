@@ -795,7 +795,7 @@ def db_query(
     colors: ColorsOpt = None, source: SourceOpt = None, status: StatusOpt = None,
     technique: TechniqueOpt = None, grade: GradeOpt = None, solver_version: VersionOpt = None,
     limit: LimitOpt = None,
-    as_json: Annotated[bool, typer.Option("--json", help="As a JSON list.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="As a JSON list (streamed).")] = False,
 ) -> None:
     """List the puzzles matching the filters: key, size, colours, site and title.
 
@@ -804,17 +804,23 @@ def db_query(
 
     filters = _filters(width, height, size, colors, source, status, technique, grade,
                        solver_version, limit)
-    with open_corpus(db) as c:
-        rows = c.info(c.keys(**filters.query_kwargs()))
-    if as_json:
-        print_json(rows)
-        return
-    for r in rows:
-        out.print(Text(terminal_text(
-            f"{r['key']}  {r['width']}x{r['height']}  {r['colors']} colour(s)  "
-            f"{r['site'] or '-'}  {r['title'] or ''}".rstrip())))
-    if not is_quiet():
-        err.print(f"{len(rows)} puzzle(s)")
+    n = 0
+    with open_corpus(db) as c:  # streamed: a page of rows at a time, whatever the corpus
+        rows = c.listing(**filters.query_kwargs())
+        if as_json:
+            sys.stdout.write("[")
+        for r in rows:
+            if as_json:
+                sys.stdout.write(("," if n else "") + "\n" + json.dumps(r, ensure_ascii=False))
+            else:
+                sys.stdout.write(terminal_text(
+                    f"{r['key']}  {r['width']}x{r['height']}  {r['colors']} colour(s)  "
+                    f"{r['site'] or '-'}  {r['title'] or ''}".rstrip()) + "\n")
+            n += 1
+        if as_json:
+            sys.stdout.write("\n]\n")
+    if not is_quiet() and not as_json:
+        err.print(f"{n} puzzle(s)")
 
 
 # --- ingest ---

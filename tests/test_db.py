@@ -1307,6 +1307,22 @@ def test_an_intact_corpus_passes_the_check_on_every_backend(corpus: Corpus) -> N
 # -- at scale: listings stream, collections are picked in the database -------------------
 
 
+def test_listing_streams_what_info_gives_page_after_page(url: str) -> None:
+    from nonoforge.db.records import CHUNK
+
+    with Corpus.open(url) as c:
+        ps = puzzles(CHUNK + 30, 45, size=(5, 4), source="x")
+        c.add(ps)
+        c.add([ps[3].replace(meta=Meta(source="y", source_id="1"))])  # a second provenance
+        rows = c.listing()
+        assert not isinstance(rows, list)  # a stream
+        got = list(rows)
+        assert got == c.info() and len(got) == CHUNK + 30
+        assert got[3]["source"] == "x"  # the first provenance
+        assert [r["key"] for r in c.listing(limit=CHUNK + 2, source="y")] == [ps[3].key]
+        assert [r["key"] for r in c.listing(limit=CHUNK + 2)] == [p.key for p in ps[:CHUNK + 2]]
+
+
 def test_rated_puzzles_are_counted_and_picked_by_position_in_the_database(url: str) -> None:
     from nonoforge.db.filters import Filters
     from nonoforge.ranges import Span

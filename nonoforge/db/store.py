@@ -373,15 +373,15 @@ class Corpus(Results, Collections, Stats):
         site, source (the catalogue line), source id and extra, without decoding records
         (cheap listings for big corpora)."""
         p, t = m.puzzles, m.provenance
-        first = (
-            select(t.c.puzzle_id, func.min(t.c.id).label("pv")).group_by(t.c.puzzle_id).subquery()
-        )
+        t2 = m.provenance.alias("first")
+        # each puzzle's first provenance, found through the puzzle_id index (a grouped
+        # subquery over all provenance would be read whole for every page of a listing)
+        first = select(func.min(t2.c.id)).where(t2.c.puzzle_id == p.c.id).scalar_subquery()
         q = (
             select(p.c.key, p.c.width, p.c.height, p.c.colors, p.c.has_goal, t.c.title,
                    t.c.site, t.c.source, t.c.source_id, t.c.extra)
             .select_from(p)
-            .outerjoin(first, first.c.puzzle_id == p.c.id)
-            .outerjoin(t, t.c.id == first.c.pv)
+            .outerjoin(t, t.c.id == first)
             .order_by(p.c.id)
         )
         out: list[dict[str, Any]] = []
@@ -396,6 +396,29 @@ class Corpus(Results, Collections, Stats):
                         got[r["key"]] = dict(r)
                 out = [got[k] for k in want if k in got]
         return out
+
+    def listing(
+        self, *, limit: int | None = None, **filters: Unpack[QueryFilters]
+    ) -> Iterator[dict[str, Any]]:
+        """The :meth:`info` rows of the puzzles :meth:`query` selects, in the same order,
+        as a stream: one page of :data:`~nonoforge.db.records.CHUNK` puzzles per query,
+        nothing decoded, memory bounded whatever the corpus's size (``db query``)."""
+        where = conditions(**filters)
+        p = m.puzzles
+        last, left = 0, limit
+        while left is None or left > 0:
+            page = CHUNK if left is None else min(CHUNK, left)
+            q = select(p.c.id, p.c.key).where(p.c.id > last, *where).order_by(p.c.id).limit(page)
+            with self._read() as conn:
+                ids = conn.execute(q).all()
+            if not ids:
+                return
+            yield from self.info([k for _, k in ids])
+            last = ids[-1].id
+            if left is not None:
+                left -= len(ids)
+            if len(ids) < page:
+                return
 
     # -- files --------------------------------------------------------------------------
 
