@@ -1341,3 +1341,9 @@ def test_rated_puzzles_are_counted_and_picked_by_position_in_the_database(url: s
         assert [(x.grade, x.position, x.puzzle.key) for x in got] == [
             (1, 0, ps[38].key), (1, 18, ps[2].key), (2, 0, ps[39].key)]
         assert got[0].puzzle.meta.source == "s" and got[0].score == 2.0
+
+
+def test_the_head_revision_constant_is_the_migrations_head() -> None:
+    from nonoforge.db.connect import HEAD_REVISION, script_info
+
+    assert script_info()[0] == HEAD_REVISION  # a new revision must update HEAD_REVISION
