@@ -1347,3 +1347,22 @@ def test_the_head_revision_constant_is_the_migrations_head() -> None:
     from nonoforge.db.connect import HEAD_REVISION, script_info
 
     assert script_info()[0] == HEAD_REVISION  # a new revision must update HEAD_REVISION
+
+
+def test_an_ingested_archive_of_the_bundled_examples_is_filed_under_webpbn(
+    tmp_path: Path,
+) -> None:
+    import zipfile
+
+    archive = tmp_path / "examples.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        for f in sorted(EXAMPLES.glob("*.non")):
+            z.write(f, f"puzzles/{f.name}")
+    runner = CliRunner()
+    db = str(tmp_path / "z.db")
+    r = runner.invoke(app, ["-q", "ingest", str(archive), "--db", db])
+    assert r.exit_code == 0, r.output
+    s = _cli_json(runner, "db", "stats", "--json", "--db", db)
+    assert s["by_site"] == {"file": 1, "webpbn": 11}  # type: ignore[index]
+    r = runner.invoke(app, ["-q", "db", "query", "--source", "webpbn", "--db", db])
+    assert len(r.stdout.splitlines()) == 11 and "  webpbn  " in r.stdout
