@@ -26,7 +26,7 @@ class Rated:
 
     grade: int
     score: float
-    position: int  # from 0, in (score, key) order within its grade
+    position: int  # from 0, in (score, puzzle id) order within its grade
     puzzle: Puzzle
 
 
@@ -69,7 +69,7 @@ class Collections(Session):
     def rated_at(
         self, solver_version: str, filters: Filters, positions: Mapping[int, Sequence[int]]
     ) -> list[Rated]:
-        """The puzzles at ``positions[grade]`` (from 0) of each grade's (score, key) order
+        """The puzzles at ``positions[grade]`` (from 0) of each grade's (score, puzzle id) order
         of the puzzles :meth:`rated_supply` counts, decoded with their metadata.
 
         The database numbers the rows (a window function) and hands back only those asked
@@ -79,13 +79,18 @@ class Collections(Session):
         wanted = [(g, i + 1) for g, ps in positions.items() for i in sorted(set(ps))]
         if not wanted:
             return []
-        rn = func.row_number().over(partition_by=r.c.grade, order_by=(r.c.score, p.c.key))
+        # (score, puzzle id) order, which the results index holds: without puzzle filters
+        # the numbering reads the index alone, sorting nothing
+        rn = func.row_number().over(partition_by=r.c.grade,
+                                    order_by=(r.c.score, r.c.puzzle_id))
+        where = self._rated_where(solver_version, filters)
+        needs_puzzles = bool(conditions(**{k: filters.query_kwargs()[k]
+                                           for k in _PUZZLE_FILTERS}))
         numbered = (
-            select(p.c.id.label("id"), r.c.grade.label("grade"), r.c.score.label("score"),
-                   rn.label("rn"))
-            .select_from(r.join(p, p.c.id == r.c.puzzle_id))
-            .where(*self._rated_where(solver_version, filters),
-                   r.c.grade.in_(sorted(positions)))
+            select(r.c.puzzle_id.label("id"), r.c.grade.label("grade"),
+                   r.c.score.label("score"), rn.label("rn"))
+            .select_from(r.join(p, p.c.id == r.c.puzzle_id) if needs_puzzles else r)
+            .where(*where, r.c.grade.in_(sorted(positions)))
             .subquery()
         )
         out: list[Rated] = []

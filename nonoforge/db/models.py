@@ -126,6 +126,8 @@ results = Table(
     Column("rated_at", DateTime(timezone=True), nullable=False),
     UniqueConstraint("puzzle_id", "solver_version"),
     Index("ix_results_version_grade", "solver_version", "grade"),
+    # collections are picked in this order (migration 0008)
+    Index("ix_results_version_grade_score", "solver_version", "grade", "score", "puzzle_id"),
 )
 
 collections = Table(
