@@ -11,16 +11,33 @@ included), to import them again (everything a duplicate), to stream every puzzle
 export them to ROFL and to import that file into a second fresh corpus, with the sizes of
 the database and the ROFL file. Numba kernels of the ROFL codec are compiled (or loaded
 from cache) before timing starts.
+
+    .venv/bin/python bench/corpus.py --scale [--sizes 10000,100000,1000000] [--pg URL]
+
+builds seeded generated corpora (tournament-like: random 25x25 pictures at 50 % density,
+written to ROFL files of 10,000 puzzles, made once and reused by every size) and prints,
+per size and backend, what the commands cost as a user runs them (each a ``nonoforge``
+process; CPU time and peak memory of that process, start-up included -- ``startup`` is
+the cost of ``nonoforge --version`` alone): ``db import`` puzzles/s, database bytes a
+puzzle, ``db stats``, a filtered ``db query``, ``collection build --count 100 --grade
+1-3``, ``db export`` of 10,000. The ratings a collection needs are seeded grades and
+scores saved with ``Corpus.save_results`` (the solver is not run on a million puzzles;
+rating has its own bench). Targets at 1M: collection build < 2 s and < 300 MB, filtered
+query < 1 s, import >= 3,000 puzzles/s. ``--pg URL`` runs the same on PostgreSQL (an
+empty database; its schema is dropped and made anew for each size); ``--pg auto`` starts
+a throw-away server for the run.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import glob
 import os
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,7 +45,7 @@ sys.path.insert(0, str(ROOT))
 
 from nonoforge.db import Corpus  # noqa: E402
 from nonoforge.formats import iter_file, rofl  # noqa: E402
-from nonoforge.puzzle import Puzzle  # noqa: E402
+from nonoforge.puzzle import Meta, Puzzle  # noqa: E402
 
 DEFAULT = ROOT.parent / "shared" / "corpora" / "tournament" / "question"
 
@@ -37,10 +54,203 @@ def _db_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
 
 
+#: Puzzles a generated ROFL file holds (and the size of the export measured).
+PER_FILE = 10_000
+
+
+def _generated(folder: Path, n: int, seed: int = 2026) -> list[str]:
+    """ROFL files holding ``n`` seeded tournament-like puzzles (made once, reused)."""
+    import numpy as np
+
+    files = []
+    for i in range((n + PER_FILE - 1) // PER_FILE):
+        f = folder / f"gen-{seed}-{i:04d}.rofl"
+        if not f.exists():
+            rng = np.random.default_rng([seed, i])
+            ps = []
+            for j in range(PER_FILE):
+                cells = (rng.random((25, 25)) < 0.5).astype(np.uint8)
+                cells[0, 0] = 1
+                meta = Meta(title=f"g{i}-{j}", source="generated", source_id=f"{seed}-{i}-{j}")
+                ps.append(Puzzle.from_grid(cells, meta=meta))
+            tmp = f.with_suffix(".part")
+            with open(tmp, "wb") as fp:
+                rofl.dump(ps, fp)
+            tmp.rename(f)
+        files.append(str(f))
+    return files
+
+
+#: Runs ``nonoforge ARGS`` and, at exit, writes the process's peak resident memory
+#: (``VmHWM``: of this program alone, unlike ``ru_maxrss``, which keeps what the forking
+#: parent held) to the file ``NONOFORGE_BENCH_HWM`` names.
+_WRAP = """
+import atexit, os, runpy, sys
+def _hwm():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            open(os.environ["NONOFORGE_BENCH_HWM"], "w").write(line.split()[1])
+atexit.register(_hwm)
+sys.argv = ["nonoforge", *sys.argv[1:]]
+runpy.run_module("nonoforge", run_name="__main__")
+"""
+
+
+def _measured(args: list[str]) -> tuple[float, float, str]:
+    """CPU seconds and peak memory (MB) of one ``nonoforge`` process, and its stdout."""
+    import subprocess
+
+    with tempfile.NamedTemporaryFile(prefix="hwm-") as hwm:
+        env = {**os.environ, "NONOFORGE_BENCH_HWM": hwm.name}
+        proc = subprocess.Popen([sys.executable, "-c", _WRAP, *args], cwd=ROOT, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert proc.stdout is not None and proc.stderr is not None
+        out = proc.stdout.read()
+        errs = proc.stderr.read()
+        _, status, ru = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            raise SystemExit(f"nonoforge {' '.join(args)} failed ({proc.returncode}): "
+                             f"{errs.decode()[-400:]}")
+        peak_kb = int(Path(hwm.name).read_text() or 0)
+    return ru.ru_utime + ru.ru_stime, peak_kb / 1024, out.decode()
+
+
+def _rate_seeded(db: str, seed: int = 7) -> None:
+    """Seeded grades (1-5) and scores for every puzzle, saved as ``rate --db`` saves."""
+    import numpy as np
+
+    from nonoforge.solver import SOLVER_VERSION
+
+    rng = np.random.default_rng(seed)
+    with Corpus.open(db) as c:
+        keys = c.keys()
+        scores = rng.random(len(keys)) * 5
+        rows = [{"key": k, "status": "unique", "score": float(s), "grade": 1 + int(s)}
+                for k, s in zip(keys, scores, strict=True)]
+        c.save_results(rows, SOLVER_VERSION)
+
+
+@contextlib.contextmanager
+def _throwaway_pg() -> Iterator[str]:
+    """A PostgreSQL server on a local socket for the run (as tests/test_db.py's
+    ``pg_server`` fixture starts one: initdb and pg_ctl, as the ``postgres`` user when
+    run as root); its URL."""
+    import shutil
+    import socket
+    import subprocess
+
+    bins = sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)
+    initdb = shutil.which("initdb") or next((str(b / "initdb") for b in bins), None)
+    pg_ctl = shutil.which("pg_ctl") or next((str(b / "pg_ctl") for b in bins), None)
+    if not initdb or not pg_ctl:
+        raise SystemExit("no PostgreSQL server here (apt-get install -y postgresql)")
+    prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    base = Path(tempfile.mkdtemp(prefix="nonoforge-pg-"))
+    data, sock = base / "data", base / "sock"
+    sock.mkdir()
+    if prefix:
+        shutil.chown(base, "postgres")
+        shutil.chown(sock, "postgres")
+    with socket.socket() as sk:
+        sk.bind(("127.0.0.1", 0))
+        port = sk.getsockname()[1]
+    subprocess.run([*prefix, initdb, "-D", str(data), "-A", "trust", "-U", "postgres",
+                    "--no-sync", "-E", "UTF8"], check=True, capture_output=True)
+    subprocess.run([*prefix, pg_ctl, "-D", str(data), "-o", f"-k {sock} -p {port} -h '' -F",
+                    "-l", str(base / "log"), "-w", "start"], check=True, capture_output=True)
+    try:
+        yield f"postgresql+psycopg://postgres@/postgres?host={sock}&port={port}"
+    finally:
+        subprocess.run([*prefix, pg_ctl, "-D", str(data), "-m", "fast", "stop"],
+                       capture_output=True)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _reset_pg(url: str) -> None:
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(text("DROP SCHEMA public CASCADE"))
+        conn.execute(text("CREATE SCHEMA public"))
+    engine.dispose()
+
+
+def _pg_bytes(url: str) -> int:
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    with engine.connect() as conn:
+        n = int(conn.execute(text("SELECT pg_database_size(current_database())")).scalar_one())
+    engine.dispose()
+    return n
+
+
+def scale(sizes: list[int], pg: str | None, keep: str | None) -> int:
+    """The ``--scale`` figures (see the module's doc)."""
+    folder = Path(keep or tempfile.mkdtemp(prefix="nonoforge-scale-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    t = time.process_time()
+    files = _generated(folder, max(sizes))
+    print(f"generated {max(sizes)} puzzles in {len(files)} ROFL file(s) under {folder} "
+          f"({time.process_time() - t:.0f} s CPU, reused when kept)")
+    startup, startup_mb, _ = _measured(["--version"])
+    print(f"startup (nonoforge --version): {startup:.2f} s CPU, {startup_mb:.0f} MB")
+    backends: list[tuple[str, str | None]] = [("sqlite", None)]
+    if pg:
+        backends.append(("postgresql", pg))
+    for name, url in backends:
+        for n in sizes:
+            if url is None:
+                db = str(folder / f"scale-{n}.db")
+                for f in folder.glob(f"scale-{n}.db*"):
+                    f.unlink()
+            else:
+                _reset_pg(url)
+                db = url
+            cpu, _, _ = _measured(["-q", "db", "import", "--db", db,
+                                   *files[: (n + PER_FILE - 1) // PER_FILE]])
+            size = _db_bytes(Path(db)) if url is None else _pg_bytes(url)
+            _rate_seeded(db)
+            st, _, _ = _measured(["db", "stats", "--db", db])
+            qc, _, qout = _measured(["-q", "db", "query", "--db", db, "--grade", "2",
+                                     "--size", "25x25", "--source", "generated",
+                                     "--limit", "1000"])
+            cc, cm, cout = _measured(["-q", "collection", "build", "bench", "--count", "100",
+                                      "--grade", "1-3", "--db", db, "--json"])
+            with Corpus.open(db) as c:
+                t = time.process_time()
+                c.check()
+                check_s = time.process_time() - t
+            out = folder / "export.rofl"
+            ec, em, _ = _measured(["-q", "db", "export", str(out), "--db", db,
+                                   "--limit", str(PER_FILE)])
+            print(f"{name} {n:>9,}: import {n / cpu:6.0f} puzzles/s ({cpu:.1f} s CPU); "
+                  f"{size / n:.0f} bytes/puzzle; stats {st:.2f} s; query (1000 of grade 2) "
+                  f"{qc:.2f} s, {len(qout.splitlines())} rows; collection build "
+                  f"{cc:.2f} s CPU, {cm:.0f} MB peak; export 10k {ec:.2f} s, {em:.0f} MB; "
+                  f"the check before a write {check_s:.2f} s")
+            sys.stdout.flush()
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("files", nargs="*", help="puzzle files (default: the tournament sets)")
+    ap.add_argument("--scale", action="store_true", help="the corpus-at-scale figures")
+    ap.add_argument("--sizes", default="10000,100000",
+                    help="--scale corpus sizes, comma-separated (1000000 for the full run)")
+    ap.add_argument("--pg", help="--scale on this PostgreSQL URL too (its schema is dropped), "
+                    "or 'auto': a throw-away server started for the run")
+    ap.add_argument("--keep", help="--scale: a folder for the generated files and corpora")
     args = ap.parse_args()
+    if args.scale:
+        sizes = [int(x) for x in args.sizes.split(",")]
+        if args.pg == "auto":
+            with _throwaway_pg() as url:
+                return scale(sizes, url, args.keep)
+        return scale(sizes, args.pg, args.keep)
     files = args.files or sorted(glob.glob(str(DEFAULT / "*.txt")))
     if not files:
         print(f"no input: {DEFAULT} is absent (the shared corpora sit beside the project)")

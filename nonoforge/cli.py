@@ -741,8 +741,9 @@ ColorsOpt = Annotated[
     str | None, typer.Option("--colors", help="Colour count or range: 1, 2..4, 2..",
                              rich_help_panel=_F),
 ]
-SourceOpt = Annotated[str | None, typer.Option(help="Only puzzles from this source.",
-                                                rich_help_panel=_F)]
+SourceOpt = Annotated[str | None, typer.Option(
+    help="Only puzzles from this site (webpbn, nonograms, tournament, file, generated, ...; "
+         "db stats lists them) or with this whole catalogue line.", rich_help_panel=_F)]
 StatusOpt = Annotated[str | None, typer.Option(help="Solver verdict (unique, multiple, ...).",
                                                 rich_help_panel=_F)]
 TechniqueOpt = Annotated[str | None, typer.Option(help="Hardest technique needed.",
@@ -789,11 +790,12 @@ def corpus_target(db: str | None, *, create: bool = False) -> str:
     return target
 
 
-def open_corpus(db: str | None, *, create: bool = False) -> Any:
-    """The one place the CLI opens the corpus (see :func:`corpus_target`)."""
+def open_corpus(db: str | None, *, create: bool = False, write: bool = False) -> Any:
+    """The one place the CLI opens the corpus (see :func:`corpus_target`). A command that
+    writes (``create`` or ``write``) has a damaged corpus refused before it reads input."""
     from nonoforge.db import Corpus
 
-    return Corpus.open(corpus_target(db, create=create))
+    return Corpus.open(corpus_target(db, create=create), check=create or write)
 
 
 @db_app.command("init")
@@ -818,7 +820,7 @@ def db_stats(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="As one JSON object.")] = False,
 ) -> None:
-    """Count the corpus: puzzles by source, size band, colours and grade; the fetch log.
+    """Count the corpus: puzzles by site, size band, colours and grade; the fetch log.
 
     Example: nonoforge db stats --json
     """
@@ -834,7 +836,7 @@ def db_stats(
         if counts:
             out.print(f"{label}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
 
-    show("by source", s["by_source"])
+    show("by site", s["by_site"])
     show("by size (larger side)", s["by_size"])
     show("by colours", s["by_colors"])
     if s["solver_version"]:
@@ -938,26 +940,32 @@ def db_query(
     colors: ColorsOpt = None, source: SourceOpt = None, status: StatusOpt = None,
     technique: TechniqueOpt = None, grade: GradeOpt = None, solver_version: VersionOpt = None,
     limit: LimitOpt = None,
-    as_json: Annotated[bool, typer.Option("--json", help="As a JSON list.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="As a JSON list (streamed).")] = False,
 ) -> None:
-    """List the puzzles matching the filters: key, size, colours, title and source.
+    """List the puzzles matching the filters: key, size, colours, site and title.
 
     Example: nonoforge db query --size 20x20..30x30 --source webpbn --limit 10
     """
 
     filters = _filters(width, height, size, colors, source, status, technique, grade,
                        solver_version, limit)
-    with open_corpus(db) as c:
-        rows = c.info(c.keys(**filters.query_kwargs()))
-    if as_json:
-        print_json(rows)
-        return
-    for r in rows:
-        out.print(Text(terminal_text(
-            f"{r['key']}  {r['width']}x{r['height']}  {r['colors']} colour(s)  "
-            f"{r['source'] or '-'}  {r['title'] or ''}".rstrip())))
-    if not is_quiet():
-        err.print(f"{len(rows)} puzzle(s)")
+    n = 0
+    with open_corpus(db) as c:  # streamed: a page of rows at a time, whatever the corpus
+        rows = c.listing(**filters.query_kwargs())
+        if as_json:
+            sys.stdout.write("[")
+        for r in rows:
+            if as_json:
+                sys.stdout.write(("," if n else "") + "\n" + json.dumps(r, ensure_ascii=False))
+            else:
+                sys.stdout.write(terminal_text(
+                    f"{r['key']}  {r['width']}x{r['height']}  {r['colors']} colour(s)  "
+                    f"{r['site'] or '-'}  {r['title'] or ''}".rstrip()) + "\n")
+            n += 1
+        if as_json:
+            sys.stdout.write("\n]\n")
+    if not is_quiet() and not as_json:
+        err.print(f"{n} puzzle(s)")
 
 
 # --- ingest ---
@@ -1473,7 +1481,7 @@ def collection_build(
     if grades is not None and grade is not None:
         raise UsageError("give --grade once (--grades is its old name)")
     filters = _filters(size=size, colors=colors, source=source, grade=grade or grades)
-    with open_corpus(db) as corpus:
+    with open_corpus(db, write=True) as corpus:
         chosen = jobs.build_collection(corpus, name, filters, count)
     if as_json:
         print_json([{"position": i, "key": c.puzzle.key, "title": c.puzzle.meta.title,

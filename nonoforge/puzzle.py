@@ -573,6 +573,8 @@ class Puzzle:
 
     def used_colors(self) -> list[int]:
         """Palette indices that some clue uses, in order of first use (rows, then columns)."""
+        if len(self.palette) <= 2:  # black and white: colour 1 is the only one a block has
+            return [1] if any(self.rows) else []
         seen: dict[int, None] = {}
         for clue in self.rows + self.columns:
             for b in clue:

@@ -302,7 +302,7 @@ def test_add_counts_new_duplicate_and_merged(corpus: Corpus) -> None:
     assert corpus.add(other) == AddStats(duplicate=10)
     assert len(corpus) == 40
     assert count(corpus, "provenance") == 50
-    assert corpus.stats()["by_source"] == {"elsewhere": 10, "gen": 40}
+    assert corpus.stats()["by_site"] == {"elsewhere": 10, "gen": 40}
     assert {s["name"] for s in corpus.sources()} == {"elsewhere", "gen"}
     # the first provenance names the puzzle; all are kept
     assert corpus.get(ps[0].key).meta == ps[0].meta
@@ -457,7 +457,7 @@ def test_stats_counts_everything(mixed: tuple[Corpus, dict[str, list[Puzzle]]]) 
     c.add_fetched("webpbn", "1", None, "missing", "404")
     s = c.stats()
     assert s["puzzles"] == 14
-    assert s["by_source"] == {"a": 8, "b": 4, "c": 2}
+    assert s["by_site"] == {"a": 8, "b": 4, "c": 2}
     assert s["by_size"] == {"1-10": 8, "11-15": 4, "21-30": 2}
     assert s["by_colors"] == {"1": 11, "2": 3}
     assert s["solver_version"] == "s2"
@@ -1124,3 +1124,245 @@ def test_import_without_on_error_commits_the_puzzle_read_before_the_bad_one(
         with pytest.raises(FormatError, match="bundle.non:13"):
             c.import_files([str(bundle)])
         assert [p.meta.title for p in c.query()] == ["first"]
+
+
+# -- sites: the short name a puzzle's catalogue line is filed under -----------------------
+
+EXAMPLES = ROOT / "nonoforge" / "examples" / "puzzles"
+
+
+def _cli_json(runner: CliRunner, *args: str) -> object:
+    import json
+
+    r = runner.invoke(app, ["-q", *args])
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout)
+
+
+def test_the_site_is_stored_apart_from_the_catalogue_line(url: str, tmp_path: Path) -> None:
+    # the bundled examples are mikix/nonogram-db files: `catalogue "webpbn.com #N"` and
+    # one `catalogue "gnonograms 42.gno"`; the tournament set is a file of its own format
+    files = sorted(EXAMPLES.glob("*.non"))
+    tournament = ROOT / "tests" / "data" / "tournament" / "question" / "mini.txt"
+    runner = CliRunner()
+    r = runner.invoke(app, ["-q", "db", "import", "--db", url, *map(str, files),
+                            str(tournament), str(ROOT / "tests" / "data" / "dancer.xml")])
+    assert r.exit_code == 0, r.output
+    webpbn = [f for f in files if "webpbn.com" in f.read_text()]
+    assert len(webpbn) == 11
+    s = _cli_json(runner, "db", "stats", "--json", "--db", url)
+    assert isinstance(s, dict)
+    # dancer.xml is webpbn #1 again (its <source> webpbn.com): one puzzle, two provenances
+    assert s["by_site"] == {"file": 1, "tournament": 3, "webpbn": 11}
+    assert "by_source" not in s
+    text_out = runner.invoke(app, ["db", "stats", "--db", url]).stdout
+    assert "by site: file 1, tournament 3, webpbn 11" in text_out
+    rows = _cli_json(runner, "db", "query", "--source", "webpbn", "--json", "--db", url)
+    assert isinstance(rows, list) and len(rows) == 11
+    assert {x["site"] for x in rows} == {"webpbn"}
+    assert {x["source"] for x in rows} >= {"webpbn.com #1", "webpbn.com #1611"}  # kept
+    assert len(_cli_json(runner, "db", "query", "--source", "WebPBN", "--json",
+                         "--db", url)) == 11  # type: ignore[arg-type]
+    one = _cli_json(runner, "db", "query", "--source", "webpbn.com #1611", "--json",
+                    "--db", url)
+    assert [x["title"] for x in one] == ["For  merilinnuke aka \"Merka\""]  # type: ignore
+    assert len(_cli_json(runner, "db", "query", "--source", "tournament", "--json",
+                         "--db", url)) == 3  # type: ignore[arg-type]
+    out = tmp_path / "webpbn.rofl"
+    r = runner.invoke(app, ["-q", "db", "export", str(out), "--source", "webpbn", "--db", url])
+    assert r.exit_code == 0, r.output
+    with Corpus.open(tmp_path / "again.db") as c:
+        c.import_files([out])
+        assert len(c) == 11
+        assert c.stats()["by_site"] == {"webpbn": 11}  # the catalogue lines travel along
+
+
+def test_collection_build_selects_by_site(tmp_path: Path) -> None:
+    db = str(tmp_path / "c.db")
+    runner = CliRunner()
+    r = runner.invoke(app, ["-q", "db", "import", "--db", db, str(EXAMPLES)])
+    assert r.exit_code == 0, r.output
+    from nonoforge.solver import SOLVER_VERSION
+
+    with Corpus.open(db) as c:  # ratings as `rate --db` saves them (not re-measured here)
+        rows = [{"key": k, "status": "unique", "score": float(i), "grade": 1 + i % 3}
+                for i, k in enumerate(c.keys())]
+        c.save_results(rows, SOLVER_VERSION)
+    chosen = _cli_json(runner, "collection", "build", "w", "--source", "webpbn", "--count",
+                       "50", "--json", "--db", db)
+    assert isinstance(chosen, list) and len(chosen) == 11
+    r = runner.invoke(app, ["-q", "collection", "build", "g", "--source", "nowhere", "--db", db])
+    assert r.exit_code == 2 and "no rated puzzle" in r.output
+
+
+def test_fetched_and_ingested_puzzles_get_their_site(corpus: Corpus, tmp_path: Path) -> None:
+    from nonoforge.scraper.ingest import ingest_path
+
+    p, q = puzzles(2, 31, source=None)
+    assert corpus.add_fetched("nonograms.org", "7", p, "done") == "new"
+    assert corpus.add_fetched("webpbn", "9", q, "done") == "new"
+    folder = tmp_path / "in"
+    (folder / "question").mkdir(parents=True)
+    shutil.copy(ROOT / "tests" / "data" / "tournament" / "question" / "mini.txt",
+                folder / "question")
+    shutil.copy(EXAMPLES / "mum.non", folder)
+    shutil.copy(ROOT / "tests" / "data" / "jwilk-data000.nin", folder)
+    ingest_path(corpus, str(folder))
+    assert corpus.stats()["by_site"] == {
+        "file": 1, "nonograms": 1, "tournament": 3, "webpbn": 2,
+    }
+    assert corpus.keys(source="nonograms") == [p.key]
+
+
+def test_an_old_corpus_is_split_into_sites_on_open(tmp_path: Path) -> None:
+    # corpus-0006.db was made by nonoforge at revision 0006 through its commands: db import
+    # of the bundled examples, dancer.xml, the tournament mini set and flags.nonpack, then
+    # ingest of a folder (jwilk-data000.nin, heart.sav, webpbn-00065.non)
+    old = tmp_path / "old.db"
+    shutil.copy(ROOT / "tests" / "data" / "corpus-0006.db", old)
+    with sqlite3.connect(old) as conn:
+        assert conn.execute(f"SELECT version_num FROM {m.VERSION_TABLE}").fetchall() == [
+            ("0006",)]
+        before = conn.execute("SELECT id, source, source_id FROM provenance ORDER BY id"
+                              ).fetchall()
+    runner = CliRunner()
+    s = _cli_json(runner, "db", "stats", "--json", "--db", str(old))
+    assert isinstance(s, dict)
+    assert s["puzzles"] == 18 and s["by_site"] == {"file": 7, "webpbn": 11}
+    rows = _cli_json(runner, "db", "query", "--source", "webpbn", "--json", "--db", str(old))
+    assert len(rows) == 11  # type: ignore[arg-type]
+    with sqlite3.connect(old) as conn:
+        after = conn.execute("SELECT id, source, source_id, site FROM provenance ORDER BY id"
+                             ).fetchall()
+    assert [a[:3] for a in after] == before  # the catalogue lines and ids are unchanged
+    sites = {src: site for _, src, _, site in after}
+    assert sites["webpbn.com #1611"] == "webpbn" and sites["webpbn.com"] == "webpbn"
+    assert sites["gnonograms 42.gno"] == "file" and sites["local"] == "file"
+    assert sites["file:mini.txt"] == "file"  # which format it was is not known any more
+    r = runner.invoke(app, ["-q", "db", "import", "--db", str(old), str(EXAMPLES)])
+    assert r.exit_code == 0, r.output
+    with Corpus.open(old) as c:  # importing the same files again adds nothing
+        assert len(c) == 18
+
+
+def test_the_shared_survey_set_is_filed_under_its_sites(tmp_path: Path) -> None:
+    from conftest import shared_path
+
+    folder = shared_path("corpora", "survey-free")
+    with Corpus.open(tmp_path / "s.db") as c:
+        c.import_files(sorted(folder.glob("*.non")))
+        s = c.stats()
+        webpbn = [f for f in folder.glob("*.non") if "webpbn.com" in f.read_text()]
+        assert s["by_site"]["webpbn"] == len(webpbn) >= 12
+        assert sum(s["by_site"].values()) == s["puzzles"]
+        assert len(c.keys(source="webpbn")) == len(webpbn)
+
+
+# -- a damaged corpus is refused before anything is written into it ----------------------
+
+
+def _overwrite_middle_pages(path: Path, seed: int) -> None:
+    """Garbage over a run of pages in the middle of a SQLite file (its header and schema,
+    at the start, stay whole: opening it and reading its schema still work)."""
+    with sqlite3.connect(path) as conn:
+        page = conn.execute("PRAGMA page_size").fetchone()[0]
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    conn.close()
+    rng = np.random.default_rng(seed)
+    with open(path, "r+b") as f:
+        for n in range(pages * 2 // 5, pages * 3 // 5):
+            f.seek(n * page)
+            f.write(rng.integers(0, 256, page, dtype=np.uint8).tobytes())
+
+
+def test_a_corpus_with_pages_overwritten_is_refused_before_a_write(tmp_path: Path) -> None:
+    db = tmp_path / "damaged.db"
+    with Corpus.open(db) as c:
+        c.add(puzzles(3000, 41, size=(10, 10)))
+    assert not (tmp_path / "damaged.db-wal").exists()  # all in the file: checkpointed
+    _overwrite_middle_pages(db, 42)
+    before = db.read_bytes()
+    ps = puzzles(5, 43, size=(7, 7), source=None)
+    files = _write_json_files(tmp_path, [ps])
+    runner = CliRunner()
+    for args in (["db", "import", *files], ["db", "init"], ["ingest", "path", files[0]],
+                 ["collection", "build", "c"]):
+        r = runner.invoke(app, [*args, "--db", str(db)])
+        assert r.exit_code == 4, (args, r.output)
+        lines = [x for x in r.output.splitlines() if x.strip()]
+        assert len(lines) == 1 and "damaged" in lines[0] and str(db) in lines[0], r.output
+    assert db.read_bytes() == before  # nothing was written
+    with Corpus.open(db) as c, pytest.raises(CorpusError, match="damaged"):
+        c.add(ps)
+
+
+def test_an_intact_corpus_passes_the_check_on_every_backend(corpus: Corpus) -> None:
+    from nonoforge.db.connect import check_intact
+
+    corpus.add(puzzles(3, 44))
+    check_intact(corpus.engine)  # no error
+    assert corpus.add(puzzles(3, 44)) == AddStats(duplicate=3)
+
+
+# -- at scale: listings stream, collections are picked in the database -------------------
+
+
+def test_listing_streams_what_info_gives_page_after_page(url: str) -> None:
+    from nonoforge.db.records import CHUNK
+
+    with Corpus.open(url) as c:
+        ps = puzzles(CHUNK + 30, 45, size=(5, 4), source="x")
+        c.add(ps)
+        c.add([ps[3].replace(meta=Meta(source="y", source_id="1"))])  # a second provenance
+        rows = c.listing()
+        assert not isinstance(rows, list)  # a stream
+        got = list(rows)
+        assert got == c.info() and len(got) == CHUNK + 30
+        assert got[3]["source"] == "x"  # the first provenance
+        assert [r["key"] for r in c.listing(limit=CHUNK + 2, source="y")] == [ps[3].key]
+        assert [r["key"] for r in c.listing(limit=CHUNK + 2)] == [p.key for p in ps[:CHUNK + 2]]
+
+
+def test_rated_puzzles_are_counted_and_picked_by_position_in_the_database(url: str) -> None:
+    from nonoforge.db.filters import Filters
+    from nonoforge.ranges import Span
+
+    with Corpus.open(url) as c:
+        ps = puzzles(40, 46, size=(6, 6), source="s")
+        c.add(ps)
+        c.save_results([{"key": p.key, "grade": 1 + i % 2, "score": float(40 - i)}
+                        for i, p in enumerate(ps)], "v")
+        c.save_results([{"key": ps[0].key, "grade": None, "score": None}], "v")
+        assert c.rated_supply("v") == {1: 19, 2: 20}
+        assert c.rated_supply("v", Filters(grade=Span(2, 2))) == {2: 20}
+        assert c.rated_supply("v", Filters(source="nowhere")) == {}
+        got = c.rated_at("v", Filters(), {1: [0, 18], 2: [0]})
+        # grade 1 in score order: ps[38] (2.0), ..., ps[2] (38.0); grade 2: ps[39] first
+        assert [(x.grade, x.position, x.puzzle.key) for x in got] == [
+            (1, 0, ps[38].key), (1, 18, ps[2].key), (2, 0, ps[39].key)]
+        assert got[0].puzzle.meta.source == "s" and got[0].score == 2.0
+
+
+def test_the_head_revision_constant_is_the_migrations_head() -> None:
+    from nonoforge.db.connect import HEAD_REVISION, script_info
+
+    assert script_info()[0] == HEAD_REVISION  # a new revision must update HEAD_REVISION
+
+
+def test_an_ingested_archive_of_the_bundled_examples_is_filed_under_webpbn(
+    tmp_path: Path,
+) -> None:
+    import zipfile
+
+    archive = tmp_path / "examples.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        for f in sorted(EXAMPLES.glob("*.non")):
+            z.write(f, f"puzzles/{f.name}")
+    runner = CliRunner()
+    db = str(tmp_path / "z.db")
+    r = runner.invoke(app, ["-q", "ingest", str(archive), "--db", db])
+    assert r.exit_code == 0, r.output
+    s = _cli_json(runner, "db", "stats", "--json", "--db", db)
+    assert s["by_site"] == {"file": 1, "webpbn": 11}  # type: ignore[index]
+    r = runner.invoke(app, ["-q", "db", "query", "--source", "webpbn", "--db", db])
+    assert len(r.stdout.splitlines()) == 11 and "  webpbn  " in r.stdout

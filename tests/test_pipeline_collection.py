@@ -75,3 +75,53 @@ def test_filters_admit_open_and_exact_ranges() -> None:
         (Filters(width=12, height=9), False),
     ):
         assert (select([cand], f, 1) == [cand]) is admitted, f
+
+
+# -- picking in the database: the same collection, at the cost of the collection ----------
+
+
+def _rated_corpus(tmp_path, n: int, version: str = "v-test"):  # noqa: ANN202
+    """A real SQLite corpus of ``n`` random puzzles, rated as ``rate --db`` saves ratings
+    (grade 1-5, distinct scores), and the candidates :func:`select` would be given."""
+    from nonoforge.db import Corpus
+
+    c = Corpus.open(tmp_path / "c.db")
+    ps = [rand_puzzle(1000 + i, 5 + i % 4, 6) for i in range(n)]
+    c.add(ps)
+    scores = {p.key: (1 + i % 5, ((i * 7919) % n) / 10) for i, p in enumerate(ps)}
+    c.save_results([{"key": k, "grade": g, "score": s} for k, (g, s) in scores.items()],
+                   version)
+    cands = [Candidate(p, scores[p.key][0], scores[p.key][1]) for p in ps]
+    return c, cands
+
+
+def test_pick_in_the_database_is_select_on_everything(tmp_path) -> None:
+    from nonoforge.pipeline.collection import pick
+
+    c, cands = _rated_corpus(tmp_path, 300)
+    with c:
+        for f, count in ((Filters(grade=Span(1, 3)), 12), (Filters(), 7),
+                         (Filters(size=SizeSpan.parse("6x6..7x7"), grade=Span(2, 4)), 9),
+                         (Filters(grade=Span(5, 5)), 200)):
+            want = select(cands, f, count)
+            got = pick(c, "v-test", f, count)
+            assert [x.puzzle.key for x in got] == [x.puzzle.key for x in want], f
+            assert [(x.grade, x.score) for x in got] == [(x.grade, x.score) for x in want]
+        assert pick(c, "other-version", Filters(), 5) == []
+
+
+def test_pick_gives_way_to_the_next_puzzle_when_a_shape_is_taken(tmp_path) -> None:
+    from nonoforge.db import Corpus
+    from nonoforge.pipeline.collection import pick
+
+    base = [rand_puzzle(2000 + i, 7, 5) for i in range(60)]
+    mirrored = [Puzzle.from_grid(Grid(np.fliplr(p.goal.cells))) for p in base]
+    with Corpus.open(tmp_path / "m.db") as c:
+        c.add(base + mirrored)
+        rows = [{"key": p.key, "grade": 1, "score": float(i)} for i, p in enumerate(base)]
+        rows += [{"key": q.key, "grade": 1, "score": i + 0.5} for i, q in enumerate(mirrored)]
+        c.save_results(rows, "v")
+        chosen = pick(c, "v", Filters(), 20)  # 120 candidates: picked in the database
+    shapes = [shape_key(x.puzzle) for x in chosen]
+    assert len(chosen) == 20 and len(set(shapes)) == 20
+    assert [x.score for x in chosen] == sorted(x.score for x in chosen)

@@ -2,20 +2,116 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import ColumnElement, delete, func, select, tuple_
 
 from nonoforge.db import models as m
+from nonoforge.db.filters import Filters, bounds, conditions
 from nonoforge.db.records import chunks, decode_record, first_meta, isoformat, utcnow, with_meta
 from nonoforge.db.session import Session
 from nonoforge.errors import CorpusError
 from nonoforge.puzzle import Puzzle
 
+#: The filters on the puzzle itself; grade, status and technique apply to the one result
+#: of the solver version a collection is built from.
+_PUZZLE_FILTERS = ("width", "height", "min_size", "max_size", "colors", "source")
+
+
+@dataclass(frozen=True)
+class Rated:
+    """A rated puzzle as a collection is built from it: its grade, score and puzzle."""
+
+    grade: int
+    score: float
+    position: int  # from 0, in (score, puzzle id) order within its grade
+    puzzle: Puzzle
+
 
 class Collections(Session):
     """Collections: a name, how they were built, and their puzzles in order."""
+
+    # -- picking rated puzzles in the database -------------------------------------------
+
+    @staticmethod
+    def _rated_where(solver_version: str, filters: Filters) -> list[ColumnElement[bool]]:
+        r = m.results
+        kw = filters.query_kwargs()
+        where = [*conditions(**{k: kw[k] for k in _PUZZLE_FILTERS}),
+                 r.c.solver_version == solver_version,
+                 r.c.grade.is_not(None), r.c.score.is_not(None)]
+        lo, hi = bounds(kw["grade"], "grade")
+        if lo is not None:
+            where.append(r.c.grade >= lo)
+        if hi is not None:
+            where.append(r.c.grade <= hi)
+        if filters.status is not None:
+            where.append(r.c.status == filters.status)
+        if filters.technique is not None:
+            where.append(r.c.technique == filters.technique)
+        return where
+
+    def rated_supply(self, solver_version: str, filters: Filters | None = None) -> dict[int, int]:
+        """How many puzzles the filters admit per grade of ``solver_version`` (those with
+        a grade and a score): one indexed, grouped count, nothing decoded."""
+        p, r = m.puzzles, m.results
+        q = (
+            select(r.c.grade, func.count())
+            .select_from(r.join(p, p.c.id == r.c.puzzle_id))
+            .where(*self._rated_where(solver_version, filters or Filters()))
+            .group_by(r.c.grade)
+        )
+        with self._read() as conn:
+            return {int(g): int(n) for g, n in conn.execute(q)}
+
+    def rated_at(
+        self, solver_version: str, filters: Filters, positions: Mapping[int, Sequence[int]]
+    ) -> list[Rated]:
+        """The puzzles at ``positions[grade]`` (from 0) of each grade's (score, puzzle id) order
+        of the puzzles :meth:`rated_supply` counts, decoded with their metadata.
+
+        The database numbers the rows (a window function) and hands back only those asked
+        for, so the cost grows with what is picked, not with the corpus.
+        """
+        p, r = m.puzzles, m.results
+        wanted = [(g, i + 1) for g, ps in positions.items() for i in sorted(set(ps))]
+        if not wanted:
+            return []
+        # (score, puzzle id) order, which the results index holds: without puzzle filters
+        # the numbering reads the index alone, sorting nothing
+        rn = func.row_number().over(partition_by=r.c.grade,
+                                    order_by=(r.c.score, r.c.puzzle_id))
+        where = self._rated_where(solver_version, filters)
+        needs_puzzles = bool(conditions(**{k: filters.query_kwargs()[k]
+                                           for k in _PUZZLE_FILTERS}))
+        numbered = (
+            select(r.c.puzzle_id.label("id"), r.c.grade.label("grade"),
+                   r.c.score.label("score"), rn.label("rn"))
+            .select_from(r.join(p, p.c.id == r.c.puzzle_id) if needs_puzzles else r)
+            .where(*where, r.c.grade.in_(sorted(positions)))
+            .subquery()
+        )
+        out: list[Rated] = []
+        with self._read() as conn:
+            for chunk in chunks(wanted):
+                q = (
+                    select(numbered.c.id, numbered.c.grade, numbered.c.score, numbered.c.rn,
+                           p.c.key, p.c.rofl, p.c.givens)
+                    .join(p, p.c.id == numbered.c.id)
+                    .where(tuple_(numbered.c.grade, numbered.c.rn).in_(list(chunk)))
+                )
+                rows = conn.execute(q).all()
+                metas = first_meta(conn, [row.id for row in rows])
+                out += [
+                    Rated(int(row.grade), float(row.score), int(row.rn) - 1,
+                          with_meta(decode_record(row.rofl, row.key, row.givens),
+                                    metas.get(row.id)))
+                    for row in rows
+                ]
+        out.sort(key=lambda x: (x.grade, x.position))
+        return out
 
     # -- collections --------------------------------------------------------------------
 

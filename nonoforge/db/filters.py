@@ -1,13 +1,14 @@
-"""Query filters: size, colours, source and rating conditions as SQL on ``puzzles``."""
+"""Query filters: size, colours, site and rating conditions as SQL on ``puzzles``."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, TypedDict, Unpack
 
-from sqlalchemy import ColumnElement, and_, exists
+from sqlalchemy import ColumnElement, and_, exists, or_
 
 from nonoforge.db import models as m
+from nonoforge.db.sites import site_filter
 from nonoforge.errors import CorpusError
 from nonoforge.ranges import SizeSpan, Span
 
@@ -172,8 +173,10 @@ def conditions(**filters: Unpack[QueryFilters]) -> list[ColumnElement[bool]]:
         where.append(p.c.colors >= c_lo)
     if c_hi is not None:
         where.append(p.c.colors <= c_hi)
-    if source is not None:
-        where.append(exists().where(t.c.puzzle_id == p.c.id, t.c.source == source))
+    if source is not None:  # the site (webpbn), or a whole catalogue line as stored
+        where.append(exists().where(
+            t.c.puzzle_id == p.c.id, or_(t.c.site == site_filter(source), t.c.source == source)
+        ))
     cond: list[ColumnElement[bool]] = []
     if solver_version is not None:
         cond.append(r.c.solver_version == solver_version)

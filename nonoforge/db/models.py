@@ -85,7 +85,11 @@ provenance = Table(
         nullable=False,
         index=True,
     ),
+    # what the metadata names: a whole catalogue line ("webpbn.com #1611"), "file:NAME"...
     Column("source", String(200), nullable=False, index=True),
+    # the site it comes from, short ("webpbn", "file"): what filters and counts use
+    # (nonoforge.db.sites; migration 0007 split it out of the source)
+    Column("site", String(100), nullable=False, server_default="unknown", index=True),
     # NULLs are distinct in a unique constraint on SQLite and PostgreSQL alike, so the
     # constraint binds exactly the rows whose source_id is set
     Column("source_id", String(200)),
@@ -122,6 +126,8 @@ results = Table(
     Column("rated_at", DateTime(timezone=True), nullable=False),
     UniqueConstraint("puzzle_id", "solver_version"),
     Index("ix_results_version_grade", "solver_version", "grade"),
+    # collections are picked in this order (migration 0008)
+    Index("ix_results_version_grade_score", "solver_version", "grade", "score", "puzzle_id"),
 )
 
 collections = Table(

@@ -51,10 +51,11 @@ def codec() -> Any:
     return rofl
 
 
-def encode_record(p: Puzzle) -> bytes:
+def encode_record(p: Puzzle, used: list[int] | None = None) -> bytes:
     """The stored form of a puzzle: canonical ROFL of its clues and goal, no metadata
-    (its givens go to their own column: :func:`givens_text`)."""
-    b = bare(p)
+    (its givens go to their own column: :func:`givens_text`). ``used``: its
+    :meth:`~Puzzle.used_colors`, when the caller has them."""
+    b = bare(p, used)
     if b.givens:
         b = Puzzle.trusted(b.rows, b.columns, b.palette, b.meta, b.goal)
     return bytes(codec().encode(b))
@@ -81,13 +82,14 @@ def parse_givens(text: str | None, key: str) -> tuple[Given, ...]:
     return out  # type: ignore[return-value]
 
 
-def bare(p: Puzzle) -> Puzzle:
+def bare(p: Puzzle, used: list[int] | None = None) -> Puzzle:
     """``p`` in canonical colours without metadata, skipping re-validation where possible.
 
     Building a Puzzle validates it again (goal against clues included), which costs more
     than everything else an import does; a puzzle already canonical is copied instead.
     """
-    used = p.used_colors()
+    if used is None:
+        used = p.used_colors()
     if len(used) <= 1:
         canonical = p.palette == Palette.bw()
     else:
@@ -121,12 +123,14 @@ def with_meta(p: Puzzle, meta: Meta | None) -> Puzzle:
 
 
 def puzzle_row(key: str, p: Puzzle, now: datetime) -> dict[str, Any]:
+    """The ``puzzles`` row of a puzzle new to the corpus."""
+    used = p.used_colors()
     return {
         "key": key,
         "width": p.width,
         "height": p.height,
-        "colors": max(1, len(p.used_colors())),
-        "rofl": encode_record(p),
+        "colors": max(1, len(used)),
+        "rofl": encode_record(p, used),
         "has_goal": p.goal is not None,
         "first_seen": now,
         "givens": givens_text(p),

@@ -15,7 +15,7 @@ from typing import Self, TypeVar
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
 
-from nonoforge.db.connect import one_line, open_engine
+from nonoforge.db.connect import check_intact, one_line, open_engine
 from nonoforge.errors import CorpusError
 
 T = TypeVar("T")
@@ -32,19 +32,41 @@ class Session:
         # writers: on SQLite their transactions begin IMMEDIATE (see sqlite_setup)
         self._writer = engine.execution_options(nonoforge_write=True)
         self._closed = False
+        #: whether the database was found intact (checked before the first write)
+        self._intact = False
         self._sources_seen: set[str] = set()
         self._sources_pending: set[str] = set()
 
     # -- opening ------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, url_or_path: str | os.PathLike[str] | None = None) -> Self:
+    def open(
+        cls, url_or_path: str | os.PathLike[str] | None = None, *, check: bool = False
+    ) -> Self:
         """Open (creating and migrating as needed) the corpus at a path or SQLAlchemy URL.
 
         ``None`` means ``nonoforge.db`` in the current directory; a path is a SQLite file;
-        anything with ``://`` is a SQLAlchemy URL (``postgresql+psycopg://...``).
+        anything with ``://`` is a SQLAlchemy URL (``postgresql+psycopg://...``). With
+        ``check`` the database is checked at once (:meth:`check`), as a command that
+        will write does before reading its input; otherwise the first write checks it.
         """
-        return cls(open_engine(url_or_path))
+        self = cls(open_engine(url_or_path))
+        if check:
+            try:
+                self.check()
+            except BaseException:
+                self.close()
+                raise
+        return self
+
+    def check(self) -> None:
+        """Refuse a damaged database (one-line CorpusError, exit 4): see
+        :func:`~nonoforge.db.connect.check_intact`. Done once per session, before the
+        first write."""
+        if self._closed:
+            raise CorpusError("the corpus is closed")
+        check_intact(self.engine)
+        self._intact = True
 
     def close(self) -> None:
         """Release the database connections."""
@@ -70,7 +92,13 @@ class Session:
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[Connection]:
-        """One write transaction; database errors become one-line CorpusErrors."""
+        """One write transaction; database errors become one-line CorpusErrors.
+
+        The first write of a session checks the database first (:func:`check_intact`):
+        a damaged corpus is refused before anything is written into it.
+        """
+        if not self._intact and not self._closed:
+            self.check()
         self._sources_pending.clear()
         try:
             with self._errors(), self._writer.begin() as conn:

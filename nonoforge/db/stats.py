@@ -12,12 +12,13 @@ from nonoforge.db.session import Session
 
 
 class Stats(Session):
-    """What the corpus holds, counted by source, size, colours, grade and fetch status."""
+    """What the corpus holds, counted by site, size, colours, grade and fetch status."""
 
     # -- statistics ---------------------------------------------------------------------
 
     def stats(self, solver_version: str | None = None) -> dict[str, Any]:
-        """Counts: puzzles; by source, size band, colours, grade; fetch log by site/status.
+        """Counts: puzzles; by site (a puzzle counts under each site it came from), size
+        band, colours, grade; fetch log by site/status.
 
         Grades are those of ``solver_version`` (by default the most recently rated one):
         ``by_grade`` counts each grade, ``ungraded`` (rated, but no grade: no solution,
@@ -26,12 +27,13 @@ class Stats(Session):
         p, t, r, f = m.puzzles, m.provenance, m.results, m.fetch_log
         with self._read() as conn:
             total = int(conn.scalar(select(func.count()).select_from(p)) or 0)
-            by_source = {
+            # by site, not by source: a source is a whole catalogue line, one per puzzle
+            by_site = {
                 s: n
                 for s, n in conn.execute(
-                    select(t.c.source, func.count(func.distinct(t.c.puzzle_id)))
-                    .group_by(t.c.source)
-                    .order_by(t.c.source)
+                    select(t.c.site, func.count(func.distinct(t.c.puzzle_id)))
+                    .group_by(t.c.site)
+                    .order_by(t.c.site)
                 )
             }
             by_size: dict[str, int] = {band: 0 for band, _ in SIZE_BANDS}
@@ -76,7 +78,7 @@ class Stats(Session):
             ncoll = int(conn.scalar(select(func.count()).select_from(m.collections)) or 0)
         return {
             "puzzles": total,
-            "by_source": by_source,
+            "by_site": by_site,
             "by_size": {k: v for k, v in by_size.items() if v},
             "by_colors": by_colors,
             "solver_version": solver_version,

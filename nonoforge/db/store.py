@@ -39,6 +39,7 @@ from nonoforge.db.records import (
     with_meta,
 )
 from nonoforge.db.results import Results
+from nonoforge.db.sites import format_site, site_of
 from nonoforge.db.stats import Stats
 from nonoforge.errors import CorpusError, FormatError
 from nonoforge.puzzle import Puzzle
@@ -81,6 +82,9 @@ class _Item:
     per_file: bool = False
     #: what the source says beyond the puzzle (provenance.extra, JSON)
     extra: dict[str, Any] | None = None
+    #: the channel it came by (a fetched site's name, ``file``, ``tournament``): its site
+    #: when its metadata names no known one (:func:`nonoforge.db.sites.site_of`)
+    channel: str | None = None
 
 
 class Corpus(Results, Collections, Stats):
@@ -199,11 +203,14 @@ class Corpus(Results, Collections, Stats):
         reason: str | None = None,
         raw: bytes | None = None,
         extra: dict[str, Any] | None = None,
+        channel: str | None = None,
     ) -> str:
         """Record one fetched item and its puzzle (if any) in ONE transaction.
 
         ``extra`` (JSON-serialisable: what the site says beyond the puzzle) is kept on the
-        puzzle's provenance row.
+        puzzle's provenance row. ``channel`` is the site the puzzle counts under when its
+        metadata names none (default: ``site``; ``ingest path`` passes ``tournament`` for a
+        tournament set).
 
         Returns ``"new"`` or ``"duplicate"`` when a puzzle was given (a puzzle the corpus
         had, even from another source, is a duplicate), else ``status``. The puzzle's
@@ -221,7 +228,8 @@ class Corpus(Results, Collections, Stats):
             outcome = status
             key = None
             if puzzle is not None:
-                it = _Item(puzzle, raw, site, item, extra=extra or None)
+                it = _Item(puzzle, raw, site, item, extra=extra or None,
+                           channel=channel or site)
                 self._insert(conn, [it])
                 outcome = "new" if it.outcome == "new" else "duplicate"
                 key = puzzle.key
@@ -322,7 +330,8 @@ class Corpus(Results, Collections, Stats):
         or ``(width, height)``. ``colors`` and ``grade`` are an int or an inclusive
         ``(low, high)`` range, either end None for open. ``status``, ``technique`` and
         ``grade`` match a result of ``solver_version`` (of any version when None);
-        ``source`` matches any provenance. Each puzzle carries the metadata of its first
+        ``source`` matches any provenance's site (``webpbn``: see :mod:`nonoforge.db.sites`)
+        or whole stored source (a catalogue line). Each puzzle carries the metadata of its first
         provenance and its goal when the corpus knows it.
         """
         where = conditions(**filters)
@@ -361,17 +370,18 @@ class Corpus(Results, Collections, Stats):
 
     def info(self, keys: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """Per puzzle: key, width, height, colors, has_goal, first provenance's title,
-        source and extra, without decoding records (cheap listings for big corpora)."""
+        site, source (the catalogue line), source id and extra, without decoding records
+        (cheap listings for big corpora)."""
         p, t = m.puzzles, m.provenance
-        first = (
-            select(t.c.puzzle_id, func.min(t.c.id).label("pv")).group_by(t.c.puzzle_id).subquery()
-        )
+        t2 = m.provenance.alias("first")
+        # each puzzle's first provenance, found through the puzzle_id index (a grouped
+        # subquery over all provenance would be read whole for every page of a listing)
+        first = select(func.min(t2.c.id)).where(t2.c.puzzle_id == p.c.id).scalar_subquery()
         q = (
             select(p.c.key, p.c.width, p.c.height, p.c.colors, p.c.has_goal, t.c.title,
-                   t.c.source, t.c.source_id, t.c.extra)
+                   t.c.site, t.c.source, t.c.source_id, t.c.extra)
             .select_from(p)
-            .outerjoin(first, first.c.puzzle_id == p.c.id)
-            .outerjoin(t, t.c.id == first.c.pv)
+            .outerjoin(t, t.c.id == first)
             .order_by(p.c.id)
         )
         out: list[dict[str, Any]] = []
@@ -386,6 +396,29 @@ class Corpus(Results, Collections, Stats):
                         got[r["key"]] = dict(r)
                 out = [got[k] for k in want if k in got]
         return out
+
+    def listing(
+        self, *, limit: int | None = None, **filters: Unpack[QueryFilters]
+    ) -> Iterator[dict[str, Any]]:
+        """The :meth:`info` rows of the puzzles :meth:`query` selects, in the same order,
+        as a stream: one page of :data:`~nonoforge.db.records.CHUNK` puzzles per query,
+        nothing decoded, memory bounded whatever the corpus's size (``db query``)."""
+        where = conditions(**filters)
+        p = m.puzzles
+        last, left = 0, limit
+        while left is None or left > 0:
+            page = CHUNK if left is None else min(CHUNK, left)
+            q = select(p.c.id, p.c.key).where(p.c.id > last, *where).order_by(p.c.id).limit(page)
+            with self._read() as conn:
+                ids = conn.execute(q).all()
+            if not ids:
+                return
+            yield from self.info([k for _, k in ids])
+            last = ids[-1].id
+            if left is not None:
+                left -= len(ids)
+            if len(ids) < page:
+                return
 
     # -- files --------------------------------------------------------------------------
 
@@ -459,6 +492,7 @@ class Corpus(Results, Collections, Stats):
             name = os.fspath(path)
             n = 0
             first: tuple[Puzzle, str] | None = None  # held: is it alone in the file?
+            via = "file"
             try:
                 data = read_regular(name, MAX_FILE_BYTES)  # a FIFO or device: refused
                 source = f"file:{os.path.basename(name)}"
@@ -474,13 +508,14 @@ class Corpus(Results, Collections, Stats):
                             on_error(name, r)
                         continue
                     n += 1
-                    if n == 1:
+                    if n == 1:  # the format is known once a record is read
+                        via = format_site(reading.format)
                         first = (r, str(pos))
                         continue
                     if first is not None:
-                        yield _Item(first[0], None, source, first[1], per_file=True)
+                        yield _Item(first[0], None, source, first[1], per_file=True, channel=via)
                         first = None
-                    yield _Item(r, None, source, str(pos), per_file=True)
+                    yield _Item(r, None, source, str(pos), per_file=True, channel=via)
                 if n == 0:
                     raise FormatError("no puzzle in file", path=name)
                 if first is not None:
@@ -488,10 +523,10 @@ class Corpus(Results, Collections, Stats):
                     # nothing else (a ROFL file's record is what the corpus stores: not kept)
                     rofl = reading.format is not None and reading.format.name == "rofl"
                     keep = None if rofl or reading.errors else data
-                    yield _Item(first[0], keep, source, first[1], per_file=True)
+                    yield _Item(first[0], keep, source, first[1], per_file=True, channel=via)
             except (FormatError, CorpusError, ValueError) as e:
                 if first is not None:  # read before the error: imported like the others
-                    yield _Item(first[0], None, source, first[1], per_file=True)
+                    yield _Item(first[0], None, source, first[1], per_file=True, channel=via)
                 if on_error is None:
                     raise
                 on_error(name, e)
@@ -517,6 +552,7 @@ def _provenance(it: _Item, puzzle_id: int) -> dict[str, Any]:
     return {
         "puzzle_id": puzzle_id,
         "source": source[:200],
+        "site": site_of(meta.source, it.channel),
         "source_id": None if source_id is None else str(source_id)[:200],
         "title": meta.title,
         "author": meta.author,

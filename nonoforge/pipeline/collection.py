@@ -11,12 +11,22 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from nonoforge.db.filters import Filters
 from nonoforge.puzzle import Puzzle
 
-__all__ = ["Candidate", "Filters", "select", "shape_key"]
+if TYPE_CHECKING:
+    from nonoforge.db import Corpus
+
+__all__ = ["Candidate", "Filters", "pick", "select", "shape_key"]
+
+#: Up to this many candidates (this many times the count asked for), the whole supply is
+#: read and :func:`select` runs on it exactly; above, the database picks (see :func:`pick`).
+SMALL_SUPPLY = 4
+#: Neighbours in score order read beside each pick, to stand in for a shape duplicate.
+OVERSAMPLE = 3
 
 
 @dataclass(frozen=True)
@@ -66,6 +76,51 @@ def select(candidates: Iterable[Candidate], filters: Filters, count: int) -> lis
     chosen: list[Candidate] = []
     for g, n in quotas.items():
         chosen += _spread(by_grade[g], n)
+    return sorted(chosen, key=lambda c: (c.grade, c.score, c.puzzle.key))
+
+
+def pick(corpus: Corpus, version: str, filters: Filters, count: int) -> list[Candidate]:
+    """:func:`select` on the corpus's puzzles rated by solver ``version``, at a cost that
+    grows with ``count``, not with the corpus.
+
+    The database counts the supply of each grade and hands back only the puzzles at the
+    evenly spread positions :func:`_spread` takes (with :data:`OVERSAMPLE` neighbours
+    each); only those are decoded and shape-keyed. A pick whose shape was taken already
+    gives way to its next neighbour in score order. When the supply is small (at most
+    :data:`SMALL_SUPPLY` times ``count``) every candidate is read and :func:`select`
+    decides exactly: on a large corpus the two differ only where shape duplicates would
+    have shrunk a grade's supply before the quotas were shared.
+    """
+    supply = corpus.rated_supply(version, filters)
+    total = sum(supply.values())
+    if total == 0:
+        return []
+    if total <= SMALL_SUPPLY * count:
+        every = corpus.rated_at(version, filters, {g: range(n) for g, n in supply.items()})
+        cands = [Candidate(x.puzzle, x.grade, x.score) for x in every]
+        return select(cands, replace(filters, source=None), count)
+    quotas = _quotas(supply, count)
+    want = {g: [(2 * i + 1) * supply[g] // (2 * n) for i in range(n)]
+            for g, n in quotas.items() if n}
+    ask = {g: sorted({q + k for q in ps for k in range(OVERSAMPLE + 1) if q + k < supply[g]})
+           for g, ps in want.items()}
+    got = {(x.grade, x.position): x for x in corpus.rated_at(version, filters, ask)}
+    seen: set[str] = set()
+    taken: set[tuple[int, int]] = set()
+    chosen: list[Candidate] = []
+    for g in sorted(want):
+        for q in want[g]:
+            for k in range(OVERSAMPLE + 1):
+                x = got.get((g, q + k))
+                if x is None or (g, q + k) in taken:
+                    continue
+                sk = shape_key(x.puzzle)
+                if sk in seen:
+                    continue
+                seen.add(sk)
+                taken.add((g, q + k))
+                chosen.append(Candidate(x.puzzle, x.grade, x.score))
+                break
     return sorted(chosen, key=lambda c: (c.grade, c.score, c.puzzle.key))
 
 

@@ -10,12 +10,12 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from nonoforge.errors import UsageError
 from nonoforge.pipeline.batch import Batch, Item
-from nonoforge.pipeline.collection import Candidate, Filters, select
+from nonoforge.pipeline.collection import Candidate, Filters, pick
 from nonoforge.pipeline.difficulty import Model, fit
 from nonoforge.pipeline.rate import (
     MIN_FIT,
@@ -472,19 +472,9 @@ def build_collection(
     corpus: Corpus, name: str, filters: Filters, count: int = 100
 ) -> list[Candidate]:
     """Select ``count`` puzzles from the rated corpus and store them under ``name``."""
-    version = solver_version()
-    results = {r["key"]: r for r in corpus.results(version)}
-    if not results:
+    chosen = pick(corpus, solver_version(), filters, count)  # in the database
+    if not chosen and not corpus.rated_supply(solver_version()):
         raise UsageError("the corpus has no rated puzzles: run `nonoforge rate` first")
-    candidates = []
-    for p in corpus.query(**{**filters.query_kwargs(), "limit": None}):
-        r = results.get(p.key)
-        if r is None or r.get("score") is None:
-            continue
-        candidates.append(Candidate(p, r.get("grade"), float(r["score"]), p.meta.source))
-    # the query already kept puzzles with *any* provenance from the source; a puzzle's
-    # meta.source names only its first one, so the source is not judged again here
-    chosen = select(candidates, replace(filters, source=None), count)
     if not chosen:
         raise UsageError("no rated puzzle matches those filters")
     corpus.create_collection(

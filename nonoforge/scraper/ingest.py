@@ -353,11 +353,16 @@ def ingest_nonograms(
     return ingest_site(corpus, site, ids, dry_run=dry_run, progress=progress)
 
 
-def _member_records(m: Member) -> Iterator[Puzzle | FormatError | str]:
+def _member_records(
+    m: Member, channel: list[str] | None = None
+) -> Iterator[Puzzle | FormatError | str]:
     """The records of one archive member, as they are read (its puzzles and, in their
     places, the errors of malformed ones: each costs only itself). A string is the reason
     reading stopped (the file could not be read, held no puzzle, or broke off); nothing
-    follows it."""
+    follows it. ``channel[0]`` is set to the site a puzzle of the file counts under when
+    its metadata names none (``tournament`` for a tournament set, else ``file``) once the
+    first record is read."""
+    from nonoforge.db.sites import format_site
     from nonoforge.formats import loads
 
     if m.error is not None or m.data is None:
@@ -366,8 +371,11 @@ def _member_records(m: Member) -> Iterator[Puzzle | FormatError | str]:
     n = 0
     try:
         # path-aware: a plain file's companions (tournament solutions) bring its goals
-        for r in loads(m.data, path=m.name, companions=True, on_error="collect").records():
+        reading = loads(m.data, path=m.name, companions=True, on_error="collect")
+        for r in reading.records():
             n += 1
+            if n == 1 and channel is not None:
+                channel[:] = [format_site(reading.format)]
             yield r
     except FormatError as e:
         yield e.reason_in(m.name)
@@ -412,6 +420,7 @@ def ingest_path(
     summary.fetch_log = None if dry_run or corpus is None else corpus_name(corpus)
     seen: set[str] = set()
     t0 = time.monotonic()
+    channel = ["file"]  # the site of the current file's puzzles (see _member_records)
 
     def failed(item: str, why: str) -> None:
         """An item (a file, or one malformed puzzle of several) that could not be read."""
@@ -431,7 +440,7 @@ def ingest_path(
         if dry_run or corpus is None:
             outcome = _dry_outcome(corpus, fetched, seen)
         else:
-            outcome = corpus.add_fetched(site, item, r, DONE, raw=raw)
+            outcome = corpus.add_fetched(site, item, r, DONE, raw=raw, channel=channel[0])
         summary.record(item, outcome)
 
     try:
@@ -444,7 +453,8 @@ def ingest_path(
                 # file holds several (items NAME#1, NAME#2, ... by position) or it alone
                 # (item NAME, with the file's bytes kept for re-parsing)
                 held: Puzzle | FormatError | None = None
-                for n, r in enumerate(_member_records(m), start=1):  # r: the file's nth
+                channel[:] = ["file"]
+                for n, r in enumerate(_member_records(m, channel), start=1):  # the nth
                     if held is not None:
                         put(item_name(f"{m.name}#1"), held, None, m.name)
                         held = None
