@@ -73,6 +73,7 @@ __all__ = [
     "next_step",
     "parse_state",
     "rung",
+    "wrong_cells",
 ]
 
 
@@ -112,6 +113,9 @@ class Stop(enum.StrEnum):
     STALLED = "stalled"
     """No rung applies anywhere: the engine needs probing deeper than one cell, or search
     (or the puzzle has several solutions)."""
+    WRONG = "wrong"
+    """The state has cells that differ from the solution the caller passed (a player's
+    mistake): they are listed in :attr:`HumanPath.wrong`, and no hint is given."""
     CONTRADICTION = "contradiction"
     """The state breaks a line's clue: some cell is wrong (a player's mistake in
     ``--state``); no hint is given from it."""
@@ -168,6 +172,8 @@ class HumanPath:
     #: the line the state contradicts (``Stop.CONTRADICTION``), as ("row", index)
     broken: tuple[LineKind, int] | None = None
     probe_lines: int = field(default=0)
+    #: cells of the starting state that differ from the solution passed (``Stop.WRONG``)
+    wrong: tuple[tuple[int, int], ...] = ()
 
     @property
     def hardest(self) -> Technique | None:
@@ -190,6 +196,7 @@ class HumanPath:
             "footholds": self.footholds, "bottleneck": self.bottleneck,
             "broken": None if self.broken is None else
             {"line": self.broken[0].value, "index": self.broken[1]},
+            "wrong": [{"row": r, "col": c} for r, c in self.wrong],
         }
 
 
@@ -435,10 +442,30 @@ class _Board:
     puzzle: Puzzle
     blocks: list[list[tuple[int, int]]]
     cache: dict[tuple[int, int, tuple[int, ...]], list[int] | None]
+    #: the path's current line contents, and each line's rung results for them
+    cur: list[tuple[int, ...]] = field(default_factory=list)
+    memo: list[dict[Technique, list[int] | None]] = field(default_factory=list)
 
     @classmethod
     def of(cls, puzzle: Puzzle) -> _Board:
         return cls(puzzle, [_blocks(c) for c in (*puzzle.rows, *puzzle.columns)], {})
+
+    def sync(self, st: np.ndarray, lines: Sequence[int] | None = None) -> None:
+        """Take the contents of ``lines`` (all if None) from ``st``, dropping their memo."""
+        if lines is None:
+            lines = range(len(self.blocks))
+            self.cur = [()] * len(self.blocks)
+            self.memo = [{} for _ in self.blocks]
+        for li in lines:
+            self.cur[li] = self.line(st, li)
+            self.memo[li] = {}
+
+    def get(self, t: Technique, li: int) -> list[int] | None:
+        """Rung ``t`` on line ``li`` as the path stands (after :meth:`sync`)."""
+        memo = self.memo[li]
+        if t not in memo:
+            memo[t] = rung(t, self.cur[li], self.blocks[li])
+        return memo[t]
 
     def line(self, st: np.ndarray, li: int) -> tuple[int, ...]:
         h = self.puzzle.height
@@ -494,10 +521,10 @@ def _available(board: _Board, st: np.ndarray) -> tuple[int, int | None]:
     """How many lines line logic would narrow, and the first line it finds broken."""
     n = 0
     for li in range(len(board.blocks)):
-        out = board.apply(Technique.LINE, st, li)
+        out = board.get(Technique.LINE, li)
         if out is None:
             return n, li
-        if list(board.line(st, li)) != out:
+        if list(board.cur[li]) != out:
             n += 1
     return n, None
 
@@ -537,11 +564,27 @@ def _solved(st: np.ndarray) -> bool:
     return bool((np.bitwise_count(st) == 1).all())
 
 
+def wrong_cells(state: np.ndarray, solution: np.ndarray) -> tuple[tuple[int, int], ...]:
+    """Cells of ``state`` that rule out their colour in ``solution`` (colour indices), in
+    reading order: a player's mistakes.
+
+    >>> wrong_cells(np.array([[2, 3], [1, 2]], dtype=np.uint64), np.array([[1, 0], [1, 1]]))
+    ((1, 0),)
+    """
+    bits = np.left_shift(np.uint64(1), np.asarray(solution, dtype=np.uint64))
+    bad = (np.asarray(state, dtype=np.uint64) & bits) == 0
+    return tuple((int(r), int(c)) for r, c in zip(*np.nonzero(bad), strict=True))
+
+
 def explain_path(
     puzzle: Puzzle, state: np.ndarray | None = None, options: HumanOptions | None = None,
+    solution: np.ndarray | None = None,
 ) -> HumanPath:
     """The human-like path from ``state`` (the puzzle's start if None) until solved, stuck,
-    contradicted or ``options.max_steps`` steps. Deterministic.
+    contradicted or ``options.max_steps`` steps. Deterministic. With ``solution`` (the
+    engine's unique one, colour indices), cells of ``state`` that differ from it stop the
+    path at once (:attr:`Stop.WRONG`): a mistake the clues alone cannot show yet would
+    otherwise lead line deduction on from a false premise.
 
     >>> from nonoforge.puzzle import Grid, Puzzle
     >>> p = Puzzle.from_grid(Grid.from_rows([".#.", "###", ".#."]))
@@ -558,6 +601,12 @@ def explain_path(
     bottleneck: int | None = None
     stop = Stop.LIMIT
     broken: tuple[LineKind, int] | None = None
+    if solution is not None:
+        wrong = wrong_cells(st, solution)
+        if wrong:
+            return HumanPath([], Stop.WRONG, st, 0, 0, None, 0, wrong)
+    board.sync(st)
+    h = puzzle.height
     while True:
         avail, bad = _available(board, st)
         if bad is not None:
@@ -577,23 +626,29 @@ def explain_path(
                 stop = probed or Stop.STALLED
                 break
             step = probed
+        touched: set[int] = set()
         for ch in step.cells:
             st[ch.row, ch.col] = ch.after
+            touched |= {ch.row, h + ch.col}
+        board.sync(st, sorted(touched))
         steps.append(step)
     return HumanPath(steps, stop, st, footholds or 0, bottleneck or 0, broken,
                      opts.max_probe_lines - budget[0])
 
 
-def next_step(puzzle: Puzzle, state: np.ndarray | None = None) -> HumanPath:
-    """The next step from ``state`` alone (a hint): a path of at most one step."""
-    return explain_path(puzzle, state, HumanOptions(max_steps=1))
+def next_step(
+    puzzle: Puzzle, state: np.ndarray | None = None, solution: np.ndarray | None = None,
+) -> HumanPath:
+    """The next step from ``state`` (a hint): a path of at most one step; with
+    ``solution``, a wrong cell is reported instead (:attr:`Stop.WRONG`)."""
+    return explain_path(puzzle, state, HumanOptions(max_steps=1), solution)
 
 
 def _line_step(board: _Board, st: np.ndarray, avail: int) -> Step | None:
     for t in LINE_RUNGS:
         for li in range(len(board.blocks)):
-            masks = board.line(st, li)
-            out = board.apply(t, st, li)
+            masks = board.cur[li]
+            out = board.get(t, li)
             if out is None or list(masks) == out:
                 continue
             cells = tuple(CellChange(*board.cells(li, j), a, b)
