@@ -4,11 +4,14 @@ logic, and agreement with the engine on the bundled examples and the shared corp
 from __future__ import annotations
 
 import itertools
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from PIL import Image
 
 from nonoforge.errors import PuzzleError
 from nonoforge.examples import list_examples, resolve
@@ -203,3 +206,46 @@ def test_state_text_is_checked() -> None:
         parse_state("???\n??\n???", p)
     with pytest.raises(PuzzleError, match="'x' is not one of"):
         parse_state("???\n?x?\n???", p)
+
+
+def test_explain_through_the_cli(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from nonoforge.cli import app
+
+    runner = CliRunner()
+    r = runner.invoke(app, ["explain", "example:dancer"])
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert lines[0].startswith("   1. [simple_boxes] Row 2:")
+    assert "Solved." in lines and lines[-1].startswith("37 step(s); hardest: forcing")
+    r = runner.invoke(app, ["explain", "example:dancer", "--json", "--out", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert data["summary"]["steps"] == len(data["steps"]) == 37
+    assert data["summary"]["stop"] == "solved" and data["summary"]["footholds"] == 5
+    assert data["steps"][0]["cells"] == [{"row": 1, "col": 1, "value": 1, "mask": 2}]
+    gif = Image.open(data["gif"])
+    assert gif.n_frames == 38  # the start, then one frame per step
+    # a hint from a partly solved grid, and a wrong cell reported before any hint
+    p = read_file(resolve("example:dancer"))[0]
+    grid = ["?" * p.width] * p.height
+    state = tmp_path / "state.txt"
+    state.write_text("\n".join(grid) + "\n")
+    r = runner.invoke(app, ["explain", "example:dancer", "--state", str(state),
+                            "--out", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines()[0] == lines[0]
+    assert Image.open(tmp_path / "dancer-hint.png").size[0] > p.width
+    sol = solve(p).solutions[0].cells
+    bad = [row for row in grid]
+    bad[0] = ("#" if sol[0, 0] == 0 else ".") + bad[0][1:]
+    state.write_text("\n".join(bad))
+    r = runner.invoke(app, ["explain", "example:dancer", "--state", str(state), "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert data["steps"] == [] and data["summary"]["stop"] == "wrong"
+    assert data["summary"]["wrong"] == [{"row": 0, "col": 0}]
+    state.write_text("??\n")
+    r = runner.invoke(app, ["explain", "example:dancer", "--state", str(state)])
+    assert r.exit_code != 0 and "rows" in r.output and "Traceback" not in r.output

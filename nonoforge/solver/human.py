@@ -68,7 +68,10 @@ __all__ = [
     "Step",
     "Stop",
     "Technique",
+    "explain",
     "explain_path",
+    "path_rows",
+    "path_text",
     "line_logic",
     "next_step",
     "parse_state",
@@ -154,7 +157,8 @@ class HumanOptions:
 
     #: steps to take at most (1 for "the next step")
     max_steps: int = 1_000_000
-    #: line solves the contradiction rung may spend over the whole path
+    #: line solves the contradiction rung may spend over the whole path (a line already
+    #: solved with the same contents costs nothing)
     max_probe_lines: int = 200_000
 
 
@@ -174,6 +178,8 @@ class HumanPath:
     probe_lines: int = field(default=0)
     #: cells of the starting state that differ from the solution passed (``Stop.WRONG``)
     wrong: tuple[tuple[int, int], ...] = ()
+    #: the state the path started from
+    start: np.ndarray | None = None
 
     @property
     def hardest(self) -> Technique | None:
@@ -445,6 +451,8 @@ class _Board:
     #: the path's current line contents, and each line's rung results for them
     cur: list[tuple[int, ...]] = field(default_factory=list)
     memo: list[dict[Technique, list[int] | None]] = field(default_factory=list)
+    #: the cell (reading-order index) the contradiction rung starts from
+    probe_from: int = 0
 
     @classmethod
     def of(cls, puzzle: Puzzle) -> _Board:
@@ -499,10 +507,11 @@ def _propagate(board: _Board, st: np.ndarray, start: list[int], budget: list[int
         dirty.sort()
         li = dirty.pop(0)
         queued.discard(li)
-        if budget[0] <= 0:
-            return None
-        budget[0] -= 1
         masks = board.line(st, li)
+        if (Technique.LINE.rank, li, masks) not in board.cache:  # only new lines cost
+            if budget[0] <= 0:
+                return None
+            budget[0] -= 1
         out = board.apply(Technique.LINE, st, li)
         if out is None:
             return li
@@ -604,8 +613,9 @@ def explain_path(
     if solution is not None:
         wrong = wrong_cells(st, solution)
         if wrong:
-            return HumanPath([], Stop.WRONG, st, 0, 0, None, 0, wrong)
+            return HumanPath([], Stop.WRONG, st, 0, 0, None, 0, wrong, st.copy())
     board.sync(st)
+    first = st.copy()
     h = puzzle.height
     while True:
         avail, bad = _available(board, st)
@@ -633,7 +643,7 @@ def explain_path(
         board.sync(st, sorted(touched))
         steps.append(step)
     return HumanPath(steps, stop, st, footholds or 0, bottleneck or 0, broken,
-                     opts.max_probe_lines - budget[0])
+                     opts.max_probe_lines - budget[0], (), first)
 
 
 def next_step(
@@ -660,30 +670,78 @@ def _line_step(board: _Board, st: np.ndarray, avail: int) -> Step | None:
 
 def _probe_step(board: _Board, st: np.ndarray, budget: list[int]) -> Step | Stop | None:
     h, w = st.shape
-    for r in range(h):
-        for c in range(w):
-            m = int(st[r, c])
-            if m & (m - 1) == 0:
+    # reading order, continuing from the cell the last contradiction came from: cells that
+    # gave nothing are tried again only after every other one has been
+    for at in range(h * w):
+        r, c = divmod((board.probe_from + at) % (h * w), w)
+        m = int(st[r, c])
+        if m & (m - 1) == 0:
+            continue
+        for k in range(m.bit_length()):
+            if not m >> k & 1:
                 continue
-            for k in range(m.bit_length()):
-                if not m >> k & 1:
-                    continue
-                trial = st.copy()
-                trial[r, c] = np.uint64(1 << k)
-                hit = _propagate(board, trial, [r, h + c], budget)
-                if hit is None:
-                    return Stop.BUDGET
-                if hit < 0:
-                    continue
-                after = m & ~(1 << k)
-                kind, idx = _where(board, hit)
-                what = _colour_word(board.puzzle, 1 << k)
-                rest = _colour_word(board.puzzle, after)
-                sentence = (f"Cell at row {r + 1}, column {c + 1}: if it were {what}, line "
-                            f"deduction would break {kind.value} {idx + 1}, so it is {rest}.")
-                return Step(Technique.CONTRADICTION, LineKind.ROW, r,
-                            (CellChange(r, c, m, after),), sentence, 0)
+            trial = st.copy()
+            trial[r, c] = np.uint64(1 << k)
+            hit = _propagate(board, trial, [r, h + c], budget)
+            if hit is None:
+                return Stop.BUDGET
+            if hit < 0:
+                continue
+            after = m & ~(1 << k)
+            board.probe_from = r * w + c
+            kind, idx = _where(board, hit)
+            what = _colour_word(board.puzzle, 1 << k)
+            rest = _colour_word(board.puzzle, after)
+            sentence = (f"Cell at row {r + 1}, column {c + 1}: if it were {what}, line "
+                        f"deduction would break {kind.value} {idx + 1}, so it is {rest}.")
+            return Step(Technique.CONTRADICTION, LineKind.ROW, r,
+                        (CellChange(r, c, m, after),), sentence, 0)
     return None
+
+
+def explain(puzzle: Puzzle, state_text: str | None = None,
+            options: HumanOptions | None = None) -> HumanPath:
+    """What ``nonoforge explain`` shows: the whole path from the puzzle's start, or with
+    ``state_text`` (:func:`parse_state`) the next step from there. For a state the engine
+    is asked for the puzzle's solution first; when it proves one, cells of the state that
+    differ from it are reported (:attr:`Stop.WRONG`) instead of a step."""
+    if state_text is None:
+        return explain_path(puzzle, None, options)
+    from nonoforge.solver.core import solve
+
+    state = parse_state(state_text, puzzle)
+    res = solve(puzzle)
+    solution = res.solutions[0].cells if res.status.value == "unique" else None
+    opts = options or HumanOptions()
+    return explain_path(puzzle, state, HumanOptions(1, opts.max_probe_lines), solution)
+
+
+_STOPS = {
+    Stop.SOLVED: "solved",
+    Stop.STALLED: "stuck: no technique on the ladder applies here; the rest needs guessing "
+                  "(search), or the puzzle has more than one solution",
+    Stop.CONTRADICTION: "the grid breaks the clue of {broken}: a cell is wrong",
+    Stop.WRONG: "{nwrong} cell(s) differ from the solution: {wrong}",
+    Stop.BUDGET: "stopped: the contradiction rung used up its budget of line solves",
+    Stop.LIMIT: "",
+}
+
+
+def path_text(path: HumanPath) -> list[str]:
+    """The path as numbered lines for a person, then how it ended and the features."""
+    lines = [f"{i:>4}. [{s.technique.value}] {s.sentence}" for i, s in enumerate(path.steps, 1)]
+    broken = "" if path.broken is None else f"{path.broken[0].value} {path.broken[1] + 1}"
+    wrong = ", ".join(f"row {r + 1} column {c + 1}" for r, c in path.wrong[:10])
+    end = _STOPS[path.stop].format(broken=broken, wrong=wrong, nwrong=len(path.wrong))
+    if end:
+        lines.append(end[0].upper() + end[1:] + ".")
+    if path.stop is not Stop.LIMIT and path.stop is not Stop.WRONG:
+        h = path.hardest
+        per = ", ".join(f"{k} {v}" for k, v in path.per_technique().items())
+        lines.append(f"{len(path.steps)} step(s); hardest: {h.value if h else '-'}; "
+                     f"{per or 'no steps'}; footholds {path.footholds}, "
+                     f"bottleneck {path.bottleneck}")
+    return lines
 
 
 # --- a player's words ---
