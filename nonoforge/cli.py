@@ -1153,7 +1153,8 @@ def explain(
         "--state", help="A partly solved grid (text: one line per row, '#' filled, '.' empty, "
         "'?' unknown; colour puzzles use the colour letters 'a', 'b', ... as `show` draws "
         "them; lines starting with ';' skipped): give the next step from there.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Each step and a summary as JSON.")] = False,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Each step and a summary as JSON.")] = False,
     out_dir: Annotated[str | None, typer.Option(
         "--out", "-o", help="Write NAME-steps.gif (one frame per step) or, for one step, "
         "NAME-hint.png: the step's line framed, its cells marked.")] = None,
