@@ -226,62 +226,22 @@ def line_logic(masks: Sequence[int], blocks: Blocks) -> list[int] | None:
     >>> line_logic([3, 3], [(1, 1), (1, 1)]) is None
     True
     """
-    n, k = len(masks), len(blocks)
-    canbg = [m & 1 != 0 for m in masks]
-    colours = sorted({c for _, c in blocks})
-    # bad[c][i]: cells before i that cannot take colour c
-    bad: dict[int, list[int]] = {}
-    for c in colours:
-        acc = [0] * (n + 1)
-        bit = 1 << c
-        for i in range(n):
-            acc[i + 1] = acc[i] + (masks[i] & bit == 0)
-        bad[c] = acc
-
-    def fits(j: int, s: int) -> bool:
-        ln, c = blocks[j]
-        return s >= 0 and s + ln <= n and bad[c][s + ln] == bad[c][s]
-
-    def gap(j: int) -> int:  # a background cell needed between block j and j + 1
-        return 1 if blocks[j][1] == blocks[j + 1][1] else 0
-
-    F = [[False] * (n + 1) for _ in range(k + 1)]  # noqa: N806 - prefixes hold blocks < j
-    F[0][0] = True
-    for i in range(1, n + 1):
-        F[0][i] = F[0][i - 1] and canbg[i - 1]
-    for j in range(1, k + 1):
-        ln = blocks[j - 1][0]
-        for i in range(1, n + 1):
-            if F[j][i - 1] and canbg[i - 1]:
-                F[j][i] = True
-                continue
-            s = i - ln
-            if s >= 0 and fits(j - 1, s):
-                F[j][i] = _left_ok(F, canbg, j - 1, s, gap)
+    d = _Dp(masks, blocks)
+    F = d.prefixes()  # noqa: N806 - prefixes hold blocks < j
+    n, k = d.n, d.k
     if not F[k][n]:
         return None
-    B = [[False] * (n + 1) for _ in range(k + 1)]  # noqa: N806 - suffixes hold blocks >= j
-    B[k][n] = True
-    for i in range(n - 1, -1, -1):
-        B[k][i] = B[k][i + 1] and canbg[i]
-    for j in range(k - 1, -1, -1):
-        ln = blocks[j][0]
-        for i in range(n - 1, -1, -1):
-            if B[j][i + 1] and canbg[i]:
-                B[j][i] = True
-                continue
-            if fits(j, i):
-                B[j][i] = _right_ok(B, canbg, j, i + ln, k, n, gap)
+    B = d.suffixes()  # noqa: N806 - suffixes hold blocks >= j
     out = [0] * n
     for i in range(n):
-        if canbg[i] and any(F[j][i] and B[j][i + 1] for j in range(k + 1)):
+        if d.canbg[i] and any(F[j][i] and B[j][i + 1] for j in range(k + 1)):
             out[i] = 1
     for j in range(k):
         ln, c = blocks[j]
         cover = [0] * (n + 1)
         for s in range(n - ln + 1):
-            if fits(j, s) and _left_ok(F, canbg, j, s, gap) and \
-                    _right_ok(B, canbg, j, s + ln, k, n, gap):
+            if d.fits(j, s) and _left_ok(F, d.canbg, j, s, d.gap) and \
+                    _right_ok(B, d.canbg, j, s + ln, k, n, d.gap):
                 cover[s] += 1
                 cover[s + ln] -= 1
         run = 0
@@ -290,6 +250,67 @@ def line_logic(masks: Sequence[int], blocks: Blocks) -> list[int] | None:
             if run:
                 out[i] |= 1 << c
     return out
+
+
+class _Dp:
+    """The dynamic programme of :func:`line_logic` for one line."""
+
+    def __init__(self, masks: Sequence[int], blocks: Blocks) -> None:
+        self.blocks = blocks
+        self.n = n = len(masks)
+        self.k = len(blocks)
+        self.canbg = [m & 1 != 0 for m in masks]
+        # bad[c][i]: cells before i that cannot take colour c
+        self.bad: dict[int, list[int]] = {}
+        for c in sorted({c for _, c in blocks}):
+            acc = [0] * (n + 1)
+            bit = 1 << c
+            for i in range(n):
+                acc[i + 1] = acc[i] + (masks[i] & bit == 0)
+            self.bad[c] = acc
+
+    def fits(self, j: int, s: int) -> bool:
+        ln, c = self.blocks[j]
+        return s >= 0 and s + ln <= self.n and self.bad[c][s + ln] == self.bad[c][s]
+
+    def gap(self, j: int) -> int:
+        """1 when a background cell is needed between block j and j + 1 (same colour)."""
+        return 1 if self.blocks[j][1] == self.blocks[j + 1][1] else 0
+
+    def prefixes(self) -> list[list[bool]]:
+        """``F[j][i]``: blocks before ``j`` fit in cells ``[0, i)``, the rest background."""
+        n, k, canbg = self.n, self.k, self.canbg
+        F = [[False] * (n + 1) for _ in range(k + 1)]  # noqa: N806
+        F[0][0] = True
+        for i in range(1, n + 1):
+            F[0][i] = F[0][i - 1] and canbg[i - 1]
+        for j in range(1, k + 1):
+            ln = self.blocks[j - 1][0]
+            for i in range(1, n + 1):
+                if F[j][i - 1] and canbg[i - 1]:
+                    F[j][i] = True
+                    continue
+                s = i - ln
+                if s >= 0 and self.fits(j - 1, s):
+                    F[j][i] = _left_ok(F, canbg, j - 1, s, self.gap)
+        return F
+
+    def suffixes(self) -> list[list[bool]]:
+        """``B[j][i]``: blocks from ``j`` on fit in cells ``[i, n)``, the rest background."""
+        n, k, canbg = self.n, self.k, self.canbg
+        B = [[False] * (n + 1) for _ in range(k + 1)]  # noqa: N806
+        B[k][n] = True
+        for i in range(n - 1, -1, -1):
+            B[k][i] = B[k][i + 1] and canbg[i]
+        for j in range(k - 1, -1, -1):
+            ln = self.blocks[j][0]
+            for i in range(n - 1, -1, -1):
+                if B[j][i + 1] and canbg[i]:
+                    B[j][i] = True
+                    continue
+                if self.fits(j, i):
+                    B[j][i] = _right_ok(B, canbg, j, i + ln, k, n, self.gap)
+        return B
 
 
 def _left_ok(F: list[list[bool]], canbg: list[bool], j: int, s: int, gap: object) -> bool:  # noqa: N803
