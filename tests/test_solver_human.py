@@ -249,3 +249,17 @@ def test_explain_through_the_cli(tmp_path: Path) -> None:
     state.write_text("??\n")
     r = runner.invoke(app, ["explain", "example:dancer", "--state", str(state)])
     assert r.exit_code != 0 and "rows" in r.output and "Traceback" not in r.output
+
+
+def test_a_colour_puzzle_is_walked_in_its_colours() -> None:
+    from nonoforge.puzzle import Palette
+
+    pal = Palette.of(("white", "#fff"), ("red", "#f00"), ("blue", "#00f"))
+    grid = Grid(np.array([[1, 1, 2, 0], [0, 2, 2, 1], [1, 0, 2, 2]], dtype=np.uint8))
+    p = Puzzle.from_grid(grid, pal)
+    path = explain_path(p)
+    res = solve(p)
+    if res.technique in ("trivial", "overlap", "line"):
+        assert path.stop is Stop.SOLVED
+        assert np.array_equal(_solution(path.state), res.solutions[0].cells)
+    assert any("red" in s.sentence or "blue" in s.sentence for s in path.steps)

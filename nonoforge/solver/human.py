@@ -831,6 +831,16 @@ def _sentence(board: _Board, t: Technique, li: int, masks: Sequence[int],
         if len(blocks) == 1:
             return (f"{head}: {_block_name(board, blocks, 0)} in {n} cells must cover "
                     f"{_spans(filled)} whichever way it sits.")
+        rr = _ranges(masks, blocks)
+        parts = []
+        if rr is not None:
+            for j, (ln, _) in enumerate(blocks):
+                mine = [i for i in filled if rr[1][j] <= i < rr[0][j] + ln]
+                if mine:
+                    parts.append(f"{_block_name(board, blocks, j)} must cover {_spans(mine)}")
+        if parts:
+            return (f"{head}: sliding the blocks {clue} as far left and as far right as they "
+                    f"go, {' and '.join(parts)} whichever way they sit.")
         return (f"{head}: sliding the blocks {clue} as far left and as far right as they go, "
                 f"{result()} whichever way they sit.")
     if t is Technique.SIMPLE_SPACES:
