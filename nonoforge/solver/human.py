@@ -802,6 +802,31 @@ def _block_name(board: _Board, blocks: Blocks, j: int) -> str:
     return f"the {colour}block of {ln}"
 
 
+def _boxes_sentence(board: _Board, head: str, blocks: Blocks, masks: Sequence[int],
+                    filled: list[int], result: str) -> str:
+    """The simple-boxes sentence: which block must cover which cells."""
+    n = len(masks)
+    clue = " ".join(str(ln) for ln, _ in blocks)
+    if len(blocks) == 1 and blocks[0][0] == sum(1 for m in masks if m & ~1) and \
+            len(filled) == blocks[0][0]:
+        return f"{head}: {_block_name(board, blocks, 0)} fills its {blocks[0][0]} cells."
+    if len(blocks) == 1:
+        return (f"{head}: {_block_name(board, blocks, 0)} in {n} cells must cover "
+                f"{_spans(filled)} whichever way it sits.")
+    rr = _ranges(masks, blocks)
+    parts = []
+    if rr is not None:
+        for j, (ln, _) in enumerate(blocks):
+            mine = [i for i in filled if rr[1][j] <= i < rr[0][j] + ln]
+            if mine:
+                parts.append(f"{_block_name(board, blocks, j)} must cover {_spans(mine)}")
+    if parts:
+        return (f"{head}: sliding the blocks {clue} as far left and as far right as they "
+                f"go, {' and '.join(parts)} whichever way they sit.")
+    return (f"{head}: sliding the blocks {clue} as far left and as far right as they go, "
+            f"{result} whichever way they sit.")
+
+
 def _sentence(board: _Board, t: Technique, li: int, masks: Sequence[int],
               out: Sequence[int]) -> str:
     kind, idx = _where(board, li)
@@ -825,24 +850,7 @@ def _sentence(board: _Board, t: Technique, li: int, masks: Sequence[int],
         return " and ".join(bits)
 
     if t is Technique.SIMPLE_BOXES:
-        if len(blocks) == 1 and blocks[0][0] == sum(1 for m in masks if m & ~1) and \
-                len(filled) == blocks[0][0]:
-            return f"{head}: {_block_name(board, blocks, 0)} fills its {blocks[0][0]} cells."
-        if len(blocks) == 1:
-            return (f"{head}: {_block_name(board, blocks, 0)} in {n} cells must cover "
-                    f"{_spans(filled)} whichever way it sits.")
-        rr = _ranges(masks, blocks)
-        parts = []
-        if rr is not None:
-            for j, (ln, _) in enumerate(blocks):
-                mine = [i for i in filled if rr[1][j] <= i < rr[0][j] + ln]
-                if mine:
-                    parts.append(f"{_block_name(board, blocks, j)} must cover {_spans(mine)}")
-        if parts:
-            return (f"{head}: sliding the blocks {clue} as far left and as far right as they "
-                    f"go, {' and '.join(parts)} whichever way they sit.")
-        return (f"{head}: sliding the blocks {clue} as far left and as far right as they go, "
-                f"{result()} whichever way they sit.")
+        return _boxes_sentence(board, head, blocks, masks, filled, result())
     if t is Technique.SIMPLE_SPACES:
         if not blocks:
             return f"{head}: the clue is 0, so every cell is empty."
