@@ -1298,6 +1298,63 @@ def render(
     end_batch(batch)
 
 
+@app.command()
+def explain(
+    file: Annotated[str, typer.Argument(help="A puzzle file (the first puzzle in it).")],
+    state: Annotated[str | None, typer.Option(
+        "--state", help="A partly solved grid (text: one line per row, '#' filled, '.' empty, "
+        "'?' unknown; colour puzzles use the colour letters 'a', 'b', ... as `show` draws "
+        "them; lines starting with ';' skipped): give the next step from there.")] = None,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Each step and a summary as JSON.")] = False,
+    out_dir: Annotated[str | None, typer.Option(
+        "--out", "-o", help="Write NAME-steps.gif (one frame per step) or, for one step, "
+        "NAME-hint.png: the step's line framed, its cells marked.")] = None,
+    fmt: Annotated[str | None, typer.Option("--format", "-f", help="Input format.")] = None,
+) -> None:
+    """Solve like a person: the easiest deduction anywhere, step by step, each named and said
+    in a sentence (simple boxes, simple spaces, forcing, glue, completing, line deduction,
+    contradiction; docs/difficulty.md). Ends with the steps per technique, the hardest one,
+    the footholds (lines with a deduction on the empty grid) and the bottleneck (fewest
+    lines with one at any point). With --state, the next step from a partly solved grid
+    (a hint); a cell that differs from the solution is reported instead.
+
+    Example: nonoforge explain example:petro
+
+    Example: nonoforge explain example:dancer --state my-grid.txt --out hints/
+    """
+    from nonoforge.examples import stem as example_stem
+    from nonoforge.formats import read_file
+    from nonoforge.solver.human import explain as explain_puzzle
+    from nonoforge.solver.human import path_rows, path_text
+
+    path_in = resolve_input(file)
+    puzzles = read_file(path_in, fmt)
+    if not puzzles:
+        raise FormatError("no puzzle in the file", path=file)
+    p = puzzles[0]
+    state_text = None
+    if state is not None:
+        try:
+            state_text = Path(state).read_text(encoding="utf-8", errors="replace")
+        except OSError as e:
+            raise UsageError(f"{state}: {e.strerror or e}") from None
+    path = explain_puzzle(p, state_text)
+    written: dict[str, str] = {}
+    if out_dir is not None:
+        from nonoforge.images.steps import write_path
+
+        written = write_path(p, path, out_dir, example_stem(file))
+    if as_json:
+        print_json({"file": file, "key": p.key, "steps": path_rows(path),
+                    "summary": path.summary(), **written})
+        return
+    for line in path_text(path):
+        out.print(terminal_text(line), markup=False, highlight=False)
+    for f in written.values():
+        echo(f"wrote {f}")
+
+
 # --- pipeline ---
 
 @contextmanager

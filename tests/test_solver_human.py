@@ -1,0 +1,265 @@
+"""The human-like step solver: each rung on lines of its own, soundness against complete line
+logic, and agreement with the engine on the bundled examples and the shared corpora."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+from nonoforge.errors import PuzzleError
+from nonoforge.examples import list_examples, resolve
+from nonoforge.formats import read_file
+from nonoforge.puzzle import Grid, Puzzle, clue_of
+from nonoforge.solver import solve
+from nonoforge.solver.human import (
+    LADDER,
+    LINE_RUNGS,
+    HumanOptions,
+    Stop,
+    Technique,
+    explain_path,
+    line_logic,
+    next_step,
+    parse_state,
+    rung,
+)
+from nonoforge.solver.quick import line_logic as quick_line_logic
+from nonoforge.solving import mask_colours
+from tests.conftest import shared_path
+
+T = Technique
+BW = [(1, 1)]
+
+
+def _first(masks: list[int], blocks: list[tuple[int, int]]) -> tuple[Technique, list[int]]:
+    """The easiest rung that narrows the line, and what it gives."""
+    for t in LINE_RUNGS:
+        out = rung(t, masks, blocks)
+        if out is not None and out != masks:
+            return t, out
+    raise AssertionError("no rung applies")
+
+
+# masks: 1 empty, 2 filled, 3 unknown; each line is the easiest case of its rung
+@pytest.mark.parametrize(("technique", "masks", "blocks", "out"), [
+    (T.SIMPLE_BOXES, [3] * 10, [(7, 1)], [3, 3, 3, 2, 2, 2, 2, 3, 3, 3]),
+    (T.SIMPLE_BOXES, [3] * 4, [(2, 1), (1, 1)], [2, 2, 1 | 2, 2]),
+    (T.SIMPLE_SPACES, [3, 1, 3, 3, 3, 3], [(2, 1)], [1, 1, 3, 3, 3, 3]),
+    (T.SIMPLE_SPACES, [2, 2, 3, 2], [(2, 1), (1, 1)], [2, 2, 1, 2]),
+    (T.SIMPLE_SPACES, [3, 3, 3], [], [1, 1, 1]),
+    (T.FORCING, [3, 1, 2, 1], [(1, 1)], [1, 1, 2, 1]),
+    (T.FORCING, [3, 2, 3, 3, 3, 3, 3, 3], [(3, 1), (1, 1)], [3, 2, 2, 3, 3, 3, 3, 3]),
+    (T.GLUE, [3, 3, 3, 2, 3, 3], [(1, 1), (1, 1), (1, 1)], [3, 3, 1, 2, 3, 3]),
+    (T.COMPLETING, [3, 3, 2, 1, 2], [(1, 1), (1, 1)], [1, 1, 2, 1, 2]),
+    (T.LINE, [3, 3, 2, 1, 3], [(1, 1), (1, 1)], [3, 1, 2, 1, 3]),
+    # colour: red 2 then blue 2 in 4 cells touch; overlap and spaces by colour
+    (T.SIMPLE_BOXES, [7] * 4, [(2, 1), (2, 2)], [2, 2, 4, 4]),
+    (T.SIMPLE_SPACES, [7] * 3, [(1, 1), (1, 2)], [3, 7, 5]),
+])
+def test_each_rung_on_its_own_line(technique: Technique, masks: list[int],
+                                   blocks: list[tuple[int, int]], out: list[int]) -> None:
+    assert _first(masks, blocks) == (technique, out)
+
+
+def test_line_logic_agrees_with_the_quick_line_solver() -> None:
+    for n in range(1, 9):
+        for cells in itertools.product((0, 1), repeat=n):
+            lens = [b.length for b in clue_of(cells)]
+            for reveal in ((), (0,), (n - 1,), tuple(range(0, n, 2))):
+                masks = [2 if i in reveal and cells[i] else 1 if i in reveal else 3
+                         for i in range(n)]
+                assert line_logic(masks, [(x, 1) for x in lens]) == quick_line_logic(masks, lens)
+
+
+@st.composite
+def lines(draw: st.DrawFn) -> tuple[list[int], list[tuple[int, int]]]:
+    """A line solved by some picture (1-3 colours), some of its cells known."""
+    ncol = draw(st.integers(1, 3))
+    n = draw(st.integers(1, 18))
+    cells = draw(st.lists(st.integers(0, ncol), min_size=n, max_size=n))
+    known = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    full = (1 << (ncol + 1)) - 1
+    masks = [1 << c if k else full for c, k in zip(cells, known, strict=True)]
+    return masks, [(b.length, b.color) for b in clue_of(cells)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(lines())
+def test_every_rung_decides_only_what_line_logic_decides(
+    line: tuple[list[int], list[tuple[int, int]]],
+) -> None:
+    masks, blocks = line
+    full = line_logic(masks, blocks)
+    assert full is not None
+    for t in LINE_RUNGS:
+        out = rung(t, masks, blocks)
+        if out is None:
+            continue
+        for m, o, f in zip(masks, out, full, strict=True):
+            assert o & ~m == 0, t  # only narrows
+            assert f & ~o == 0, t  # never past complete line logic
+        if t is T.LINE:
+            assert out == full
+
+
+def _solution(path_state: np.ndarray) -> np.ndarray:
+    return mask_colours(path_state)
+
+
+def _agrees(p: Puzzle) -> None:
+    res = solve(p)
+    path = explain_path(p, options=HumanOptions(max_probe_lines=20_000))
+    if res.technique in ("trivial", "overlap", "line"):
+        assert path.stop is Stop.SOLVED
+        assert all(s.technique is not T.CONTRADICTION for s in path.steps)
+    if path.stop is Stop.SOLVED:
+        assert res.status.value == "unique"
+        assert np.array_equal(_solution(path.state), res.solutions[0].cells)
+    else:
+        assert path.stop in (Stop.STALLED, Stop.BUDGET)
+        assert res.technique in ("probe", "search")
+
+
+def _examples() -> list[object]:
+    """The bundled puzzles; the big ones (a few seconds each) are slow tests."""
+    out: list[object] = []
+    for e in list_examples():
+        if e.kind == "image":
+            continue
+        p = read_file(resolve(f"example:{e.name}"))[0]
+        big = p.width * p.height > 1500
+        out.append(pytest.param(e.name, marks=[pytest.mark.slow] if big else []))
+    return out
+
+
+@pytest.mark.parametrize("name", _examples())
+def test_bundled_examples_end_on_the_engines_solution(name: str) -> None:
+    _agrees(read_file(resolve(f"example:{name}"))[0])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("corpus", ["survey-free", "mikix-db"])
+def test_shared_corpus_puzzles_end_on_the_engines_solution(corpus: str) -> None:
+    root = shared_path("corpora", corpus)
+    files = sorted(root.rglob("*.non"))[:40]
+    assert files
+    for f in files:
+        for p in read_file(f):
+            if p.width * p.height <= 1600:
+                _agrees(p)
+
+
+def test_a_path_reads_like_a_player_and_is_deterministic() -> None:
+    p = Puzzle.from_grid(Grid.from_rows(["...#######"]))
+    path = explain_path(p)
+    first = path.steps[0]
+    assert (first.technique, first.kind.value, first.index) == (T.SIMPLE_BOXES, "row", 0)
+    assert first.sentence == ("Row 1: the block of 7 in 10 cells must cover cells 4-7 "
+                              "whichever way it sits.")
+    assert [(c.row, c.col, c.after) for c in first.cells] == [(0, j, 2) for j in range(3, 7)]
+    assert explain_path(p).steps == path.steps
+    assert path.stop is Stop.SOLVED and path.footholds >= 1
+    assert path.hardest is not None and path.hardest in LADDER
+
+
+def test_a_wrong_cell_stops_before_any_hint() -> None:
+    p = Puzzle.from_grid(Grid.from_rows([".#.", "###", ".#."]))
+    wrong = parse_state("#??\n???\n???", p)
+    path = next_step(p, wrong, solve(p).solutions[0].cells)
+    assert path.stop is Stop.WRONG and not path.steps and path.wrong == ((0, 0),)
+    # without the solution the mistake shows once line deduction meets it
+    blind = explain_path(p, wrong)
+    assert blind.stop is Stop.CONTRADICTION and blind.broken is not None
+    broken = next_step(p, parse_state("#??\n#??\n#??", p))
+    assert broken.stop is Stop.CONTRADICTION and not broken.steps
+    ok = next_step(p, parse_state("??.\n???\n???", p))
+    assert len(ok.steps) == 1 and ok.stop is Stop.LIMIT
+
+
+def test_two_solutions_stall_where_the_engine_searches() -> None:
+    p = Puzzle.from_grid(Grid.from_rows(["#.", ".#"]))
+    path = explain_path(p)
+    assert path.stop is Stop.STALLED and not path.steps and path.bottleneck == 0
+    assert solve(p).status.value == "multiple"
+
+
+def test_contradiction_rung_names_the_cell() -> None:
+    p = read_file(resolve("example:edge"))[0]  # the engine needs probing here
+    path = explain_path(p)
+    probes = [s for s in path.steps if s.technique is T.CONTRADICTION]
+    assert probes and path.stop is Stop.SOLVED
+    assert all(len(s.cells) == 1 and "if it were" in s.sentence for s in probes)
+
+
+def test_state_text_is_checked() -> None:
+    p = Puzzle.from_grid(Grid.from_rows([".#.", "###", ".#."]))
+    with pytest.raises(PuzzleError, match="rows"):
+        parse_state("???\n???", p)
+    with pytest.raises(PuzzleError, match="row 2 has 2 cells"):
+        parse_state("???\n??\n???", p)
+    with pytest.raises(PuzzleError, match="'x' is not one of"):
+        parse_state("???\n?x?\n???", p)
+
+
+def test_explain_through_the_cli(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from nonoforge.cli import app
+
+    runner = CliRunner()
+    r = runner.invoke(app, ["explain", "example:dancer"])
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert lines[0].startswith("   1. [simple_boxes] Row 2:")
+    assert "Solved." in lines and lines[-1].startswith("37 step(s); hardest: forcing")
+    r = runner.invoke(app, ["explain", "example:dancer", "--json", "--out", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert data["summary"]["steps"] == len(data["steps"]) == 37
+    assert data["summary"]["stop"] == "solved" and data["summary"]["footholds"] == 5
+    assert data["steps"][0]["cells"] == [{"row": 1, "col": 1, "value": 1, "mask": 2}]
+    gif = Image.open(data["gif"])
+    assert gif.n_frames == 38  # the start, then one frame per step
+    # a hint from a partly solved grid, and a wrong cell reported before any hint
+    p = read_file(resolve("example:dancer"))[0]
+    grid = ["?" * p.width] * p.height
+    state = tmp_path / "state.txt"
+    state.write_text("\n".join(grid) + "\n")
+    r = runner.invoke(app, ["explain", "example:dancer", "--state", str(state),
+                            "--out", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines()[0] == lines[0]
+    assert Image.open(tmp_path / "dancer-hint.png").size[0] > p.width
+    sol = solve(p).solutions[0].cells
+    bad = [row for row in grid]
+    bad[0] = ("#" if sol[0, 0] == 0 else ".") + bad[0][1:]
+    state.write_text("\n".join(bad))
+    r = runner.invoke(app, ["explain", "example:dancer", "--state", str(state), "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert data["steps"] == [] and data["summary"]["stop"] == "wrong"
+    assert data["summary"]["wrong"] == [{"row": 0, "col": 0}]
+    state.write_text("??\n")
+    r = runner.invoke(app, ["explain", "example:dancer", "--state", str(state)])
+    assert r.exit_code != 0 and "rows" in r.output and "Traceback" not in r.output
+
+
+def test_a_colour_puzzle_is_walked_in_its_colours() -> None:
+    from nonoforge.puzzle import Palette
+
+    pal = Palette.of(("white", "#fff"), ("red", "#f00"), ("blue", "#00f"))
+    grid = Grid(np.array([[1, 1, 2, 0], [0, 2, 2, 1], [1, 0, 2, 2]], dtype=np.uint8))
+    p = Puzzle.from_grid(grid, pal)
+    path = explain_path(p)
+    res = solve(p)
+    if res.technique in ("trivial", "overlap", "line"):
+        assert path.stop is Stop.SOLVED
+        assert np.array_equal(_solution(path.state), res.solutions[0].cells)
+    assert any("red" in s.sentence or "blue" in s.sentence for s in path.steps)
