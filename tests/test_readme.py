@@ -118,6 +118,7 @@ CHECKS: dict[str, Callable[[Path, str, str], None]] = {
     "info": _info,
     "formats": _says("out", "xml", "non"),
     "solve": _says("out", "Old Stone Face", "unique"),
+    "explain": _says("out", "[simple_boxes] Row", "Solved.", "footholds"),
     "generate": _koala,
     "render": _made("sheets/cat-sheet.png", "sheets/cat-solve.gif"),
     "db import": _says("err", "5 new"),
