@@ -459,3 +459,69 @@ def test_db_import_counts_a_file_with_one_bad_puzzle_among_the_files_read(
     assert result.exit_code == 2, result.output
     assert result.stderr.startswith(f"error: {bad}:13: row 2: ")
     assert "2 new, 0 duplicate, 0 merged from 1 file(s); 1 file(s) had errors" in result.stderr
+
+
+# -- solve --workers (issue 39) -------------------------------------------------------------
+
+
+def _tournament_slice(tmp_path: Path, name: str, count: int) -> Path:
+    """The first ``count`` puzzles of a shared tournament set, as a file of their own."""
+    from conftest import shared_path
+
+    text = shared_path("corpora", "tournament", "question", f"{name}.txt").read_text()
+    cut = text.find(f"${count + 1}\n")
+    out = tmp_path / f"{name}-{count}.txt"
+    out.write_text(text[:cut])
+    return out
+
+
+def _without_times(result: click.testing.Result, as_json: bool) -> Any:
+    """What ``solve`` printed, its only clock-dependent part (seconds taken) left out."""
+    if as_json:
+        return [{k: v for k, v in r.items() if k != "time_s"} for r in json.loads(result.stdout)]
+    import re
+
+    return re.sub(r", \d+\.\d+ s$", "", result.stdout, flags=re.MULTILINE)
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_solve_workers_2_answers_a_tournament_file_as_one_worker(
+    tmp_path: Path, as_json: bool,
+) -> None:
+    """24 puzzles of the TAAI 2011 set: the same verdicts, techniques, effort, drawings,
+    in the same order, whether one process solves them or two workers."""
+    src = str(_tournament_slice(tmp_path, "taai2011", 24))
+    json_flag = ["--json"] if as_json else []
+    one = run("solve", "--max-solutions", "1", *json_flag, src)
+    two = run("solve", "--max-solutions", "1", "--workers", "2", *json_flag, src)
+    assert one.exit_code == 0 and two.exit_code == 0, two.output
+    assert _without_times(two, as_json) == _without_times(one, as_json)
+    if as_json:
+        assert len(json.loads(two.stdout)) == 24
+
+
+def test_solve_workers_2_answers_several_files_in_order_bad_ones_in_their_place(
+    tmp_path: Path,
+) -> None:
+    binary, missing = _bad_files(tmp_path)
+    bad = tmp_path / "set.tournament"
+    bad.write_text(MULTI_BAD)  # a bad puzzle between two good ones
+    files = ["example:dancer", binary, PATTERN, str(bad), missing, FLOWER, "example:petro"]
+    for as_json in (True, False):
+        flag = ["--json"] if as_json else []
+        one = run("solve", *flag, *files)
+        two = run("solve", "--workers", "2", *flag, *files)
+        assert one.exit_code == two.exit_code == 2, two.output
+        assert _without_times(two, as_json) == _without_times(one, as_json)
+        assert two.stderr == one.stderr  # the error lines too, in input order
+    rows = json.loads(run("solve", "--json", "--workers", "3", *files).stdout)
+    assert [r["file"] for r in rows] == [
+        "example:dancer", binary, PATTERN, PATTERN, str(bad), f"{bad}:13", str(bad), missing,
+        FLOWER, "example:petro"]
+    assert [r.get("status") for r in rows] == [
+        "unique", None, "unique", "unique", "unique", None, "unique", None, "unique", "unique"]
+
+
+def test_solve_workers_must_be_positive() -> None:
+    result = run("solve", "--workers", "0", "example:dancer")
+    assert result.exit_code == 2 and "Traceback" not in result.output
