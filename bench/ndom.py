@@ -75,7 +75,7 @@ def main() -> None:
     ap.add_argument("--budget", type=int, default=200_000_000,
                     help="work units per solve (deterministic cap; 0 for none) "
                          "[default: 200000000, about a minute of line work]")
-    ap.add_argument("--timeout", type=float, default=120.0,
+    ap.add_argument("--timeout", type=float, default=900.0,
                     help="wall seconds per solve: only a guard on a shared machine")
     ap.add_argument("--strategy", default="auto", help="solver strategy (default auto)")
     ap.add_argument("--write", metavar="FILE", help="write the (last) puzzle to FILE and stop")

@@ -525,3 +525,84 @@ def test_solve_workers_2_answers_several_files_in_order_bad_ones_in_their_place(
 def test_solve_workers_must_be_positive() -> None:
     result = run("solve", "--workers", "0", "example:dancer")
     assert result.exit_code == 2 and "Traceback" not in result.output
+
+
+def _session(sid: int) -> list[int]:
+    """Processes of the session ``sid`` that are still alive (zombies are gone ones)."""
+    import os
+
+    alive = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+            if os.getsid(int(name)) == sid and state != "Z":
+                alive.append(int(name))
+        except (OSError, IndexError):
+            continue
+    return alive
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds a session's processes in /proc")
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_interrupting_solve_workers_leaves_no_process_and_whole_answers(
+    tmp_path: Path, sig: str,
+) -> None:
+    """Ctrl-C (SIGINT to the whole process group) or SIGTERM (to the command alone) in the
+    middle of `solve --workers 2` on a tournament set: no worker survives, and every answer
+    printed is whole (title line to the blank line after its effort)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import shared_path
+
+    src = shared_path("corpora", "tournament", "question", "tcga2016.txt")
+    out = tmp_path / "out.txt"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    with out.open("wb") as stdout:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "nonoforge", "solve", "--max-solutions", "1", "--workers",
+             "2", str(src)], env=env, stdout=stdout, stderr=subprocess.PIPE,
+            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 300  # a guard against a hang, not a speed test
+        while out.read_text().count("effort: ") < 3 and proc.poll() is None:
+            assert time.monotonic() < deadline, "no answers printed"
+            time.sleep(0.05)
+        assert proc.poll() is None, "finished before it could be interrupted"
+        workers = [p for p in _session(proc.pid) if p != proc.pid]
+        assert workers, "no worker process seen"
+        if sig == "SIGINT":
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            os.kill(proc.pid, signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    end = time.monotonic() + 10
+    while _session(proc.pid) and time.monotonic() < end:
+        time.sleep(0.05)
+    left = _session(proc.pid)
+    for p in left:
+        os.kill(p, signal.SIGKILL)
+    assert not left, f"processes left after {sig}: {left}"
+    if sig == "SIGINT":
+        assert proc.returncode == 130, err
+        assert err.decode().strip().splitlines()[-1] == "interrupted"
+        assert b"Traceback" not in err
+    else:
+        assert proc.returncode == -signal.SIGTERM
+    text = out.read_text()
+    blocks = text.split("\n\n")
+    assert blocks[-1] == "" and len(blocks) > 3, text[-300:]  # ends with a whole answer
+    for b in blocks[:-1]:
+        lines = b.splitlines()
+        assert lines[0].startswith("tcga2016.txt  (25x25): ") and lines[-1].startswith(
+            "effort: "), b
