@@ -1,12 +1,15 @@
 """An ordered pool of worker processes: results in input order, one lost worker costs one item.
 
-``solve --workers N`` hands its puzzles to :class:`OrderedPool`, which gives each idle
-worker one item at a time and yields the results in the order the items came, as soon as
-the next one in order is in. One item per worker at a time keeps that simple and safe:
+``solve --workers N`` hands its puzzles to :class:`OrderedPool`, which keeps
+:data:`IN_HAND` items in each worker's hands (one worked on, the next waiting in its own
+queue, so that a worker never idles while this process, on a loaded machine, waits to be
+scheduled) and yields the results in the order the items came, as soon as the next one in
+order is in. A worker does its items strictly in turn, which keeps that safe:
 
-- a worker that dies (killed, out of memory, a crash in compiled code) was working on one
-  known item, which gets :attr:`OrderedPool.on_death`'s result; a fresh worker takes its
-  place and the rest go on;
+- a worker that dies (killed, out of memory, a crash in compiled code) was working on the
+  oldest item it had not answered, which gets :attr:`OrderedPool.on_death`'s result; the
+  items waiting behind it go to the other workers, a fresh worker takes its place, and
+  the rest go on;
 - never more workers than items: the pool reads ahead up to ``workers`` items before it
   starts any process, and with a single item it starts none (the item is done here);
 - interrupt-safe: workers ignore SIGINT (a Ctrl-C reaches the whole process group, and only
@@ -30,7 +33,7 @@ import itertools
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
@@ -39,27 +42,40 @@ R = TypeVar("R")
 #: How many items the pool reads ahead of the first unanswered one, per worker: enough to
 #: keep every worker busy behind one slow item, small enough to bound memory.
 WINDOW_PER_WORKER = 64
+#: Items a worker has in hand at once: the one it works on and the next.
+IN_HAND = 2
 
 
 def _worker(conn: Any, parent: int, fn: Callable[[Any], Any]) -> None:
     """A worker's life: die with the parent, ignore Ctrl-C, answer items until told to stop.
 
     Each message is ``(index, item)``; the answer is ``(index, True, result)`` or, when
-    ``fn`` raised, ``(index, False, exception)``. ``None`` (or the pipe closing) ends it.
+    ``fn`` raised, ``(index, False, exception)``, in the order the items came. ``None`` (or
+    the pipe closing) ends it. A thread takes the messages off the pipe as they come, so the
+    parent's sends never wait for this worker's sends (no deadlock on large items).
     """
+    import queue
     import signal
+    import threading
 
     from nonoforge.pipeline.rate import die_with_parent
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent(parent)
-    while True:
-        try:
-            msg = conn.recv()
-        except (EOFError, OSError):
-            return
-        if msg is None:
-            return
+    inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
+
+    def receive() -> None:
+        while True:
+            try:
+                msg = conn.recv()
+            except (EOFError, OSError):
+                msg = None
+            inbox.put(msg)
+            if msg is None:
+                return
+
+    threading.Thread(target=receive, name="inbox", daemon=True).start()
+    while (msg := inbox.get()) is not None:
         index, item = msg
         try:
             answer = (index, True, fn(item))
@@ -73,11 +89,12 @@ def _worker(conn: Any, parent: int, fn: Callable[[Any], Any]) -> None:
 
 @dataclass
 class _Proc:
-    """One worker process, its end of the pipe, and the item it is working on."""
+    """One worker process, its end of the pipe, and the items in its hands, oldest first
+    (the one it works on)."""
 
     process: Any
     conn: Any
-    busy: tuple[int, Any] | None = None
+    hand: deque[tuple[int, Any]] = field(default_factory=deque)
 
 
 class OrderedPool(Generic[T, R]):
@@ -144,8 +161,8 @@ class OrderedPool(Generic[T, R]):
         next_out = 0  # the index of the next result to yield
         exhausted = False
         while True:
-            idle = [p for p in self._procs if p.busy is None]
-            while not exhausted and read - next_out < self.window and len(queue) < len(idle):
+            room = sum(IN_HAND - len(p.hand) for p in self._procs)
+            while not exhausted and read - next_out < self.window and len(queue) < room:
                 try:
                     item = next(it)
                 except StopIteration:
@@ -156,15 +173,15 @@ class OrderedPool(Generic[T, R]):
                 else:
                     queue.append((read, item))
                 read += 1
-            for p in idle:
-                if not queue:
-                    break
-                p.busy = queue.popleft()
-                p.conn.send(p.busy)
+            for depth in range(1, IN_HAND + 1):  # an item to every idle worker first
+                for p in self._procs:
+                    if queue and len(p.hand) < depth:
+                        p.hand.append(queue.popleft())
+                        p.conn.send(p.hand[-1])
             while next_out in done:
                 yield done.pop(next_out)
                 next_out += 1
-            busy = [p for p in self._procs if p.busy is not None]
+            busy = [p for p in self._procs if p.hand]
             if not busy:
                 if exhausted and not queue:
                     return
@@ -175,22 +192,27 @@ class OrderedPool(Generic[T, R]):
                     try:
                         index, ok, value = p.conn.recv()
                     except (EOFError, OSError):
-                        self._lost(p, done, fn)
+                        self._lost(p, done, queue, fn)
                         continue
                     if not ok:
                         raise value
+                    assert index == p.hand[0][0], "a worker answers its items in turn"
+                    p.hand.popleft()
                     done[index] = value
-                    p.busy = None
                 elif p.process.sentinel in ready:
-                    self._lost(p, done, fn)
+                    self._lost(p, done, queue, fn)
 
-    def _lost(self, p: _Proc, done: dict[int, R], fn: Callable[[T], R]) -> None:
-        """``p`` died while on an item: that item gets ``on_death``; a new worker follows."""
-        assert p.busy is not None
-        index, item = p.busy
+    def _lost(
+        self, p: _Proc, done: dict[int, R], queue: deque[tuple[int, T]], fn: Callable[[T], R],
+    ) -> None:
+        """``p`` died: the item it worked on (its oldest) gets ``on_death``, the ones waiting
+        behind it go back to the front of the queue, and a new worker takes its place."""
+        index, item = p.hand.popleft()
         if self.on_death is None:
             raise RuntimeError(f"a worker process died (exit code {p.process.exitcode})")
         done[index] = self.on_death(item)
+        queue.extendleft(reversed(p.hand))
+        p.hand.clear()
         self._procs.remove(p)
         self._stop(p, kill=True)
         self._spawn(fn)
@@ -228,7 +250,7 @@ class OrderedPool(Generic[T, R]):
         """Stop every worker and reap it: an idle one is asked to finish, a busy one (its
         answer no longer wanted) or, with ``kill``, every one is killed at once."""
         procs, self._procs = self._procs, []
-        doomed = [p for p in procs if kill or p.busy is not None]
+        doomed = [p for p in procs if kill or p.hand]
         for p in doomed:  # kill all first, then reap: no worker waits for another's turn
             if p.process.is_alive():
                 p.process.kill()
