@@ -14,7 +14,7 @@ order is in. A worker does its items strictly in turn, which keeps that safe:
   starts any process, and with a single item it starts none (the item is done here);
 - interrupt-safe: workers ignore SIGINT (a Ctrl-C reaches the whole process group, and only
   this process decides what to do), die with this process however it ends
-  (:func:`~nonoforge.pipeline.rate.die_with_parent`), and leaving the pool's ``with`` block
+  (:func:`die_with_parent`), and leaving the pool's ``with`` block
   early (an exception, KeyboardInterrupt) kills and reaps every worker at once.
 
 The items are read lazily, at most :attr:`OrderedPool.window` ahead of the first result
@@ -46,6 +46,40 @@ WINDOW_PER_WORKER = 64
 IN_HAND = 2
 
 
+def die_with_parent(parent: int) -> None:
+    """End this process when ``parent`` (the process that started it) ends, however it ends.
+
+    On Linux the kernel sends SIGKILL the moment the parent dies (``PR_SET_PDEATHSIG``),
+    even while compiled solver code holds the interpreter lock. Everywhere, a daemon thread
+    also checks once a second whether the parent is gone (this process re-parented). So a
+    ``kill -9`` of the command leaves no worker running. (The same as ``rate``'s workers do,
+    :func:`nonoforge.pipeline.rate.die_with_parent`, kept here too so that the pool, which
+    ``batch`` uses, imports nothing that imports ``batch``; this is meant to be its home.)
+    """
+    import sys
+    import threading
+    import time
+
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:  # the parent died before the line above took effect
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
+
+
 def _worker(conn: Any, parent: int, fn: Callable[[Any], Any]) -> None:
     """A worker's life: die with the parent, ignore Ctrl-C, answer items until told to stop.
 
@@ -57,8 +91,6 @@ def _worker(conn: Any, parent: int, fn: Callable[[Any], Any]) -> None:
     import queue
     import signal
     import threading
-
-    from nonoforge.pipeline.rate import die_with_parent
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent(parent)
