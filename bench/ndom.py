@@ -74,7 +74,7 @@ def main() -> None:
                     help="which n (default: 9 12 15 20 30 50)")
     ap.add_argument("--budget", type=int, default=200_000_000,
                     help="work units per solve (deterministic cap; 0 for none) "
-                         "[default: 200000000, about a minute of line work]")
+                         "[default: 200000000: 1-2 minutes on n-Dom]")
     ap.add_argument("--timeout", type=float, default=900.0,
                     help="wall seconds per solve: only a guard on a shared machine")
     ap.add_argument("--strategy", default="auto", help="solver strategy (default auto)")

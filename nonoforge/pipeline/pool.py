@@ -258,7 +258,19 @@ class OrderedPool(Generic[T, R]):
         mine, theirs = ctx.Pipe()
         process = ctx.Process(target=_worker, args=(theirs, os.getpid(), fn), daemon=True,
                               name="nonoforge-worker")
-        process.start()
+        # born ignoring SIGINT (a disposition exec keeps, and Python then leaves alone): a
+        # Ctrl-C while it imports gives no traceback; this process ignores it for the
+        # few milliseconds of the start
+        import signal
+        import threading
+
+        here = threading.current_thread() is threading.main_thread()
+        before = signal.signal(signal.SIGINT, signal.SIG_IGN) if here else None
+        try:
+            process.start()
+        finally:
+            if here:
+                signal.signal(signal.SIGINT, before)
         theirs.close()
         self._procs.append(_Proc(process, mine))
         self.started += 1
