@@ -5,10 +5,17 @@ BIN := $(VENV)/bin
 
 .PHONY: demo test test-fast typecheck lint bench postgres chromium clean
 
+# pip shows each package as it comes (a quiet install was minutes without a word, issue 38);
+# then it unpacks them all without a word (about 1.5 min on a busy 2-core machine)
 $(BIN)/nonoforge: pyproject.toml
+	@echo "installing nonoforge and its dependencies into $(VENV)/: 1 to 3 minutes, once;"
+	@echo "pip lists the packages, then is silent for a minute or so while it unpacks them ..."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --progress-bar off -e '.[test]'
+	@# compile the solver's kernels into numba's cache now, saying so (issue 38): the first
+	@# demo or solve would otherwise pay a minute or more of it in silence
+	$(BIN)/python -c "from nonoforge.solver import warmup; warmup()"
 	touch $@
 
 demo: $(BIN)/nonoforge

@@ -12,6 +12,18 @@ reference model (from its fit, bench/fit_model.py) and of the same model on this
 measurements, and the grade histogram.
 
     .venv/bin/python bench/rate.py [--limit N] [--repeat N] [--executors local1,...]
+
+``--resume N`` measures something else: what ``nonoforge rate --db`` costs on a corpus
+of N tournament puzzles (10,000 by default) that is already rated, and on the same
+corpus with 1 % of its ratings removed (a resume after a kill at 99 %). The corpus is
+built once (the first ten tournament sets in sorted order, a seeded shuffle; 50 puzzles
+rated for real and their ratings given, scored by the shipped model, to the others:
+what is timed never solves them) and copied for each run; ``rate --db`` runs as a user
+runs it, a process of its own, ``--code DIR`` the checkout whose code it runs (to
+compare with another branch). It prints wall time and CPU seconds of that process and
+its workers, best of ``--repeat`` runs.
+
+    .venv/bin/python bench/rate.py --resume 10000 [--code ../main] [--workers 2]
 """
 
 from __future__ import annotations
@@ -197,6 +209,88 @@ def rate_once(kind: str, puzzles: list, opts: RateOptions, lean: bool = True) ->
             "summary": summary, "rows": rows}
 
 
+def rated_corpus(path: Path, n: int, seed: int = 38) -> int:
+    """A corpus of ``n`` tournament puzzles, every one with a rating of this solver version
+    (see the module's ``--resume``); returns how many puzzles it holds."""
+    import random
+
+    from nonoforge.pipeline.rate import bundled_model, rate_puzzle, score_rows
+
+    sets = sorted((SHARED / "tournament" / "question").glob("*.txt"))[:10]
+    puzzles = [p for f in sets for p in read_with_solutions(f)]
+    random.Random(seed).shuffle(puzzles)
+    puzzles = list({p.key: p for p in puzzles}.values())[:n]
+    version = jobs.solver_version()
+    model = bundled_model(version)
+    opts = RateOptions(runs=1)
+    real = [rate_puzzle(p, opts) for p in puzzles[:50]]
+    rows = []
+    for i, p in enumerate(puzzles):
+        r = real[i % len(real)]
+        rows.append({**r, "key": p.key, "width": p.width, "height": p.height,
+                     "colors": p.ncolors})
+    if model is not None:
+        score_rows(rows, model)
+    with Corpus.open(str(path)) as c:
+        c.add(puzzles)
+        c.save_results(rows, version)
+    return len(puzzles)
+
+
+def _child_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def time_rate_db(db: Path, code: Path, workers: int) -> tuple[float, float, str]:
+    """``nonoforge rate --db DB`` in a process of its own, run from ``code``: wall s, CPU s
+    of it and its workers, and the summary's first line."""
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    cpu0, t0 = _child_cpu(), time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "nonoforge", "rate", "--db", str(db), "--workers",
+         str(workers)], env=env, capture_output=True, text=True, cwd=str(code), check=False,
+    )
+    wall, cpu = time.perf_counter() - t0, _child_cpu() - cpu0
+    if done.returncode != 0:
+        raise SystemExit(f"rate --db failed ({done.returncode}): {done.stderr[-500:]}")
+    return wall, cpu, done.stdout.splitlines()[0] if done.stdout else ""
+
+
+def resume(n: int, code: Path, workers: int, repeat: int) -> int:
+    """The ``--resume`` mode: rate --db on an all-rated corpus, and on one 99 % rated."""
+    import shutil
+    import sqlite3
+
+    with tempfile.TemporaryDirectory(prefix="nonoforge-bench-") as tmp:
+        base = Path(tmp) / "rated.db"
+        t0 = time.perf_counter()
+        size = rated_corpus(base, n)
+        print(f"corpus: {size} tournament puzzles, all rated ({time.perf_counter() - t0:.1f} s "
+              f"to build); rate --db from {code}, --workers {workers}; "
+              f"load average {os.getloadavg()[0]:.1f}", flush=True)
+        for label, drop in (("all rated", 0), ("99 % rated", size // 100)):
+            best: tuple[float, float, str] | None = None
+            for _ in range(max(1, repeat)):
+                db = Path(tmp) / "run.db"
+                for suffix in ("", "-wal", "-shm"):
+                    Path(str(db) + suffix).unlink(missing_ok=True)
+                with sqlite3.connect(base) as con:  # a consistent copy, WAL folded in
+                    con.execute("VACUUM INTO ?", (str(db),))
+                if drop:
+                    with sqlite3.connect(db) as con:
+                        con.execute("DELETE FROM results WHERE id IN (SELECT id FROM results "
+                                    "ORDER BY id DESC LIMIT ?)", (drop,))
+                r = time_rate_db(db, code, workers)
+                best = r if best is None or r[1] < best[1] else best
+            assert best is not None
+            wall, cpu, line = best
+            print(f"rate --db, {label}: {wall:.2f} s wall, {cpu:.2f} CPU s "
+                  f"(with its workers); {line}", flush=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--limit", type=int, default=None,
@@ -206,10 +300,18 @@ def main() -> int:
                     help=f"comma-separated, of {', '.join(EXECUTORS)}")
     ap.add_argument("--dask-defaults", action="store_true",
                     help="start the Dask clusters with Dask's default settings, not LEAN")
+    ap.add_argument("--resume", type=int, nargs="?", const=10_000, default=None,
+                    metavar="N", help="time rate --db on an all-rated corpus of N puzzles "
+                    "(10,000) and 99 %% rated; see above")
+    ap.add_argument("--code", type=Path, default=ROOT,
+                    help="--resume: the checkout whose code rate --db runs (default: this)")
+    ap.add_argument("--workers", type=int, default=2, help="--resume: rate --db --workers")
     args = ap.parse_args()
     if not SHARED.exists():
         print(f"{SHARED} is absent", file=sys.stderr)
         return 2
+    if args.resume is not None:
+        return resume(args.resume, args.code.resolve(), args.workers, args.repeat)
     sources = corpus(args.limit)
     source = {p.key: s for s, ps in sources.items() for p in ps}
     puzzles = [p for ps in sources.values() for p in ps]

@@ -121,7 +121,7 @@ def main() -> None:
                 effort[n][key] = effort[n].get(key, 0) + res.effort.get(key, 0)
             seen[n] = (res.status, t, res.effort.get("nodes", 0),
                        res.effort.get("sat_conflicts", 0))
-        stat = {s for s, _, _, _ in seen.values() if s not in ("timeout", "unsolved")}
+        stat = {s for s, _, _, _ in seen.values() if s not in ("timeout", "unsolved", "found")}
         if len(stat) > 1:
             print(f"  {label}: VERDICTS DIFFER {seen}", flush=True)
         if args.verbose:

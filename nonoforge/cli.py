@@ -93,6 +93,109 @@ def _console(stderr: bool) -> Any:
     return Console(stderr=stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 
+#: Characters rich's Text changes when it prints them (tabs expanded, these control codes
+#: dropped): a line holding one is printed by rich itself.
+_RICH_CHANGES = frozenset("\t\r\x07\x08\x0b\x0c")
+#: Options of ``Console.print`` that, set False, change nothing on our consoles.
+_PLAIN_OPTIONS = frozenset(("markup", "highlight", "emoji"))
+
+
+def _styles_shown(stream: Any) -> bool:
+    """Whether rich would style what it prints on ``stream``: its own test
+    (``Console.is_terminal``: ``TTY_COMPATIBLE``, ``FORCE_COLOR``, then ``isatty``), and
+    any notebook counted as styled."""
+    if "IPython" in sys.modules:
+        return True
+    tty = os.environ.get("TTY_COMPATIBLE", "")
+    if tty in ("0", "1"):
+        return tty == "1"
+    force = os.environ.get("FORCE_COLOR")
+    if force is not None:
+        return force != ""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+class _LightText:
+    """rich's ``Text`` until rich is needed: a string and the styles of its pieces. Printed
+    where no style shows (a pipe, a file) it is its plain string, without importing rich
+    (0.03 s of CPU: a large part of ``solve``'s start-up, issue 39); anything else makes it
+    a rich ``Text`` (``__rich__``; other attributes are rich's)."""
+
+    __slots__ = ("_parts", "_rich", "_style")
+
+    def __init__(self, text: str = "", style: str | None = None) -> None:
+        self._parts: list[tuple[str, str | None]] = [(text, None)] if text else []
+        self._style = style
+        self._rich: Any = None
+
+    def append(self, text: str, style: str | None = None) -> _LightText:
+        if self._rich is not None:
+            self._rich.append(text, style=style)
+        else:
+            self._parts.append((text, style))
+        return self
+
+    @property
+    def plain(self) -> str:
+        if self._rich is not None:
+            return str(self._rich.plain)
+        return "".join(t for t, _ in self._parts)
+
+    def __str__(self) -> str:
+        return self.plain
+
+    def __rich__(self) -> Any:
+        if self._rich is None:
+            from rich.text import Text as RichText
+
+            rich = RichText(style=self._style or "")
+            for text, style in self._parts:
+                rich.append(text, style=style)
+            self._rich = rich
+        return self._rich
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.__rich__(), name)
+
+
+class _TextFactory:
+    """``Text(...)``: a :class:`_LightText`; ``Text.from_ansi`` and other class attributes
+    are rich's."""
+
+    def __call__(self, text: str = "", style: str | None = None) -> _LightText:
+        return _LightText(text, style)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(importlib.import_module("rich.text").Text, name)
+
+
+class _Console(_OnFirstUse):
+    """rich's Console on stdout or stderr, made on first use, except for the plain case:
+    lines (str or :class:`_LightText`) printed where rich would show no style are written
+    as rich would write them, without importing rich."""
+
+    __slots__ = ("_stderr",)
+
+    def __init__(self, stderr: bool) -> None:
+        super().__init__(lambda: _console(stderr=stderr))
+        self._stderr = stderr
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        stream = sys.stderr if self._stderr else sys.stdout
+        plain_options = all(k in _PLAIN_OPTIONS and v is False for k, v in options.items())
+        if self._obj is None and plain_options and not _styles_shown(stream):
+            texts = [o if isinstance(o, str) else o.plain if isinstance(o, _LightText) else None
+                     for o in objects]
+            if all(t is not None and _RICH_CHANGES.isdisjoint(t) for t in texts):
+                stream.write(" ".join(texts) + "\n")  # type: ignore[arg-type]
+                stream.flush()
+                return
+        self._get().print(*objects, **options)
+
+
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.markup import escape as escape_markup
@@ -103,10 +206,10 @@ if TYPE_CHECKING:
     out: Console
     err: Console
 else:
-    Text = _OnFirstUse(lambda: importlib.import_module("rich.text").Text)
+    Text = _TextFactory()
     escape_markup = _OnFirstUse(lambda: importlib.import_module("rich.markup").escape)
-    out = _OnFirstUse(lambda: _console(stderr=False))
-    err = _OnFirstUse(lambda: _console(stderr=True))
+    out = _Console(stderr=False)
+    err = _Console(stderr=True)
 
 
 def echo(line: str) -> None:
@@ -201,6 +304,9 @@ def _main(
     _state["debug"] = debug or bool(os.environ.get("NONOFORGE_DEBUG"))
     _state["quiet"] = quiet
     _clock["command"] = _clock.pop("process", 0.0) or time.monotonic()
+    from nonoforge.solver import kernel_cache  # no numba: the first-run compile notice
+
+    kernel_cache.set_notice(None if quiet else kernel_cache.say_on_stderr)
 
 
 def is_quiet() -> bool:
@@ -234,13 +340,43 @@ def _process_is_this_command() -> bool:
     return os.path.basename(sys.argv[0] if sys.argv else "").startswith("nonoforge")
 
 
+#: Options of the main callback that take no value (they may come before the command).
+_GLOBAL_FLAGS = frozenset(("--debug", "--quiet", "-q"))
+
+
+def _app_for(args: list[str]) -> typer.Typer:
+    """The app that runs ``nonoforge ARGS``: :data:`app` with only the command (or command
+    group) ARGS names when it names one, as typer turns every command's signature into
+    options before it runs any (0.02 s of CPU, issue 39); the whole app for ``--help``,
+    ``--version``, a name that is no command or no name at all, so that what those print
+    is unchanged."""
+    i = 0
+    while i < len(args) and args[i] in _GLOBAL_FLAGS:
+        i += 1
+    if i == len(args) or args[i].startswith("-"):
+        return app
+    from typer.main import get_command_name
+
+    name = args[i]
+    commands = [c for c in app.registered_commands
+                if (c.name or get_command_name(c.callback.__name__ if c.callback else "")) == name]
+    groups = [g for g in app.registered_groups if g.name == name]
+    if len(commands) + len(groups) != 1:
+        return app
+    import copy
+
+    only = copy.copy(app)
+    only.registered_commands, only.registered_groups = commands, groups
+    return only
+
+
 def main() -> None:
     """Console-script entry point."""
     # solve --timeout counts from here: the process's start when it runs just this command
     now = time.monotonic()
     _clock["process"] = now - _process_age() if _process_is_this_command() else now
     try:
-        rv = app(prog_name="nonoforge", standalone_mode=False)
+        rv = _app_for(sys.argv[1:])(prog_name="nonoforge", standalone_mode=False)
     except typer.Exit as e:
         sys.exit(e.exit_code)
     except TyperException as e:  # usage errors: typer's own message and exit code
@@ -290,9 +426,46 @@ def end_batch(batch: Any) -> None:
         raise typer.Exit(batch.exit_code)
 
 
+@contextmanager
+def printed_whole() -> Iterator[None]:
+    """A block whose printing an interrupt does not cut: Ctrl-C (SIGINT) or SIGTERM that
+    arrives inside it takes effect at its end (KeyboardInterrupt, or death by SIGTERM),
+    so that every answer a batch command printed is whole. Outside the main thread (no
+    signal handlers there) it does nothing."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+
+    def later(signum: int, _frame: Any) -> None:
+        caught.append(signum)
+
+    before = {sig: signal.signal(sig, later) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+        if signal.SIGTERM in caught:  # die as SIGTERM kills, now that the answer is out
+            sys.stdout.flush()
+            os.kill(os.getpid(), signal.SIGTERM)
+        if signal.SIGINT in caught:
+            raise KeyboardInterrupt
+
+
 def print_json(data: Any) -> None:
     """Machine-readable output on stdout."""
     sys.stdout.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+
+
+def print_line(text: str) -> None:
+    """One line of stdout, flushed at once (``rate --json`` writes JSON Lines with it):
+    what a reader has, or a kill leaves, is whole lines."""
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
 
 
 def styled_drawing(p: Puzzle, grid: Any = None) -> Text:
@@ -481,7 +654,7 @@ def solve_cmd(
     files: Annotated[list[str], typer.Argument(help="Puzzle files (any format we read).")],
     max_solutions: Annotated[
         int, typer.Option("--max-solutions", "-n", help="Stop after this many solutions (2 "
-                          "proves uniqueness; 1 just finds one).", min=1)
+                          "proves uniqueness; 1 just finds one: verdict 'found').", min=1)
     ] = 2,
     timeout: Annotated[
         float | None, typer.Option("--timeout", "-t", help="Seconds per puzzle.", min=0.001)
@@ -507,10 +680,12 @@ def solve_cmd(
 ) -> None:
     """Solve puzzles, prove uniqueness, and report the technique needed and the effort.
 
-    The verdict is unique, multiple, none, timeout, budget (the --budget of work ran out)
-    or unsolved (a limited strategy stopped with cells undecided); it is data, so the exit
-    code is 0 whatever it is. --timeout counts from the start of the command for the first
-    puzzle (reading it included), from the start of reading its file for each next one.
+    The verdict is unique, multiple or none (proven), found (--max-solutions 1 found one
+    solution; uniqueness not checked), timeout, budget (the --budget of work ran out) or
+    unsolved (a limited strategy stopped with cells undecided); it is data, so the exit
+    code is 0 whatever it is. Every solution shown reproduces the clues. --timeout counts
+    from the start of the command for the first puzzle (reading it included), from the
+    start of reading its file for each next one.
 
     Example: nonoforge solve --timeout 10 example:dancer example:petro
     """
@@ -546,7 +721,7 @@ def solve_cmd(
             continue
         title = terminal_text(p.meta.title or os.path.basename(path))
         given = f" with {len(p.givens)} given cell(s)" if p.givens else ""  # part of it
-        with out.capture() as shot:  # one write per answer: an interrupt leaves it whole
+        with printed_whole():  # an interrupt now waits for the answer's last line
             out.print(Text(f"{title}  ({p.width}x{p.height}){given}: {res.status}, technique "
                            f"{res.technique}, {res.time_s:.3f} s", style="bold"))
             if steps:
@@ -557,12 +732,10 @@ def solve_cmd(
                 if len(res.solutions) > 1:
                     out.print(f"-- solution {i + 1}")
                 out.print(styled_drawing(p, g))
-            if not res.solutions and res.status in ("unsolved", "timeout", "budget"):
+            if not res.solutions and res.status.cut_short:  # how far logic got
                 out.print("\n".join(state_rows(res.state, p.ncolors)))
             out.print("effort: " + ", ".join(f"{k} {v}" for k, v in res.effort.items() if v))
             out.print()
-        sys.stdout.write(shot.get())
-        sys.stdout.flush()
     if as_json:
         print_json(results)
     end_batch(batch)
@@ -892,11 +1065,12 @@ def _ingest_report(summary: Any, as_json: bool) -> None:
         print_json(summary.as_dict())
     else:
         out.print(Text(terminal_text(summary.line())))
-        for f in summary.failures[:10]:
-            out.print(Text(terminal_text(f"  failed {f['item']}: {f['reason']}")))
-        if summary.failed > 10:
-            out.print(f"  ... {summary.failed - 10} more (see the fetch log)")
-    if summary.exit_code:  # every item tried failed: 5 for the network, else 2
+        for line in summary.failure_lines():
+            out.print(Text(terminal_text(line)))
+    stop = summary.stop_line()
+    if stop is not None:  # the site could not be reached: one line, exit 5
+        say_error(stop)
+    if summary.exit_code:  # stopped, or every item tried failed: 5 for the network, else 2
         raise typer.Exit(summary.exit_code)
 
 
@@ -1157,7 +1331,9 @@ def _status(first: str) -> Iterator[Callable[[str], None] | None]:
         yield lambda line: status.update(Text(terminal_text(line)))
 
 
-def _progress_bar(total_label: str):  # noqa: ANN202 - a rich Progress or a null context
+def _progress_bar(  # noqa: ANN202 - a rich Progress or a null context
+    total_label: str, redirect_stdout: bool = True,
+):
     from contextlib import nullcontext
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -1167,6 +1343,7 @@ def _progress_bar(total_label: str):  # noqa: ANN202 - a rich Progress or a null
     return Progress(
         TextColumn(f"[bold]{total_label}"), BarColumn(), MofNCompleteColumn(),
         TextColumn("{task.fields[info]}"), TimeElapsedColumn(), console=err, transient=False,
+        redirect_stdout=redirect_stdout,
     )
 
 
@@ -1208,15 +1385,17 @@ def _print_summary(s: dict[str, Any], console: Console) -> None:
 @app.command()
 def rate(
     files: Annotated[
-        list[str] | None, typer.Argument(help="Puzzle files; without them, the whole corpus.")
+        list[str] | None, typer.Argument(help="Puzzle files or folders (read as db import "
+                                         "reads them); without them, the whole corpus.")
     ] = None,
     db: CorpusOption = None,
     workers: Annotated[
-        int | None, typer.Option("--workers", "-w", help="Worker processes [default: all cores].")
+        int | None, typer.Option("--workers", "-w", help="Worker processes, at most one a "
+                                 "puzzle [default: all cores].")
     ] = None,
     budget: Annotated[
-        int, typer.Option(help="Work allowed per puzzle (the solver's work units); decides "
-                          "verdicts the same on every machine. [default: 20000000, a few s]")
+        int, typer.Option(help="Work allowed per puzzle (the solver's work units, the default "
+                          "a few s); decides verdicts the same on every machine.")
     ] = 20_000_000,
     timeout: Annotated[
         float, typer.Option(help="Wall-clock safety net per puzzle, seconds (timeout_wall).")
@@ -1227,17 +1406,20 @@ def rate(
         str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")
     ] = None,
     refit: Annotated[bool, typer.Option(help="Fit a new score model on this corpus.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per puzzle.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON Lines: one object per puzzle, "
+                                          "written as each finishes.")] = False,
 ) -> None:
     """Rate difficulty: verdict, technique, effort, solve time, score and grade.
 
     Without FILEs, rates every puzzle of the corpus not yet rated by this solver version
-    (resumable) and grades them all; with FILEs and no --db, rates those files only.
+    (resumable: each rating is saved as it finishes) and grades them all; with FILEs and
+    no --db, rates those files only. --json writes each rating on a line of its own as it
+    finishes, so an interrupted run keeps every finished one.
 
-    Example: nonoforge rate --db corpus.db --workers 2 --json
+    Example: nonoforge rate --db corpus.db --workers 2 --json > ratings.jsonl
     """
     from nonoforge.pipeline import jobs
-    from nonoforge.pipeline.rate import RateOptions
+    from nonoforge.pipeline.rate import RateOptions, sigterm_interrupts
 
     if runs < 1 or timeout <= 0 or budget < 1:
         raise UsageError("--runs and --budget must be at least 1 and --timeout positive")
@@ -1245,8 +1427,13 @@ def rate(
     if not files or db is not None:  # a corpus is read: a --db typo must not make one
         corpus_target(db, create=bool(files))
     ex = jobs.make_executor(executor, workers, scheduler)
-    bar = _progress_bar("rating")
-    with bar as progress:
+
+    def skipped(name: str, why: str) -> None:
+        if not is_quiet():
+            err.print(Text(terminal_text(f"skipped {name}: {why}")))
+
+    bar = _progress_bar("rating", redirect_stdout=False)  # lines go out as they come
+    with bar as progress, sigterm_interrupts():
         task = progress.add_task("rate", total=None, info="") if progress else None
 
         def on(ev: dict[str, Any]) -> None:
@@ -1258,23 +1445,27 @@ def rate(
                 r = ev["row"]
                 progress.update(task, advance=1, info=f"{r['status']} {r['time_s']:.3f}s")
 
-        run = jobs.rate_inputs(files, db, executor=ex, opts=opts, refit=refit, progress=on,
-                               resolve=resolve_input)
-    for e in run.entries:
-        if "error" in e:
-            say_error(f"{e.get('file') or e.get('key')}: {e['error']}")
-    if as_json:
-        print_json(run.entries)
-        if not is_quiet():
-            _print_summary(run.summary.to_dict(), err)
-    else:
-        for e in run.entries if files else []:
-            if "error" not in e:
+        def line(text: str) -> None:
+            if progress is not None and sys.stdout.isatty():  # above the bar, not through it
+                progress.console.print(Text(text))
+            else:
+                print_line(text)
+
+        def emit(e: dict[str, Any]) -> None:
+            if "error" in e:
+                say_error(f"{e.get('file') or e.get('key')}: {e['error']}")
+            if as_json:
+                line(json.dumps(e, ensure_ascii=False))
+            elif files and "error" not in e:
                 score = "-" if e["score"] is None else f"{e['score'] * 1000:.2f} ms"
-                out.print(Text(f"{terminal_text(e['file'])}: {e['status']}, {e['technique']}, "
-                               f"score {score}, "
-                               f"grade {e['grade'] if e['grade'] is not None else '-'}"))
-        _print_summary(run.summary.to_dict(), out)
+                line(terminal_text(f"{e['file']}: {e['status']}, {e['technique']}, "
+                                   f"score {score}, "
+                                   f"grade {e['grade'] if e['grade'] is not None else '-'}"))
+
+        run = jobs.rate_inputs(files, db, executor=ex, opts=opts, refit=refit, progress=on,
+                               resolve=resolve_input, emit=emit, on_skip=skipped)
+    if not as_json or not is_quiet():
+        _print_summary(run.summary.to_dict(), err if as_json else out)
     if run.failed:
         raise typer.Exit(FAILED_EXIT)
 
@@ -1328,7 +1519,7 @@ def collection_export(
     name: Annotated[str, typer.Argument(help="The collection's name.")],
     to: Annotated[str, typer.Option(
         "--to", help="A folder, or FILE.pdf (book), .html (playable page), .jsonl (dataset), "
-        ".rofl.")],
+        ".rofl; any other suffix is refused.")],
     fmt: Annotated[str, typer.Option("--format", "-f", help="File format in a folder.")] = "non",
     page: Annotated[str, typer.Option(help="PDF page size: a4, letter or 6x9.")] = "a4",
     greyscale: Annotated[bool, typer.Option(
@@ -1402,6 +1593,7 @@ def demo(
     from nonoforge.pipeline.demo import run_demo
 
     say = (lambda _msg: None) if is_quiet() or as_json else (lambda msg: err.print(msg))
-    report = run_demo(out_dir, say, workers)
+    with _status("demo: starting") as status:  # a terminal's line: the step and its seconds
+        report = run_demo(out_dir, say, workers, None if as_json else status)
     if as_json:
         print_json(report)

@@ -235,6 +235,30 @@ def offline(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket, "getaddrinfo", local_only)
 
 
+@pytest.fixture
+def no_such_name(monkeypatch: pytest.MonkeyPatch, offline: None) -> None:
+    """``.invalid`` names fail to resolve as a real resolver answers them (RFC 6761: never
+    resolvable): socket.gaierror EAI_NONAME, without asking any DNS server."""
+    other = socket.getaddrinfo  # the offline fixture's: loopback only
+
+    def lookup(host: object, *args: object, **kwargs: object) -> object:
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        if name.rstrip(".").endswith(".invalid"):
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return other(host, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket, "getaddrinfo", lookup)
+
+
+def closed_port() -> tuple[str, socket.socket]:
+    """A loopback address where nothing listens: a socket bound but not listening holds the
+    port (no other program can take it meanwhile) and the kernel refuses connections."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    host, port = s.getsockname()[:2]
+    return f"http://{host}:{port}", s
+
+
 # -- webpbn -----------------------------------------------------------------------------
 
 

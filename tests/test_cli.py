@@ -405,6 +405,29 @@ def test_solve_json_says_how_many_givens_the_verdict_is_for() -> None:
     ]
 
 
+def test_solve_one_solution_says_found_and_the_solution_reproduces_the_clues() -> None:
+    """Issue 39: ``--max-solutions 1`` that finds its solution (here a probe runs into it)
+    without proving it the only one says ``found``, not ``unsolved``; asked for two, the
+    same puzzle is proven ``unique`` (and the two answers agree)."""
+    from nonoforge.examples import resolve
+    from nonoforge.puzzle import cell_chars
+
+    [p] = read_file(resolve("example:petro"))
+    one = run("solve", "--max-solutions", "1", "--json", "example:petro")
+    assert one.exit_code == 0, one.output
+    [r] = json.loads(one.stdout)
+    assert r["status"] == "found"
+    [rows] = r["solutions"]
+    found = Grid.from_rows(rows, cell_chars(p.ncolors))
+    assert found.matches(p)
+    full = run("solve", "--json", "example:petro")
+    assert full.exit_code == 0, full.output
+    [f] = json.loads(full.stdout)
+    assert f["status"] == "unique" and f["solutions"] == [rows]
+    text = run("solve", "-n", "1", "example:petro").stdout
+    assert ": found, technique" in text
+
+
 # A tournament question file (``$N``, column then row clues, TAB-separated, as the sets in
 # /work/shared/corpora/tournament), written by hand: its middle puzzle's row 2 (line 13)
 # cannot fit, the puzzles before and after it are good.
@@ -424,7 +447,10 @@ def test_info_and_rate_report_a_bad_puzzle_of_a_multi_file_as_its_own_item(
                  ["-q", "rate", "--json", "--workers", "1", "--runs", "1", str(bad)]):
         result = run(*args)
         assert result.exit_code == 2, result.output
-        rows = json.loads(result.stdout)
+        if "rate" in args:  # JSON Lines, one worker: in input order
+            rows = [json.loads(line) for line in result.stdout.splitlines()]
+        else:
+            rows = json.loads(result.stdout)
         rows = rows if isinstance(rows, list) else rows["puzzles"]
         where = f"{bad}:13"
         assert [r["file"] for r in rows] == [str(bad), where, str(bad)], rows

@@ -264,7 +264,8 @@ def test_every_batch_names_the_solution_file_and_its_line(tmp_path: Path) -> Non
     rate = runner.invoke(app, ["-q", "rate", "--json", str(q)])
     assert rate.exit_code == 2, rate.output
     assert f"{where}: solution $2" in rate.stderr and f"{q}:" not in rate.stderr
-    assert len([r for r in json.loads(rate.stdout) if "error" not in r]) == 2
+    lines = [json.loads(line) for line in rate.stdout.splitlines()]  # JSON Lines
+    assert len([r for r in lines if "error" not in r]) == 2
 
     db = tmp_path / "c.db"
     imp = runner.invoke(app, ["-q", "db", "import", "--db", str(db), str(q)])

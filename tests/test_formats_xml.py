@@ -213,7 +213,9 @@ def test_billion_laughs_is_refused_at_once() -> None:
     )
     start = time.perf_counter()
     e = error_of(bomb)
-    assert time.perf_counter() - start < 1
+    # refused before anything is expanded (the reason says so); expanding would take
+    # minutes and gigabytes, so a generous guard still tells, whatever the machine's load
+    assert time.perf_counter() - start < 30
     assert "entity declarations are refused" in e.reason and e.line == 3
 
 

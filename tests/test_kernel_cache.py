@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from nonoforge.solver import kernel_cache
 from nonoforge.solver.kernel_cache import HERE, SOURCES, sources_stamp
 
@@ -139,3 +141,73 @@ def test_sources_that_cannot_be_read_leave_numba_as_it_is(tmp_path: Path) -> Non
     archive.write_bytes(b"")
     assert kernel_cache.install(archive / "nonoforge" / "solver", SOURCES) is False
     assert kernel_cache.install(tmp_path / "missing", SOURCES) is False
+
+
+# ---------------------------------------------------------------------------------------
+# the first run says that it compiles (issue 38)
+
+EDGE = str(ROOT / "nonoforge" / "examples" / "puzzles" / "edge.non")  # needs the engine
+
+
+def _solve_edge(cache_dir: Path | None, *options: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    if cache_dir is not None:
+        env["NUMBA_CACHE_DIR"] = str(cache_dir)
+    return subprocess.run([sys.executable, "-m", "nonoforge", *options, "solve", EDGE],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=1200,
+                          check=True)
+
+
+@pytest.mark.slow
+def test_a_cold_cache_is_announced_once_and_a_warm_one_not(tmp_path: Path) -> None:
+    cold = _solve_edge(tmp_path)
+    assert cold.stderr.count(kernel_cache.COMPILE_NOTICE) == 1
+    assert "unique, technique probe" in cold.stdout  # the notice is not on stdout
+    assert kernel_cache.COMPILE_NOTICE not in cold.stdout
+    warm = _solve_edge(tmp_path)
+    assert warm.stderr == ""
+    assert warm.stdout.split(",")[:2] == cold.stdout.split(",")[:2]
+
+
+def test_a_warm_cache_says_nothing() -> None:
+    """The kernels of this test run are compiled (conftest warms them): nothing on stderr."""
+    r = _solve_edge(None)
+    assert "technique probe" in r.stdout and r.stderr == ""
+
+
+def _uncompiled_kernel(tmp_path: Path) -> Any:
+    """A real numba kernel in a fresh folder, never called: nothing of it in any cache."""
+    (tmp_path / "fresh_kernel.py").write_text(HELPER.format(7))
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import fresh_kernel  # type: ignore[import-not-found]
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("fresh_kernel", None)
+    return fresh_kernel.value
+
+
+def test_the_notice_is_said_once_and_quiet_silences_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from nonoforge.cli import app
+
+    kernel = _uncompiled_kernel(tmp_path)
+    assert kernel_cache.is_cold(kernel)
+    monkeypatch.setitem(kernel_cache._notice, "said", False)
+    monkeypatch.setitem(kernel_cache._notice, "say", kernel_cache.say_on_stderr)
+    assert kernel_cache.announce_if_cold(kernel)
+    assert not kernel_cache.announce_if_cold(kernel)  # once per process
+    assert capsys.readouterr().err == kernel_cache.COMPILE_NOTICE + "\n"
+    assert CliRunner().invoke(app, ["--quiet", "formats"]).exit_code == 0
+    monkeypatch.setitem(kernel_cache._notice, "said", False)
+    assert kernel_cache.announce_if_cold(kernel)
+    assert capsys.readouterr().err == ""
+    assert CliRunner().invoke(app, ["formats"]).exit_code == 0  # not quiet: said again
+    monkeypatch.setitem(kernel_cache._notice, "said", False)
+    assert kernel_cache.announce_if_cold(kernel)
+    assert kernel_cache.COMPILE_NOTICE in capsys.readouterr().err
+    assert kernel() == 7
+    assert not kernel_cache.is_cold(kernel)  # compiled and cached now

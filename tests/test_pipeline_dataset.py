@@ -6,7 +6,7 @@ from conftest import DATA
 
 from nonoforge.formats import read_file
 from nonoforge.pipeline.dataset import line_trace, record
-from nonoforge.pipeline.export import Item
+from nonoforge.pipeline.item import ExportItem
 
 
 def test_a_record_lists_the_givens_and_its_steps_start_from_them() -> None:
@@ -14,7 +14,7 @@ def test_a_record_lists_the_givens_and_its_steps_start_from_them() -> None:
     the trace starts where a person starts: the given cells already solved."""
     switch = read_file(DATA / "givens.nonpack")[0]
     assert switch.goal is not None
-    r = record(Item(switch, 1, answer=switch.goal, verdict="unique"), steps=True)
+    r = record(ExportItem(switch, 1, answer=switch.goal, verdict="unique"), steps=True)
     assert r["givens"] == [[1, 1, 1], [9, 9, 0]]
     painted = {(y, x) for step in r["steps"] for y, x, _ in step["cells"]}
     assert all(step["line"] is not None for step in r["steps"])  # no search needed
@@ -24,5 +24,5 @@ def test_a_record_lists_the_givens_and_its_steps_start_from_them() -> None:
         for y, x, k in step["cells"]:
             assert switch.goal.cells[y, x] == k
     bare = switch.replace(givens=())
-    assert record(Item(bare, 1, answer=switch.goal))["givens"] == []
+    assert record(ExportItem(bare, 1, answer=switch.goal))["givens"] == []
     assert line_trace(bare, switch.goal)[-1]["by"] == "search"  # stalls without them

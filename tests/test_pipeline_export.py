@@ -137,6 +137,54 @@ def test_exports_never_mix(tmp_path) -> None:
         assert export(db, "two", "--to", str(target), "--overwrite").exit_code == 0
 
 
+def test_an_unknown_suffix_is_refused_in_one_line_and_creates_nothing(tmp_path) -> None:
+    """Issue 38: ``--to book.txt`` once made a folder named book.txt; now it is refused,
+    naming the kinds there are. A suffix in an existing folder's name stays a folder."""
+    db = corpus_with(tmp_path, nin_puzzles()[:2])
+    before = sorted(p.name for p in tmp_path.iterdir())
+    res = export(db, "nin", "--to", str(tmp_path / "book.txt"))
+    assert res.exit_code == 2, res.output
+    assert "Traceback" not in res.output and res.output.strip().count("\n") == 0
+    assert ".txt" in res.output and ".pdf" in res.output and "a folder" in res.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    dotted = tmp_path / "set.v2"
+    dotted.mkdir()
+    res = export(db, "nin", "--to", str(dotted))
+    assert res.exit_code == 0 and "(dir)" in res.output, res.output
+    assert len(list(dotted.iterdir())) == 2
+
+
+def test_a_new_export_kind_is_one_registration(tmp_path) -> None:
+    """A toy kind registered here is found by its suffix, gets what its flags ask for
+    (answers, only the unique puzzles) and is listed among the known kinds."""
+    from nonoforge.pipeline.export import KINDS, ExportJob, ExportKind, register_kind
+
+    def write_keys(job: ExportJob) -> None:
+        job.target.write_text("".join(f"{it.number} {it.puzzle.key} {it.verdict}\n"
+                                      for it in job.items))
+
+    puzzles = nin_puzzles()
+    db = corpus_with(tmp_path, puzzles)
+    register_kind(ExportKind("toy", (".toy",), "toy list", write_keys, answers=True,
+                             playable=True))
+    try:
+        target = tmp_path / "list.toy"
+        res = export(db, "nin", "--to", str(target))
+        assert res.exit_code == 0, res.output
+        assert "(toy)" in res.output
+        lines = target.read_text().splitlines()
+        assert len(lines) == len(puzzles) - ambiguous(puzzles)
+        assert all(line.endswith(" unique") for line in lines)
+        assert [line.split()[1] for line in lines] == [
+            p.key for p in puzzles if p.meta.title != "data001"]
+        assert ".toy (toy list)" in export(db, "nin", "--to", str(tmp_path / "x.bad")).output
+        with pytest.raises(ValueError):  # a suffix belongs to one kind
+            register_kind(ExportKind("clash", (".toy",), "clash", write_keys))
+    finally:
+        del KINDS["toy"]
+    assert "toy" not in export(db, "nin", "--to", str(tmp_path / "x.bad")).output
+
+
 def test_bad_options_are_one_line_errors(tmp_path) -> None:
     db = corpus_with(tmp_path, nin_puzzles()[:1])
     res = export(db, "nin", "--to", str(tmp_path / "x.pdf"), "--page", "a5")

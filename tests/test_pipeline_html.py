@@ -23,8 +23,8 @@ import numpy as np
 import pytest
 
 from nonoforge.formats import read_file
-from nonoforge.pipeline.export import Item
 from nonoforge.pipeline.html import decode, encode, page, seed_of
+from nonoforge.pipeline.item import ExportItem
 from nonoforge.puzzle import Grid, Meta, Palette, Puzzle
 
 DATA = Path(__file__).parent / "data"
@@ -35,14 +35,14 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--window-size=1000,900"]
 
 
-def items() -> list[Item]:
+def items() -> list[ExportItem]:
     dancer = read_file(DATA / "dancer.non")[0]
     pal = Palette.of(("white", "#ffffff"), ("red", "#d03030"), ("navy", "#102060"))
     flag = Puzzle.from_grid(Grid(np.array([[1, 1, 2], [2, 0, 1], [1, 2, 2]])), palette=pal,
                             meta=Meta(title="<b>Flag</b> & \u0424\u043b\u0430\u0433"))
     out = []
     for n, p in enumerate([dancer, flag], start=1):
-        out.append(Item(p, n, {"grade": n}, p.goal, "unique"))
+        out.append(ExportItem(p, n, {"grade": n}, p.goal, "unique"))
     return out
 
 
@@ -241,7 +241,7 @@ def kept_filled(driver, n: int) -> list[int]:
     return [i for i, v in enumerate(rec["c"].split(",")) if int(v) > 0] if rec else []
 
 
-def book_page(driver, tmp_path: Path, title: str) -> tuple[list[Item], str]:
+def book_page(driver, tmp_path: Path, title: str) -> tuple[list[ExportItem], str]:
     """The test book written as a page, and a clean start for it (no kept progress in either
     store, the browser's error log read): its items and its URL."""
     its = items()
@@ -571,7 +571,7 @@ def test_two_tabs_see_each_others_progress(browser, tmp_path) -> None:
 # -- givens ---------------------------------------------------------------------------------
 
 
-def given_items() -> list[Item]:
+def given_items() -> list[ExportItem]:
     """Two 2x2 blocks on a diagonal (the other diagonal has the same clues: the given filled
     top-left cell and the given crossed top-right one make it unique), and the colour flag with a
     red cell and a crossed one given."""
@@ -580,7 +580,7 @@ def given_items() -> list[Item]:
     pal = Palette.of(("white", "#ffffff"), ("red", "#d03030"), ("navy", "#102060"))
     flag = Puzzle.from_grid(Grid(np.array([[1, 1, 2], [2, 0, 1], [1, 2, 2]])), palette=pal,
                             meta=Meta(title="Flag")).replace(givens=[(0, 0, 1), (1, 1, 0)])
-    return [Item(p, n, {"grade": n}, p.goal, "unique")
+    return [ExportItem(p, n, {"grade": n}, p.goal, "unique")
             for n, p in enumerate([switch, flag], start=1)]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pypdfium2 as pdfium
@@ -21,6 +22,19 @@ from nonoforge.puzzle import Grid, Meta, Puzzle
 from nonoforge.ranges import SizeSpan, Span
 
 FAST = RateOptions(timeout=10.0, runs=1)
+
+
+def json_lines(text: str) -> list[dict]:
+    """``rate --json`` output: every line one whole JSON object (JSON Lines)."""
+    assert text == "" or text.endswith("\n"), text[-200:]
+    rows = [json.loads(line) for line in text.splitlines()]
+    assert all(isinstance(r, dict) for r in rows)
+    return rows
+
+
+def in_order(entries: list[dict], files: list[str]) -> list[dict]:
+    """Streamed entries (in the order they finished) put in the order of their files."""
+    return sorted(entries, key=lambda e: files.index(e["file"]))
 
 
 def small_corpus() -> list[Puzzle]:
@@ -100,8 +114,9 @@ def test_a_puzzle_past_its_budget_or_the_wall_is_recorded_apart_and_the_batch_go
             rows = {r["key"]: r for r in c.results(jobs.solver_version())}
         statuses[name] = rows[hard.key]
         assert rows[hard.key]["grade"] is None and len(rows[hard.key]["times"]) == 1
-        assert all(rows[p.key]["status"] == "unique" for p in easy)
-        assert all(rows[p.key]["grade"] is not None for p in easy)
+        if name == "budget":  # under the 50 ms wall a loaded machine may cut the easy too
+            assert all(rows[p.key]["status"] == "unique" for p in easy)
+            assert all(rows[p.key]["grade"] is not None for p in easy)
         assert s.rated == 4
     assert statuses["budget"]["status"] == "budget"  # deterministic: it has a score
     assert statuses["budget"]["score"] is not None
@@ -168,7 +183,7 @@ def test_cli_rate_files_json_and_collection_commands(tmp_path) -> None:
     dancer = str(PUZZLES / "dancer.non")
     res = runner.invoke(app, ["--quiet", "rate", "--workers", "1", "--runs", "1", "--json", dancer])
     assert res.exit_code == 0, res.output
-    rows = json.loads(res.stdout)
+    rows = json_lines(res.stdout)
     assert rows[0]["status"] == "unique" and set(rows[0]) >= {
         "key", "status", "technique", "score", "grade", "time_s"}
     db = str(tmp_path / "cli.db")
@@ -261,8 +276,8 @@ def test_rate_files_one_bad_item_costs_only_itself(tmp_path) -> None:
     res = CliRunner().invoke(app, ["--quiet", "rate", "--workers", "2", "--runs", "1", "--json",
                                    *files])
     assert res.exit_code == 2, res.output
-    entries = json.loads(res.stdout)
-    assert [e["file"] for e in entries] == files  # input order, one entry per item
+    entries = in_order(json_lines(res.stdout), files)
+    assert [e["file"] for e in entries] == files  # one entry per item
     assert entries[1]["status"] == "error" and "63 colours" in entries[1]["error"]
     assert set(entries[2]) == {"file", "error"} and set(entries[4]) == {"file", "error"}
     assert "no such file" in entries[4]["error"]
@@ -277,7 +292,7 @@ def test_rate_db_records_the_refused_puzzle_and_fills_titles(tmp_path) -> None:
     res = CliRunner().invoke(app, ["--quiet", "rate", "--db", db, "--workers", "1", "--runs", "1",
                                    "--json", *files])
     assert res.exit_code == 2, res.output
-    entries = json.loads(res.stdout)
+    entries = in_order(json_lines(res.stdout), files)
     assert [e["file"] for e in entries] == files
     assert entries[0]["title"] == "Demo Puzzle from Front Page"
     assert entries[3]["title"] == "Scardy Cat"
@@ -289,7 +304,7 @@ def test_rate_db_records_the_refused_puzzle_and_fills_titles(tmp_path) -> None:
     # the whole corpus, titled, in corpus order
     res = CliRunner().invoke(app, ["--quiet", "rate", "--db", db, "--json"])
     assert res.exit_code == 2
-    whole = json.loads(res.stdout)
+    whole = json_lines(res.stdout)  # nothing left to rate: all told at the end, in order
     assert [e["key"] for e in whole] == [e["key"] for e in entries if "key" in e]
     assert all(e["title"] for e in whole)
 
@@ -473,7 +488,7 @@ def test_rate_30_files_same_verdicts_scores_grades_with_1_or_2_workers_and_under
         res = CliRunner().invoke(app, ["--quiet", "rate", "--workers", workers, "--runs", "1",
                                        "--json", *files])
         assert res.exit_code == 0, res.output
-        return json.loads(res.stdout)
+        return in_order(json_lines(res.stdout), files)
 
     one = rate("1")
     assert [e["file"] for e in one] == files
@@ -569,3 +584,221 @@ def test_dask_on_a_cluster_of_separate_processes_gives_the_local_results(tmp_pat
     local = rate_into(str(tmp_path / "l.db"), LocalExecutor(1), puzzles)
     assert deterministic_part(remote) == deterministic_part(local)
     assert ex.chunks < len(puzzles)
+
+
+# -- issue 38: folders, JSON Lines, resumable corpus ratings --------------------------------
+
+
+def test_rate_a_folder_reads_what_db_import_reads(tmp_path) -> None:
+    """`rate FOLDER` walks the folder as `db import FOLDER` does: the same puzzles, nested
+    folders included, files of no format we read (a README) and hidden ones left out."""
+    import shutil
+
+    from conftest import shared_path
+
+    root = tmp_path / "puzzles"
+    (root / "nested").mkdir(parents=True)
+    for n in ("dancer", "cat", "skid"):
+        shutil.copy(PUZZLES / f"{n}.non", root / f"{n}.non")
+    shutil.copy(PUZZLES / "knot.non", root / "nested" / "knot.non")
+    shutil.copy(PUZZLES / "edge.non", root / ".hidden.non")
+    (root / "README.md").write_text("# not a puzzle\n")
+    for f in sorted(shared_path("corpora", "jwilk-nin").glob("*.nin"))[:3]:
+        shutil.copy(f, root / "nested" / f.name)
+    runner = CliRunner()
+    res = runner.invoke(app, ["--quiet", "rate", "--workers", "1", "--runs", "1", "--json",
+                              str(root)])
+    assert res.exit_code == 0, res.output
+    rated = json_lines(res.stdout)
+    assert len(rated) == 7 and all(e["status"] in ("unique", "multiple") for e in rated)
+    assert all(e["file"].startswith(str(root)) for e in rated)
+    db = str(tmp_path / "i.db")
+    res = runner.invoke(app, ["--quiet", "db", "import", "--db", db, str(root)])
+    assert res.exit_code == 0, res.output
+    with Corpus.open(db) as c:
+        assert sorted(c.keys()) == sorted(e["key"] for e in rated)
+    # into a corpus too: the folder's puzzles are added and rated
+    res = runner.invoke(app, ["--quiet", "rate", "--db", str(tmp_path / "r.db"), "--workers",
+                              "1", "--runs", "1", "--json", str(root)])
+    assert res.exit_code == 0, res.output
+    assert sorted(e["key"] for e in json_lines(res.stdout)) == sorted(e["key"] for e in rated)
+    # a folder with nothing we read is an error of its own; the rest is rated
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "notes.md").write_text("nothing here\n")
+    res = runner.invoke(app, ["--quiet", "rate", "--workers", "1", "--runs", "1", "--json",
+                              str(tmp_path / "empty"), "example:dancer"])
+    assert res.exit_code == 2, res.output
+    entries = json_lines(res.stdout)
+    assert entries[0] == {"file": str(tmp_path / "empty"),
+                          "error": "no file of a format nonoforge reads in this folder"}
+    assert entries[1]["status"] == "unique"
+    assert res.stderr.count("error:") == 1
+
+
+def test_rate_help_gives_the_budget_default_once() -> None:
+    res = CliRunner().invoke(app, ["rate", "--help"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0
+    assert res.stdout.count("20000000") == 1 and "[default: 20000000]" in res.stdout
+
+
+def test_unrated_puzzles_come_from_a_query_and_a_resume_rewrites_nothing(
+    tmp_path, monkeypatch,
+) -> None:
+    """The corpus names the puzzles a version has not rated (all, or of given keys); a run
+    over a fully rated corpus rates nothing and writes no result back."""
+    puzzles = small_corpus()
+    version = jobs.solver_version()
+    with Corpus.open(str(tmp_path / "q.db")) as c:
+        c.add(puzzles)
+        c.set_model(version, a_model())
+        jobs.rate_corpus(c, executor=LocalExecutor(1), opts=FAST,
+                         keys=[p.key for p in puzzles[::2]])
+        left = [p.key for p in puzzles[1::2]]
+        assert [p.key for p in c.unrated(version)] == left
+        assert c.unrated_count(version) == len(left) and c.rated_count(version) == 7
+        some = [puzzles[0].key, puzzles[1].key, puzzles[3].key]
+        assert [p.key for p in c.unrated(version, some)] == [puzzles[1].key, puzzles[3].key]
+        assert c.unrated_count(version, some) == 2 and c.rated_count(version, some) == 1
+        assert [p.meta.title for p in c.unrated(version)] == [p.meta.title for p in puzzles[1::2]]
+        jobs.rate_corpus(c, executor=LocalExecutor(1), opts=FAST)
+        before = c.results(version)
+        saved: list[int] = []
+        real = Corpus.save_results
+
+        def counted(self, rows, *a, **k):  # the real method, its rows counted
+            rows = list(rows)
+            saved.append(len(rows))
+            return real(self, rows, *a, **k)
+
+        monkeypatch.setattr(Corpus, "save_results", counted)
+        s = jobs.rate_corpus(c, executor=LocalExecutor(2), opts=FAST)
+        assert (s.rated, s.skipped) == (0, len(puzzles))
+        assert sum(saved) == 0  # nothing changed, nothing written
+        assert c.results(version) == before
+
+
+def test_every_saved_rating_is_graded_and_counted_by_db_stats(tmp_path) -> None:
+    """Ratings are graded as they are saved; db stats counts a rated puzzle that has no
+    grade (cut off by the budget) as ungraded, not unrated."""
+    rng = np.random.default_rng(0)
+    hard = Puzzle.from_grid(Grid((rng.random((60, 60)) < 0.5).astype(int)))
+    puzzles = [hard, *small_corpus()[:5]]
+    db = str(tmp_path / "g.db")
+    with Corpus.open(db) as c:
+        c.add(puzzles)
+        c.set_model(jobs.solver_version(), a_model())
+        seen: list[dict] = []
+        jobs.rate_corpus(c, executor=LocalExecutor(1), opts=replace(FAST, budget=20_000),
+                         progress=lambda ev: seen.append(ev["row"]) if "row" in ev else None)
+        stored = {r["key"]: r for r in c.results(jobs.solver_version())}
+    for row in seen:  # as it finished, each carried the grade it was saved with
+        assert (row["score"], row["grade"]) == (stored[row["key"]]["score"],
+                                                stored[row["key"]]["grade"])
+    res = CliRunner().invoke(app, ["db", "stats", "--db", db, "--json"])
+    assert res.exit_code == 0, res.output
+    by_grade = json.loads(res.stdout)["by_grade"]
+    assert by_grade.get("ungraded") == 1 and "unrated" not in by_grade
+    assert sum(by_grade.values()) == len(puzzles)
+
+
+def random_pictures(n: int, seed: int) -> list[Puzzle]:
+    """``n`` random 25x25..40x40 pictures: about 10 s of rating for 300 on 2 cores."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        side = int(rng.integers(25, 41))
+        g = (rng.random((side, side)) < rng.uniform(0.5, 0.65)).astype(int)
+        out.append(Puzzle.from_grid(Grid(g), meta=Meta(title=f"pic {i}", source="test")))
+    return out
+
+
+def _run_until(cmd: list[str], out_path, lines: int, sig: int) -> int:
+    """Start ``cmd`` with stdout to a file, signal it once the file holds ``lines`` lines
+    (or the run ends), and return its exit code."""
+    import os
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
+    with open(out_path, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "nonoforge", *cmd], env=env,
+                                stdout=out, stderr=subprocess.DEVNULL)
+        end = time.monotonic() + 600  # a guard against a hang, not a measure
+        while proc.poll() is None and time.monotonic() < end:
+            if Path(out_path).read_bytes().count(b"\n") >= lines:
+                proc.send_signal(sig)
+                break
+            time.sleep(0.05)
+        return proc.wait(60)
+
+
+@pytest.mark.slow
+def test_an_interrupted_rate_json_keeps_every_finished_rating_as_a_whole_line(tmp_path) -> None:
+    """`rate --json > out` stopped midway (SIGTERM, Ctrl-C, kill -9): every rating that was
+    written is a whole JSON line, none is cut, and what was there at the signal stays."""
+    import signal
+
+    from nonoforge.formats import write_file
+
+    files = []
+    for i, p in enumerate(random_pictures(300, 38)):
+        f = tmp_path / f"p{i:03d}.non"
+        write_file(p, f)
+        files.append(str(f))
+    for n, sig in enumerate((signal.SIGTERM, signal.SIGINT, signal.SIGKILL)):
+        out = tmp_path / f"out{n}.jsonl"
+        code = _run_until(["--quiet", "rate", "--json", "--workers", "2", "--runs", "3",
+                           *files], out, 10, sig)
+        text = out.read_text()
+        rows = json_lines(text)  # whole lines only, the last one ended
+        assert len(rows) >= 10, (sig, code, len(rows))
+        assert len(rows) < len(files), "the run ended before the signal: nothing was tested"
+        assert all(r["status"] in ("unique", "multiple", *CUT_OFF) for r in rows)
+        assert len({r["file"] for r in rows}) == len(rows)
+        if sig != signal.SIGKILL:
+            assert code == 130, code  # "interrupted"
+
+
+@pytest.mark.slow
+def test_a_killed_rate_db_keeps_each_finished_rating_counted_and_a_rerun_rates_the_rest(
+    tmp_path,
+) -> None:
+    """`rate --db --json` stopped by SIGTERM midway: each rating it wrote out is saved with
+    its grade, `db stats` counts them (not "unrated"), and the next run rates only the rest."""
+    import signal
+    import subprocess
+    import sys
+
+    puzzles = random_pictures(300, 825)
+    db = str(tmp_path / "kill.db")
+    with Corpus.open(db) as c:
+        c.add(puzzles)
+    out = tmp_path / "out.jsonl"
+    cmd = ["--quiet", "rate", "--db", db, "--json", "--workers", "2", "--runs", "3"]
+    assert _run_until(cmd, out, 20, signal.SIGTERM) == 130
+    told = json_lines(out.read_text())
+    version = jobs.solver_version()
+    with Corpus.open(db) as c:
+        saved = {r["key"]: r for r in c.results(version)}
+    assert len(told) >= 20 and len(saved) < len(puzzles)
+    assert {r["key"] for r in told} <= set(saved)  # all it told is saved...
+    assert len(saved) - len(told) <= 1  # ...and at most the one the signal caught untold
+    for r in told:
+        assert (saved[r["key"]]["score"], saved[r["key"]]["grade"]) == (r["score"], r["grade"])
+        assert (r["grade"] is not None) == (r["status"] in ("unique", "multiple"))
+    res = CliRunner().invoke(app, ["db", "stats", "--db", db, "--json"])
+    by_grade = json.loads(res.stdout)["by_grade"]
+    assert by_grade["unrated"] == len(puzzles) - len(saved)
+    assert sum(n for g, n in by_grade.items() if g != "unrated") == len(saved)
+    env = {**__import__("os").environ,
+           "PYTHONPATH": str(__import__("pathlib").Path(__file__).parents[1])}
+    done = subprocess.run([sys.executable, "-m", "nonoforge", "rate", "--db", db, "--workers",
+                           "2", "--runs", "3"], env=env, capture_output=True, text=True,
+                          timeout=900)
+    assert done.returncode == 0, done.stderr
+    assert (f"rated {len(puzzles) - len(saved)} puzzle(s), skipped {len(saved)} already rated"
+            in done.stdout), done.stdout
+    with Corpus.open(db) as c:
+        assert len(c.results(version)) == len(puzzles)

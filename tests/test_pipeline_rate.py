@@ -152,3 +152,44 @@ def test_a_puzzle_with_givens_is_rated_as_printed() -> None:
         assert bare["status"] == "multiple" and bare["key"] != p.key
     rows = list(LocalExecutor(1).map_unordered(rate_puzzle, [switch, steps], opts))
     assert sorted(r["status"] for r in rows) == ["unique", "unique"]
+
+
+def test_the_pool_never_starts_more_processes_than_puzzles() -> None:
+    """Each worker costs about a second of CPU to start: `--workers 64` for one puzzle
+    started 64 of them. The pool has one process a puzzle at most, none for no work."""
+    opts = RateOptions(runs=1)
+    for workers, puzzles in ((8, examples()[:1]), (8, examples()[:3]), (2, examples())):
+        ex = LocalExecutor(workers)
+        it = ex.map_unordered(rate_puzzle, puzzles, opts)
+        first = next(it)
+        assert ex._pool is not None
+        assert ex.size == min(workers, len(puzzles)) >= len(ex._pool._processes)
+        assert [first["key"], *(r["key"] for r in it)] != []
+        assert ex._pool is None and ex.size == 0
+    ex = LocalExecutor(8)
+    ex.start(0)
+    assert ex._pool is None
+    assert list(ex.map_unordered(rate_puzzle, [], opts)) == [] and ex._pool is None
+    ex.start(2)
+    assert ex.size == 2
+    ex.close()
+
+
+def die_on_boom(p: Puzzle, opts: RateOptions) -> dict:
+    """The real rating, except that the worker process dies outright on one puzzle."""
+    import os
+
+    if p.meta.title == "boom":
+        os._exit(9)
+    return rate_puzzle(p, opts)
+
+
+def test_one_puzzle_in_a_pool_of_its_own_still_costs_only_itself() -> None:
+    """Capped at one process for one puzzle, the pool still isolates it: the worker it
+    kills makes an error row, not a dead command."""
+    from nonoforge.puzzle import Meta
+
+    boom = examples()[0].replace(meta=Meta(title="boom"))
+    rows = list(LocalExecutor(4).map_unordered(die_on_boom, [boom], RateOptions(runs=1)))
+    assert len(rows) == 1 and rows[0]["status"] == "error"
+    assert rows[0]["error"] == "the solver process died on this puzzle"

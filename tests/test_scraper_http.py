@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import socket
 import time
 import tracemalloc
 from collections.abc import Iterator
@@ -13,7 +14,9 @@ import pytest
 from sitefixtures import (
     Reply,
     SiteServer,
+    closed_port,
     http_date,
+    no_such_name,  # noqa: F401 - a fixture
     offline,  # noqa: F401 - a fixture, used by pytestmark
 )
 
@@ -79,11 +82,15 @@ def test_429_honours_retry_after(site: SiteServer, header: str) -> None:
     with fast() as http:
         t0 = time.monotonic()
         assert http.get(site.url + "/busy").text == "ok"
+        sent = [t for _, t in http.sent][-2:]  # the two tries (robots.txt's was first)
     hits = site.hits("/busy")
     assert len(hits) == 2
-    # an HTTP date has one-second resolution: it may mean as little as ~0.5 s from now
-    assert hits[1].at - hits[0].at >= (0.95 if header == "1" else 0.45)
-    assert time.monotonic() - t0 < 5
+    # when we sent the retry: never before the wait (an HTTP date has one-second
+    # resolution: it may mean as little as ~0.5 s from now); the server saw the first try
+    # before we sent the second, whatever the load
+    assert sent[1] - sent[0] >= (0.999 if header == "1" else 0.45)
+    assert sent[0] <= hits[0].at <= sent[1] <= hits[1].at
+    assert time.monotonic() - t0 < 60  # a hang guard
 
 
 def test_429_with_a_retry_after_past_the_cap_fails_at_once(site: SiteServer) -> None:
@@ -178,8 +185,10 @@ def test_robots_naming_us_applies_and_crawl_delay_paces(site: SiteServer) -> Non
             http.get(f"{site.url}/p{i}")
         with pytest.raises(FetchError):
             http.get(site.url + "/no")
+        sent = [t for _, t in http.sent][1:]  # the first was robots.txt; /no is not sent
+    assert len(sent) == 2 and sent[1] - sent[0] >= 0.999  # never early
     times = [h.at for h in site.hits() if h.path.startswith("/p")]
-    assert times[1] - times[0] >= 0.98
+    assert sent[0] <= times[0] <= sent[1] <= times[1]  # one at a time, as paced
 
 
 def test_robots_forbidden_disallows_everything(site: SiteServer) -> None:
@@ -197,11 +206,16 @@ def test_pacing_holds_at_five_requests_a_second(site: SiteServer) -> None:
         for i in range(8):
             http.get(f"{site.url}/p{i}")
         sent = [t for _, t in http.sent][1:]  # the first was robots.txt
-    assert min(np.diff(sent)) >= 0.199  # when we sent: the pacing itself
+    # when we sent: the pacing itself, never early (a sleep never ends before its time;
+    # how late it ends is the machine's load, so no upper bound is asserted)
+    assert len(sent) == 8 and min(np.diff(sent)) >= 0.199
     arrived = [h.at for h in site.hits() if h.path.startswith("/p")]
-    gaps = np.diff(arrived)  # when the server saw them: scheduling jitter included
-    assert gaps.min() >= 0.15 and abs(gaps.mean() - 0.2) < 0.02, gaps
-    assert 7 * 0.2 - 0.02 <= arrived[-1] - arrived[0] < 7 * 0.2 + 1.0
+    # the server saw each request after we sent it and before we sent the next: one at a
+    # time, in order, so it saw the paced sequence (however late each arrived under load)
+    assert len(arrived) == 8
+    assert all(s <= a for s, a in zip(sent, arrived, strict=True))
+    assert all(a <= s for a, s in zip(arrived, sent[1:], strict=False))
+    assert arrived[-1] - arrived[0] >= 6 * 0.199
 
 
 def test_the_cache_makes_a_rerun_fetch_nothing(site: SiteServer, tmp_path: Path) -> None:
@@ -264,6 +278,96 @@ def test_connection_refused_fails_with_a_reason() -> None:
         http.get(url + "/a")
 
 
+# -- a host that gives no answer at all, said plainly (issue 38) ------------------------------
+
+
+@pytest.mark.usefixtures("no_such_name")
+def test_a_name_that_does_not_resolve_is_said_plainly() -> None:
+    with fast(retries=1, robots=False) as http:
+        with pytest.raises(FetchError) as e:
+            http.get("http://nonexistent.invalid/a")
+        down = http.unreachable
+    assert down is not None and down.cause is http_module.Cause.NO_NAME
+    assert down.line() == ("cannot reach nonexistent.invalid: its name does not resolve "
+                           "(no network, or a wrong address)")
+    assert str(e.value).startswith(down.line()) and "NameResolutionError" not in str(e.value)
+
+
+def test_refused_connections_are_said_plainly_and_an_answer_clears_them(site: SiteServer) -> None:
+    url, holder = closed_port()
+    try:
+        with fast(retries=0) as http:
+            with pytest.raises(FetchError, match="robots.txt unreachable") as e:
+                http.get(url + "/a")
+            down = http.unreachable
+            assert down is not None and down.cause is http_module.Cause.REFUSED
+            assert "the connection was refused (nothing is listening there)" in str(e.value)
+            site.page("/b", "here")
+            assert http.get(site.url + "/b").text == "here"
+            assert http.unreachable is None  # an answer: the host (any host) is there
+    finally:
+        holder.close()
+    # a server that answered, then stopped: refused too
+    with SiteServer() as s:
+        s.page("/c", "up")
+        with fast(retries=0, robots=False) as http:
+            assert http.get(s.url + "/c").text == "up"
+            stopped = s.url
+    with fast(retries=0, robots=False) as http, pytest.raises(FetchError):
+        http.get(stopped + "/c")
+    assert http.unreachable is not None and http.unreachable.cause is http_module.Cause.REFUSED
+
+
+def test_a_connect_timeout_is_said_plainly() -> None:
+    """A listener whose accept queue is full drops further SYNs: the connect times out."""
+    lst = socket.socket()
+    lst.bind(("127.0.0.1", 0))
+    lst.listen(0)
+    fill = []
+    try:
+        for _ in range(4):  # fill the accept queue (its length varies by kernel)
+            c = socket.socket()
+            c.setblocking(False)
+            c.connect_ex(lst.getsockname())
+            fill.append(c)
+        host, port = lst.getsockname()[:2]
+        with fast(retries=0, robots=False, connect_timeout=0.3) as http:
+            with pytest.raises(FetchError):
+                http.get(f"http://{host}:{port}/a")
+            down = http.unreachable
+    finally:
+        for c in fill:
+            c.close()
+        lst.close()
+    assert down is not None and down.cause is http_module.Cause.TIMEOUT
+    assert down.line() == (f"cannot reach {host}:{port}: no answer to the connection within "
+                           "0.3 s (connect timeout)")
+
+
+def test_an_unreachable_proxy_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    proxy, holder = closed_port()
+    for name in ("HTTP_PROXY", "http_proxy"):
+        monkeypatch.setenv(name, proxy)
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    try:
+        with fast(retries=0, robots=False) as http, pytest.raises(FetchError) as e:
+            http.get("http://puzzles.invalid/a")  # the proxy would look the name up
+    finally:
+        holder.close()
+    down = http.unreachable
+    assert down is not None and down.cause is http_module.Cause.REFUSED
+    assert str(e.value).startswith("cannot reach puzzles.invalid (through the proxy the "
+                                   "environment names): the connection was refused")
+
+
+def test_a_broken_answer_is_not_unreachable(site: SiteServer) -> None:
+    site.add("/t", Reply(200, "x" * 1000, truncate=10))
+    with fast(retries=0, robots=False) as http, pytest.raises(FetchError, match="truncated"):
+        http.get(site.url + "/t")
+    assert http.unreachable is None  # the host answered: only that answer was bad
+
+
 def test_parse_retry_after() -> None:
     assert parse_retry_after("120") == 120.0
     assert parse_retry_after(None) is None and parse_retry_after("soon") is None
@@ -289,7 +393,8 @@ def test_one_byte_a_second_is_cut_at_the_deadline(site: SiteServer, how: str) ->
         with pytest.raises(FetchError, match="longer than 1 s"):
             http.get(site.url + "/slow")
         took = time.monotonic() - t0
-    assert took < 1.6, took
+    # cut, not read to its end (30 s); how soon after the deadline is bench material
+    assert took < 15, took
 
 
 def test_the_deadline_covers_every_attempt_and_a_quick_answer_still_passes(
@@ -300,7 +405,7 @@ def test_the_deadline_covers_every_attempt_and_a_quick_answer_still_passes(
     with fast(read_timeout=5.0, total_timeout=0.8, retries=1) as http:
         t0 = time.monotonic()
         assert http.get(site.url + "/s").text == "quick"
-        assert time.monotonic() - t0 < 1.5
+        assert time.monotonic() - t0 < 8  # the first answer was cut (read whole: 10 s)
         assert http.stats.retries == 1
         assert http.get(site.url + "/s").text == "quick"  # the pool still works after a cut
 
@@ -511,7 +616,7 @@ def test_the_deadline_holds_over_tls(
         t0 = time.monotonic()
         with pytest.raises(FetchError, match="longer than 1 s"):
             http.get(url + "/slow")
-        assert time.monotonic() - t0 < 1.6
+        assert time.monotonic() - t0 < 15  # cut, not read to its end (30 s)
         assert http.get(url + "/ok?again").status == 404  # the pool recovers
 
 

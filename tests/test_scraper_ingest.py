@@ -12,12 +12,15 @@ import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 from sitefixtures import (
     Reply,
     SiteServer,
+    closed_port,
+    no_such_name,  # noqa: F401 - a fixture
     nonograms_page,
     offline,  # noqa: F401 - a fixture, used by pytestmark
     random_picture,
@@ -117,12 +120,13 @@ def test_nonograms_ingest_counts_logs_and_resumes(site: SiteServer, corpus: Corp
 def test_network_failures_are_recorded_in_the_fetch_log(site: SiteServer, corpus: Corpus) -> None:
     page = nonograms_page(HEART, BLACK)
     site.page("/robots.txt", "User-agent: *\nDisallow: /nonograms/i/4\n")
-    site.add("/nonograms/i/1", Reply(200, page, delay=0.5))  # past the read timeout
+    # past the read timeout by far, which the other pages stay well inside on a loaded box
+    site.add("/nonograms/i/1", Reply(200, page, delay=3.0))
     site.add("/nonograms/i/2", Reply(200, page, truncate=100))
     site.add("/nonograms/i/3", Reply(200, stream_bytes=50 * 2**20))
     site.page("/nonograms/i/4", page)
     site.add("/nonograms/i/5", Reply(429, "", {"Retry-After": "1"}), Reply(200, page))
-    with client(read_timeout=0.2, max_bytes=2**20) as http:
+    with client(read_timeout=1.0, max_bytes=2**20) as http:
         s = ingest_nonograms(corpus, range(1, 6), http=http, base_url=site.url)
     assert counts(s) == (1, 0, 0, 4, 0)
     log = {r["item"]: r for r in corpus.fetch_log("nonograms.ru")}
@@ -420,6 +424,113 @@ def test_cli_exit_codes(site: SiteServer, tmp_path: Path) -> None:
     bad.mkdir()
     (bad / "x.non").write_bytes(b"\x00\x01binary\x00")
     assert runner.invoke(app, ["-q", "ingest", str(bad), "--db", db]).exit_code == 2
+
+
+# -- a site that cannot be reached: one plain line, stop, resume (issue 38) -------------------
+
+
+def test_an_unreachable_site_stops_the_run_and_leaves_the_rest_untried(
+    corpus: Corpus, tmp_path: Path
+) -> None:
+    def picture(i: int) -> Puzzle:  # ten different pictures
+        g = np.zeros((5, 5), dtype=int)
+        g[0], g.flat[5 + i] = 1, 1
+        return Puzzle.from_grid(Grid(g))
+
+    pages = {i: webpbn_xml(picture(i), i) for i in range(1, 11)}
+    with SiteServer() as up:
+        for i in (1, 2, 3):
+            up.page(f"/XMLpuz.cgi?id={i}", pages[i])
+        with client() as http:
+            s = ingest_webpbn(corpus, range(1, 4), http=http, base_url=up.url)
+        assert counts(s) == (3, 0, 0, 0, 0) and s.stopped is None
+        gone = up.url
+    # the server has stopped: item 4 finds it so, 5-10 are not tried, 1-3 were done
+    with client() as http:
+        s = ingest_webpbn(corpus, range(1, 11), http=http, base_url=gone)
+    assert counts(s) == (0, 0, 0, 1, 3) and s.untried == 6 and s.exit_code == 5
+    assert s.stopped is not None and s.stopped.startswith("cannot reach 127.0.0.1:")
+    assert "refused (nothing is listening there)" in s.stopped
+    assert s.http is not None and s.http["requests"] == 2  # robots.txt: 1 try, 1 retry
+    log = {r["item"]: r["status"] for r in corpus.fetch_log("webpbn")}
+    assert log == {"1": "done", "2": "done", "3": "done", "4": "failed"}
+    stop = s.stop_line()
+    assert stop is not None and "stopped after 1 of 10 item(s), 6 not tried" in stop
+    assert s.fetch_log is not None and f"fetch log: {s.fetch_log}" in stop
+    assert s.failure_lines() == []  # the stop's own line says it once
+    assert s.as_dict()["untried"] == 6 and s.as_dict()["stopped"] == s.stopped
+    # back up (at another address): the re-run takes up 4-10 and skips 1-3
+    with SiteServer() as up:
+        for i in range(4, 11):
+            up.page(f"/XMLpuz.cgi?id={i}", pages[i])
+        with client() as http:
+            s = ingest_webpbn(corpus, range(1, 11), http=http, base_url=up.url)
+    assert counts(s) == (7, 0, 0, 0, 3) and s.untried == 0 and s.exit_code == 0
+
+
+def _offline_run(base: str, db: str) -> Any:
+    return runner.invoke(app, ["ingest", "webpbn", "1-500,733", "--db", db, "--base-url", base,
+                               "--rate", "1000", "--no-cache", "--retries", "0"])
+
+
+def _one_plain_line(res: Any, host: str, why: str, db: str) -> None:
+    """What a user sees offline: the summary, then one error line; exit 5."""
+    assert res.exit_code == 5, res.output
+    assert res.stdout.splitlines() == [
+        res.stdout.splitlines()[0]] and "failed 1 · not tried 500" in res.stdout
+    errors = [line for line in res.stderr.splitlines() if line.startswith("error:")]
+    assert errors == [f"error: cannot reach {host}: {why}; stopped after 1 of 501 item(s), "
+                      f"500 not tried: run the same command again to go on (fetch log: {db})"]
+    assert "Error(" not in res.output and "Traceback" not in res.output
+    with Corpus.open(db) as c:  # the item that found it failed; the rest stay resumable
+        assert [(r["item"], r["status"]) for r in c.fetch_log("webpbn")] == [("1", "failed")]
+
+
+def test_cli_offline_a_stopped_server(tmp_path: Path) -> None:
+    with SiteServer() as s:
+        base = s.url
+    db = str(tmp_path / "c.db")
+    _one_plain_line(_offline_run(base, db), base.removeprefix("http://"),
+                    "the connection was refused (nothing is listening there)", db)
+
+
+def test_cli_offline_nothing_listening(tmp_path: Path) -> None:
+    base, holder = closed_port()
+    db = str(tmp_path / "c.db")
+    try:
+        res = _offline_run(base, db)
+    finally:
+        holder.close()
+    _one_plain_line(res, base.removeprefix("http://"),
+                    "the connection was refused (nothing is listening there)", db)
+
+
+@pytest.mark.usefixtures("no_such_name")
+def test_cli_offline_a_name_that_does_not_resolve(tmp_path: Path) -> None:
+    db = str(tmp_path / "c.db")
+    _one_plain_line(_offline_run("http://nonexistent.invalid", db), "nonexistent.invalid",
+                    "its name does not resolve (no network, or a wrong address)", db)
+    # the JSON summary says the same, with the stop, and a dry run records nothing
+    res = runner.invoke(app, ["-q", "ingest", "webpbn", "1-3", "--dry-run", "--json",
+                              "--base-url", "http://nonexistent.invalid", "--no-cache",
+                              "--retries", "0", "--db", str(tmp_path / "none.db")])
+    assert res.exit_code == 5, res.output
+    d = json.loads(res.stdout)
+    assert (d["failed"], d["untried"], d["fetch_log"]) == (1, 2, None)
+    assert d["stopped"].startswith("cannot reach nonexistent.invalid: its name does not resolve")
+    assert "(a dry run: nothing recorded)" in res.stderr
+
+
+def test_many_failures_say_where_the_fetch_log_is(site: SiteServer, tmp_path: Path) -> None:
+    db = str(tmp_path / "c.db")
+    for i in range(1, 14):
+        site.page(f"/nonograms/i/{i}", "<html><body>no puzzle here</body></html>")
+    res = runner.invoke(app, ["-q", "ingest", "nonograms", "1-13", "--db", db, "--base-url",
+                              site.url, "--rate", "1000", "--no-cache", "--retries", "0"])
+    assert res.exit_code == 2, res.output
+    lines = res.stdout.splitlines()
+    assert len(lines) == 12 and lines[-1] == (
+        f"  ... 3 more (each with its reason in the fetch log of {db})")
 
 
 def test_fifo_and_a_bad_title_in_an_ingested_folder(tmp_path: Path, corpus: Corpus) -> None:

@@ -65,8 +65,8 @@ def test_checkerboard_line_strategy_is_unsolved() -> None:
 
 def test_max_solutions_one_does_not_claim_uniqueness() -> None:
     res = solve(bw("#.", ".#"), max_solutions=1)
-    assert res.status == "unsolved"
-    assert len(res.solutions) == 1
+    assert res.status == "found" and not res.status.proven and not res.status.cut_short
+    assert len(res.solutions) == 1 and res.solutions[0].matches(bw("#.", ".#"))
     # but a puzzle logic solves is proven unique even when one solution was asked for
     assert solve(bw(".#.", "###", ".#."), max_solutions=1).status == "unique"
 
@@ -79,7 +79,7 @@ def test_one_solution_goes_to_sat_without_search() -> None:
     two = solve(p, max_solutions=2)
     assert two.status == "multiple" and two.effort["nodes"] >= 1
     one = solve(p, max_solutions=1)
-    assert one.status == "unsolved" and one.technique == "search"
+    assert one.status == "found" and one.technique == "search"
     assert one.effort["nodes"] == 0 and "sat_conflicts" in one.effort
     assert len(one.solutions) == 1 and one.solutions[0].matches(p)
 
@@ -349,7 +349,7 @@ def test_random_grids(g: Grid) -> None:
     p = Puzzle.from_grid(g) if g.cells.max() > 0 else Puzzle.from_clues(
         [[]] * g.height, [[]] * g.width
     )
-    res = solve(p, timeout=20)
+    res = solve(p)  # no clock: the verdict cannot depend on the machine's load
     assert res.status in ("unique", "multiple")
     for s in res.solutions:
         assert s.matches(p)
@@ -415,13 +415,16 @@ def test_deadline_holds_on_a_huge_puzzle(huge_puzzle: Puzzle, strategy: str) -> 
     # the deadline; the deadline is looked at inside them, so the solve comes back in time
     warmup()
     timeout = 1.0
-    t0 = time.monotonic()
+    t0, cpu0 = time.monotonic(), time.process_time()
     res = solve(huge_puzzle, timeout=timeout, strategy=strategy)
-    elapsed = time.monotonic() - t0
+    elapsed, cpu = time.monotonic() - t0, time.process_time() - cpu0
     assert res.status == "timeout"
-    # generous (a shared box stalls processes), yet far below the 8+ s that one
-    # uninterruptible propagation or the encoder used to overshoot by
-    assert elapsed < timeout + 5.0
+    assert elapsed >= timeout  # never early
+    # CPU, not wall time: other processes on the machine stretch the wall clock, never
+    # this process's CPU time, which stays far below the 8+ s that one uninterruptible
+    # propagation or the encoder used to overshoot by
+    assert cpu < timeout + 5.0, cpu
+    assert elapsed < 120  # a hang guard
     assert res.state.shape == (1000, 1000)
 
 

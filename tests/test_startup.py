@@ -7,6 +7,7 @@ as with typer's own (pydantic) converter, errors included.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,8 @@ import pytest
 import typer
 import typer._coercion
 import typer.core
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import nonoforge.cli  # noqa: F401 - installs the plain converter, as the command does
@@ -115,3 +118,99 @@ def test_the_plain_converter_is_installed() -> None:
     assert typer.core.build_runtime_param is not typer._coercion.build_runtime_param
     r = CliRunner().invoke(probe, ["a", "--count", "4", "--seconds", "2"])
     assert r.output.strip() == "(['a'], 4, None, 2.0, 1, None, False)"
+
+
+# ---------------------------------------------------------------------------------------
+# solve of a small line-solvable puzzle: neither numpy, numba nor rich (issue 39)
+
+FLOWER = str(ROOT / "tests" / "data" / "flower.pzl")  # 5x5, 4 colours
+FLAGS = str(ROOT / "tests" / "data" / "flags.nonpack")  # two colour flags
+
+
+@pytest.mark.parametrize("args", [["solve", DANCER], ["solve", FLOWER],
+                                  ["solve", "--json", FLAGS], ["solve", "-n", "1", FLOWER]])
+def test_solving_a_line_solvable_puzzle_imports_no_numpy_numba_or_rich(args: list[str]) -> None:
+    mods = _imported(args)
+    assert "nonoforge.solver.quick" in mods  # the command did solve
+    assert not {m for m in mods if m.split(".")[0] in HEAVY}
+
+
+def test_a_puzzle_that_needs_the_engine_still_loads_it() -> None:
+    mods = _imported(["solve", str(ROOT / "nonoforge" / "examples" / "puzzles" / "edge.non")])
+    assert "numba" in mods and "nonoforge.solver.engine" in mods
+
+
+# ---------------------------------------------------------------------------------------
+# lines printed without rich are the lines rich prints
+
+def _rich_prints(*objects: object) -> str:
+    import io
+
+    from rich.console import Console
+
+    f = io.StringIO()  # no terminal: rich shows no style
+    Console(file=f, highlight=False, soft_wrap=True, markup=False, emoji=False).print(*objects)
+    return f.getvalue()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.text(), st.sampled_from([None, "bold", "red", "#ff0000"])),
+                max_size=4), st.booleans())
+def test_plain_printing_is_richs(pieces: list[tuple[str, str | None]], styled: bool) -> None:
+    import io
+
+    from rich.text import Text as RichText
+
+    from nonoforge import cli
+
+    light = cli.Text(pieces[0][0] if pieces else "", style="bold" if styled else None)
+    rich = RichText(pieces[0][0] if pieces else "", style="bold" if styled else "")
+    for text, style in pieces[1:]:
+        light.append(text, style=style)
+        rich.append(text, style=style)
+    plain_str = "".join(t for t, _ in pieces)
+    for objects, theirs in (((light,), (rich,)), ((plain_str,), (plain_str,)),
+                            ((), ()), ((plain_str, light), (plain_str, rich))):
+        buf = io.StringIO()
+        console = cli._Console(stderr=False)
+        real = sys.stdout
+        sys.stdout = buf
+        try:
+            console.print(*objects)
+        finally:
+            sys.stdout = real
+        assert buf.getvalue() == _rich_prints(*theirs)
+
+
+# ---------------------------------------------------------------------------------------
+# main() builds only the command it runs
+
+TRIM_CASES = [
+    ["solve", DANCER], ["solve", "--help"], ["solve"], ["solve", "--bogus", DANCER],
+    ["--quiet", "solve", "nonexistent.non"], ["-q", "formats"], ["db", "--help"], ["db"],
+    ["collection", "--help"], ["nosuch"], ["sol"], ["--help"], ["--version"], [],
+    ["info", "--json", DANCER], ["show"],
+]
+
+
+@pytest.mark.parametrize("args", TRIM_CASES, ids=[" ".join(c) or "-" for c in TRIM_CASES])
+def test_the_app_of_one_command_answers_as_the_whole_app(args: list[str]) -> None:
+    from nonoforge.cli import _app_for, app
+
+    runner = CliRunner()
+    one = runner.invoke(_app_for(args), args)
+    whole = runner.invoke(app, args)
+    def timeless(out: str) -> str:  # the solve's time is the one thing that may differ
+        return re.sub(r"\d+\.\d{3} s\b", "T s", out)
+
+    assert (one.exit_code, timeless(one.output)) == (whole.exit_code, timeless(whole.output))
+
+
+def test_only_the_named_command_is_built() -> None:
+    from nonoforge.cli import _app_for, app
+
+    solve = _app_for(["-q", "solve", DANCER])
+    assert [c.name for c in solve.registered_commands] == ["solve"]
+    assert not solve.registered_groups and len(app.registered_commands) > 5
+    assert [g.name for g in _app_for(["db", "stats"]).registered_groups] == ["db"]
+    assert _app_for(["--help"]) is app and _app_for(["nosuch"]) is app

@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, delete, func, select, update
+from sqlalchemy import ColumnElement, Connection, delete, exists, func, select, update
 
 from nonoforge.db import models as m
-from nonoforge.db.records import chunks, isoformat, utcnow
+from nonoforge.db.records import (
+    CHUNK,
+    chunks,
+    decode_record,
+    first_meta,
+    isoformat,
+    utcnow,
+    with_meta,
+)
 from nonoforge.db.session import Session
 from nonoforge.errors import CorpusError
+from nonoforge.puzzle import Puzzle
 
 
 class Results(Session):
@@ -105,6 +114,80 @@ class Results(Session):
         with self._read() as conn:
             return set(conn.scalars(q))
 
+    def unrated(self, solver_version: str, keys: Iterable[str] | None = None) -> Iterator[Puzzle]:
+        """The puzzles (of ``keys``, or all) with no result of this solver version, oldest
+        first, as a stream.
+
+        The database picks them (``NOT EXISTS`` on the results' ``(puzzle_id,
+        solver_version)`` index): only these are decoded, so resuming a rating of a big
+        corpus that is nearly all rated costs what is left, not the whole corpus.
+        """
+        p = m.puzzles
+        where = [_no_result(solver_version)]
+        if keys is not None:
+            for chunk in chunks(list(dict.fromkeys(keys))):
+                yield from self._decoded([*where, p.c.key.in_(chunk)])
+        else:
+            yield from self._decoded(where)
+
+    def unrated_count(self, solver_version: str, keys: Iterable[str] | None = None) -> int:
+        """How many puzzles (of ``keys``, or all) :meth:`unrated` would give."""
+        p = m.puzzles
+        q = select(func.count()).select_from(p).where(_no_result(solver_version))
+        with self._read() as conn:
+            if keys is None:
+                return int(conn.scalar(q) or 0)
+            return sum(
+                int(conn.scalar(q.where(p.c.key.in_(chunk))) or 0)
+                for chunk in chunks(list(dict.fromkeys(keys)))
+            )
+
+    def rated_count(self, solver_version: str, keys: Iterable[str] | None = None) -> int:
+        """How many puzzles (of ``keys``, or all) have a result of this solver version."""
+        r, p = m.results, m.puzzles
+        q = select(func.count()).select_from(r).where(r.c.solver_version == solver_version)
+        with self._read() as conn:
+            if keys is None:
+                return int(conn.scalar(q) or 0)
+            q = q.join(p, p.c.id == r.c.puzzle_id)
+            return sum(
+                int(conn.scalar(q.where(p.c.key.in_(chunk))) or 0)
+                for chunk in chunks(list(dict.fromkeys(keys)))
+            )
+
+    def grade_counts(self, solver_version: str) -> dict[int | None, int]:
+        """How many results of this solver version have each grade (None: no grade)."""
+        r = m.results
+        q = (
+            select(r.c.grade, func.count())
+            .where(r.c.solver_version == solver_version)
+            .group_by(r.c.grade)
+        )
+        with self._read() as conn:
+            return {g: int(n) for g, n in conn.execute(q)}
+
+    def _decoded(self, where: list[ColumnElement[bool]]) -> Iterator[Puzzle]:
+        """The puzzles matching ``where``, decoded with their first provenance's
+        metadata, read a page of :data:`CHUNK` at a time (by id, so rows written between
+        pages neither repeat nor shift a page)."""
+        p = m.puzzles
+        last = 0
+        while True:
+            q = (
+                select(p.c.id, p.c.key, p.c.rofl, p.c.givens)
+                .where(p.c.id > last, *where)
+                .order_by(p.c.id)
+                .limit(CHUNK)
+            )
+            with self._read() as conn:
+                rows = conn.execute(q).all()
+                metas = first_meta(conn, [r.id for r in rows])
+            for row in rows:
+                yield with_meta(decode_record(row.rofl, row.key, row.givens), metas.get(row.id))
+            if len(rows) < CHUNK:
+                return
+            last = rows[-1].id
+
     def solver_versions(self) -> list[str]:
         """Solver versions with results, most recently rated first."""
         r = m.results
@@ -132,6 +215,12 @@ class Results(Session):
         t = m.difficulty_models
         with self._read() as conn:
             return conn.scalar(select(t.c.model).where(t.c.solver_version == solver_version))
+
+
+def _no_result(solver_version: str) -> ColumnElement[bool]:
+    """A puzzle has no result of this solver version."""
+    r, p = m.results, m.puzzles
+    return ~exists().where(r.c.puzzle_id == p.c.id, r.c.solver_version == solver_version)
 
 
 def _as_datetime(value: Any) -> datetime | None:

@@ -19,7 +19,9 @@ class Stats(Session):
     def stats(self, solver_version: str | None = None) -> dict[str, Any]:
         """Counts: puzzles; by source, size band, colours, grade; fetch log by site/status.
 
-        Grades are those of ``solver_version`` (by default the most recently rated one).
+        Grades are those of ``solver_version`` (by default the most recently rated one):
+        ``by_grade`` counts each grade, ``ungraded`` (rated, but no grade: no solution,
+        cut off, refused) and ``unrated`` (no result of that version).
         """
         p, t, r, f = m.puzzles, m.provenance, m.results, m.fetch_log
         with self._read() as conn:
@@ -59,10 +61,11 @@ class Stats(Session):
                     .group_by(r.c.grade)
                     .order_by(r.c.grade)
                 ):
-                    by_grade["unrated" if g is None else str(g)] = n
+                    # rated, no grade (no solution, cut off, refused): not "unrated"
+                    by_grade["ungraded" if g is None else str(g)] = n
                 rated = sum(by_grade.values())
                 if total > rated:
-                    by_grade["unrated"] = by_grade.get("unrated", 0) + total - rated
+                    by_grade["unrated"] = total - rated
             fetch: dict[str, dict[str, int]] = {}
             for site, status, n in conn.execute(
                 select(f.c.site, f.c.status, func.count())

@@ -227,6 +227,7 @@ def explain(
     spent = weights.charged(full.effort)
     if "sat_conflicts" in full.effort:  # the hand-over's CNF, as each call's is charged
         spent += CELL_WORK * mine.size + CLAUSE_WORK * _clause_bound(puzzle, full.state)
+    status: str  # the solve's Verdict, or the verdict this explanation proves
     status, seek, line = full.status, None, None
     nxt: np.ndarray | None = None  # the next alternative to narrow into a region
     if full.status == "multiple" and others:

@@ -10,32 +10,23 @@ or column, given what was known, decided which cells; see :func:`line_trace`.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from nonoforge.puzzle import Clue, Grid, Puzzle
+from nonoforge.pipeline.item import ExportItem, clues_json
+from nonoforge.puzzle import Grid, Puzzle
 from nonoforge.solving import start_state
 from nonoforge.sweeps import line_sweeps
 from nonoforge.util import safe_text
-
-if TYPE_CHECKING:
-    from nonoforge.pipeline.export import Item
 
 #: The version of the record layout (bumped when a field changes meaning).
 SCHEMA = 1
 
 
-def clues_json(clues: Sequence[Clue], bw: bool) -> list[list[Any]]:
-    """Clues as lists: plain lengths for black-and-white, ``[length, colour]`` pairs else."""
-    if bw:
-        return [[b.length for b in c] for c in clues]
-    return [[[b.length, b.color] for b in c] for c in clues]
-
-
-def record(it: Item, steps: bool = False) -> dict[str, Any]:
+def record(it: ExportItem, steps: bool = False) -> dict[str, Any]:
     """The JSON object of one exported puzzle."""
     p = it.puzzle
     r = it.result
@@ -74,7 +65,7 @@ def record(it: Item, steps: bool = False) -> dict[str, Any]:
     return out
 
 
-def records(items: Iterable[Item], steps: bool = False) -> Iterator[dict[str, Any]]:
+def records(items: Iterable[ExportItem], steps: bool = False) -> Iterator[dict[str, Any]]:
     for it in items:
         yield record(it, steps)
 

@@ -1,6 +1,12 @@
 """Exporting a stored collection: a folder of files, one ROFL file, a print-ready PDF book,
 a playable HTML page or a JSON-lines dataset, chosen by the target's name.
 
+The kinds are a registry (:data:`KINDS`, :func:`register_kind`): each
+:class:`ExportKind` names the suffixes it answers to and how it writes, and a target is
+matched by its suffix -- a folder when it has none (or is an existing folder), and a suffix
+no kind claims is refused in one line naming the known ones (``book.txt`` once became a
+folder of that name). A new kind is one registration.
+
 Exports never mix: a target file that exists, or a folder that holds anything, is refused
 unless ``overwrite`` is set, and then only the files a folder export writes (``NNN-gG-*``
 in a puzzle format) are removed, so the folder ends up holding exactly the collection plus
@@ -16,14 +22,15 @@ leaves that puzzle out with a warning (:func:`writable`).
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from nonoforge.errors import UsageError
-from nonoforge.puzzle import Grid, Puzzle
+from nonoforge.pipeline.item import ExportItem
 from nonoforge.util import write_atomic
 
 Warn = Callable[[str], None]
@@ -32,9 +39,6 @@ Warn = Callable[[str], None]
 SOLVE_TIMEOUT = 30.0
 #: The names a folder export gives its files (what ``overwrite`` may remove).
 OUR_FILE = re.compile(r"\d{3,}-g\d+-[a-z0-9-]+(\.[a-z0-9]+)+")
-#: The kinds of single-file exports, by file suffix.
-SUFFIXES = {".rofl": "rofl", ".pdf": "pdf", ".html": "html", ".htm": "html",
-            ".jsonl": "jsonl"}
 
 
 @dataclass(frozen=True)
@@ -52,7 +56,7 @@ class ExportOptions:
 @dataclass(frozen=True)
 class Exported:
     path: str
-    kind: str  # "dir", "rofl", "pdf", "html" or "jsonl"
+    kind: str  # the ExportKind's name: "dir", "rofl", "pdf", "html", "jsonl", ...
     count: int
     skipped: int = 0
     #: Puzzles the target's format cannot hold (given cells in ROFL, colour in a
@@ -60,48 +64,80 @@ class Exported:
     refused: int = 0
 
 
-@dataclass
-class Item:
-    """One puzzle of an export with all we know of it."""
+@dataclass(frozen=True)
+class ExportJob:
+    """What an export kind's writer is given: the items to write (already narrowed to
+    what the kind holds), the target, the collection's name, the options, the warner."""
 
-    puzzle: Puzzle
-    number: int
-    result: dict[str, Any] = field(default_factory=dict)
-    answer: Grid | None = None
-    verdict: str | None = None
-
-    @property
-    def grade(self) -> int | None:
-        return self.result.get("grade")
-
-    @property
-    def title(self) -> str:
-        return self.puzzle.meta.title or f"Puzzle {self.puzzle.key[:6]}"
-
-    @property
-    def unique(self) -> bool:
-        return self.verdict == "unique"
-
-    @property
-    def note(self) -> str | None:
-        if self.unique:
-            return None
-        if self.verdict == "multiple":
-            return "not unique: one of several solutions"
-        return "uniqueness not proven"  # budget, timeout, timeout_wall, error
+    items: Sequence[ExportItem]
+    target: Path
+    title: str
+    opts: ExportOptions
+    warn: Warn | None = None
 
 
-def items_of(corpus: Any, name: str) -> list[Item]:
+@dataclass(frozen=True)
+class ExportKind:
+    """One kind of export, found by the target's suffix (:func:`kind_of`).
+
+    ``write`` writes ``job.items`` to ``job.target``. The other fields say what the common
+    path (:func:`export_collection`) does first, so that a writer only writes:
+    ``puzzle_format`` (given the options) is the puzzle file format the kind writes, whose
+    refusals leave puzzles out with a warning; ``answers`` has every item solved for its
+    answer and verdict; ``playable`` keeps only the puzzles with a proven unique solution
+    (all of them, marked, with ``include_ambiguous``); ``check`` refuses bad options before
+    anything is written or removed. The one ``folder`` kind writes into a directory (a
+    target without a suffix); every other kind writes one file.
+    """
+
+    name: str
+    suffixes: tuple[str, ...]
+    description: str
+    write: Callable[[ExportJob], None]
+    puzzle_format: Callable[[ExportOptions], str] | None = None
+    answers: bool = False
+    playable: bool = False
+    check: Callable[[ExportOptions], None] | None = None
+    folder: bool = False
+
+
+#: The export kinds by name, in the order they are listed; see :func:`register_kind`.
+KINDS: dict[str, ExportKind] = {}
+
+
+def register_kind(kind: ExportKind) -> ExportKind:
+    """Add (or replace, by name) an export kind. A suffix belongs to one kind, lower case
+    with its dot (``.pdf``); the folder kind has none."""
+    for other in KINDS.values():
+        taken = set(other.suffixes) & set(kind.suffixes)
+        if other.name != kind.name and (taken or (kind.folder and other.folder)):
+            raise ValueError(f"export kind {kind.name!r} clashes with {other.name!r}")
+    if kind.folder == bool(kind.suffixes) or any(
+            not x.startswith(".") or x != x.lower() for x in kind.suffixes):
+        raise ValueError(f"export kind {kind.name!r}: a folder has no suffix, a file "
+                         "kind lower-case ones like '.pdf'")
+    KINDS[kind.name] = kind
+    return kind
+
+
+def known_kinds() -> str:
+    """The registered kinds in one phrase, for help and errors."""
+    return ", ".join(f"a folder ({k.description})" if k.folder else
+                     f"{'/'.join(k.suffixes)} ({k.description})" for k in KINDS.values())
+
+
+def items_of(corpus: Any, name: str) -> list[ExportItem]:
     """The collection's puzzles in order, with their stored ratings (no answers yet)."""
     from nonoforge.solver import SOLVER_VERSION
 
     puzzles = corpus.collection(name)
     results = {r["key"]: r for r in corpus.results(SOLVER_VERSION)}
-    return [Item(p, i, dict(results.get(p.key, {})), None, results.get(p.key, {}).get("status"))
+    return [ExportItem(p, i, dict(results.get(p.key, {})), None,
+                       results.get(p.key, {}).get("status"))
             for i, p in enumerate(puzzles, start=1)]
 
 
-def solve_items(items: Sequence[Item], warn: Warn | None = None) -> None:
+def solve_items(items: Sequence[ExportItem], warn: Warn | None = None) -> None:
     """Fill in each item's answer (goal or solver's) and verdict (stored or solver's)."""
     from nonoforge.errors import NonoforgeError
     from nonoforge.solver import solve
@@ -128,7 +164,9 @@ def solve_items(items: Sequence[Item], warn: Warn | None = None) -> None:
             it.answer = res.solution
 
 
-def playable(items: Sequence[Item], include_ambiguous: bool, warn: Warn | None) -> list[Item]:
+def playable(
+    items: Sequence[ExportItem], include_ambiguous: bool, warn: Warn | None
+) -> list[ExportItem]:
     """The items a book or page may hold: unique ones, others only when asked (marked)."""
     keep = [it for it in items if it.answer is not None
             and (it.unique or include_ambiguous)]
@@ -143,9 +181,19 @@ def playable(items: Sequence[Item], include_ambiguous: bool, warn: Warn | None) 
 # -- targets --------------------------------------------------------------------------------
 
 
-def kind_of(to: str) -> str:
-    """``dir`` or the single-file kind the target's suffix names."""
-    return SUFFIXES.get(Path(to).suffix.lower(), "dir")
+def kind_of(to: str) -> ExportKind:
+    """The kind a target names: the folder kind for a name without a suffix, one ending
+    in a slash or an existing folder; else the kind its suffix is registered to. A suffix
+    no kind claims is refused (UsageError) with the known kinds."""
+    target = Path(to)
+    folder = next(k for k in KINDS.values() if k.folder)
+    suffix = target.suffix.lower()
+    if not suffix or to.endswith(("/", os.sep)) or target.is_dir():
+        return folder
+    for kind in KINDS.values():
+        if suffix in kind.suffixes:
+            return kind
+    raise UsageError(f"{to}: no export writes {suffix} files (known: {known_kinds()})")
 
 
 def claim_file(target: Path, overwrite: bool) -> None:
@@ -182,7 +230,7 @@ def export_collection(
     corpus: Any, name: str, to: str, opts: ExportOptions | None = None,
     warn: Warn | None = None,
 ) -> Exported:
-    """Write a stored collection to ``to``: its suffix picks the kind (a folder otherwise)."""
+    """Write a stored collection to ``to``; its suffix picks the kind (:func:`kind_of`)."""
     opts = opts or ExportOptions()
     target = Path(to)
     kind = kind_of(to)
@@ -191,51 +239,32 @@ def export_collection(
     if not items:
         raise UsageError(f"collection {name!r} is empty or does not exist")
     refused = 0
-    if kind in ("dir", "rofl"):  # a file format: the puzzles it cannot hold stay out
-        items, refused = writable(items, opts.fmt if kind == "dir" else "rofl", warn)
+    if kind.puzzle_format is not None:  # a file format: the puzzles it cannot hold stay out
+        fmt = kind.puzzle_format(opts)
+        items, refused = writable(items, fmt, warn)
         if not items:
             raise UsageError(f"collection {name!r}: no puzzle can be written as "
-                             f"{opts.fmt if kind == 'dir' else 'ROFL'} (see the warnings)")
-    if kind == "dir":
+                             f"{fmt if kind.folder else kind.description} (see the warnings)")
+    if kind.check is not None:
+        kind.check(opts)
+    if kind.folder:
         claim_dir(target, opts.overwrite)
     else:
-        if kind == "pdf":
-            from nonoforge.pipeline.pdf import page_size
-
-            page_size(opts.page)
         claim_file(target, opts.overwrite)
         target.parent.mkdir(parents=True, exist_ok=True)
-    if kind == "rofl":
-        from nonoforge.formats import write_file
-
-        write_file([it.puzzle for it in items], target, "rofl")
-        return Exported(to, kind, len(items), refused=refused)
-    if kind == "dir":
-        return replace(_export_dir(items, target, opts.fmt), refused=refused)
-    solve_items(items, warn)
-    if kind == "jsonl":
-        from nonoforge.pipeline.dataset import records, write_jsonl
-
-        write_jsonl(target, records(items, steps=opts.steps))
-        return Exported(to, kind, len(items))
-    chosen = playable(items, opts.include_ambiguous, warn)
+    if kind.answers:
+        solve_items(items, warn)
+    chosen = playable(items, opts.include_ambiguous, warn) if kind.playable else items
     if not chosen:
         raise UsageError(f"collection {name!r}: no puzzle with a known unique solution")
-    if kind == "pdf":
-        from nonoforge.pipeline.pdf import BookEntry, book
-
-        entries = [BookEntry(it.puzzle, n, it.title, it.grade, it.answer, it.note)
-                   for n, it in enumerate(chosen, start=1)]
-        write_atomic(target, book(entries, title=name, page=opts.page,
-                                  greyscale=opts.greyscale, warn=warn))
-    else:
-        from nonoforge.pipeline.html import page
-
-        write_atomic(target, page(chosen, title=name).encode("utf-8"))
-    return Exported(to, kind, len(chosen), len(items) - len(chosen))
+    kind.write(ExportJob(chosen, target, name, opts, warn))
+    return Exported(str(target) if kind.folder else to, kind.name, len(chosen),
+                    len(items) - len(chosen), refused)
 
 
-def writable(items: Sequence[Item], fmt: str, warn: Warn | None) -> tuple[list[Item], int]:
+def writable(
+    items: Sequence[ExportItem], fmt: str, warn: Warn | None
+) -> tuple[list[ExportItem], int]:
     """The items the format can hold, and how many it cannot (each named in a warning, with
     the format's one-line reason: :meth:`~nonoforge.formats.Format.refusal`)."""
     from nonoforge.formats import get_format
@@ -251,13 +280,59 @@ def writable(items: Sequence[Item], fmt: str, warn: Warn | None) -> tuple[list[I
     return keep, len(items) - len(keep)
 
 
-def _export_dir(items: Sequence[Item], target: Path, fmt: str) -> Exported:
+# -- the kinds ------------------------------------------------------------------------------
+
+
+def _write_dir(job: ExportJob) -> None:
     from nonoforge.formats import get_format, write_file
 
-    f = get_format(fmt)
-    target.mkdir(parents=True, exist_ok=True)
-    for it in items:
+    f = get_format(job.opts.fmt)
+    job.target.mkdir(parents=True, exist_ok=True)
+    for it in job.items:
         g = it.grade
         stem = f"{it.number:03d}-g{g if g is not None else 0}-{slug(it.title)}"
-        write_file(it.puzzle, target / f"{stem}{f.extensions[0]}", f.name)
-    return Exported(str(target), "dir", len(items))
+        write_file(it.puzzle, job.target / f"{stem}{f.extensions[0]}", f.name)
+
+
+def _write_rofl(job: ExportJob) -> None:
+    from nonoforge.formats import write_file
+
+    write_file([it.puzzle for it in job.items], job.target, "rofl")
+
+
+def _check_pdf(opts: ExportOptions) -> None:
+    from nonoforge.pipeline.pdf import page_size
+
+    page_size(opts.page)
+
+
+def _write_pdf(job: ExportJob) -> None:
+    from nonoforge.pipeline.pdf import BookEntry, book
+
+    entries = [BookEntry(it.puzzle, n, it.title, it.grade, it.answer, it.note)
+               for n, it in enumerate(job.items, start=1)]
+    write_atomic(job.target, book(entries, title=job.title, page=job.opts.page,
+                                  greyscale=job.opts.greyscale, warn=job.warn))
+
+
+def _write_html(job: ExportJob) -> None:
+    from nonoforge.pipeline.html import page
+
+    write_atomic(job.target, page(job.items, title=job.title).encode("utf-8"))
+
+
+def _write_jsonl(job: ExportJob) -> None:
+    from nonoforge.pipeline.dataset import records, write_jsonl
+
+    write_jsonl(job.target, records(job.items, steps=job.opts.steps))
+
+
+register_kind(ExportKind("dir", (), "puzzle files in --format", _write_dir,
+                         puzzle_format=lambda o: o.fmt, folder=True))
+register_kind(ExportKind("rofl", (".rofl",), "ROFL", _write_rofl,
+                         puzzle_format=lambda o: "rofl"))
+register_kind(ExportKind("pdf", (".pdf",), "print-ready book", _write_pdf, answers=True,
+                         playable=True, check=_check_pdf))
+register_kind(ExportKind("html", (".html", ".htm"), "playable page", _write_html,
+                         answers=True, playable=True))
+register_kind(ExportKind("jsonl", (".jsonl",), "dataset", _write_jsonl, answers=True))

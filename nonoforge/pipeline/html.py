@@ -16,11 +16,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nonoforge.pipeline.dataset import clues_json
+from nonoforge.pipeline.item import ExportItem, clues_json
 from nonoforge.util import safe_text, xml_text
 
 if TYPE_CHECKING:
-    from nonoforge.pipeline.export import Item
     from nonoforge.puzzle import Grid
 
 ASSETS = Path(__file__).resolve().parent / "play"
@@ -50,7 +49,7 @@ def seed_of(key: str) -> int:
     return int(hashlib.sha256(f"nonoforge-play:{key}".encode()).hexdigest()[:8], 16)
 
 
-def puzzle_json(it: Item) -> dict[str, Any]:
+def puzzle_json(it: ExportItem) -> dict[str, Any]:
     from nonoforge.images.render import text_color
 
     p = it.puzzle
@@ -81,7 +80,7 @@ def _script_json(data: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def page(items: Sequence[Item], title: str = "nonoforge puzzles") -> str:
+def page(items: Sequence[ExportItem], title: str = "nonoforge puzzles") -> str:
     """The whole page as text."""
     keys = [it.puzzle.key for it in items]
     book = {

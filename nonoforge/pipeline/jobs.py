@@ -7,8 +7,10 @@ through an optional callback, so the CLI, the demo and the tests drive the same 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from nonoforge.errors import UsageError
@@ -73,13 +75,9 @@ def model_for(
     caller has read them already.
     """
     if not refit:
-        if corpus is not None:
-            stored = corpus.get_model(version)
-            if stored:
-                return Model.from_dict(stored)
-        shipped = bundled_model(version)
-        if shipped is not None:
-            return shipped
+        known = known_model(corpus, version)
+        if known is not None:
+            return known
     if corpus is None:
         return None
     if results is None:
@@ -110,7 +108,9 @@ def rate_corpus(
 ) -> Summary:
     """Rate every puzzle of the corpus not yet rated by this solver version, then grade all.
 
-    Resumable: results are committed every :data:`BATCH` puzzles and rated puzzles skipped.
+    Resumable: each rating is scored as it finishes and saved within :data:`SAVE_S`
+    seconds (or :data:`BATCH` puzzles), so an interrupted run keeps what it finished,
+    graded, and the next run rates only the rest.
     """
     return _rate_corpus(corpus, executor, opts, refit, keys, progress).summary
 
@@ -118,60 +118,104 @@ def rate_corpus(
 @dataclass
 class _Graded:
     """What rating a corpus read back: the summary, every scored result of this solver
-    version, and the corpus's listing when grading needed it (None: not read)."""
+    version, the corpus's listing when grading needed it (None: not read), the keys this
+    run rated (in the order they finished) and those the final grading changed."""
 
     summary: Summary
     rows: list[dict[str, Any]]
     info: list[dict[str, Any]] | None
+    rated: list[str]
+    regraded: set[str]
+
+
+#: A rating is saved at most this many seconds after it finishes (or with :data:`BATCH`
+#: others, whichever comes first): a kill loses at most this much work.
+SAVE_S = 1.0
+
+
+def known_model(corpus: Corpus | None, version: str) -> Model | None:
+    """The model a run can score with before it starts: the corpus's stored one, else
+    the one shipped for this solver version; None when a fit has to wait for the ratings
+    (see :func:`model_for`)."""
+    if corpus is not None:
+        stored = corpus.get_model(version)
+        if stored:
+            return Model.from_dict(stored)
+    return bundled_model(version)
+
+
+def score_one(row: dict[str, Any], model: Model | None) -> None:
+    """Score and grade one rating as it finishes (no model yet: both None)."""
+    if model is None:
+        row["score"] = row["grade"] = None
+    else:
+        score_rows([row], model)
 
 
 def _rate_corpus(
     corpus: Corpus, executor: Executor, opts: RateOptions, refit: bool,
     keys: Iterable[str] | None, progress: Progress | None,
+    on_row: Callable[[dict[str, Any]], None] | None = None,
 ) -> _Graded:
-    executor.start()  # local workers warm up while the corpus is read
+    """Rate what the corpus lacks (of ``keys``), each rating scored by the model known at
+    the start and saved as it finishes; then :func:`grade_corpus`. ``on_row`` is told of
+    each new rating, scored, as it finishes."""
     version = solver_version()
-    done = corpus.rated_keys(version)
-    wanted = set(keys) if keys is not None else None
-    todo = [
-        p for p in corpus.query()
-        if p.key not in done and (wanted is None or p.key in wanted)
-    ]
-    summary = Summary(skipped=len(done if wanted is None else done & wanted))
+    wanted = list(dict.fromkeys(keys)) if keys is not None else None
+    total = corpus.unrated_count(version, wanted)  # the database picks them: no decoding
+    summary = Summary(skipped=corpus.rated_count(version, wanted))
+    executor.start(total)  # local workers (at most one a puzzle) warm up while we read
+    model = None if refit else known_model(corpus, version)
     if progress:
-        progress({"event": "start", "total": len(todo), "skipped": summary.skipped})
+        progress({"event": "start", "total": total, "skipped": summary.skipped})
+    rated: list[str] = []
     pending: list[dict[str, Any]] = []
-    for row in rate_all(todo, executor, opts):
-        summary.add(row)
-        pending.append(row)
-        if len(pending) >= BATCH:
+    saved_at = time.monotonic()
+    try:
+        for row in rate_all(corpus.unrated(version, wanted), executor, opts):
+            score_one(row, model)
+            summary.add(row)
+            rated.append(row["key"])
+            pending.append(row)
+            if len(pending) >= BATCH or time.monotonic() - saved_at >= SAVE_S:
+                corpus.save_results(pending, version)
+                pending = []
+                saved_at = time.monotonic()
+            if progress:
+                progress({"event": "rated", "row": row})
+            if on_row:
+                on_row(row)
+    finally:  # an interrupt (Ctrl-C, SIGTERM) keeps every rating finished so far
+        if pending:
             corpus.save_results(pending, version)
-            pending = []
-        if progress:
-            progress({"event": "rated", "row": row})
-    if pending:
-        corpus.save_results(pending, version)
-    rows, info = grade_corpus(corpus, version, summary, refit)
-    return _Graded(summary, rows, info)
+    rows, info, regraded = grade_corpus(corpus, version, summary, refit)
+    return _Graded(summary, rows, info, rated, regraded)
 
 
 def grade_corpus(
     corpus: Corpus, version: str, summary: Summary, refit: bool = False
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:
-    """Score and grade every result of this solver version with one model.
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None, set[str]]:
+    """Score and grade every result of this solver version with one model; save only
+    the results whose score or grade that changes.
 
-    Returns those results (scored when there is a model) and the corpus's listing
+    Returns those results (scored when there is a model), the corpus's listing
     (:meth:`Corpus.info`) when it was read for the site's difficulties, so that callers
-    reporting them need not read either again.
+    reporting them need not read either again, and the keys whose score or grade changed.
     """
     rows = corpus.results(version)
     model = model_for(corpus, version, refit, rows)
     if model is None:
         summary.model_fit = {"note": f"no model shipped for solver {version} (bench/"
                              f"fit_model.py) and fewer than {MIN_FIT} rated: no scores yet"}
-        return rows, None
+        return rows, None, set()
+    before = {r["key"]: (r["score"], r["grade"]) for r in rows}
     score_rows(rows, model)
-    corpus.save_results(rows, version)
+    changed = [r for r in rows if before[r["key"]] != (r["score"], r["grade"])]
+    corpus.save_results(
+        [{"key": r["key"], "score": r["score"], "grade": r["grade"],
+          "rated_at": r["rated_at"]} for r in changed],
+        version,
+    )
     summary.model_fit = fit_report(model)
     summary.count_grades(rows)
     info = corpus.info()
@@ -180,7 +224,7 @@ def grade_corpus(
         (r["grade"], d) for r in rows
         if r["grade"] is not None and (d := site.get(r["key"])) is not None
     ])
-    return rows, info
+    return rows, info, {r["key"] for r in changed}
 
 
 def rate_puzzles(
@@ -189,34 +233,47 @@ def rate_puzzles(
 ) -> tuple[list[dict[str, Any]], Summary]:
     """Rate puzzles outside any corpus, rows in input order (scored by the shipped model)."""
     summary = Summary()
-    rows = []
-    if progress:
-        progress({"event": "start", "total": len(puzzles), "skipped": 0})
-    for row in rate_all(puzzles, executor, opts):
-        summary.add(row)
-        rows.append(row)
-        if progress:
-            progress({"event": "rated", "row": row})
+    rows = list(_rate_stream(puzzles, len(puzzles), executor, opts, summary, progress))
     order: dict[str, int] = {}
     for i, p in enumerate(puzzles):
         order.setdefault(p.key, i)
     rows.sort(key=lambda r: order[r["key"]])  # input order, whatever the workers did
-    model = bundled_model(solver_version())
+    return rows, summary
+
+
+def _rate_stream(
+    puzzles: Iterable[Puzzle], total: int, executor: Executor, opts: RateOptions,
+    summary: Summary, progress: Progress | None,
+) -> Iterator[dict[str, Any]]:
+    """Rate ``total`` puzzles outside any corpus, yielding each row scored (by the shipped
+    model) as it finishes; the summary counts them, and its grades once all are in."""
+    version = solver_version()
+    model = bundled_model(version)
+    if progress:
+        progress({"event": "start", "total": total, "skipped": 0})
+    executor.start(total)
+    rows = []
+    for row in rate_all(puzzles, executor, opts):
+        score_one(row, model)
+        summary.add(row)
+        rows.append(row)
+        if progress:
+            progress({"event": "rated", "row": row})
+        yield row
     if model is not None:
-        score_rows(rows, model)
         summary.model_fit = fit_report(model)
         summary.count_grades(rows)
     else:
-        summary.model_fit = {"note": f"no model shipped for solver {solver_version()}: "
+        summary.model_fit = {"note": f"no model shipped for solver {version}: "
                              "no scores (bench/fit_model.py fits one)"}
-        for r in rows:
-            r["score"] = r["grade"] = None
-    return rows, summary
 
 
 #: The fields of a rating that ``rate --json`` shows, in this order.
 ROW_FIELDS = ("key", "title", "width", "height", "colors", "status", "technique", "score",
               "grade", "time_s", "effort")
+
+#: Told of each entry of a rating run as it is known (``rate --json`` prints it).
+Emit = Callable[[dict[str, Any]], None]
 
 
 @dataclass
@@ -225,7 +282,8 @@ class RateRun:
 
     An entry is a rating (``ROW_FIELDS``, plus ``file`` when rated from files and
     ``error`` when its status is ``error``) or, for a file that could not be read,
-    ``{"file": ..., "error": ...}``.
+    ``{"file": ..., "error": ...}``. Rating a whole corpus, the entries are its ratings of
+    this solver version in corpus order.
     """
 
     entries: list[dict[str, Any]]
@@ -235,6 +293,24 @@ class RateRun:
     def failed(self) -> int:
         """Items that could not be rated: unreadable files and puzzles the solver refused."""
         return sum(1 for e in self.entries if "error" in e)
+
+
+@dataclass
+class _Entries:
+    """A run's entries: each handed to ``emit`` the moment it is known (a rating as it
+    finishes, a bad file as it is read), and kept by position for the report's order.
+    An entry given again for a position (a final grading that changed it) replaces it."""
+
+    emit: Emit | None
+    kept: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+    def put(self, pos: int, entry: dict[str, Any]) -> None:
+        self.kept[pos] = entry
+        if self.emit is not None:
+            self.emit(entry)
+
+    def ordered(self) -> list[dict[str, Any]]:
+        return [self.kept[i] for i in sorted(self.kept)]
 
 
 def _entry(row: dict[str, Any], file: str | None = None) -> dict[str, Any]:
@@ -256,72 +332,137 @@ def rate_inputs(
     progress: Progress | None = None,
     fmt: str | None = None,
     resolve: Callable[[str], str] | None = None,
+    emit: Emit | None = None,
+    on_skip: Callable[[str, str], None] | None = None,
 ) -> RateRun:
     """The ``rate`` command: rate files, a corpus, or files added to a corpus.
 
     With ``files`` and no ``db``: rate those files (scored by the shipped model). With
     ``db``: add the files' puzzles to the corpus (if any are given), rate what the corpus
     has not rated with this solver version, grade, and report the files' puzzles (or the
-    whole corpus). An unreadable file or a puzzle the solver refuses costs only itself:
-    it is an entry with its error and the rest are rated. Closes ``executor``.
+    whole corpus). A folder among ``files`` stands for the puzzle files under it, found
+    as ``db import`` finds them (:func:`~nonoforge.scraper.local.expand_folders`; each
+    entry it skips is told to ``on_skip(name, why)``). An unreadable file or a puzzle the
+    solver refuses costs only itself: it is an entry with its error and the rest are
+    rated. Closes ``executor``.
+
+    ``emit`` is given each entry as soon as it is known, so that an interrupted run has
+    already handed over every rating it finished: a bad file when it is read, a new
+    rating when it finishes (scored by the model known at the start), then, at the end,
+    the entries of puzzles already rated before the run and of any whose score or grade
+    the final grading changed (a refit, a first fit: such a key comes twice, the later
+    entry is the one that holds). The returned :class:`RateRun` has them in input order.
 
     ``resolve`` maps a file name as given to the file to read (``example:NAME``). The
     corpus is opened (and created when missing) with :meth:`Corpus.open`; the CLI refuses
     a ``--db`` that does not exist before calling, unless files are added.
     """
-    items = list(Batch(files, fmt, resolve=resolve)) if files else None
     try:
+        items = _read_items(files, fmt, resolve, on_skip) if files else None
+        out = _Entries(emit)
         if items is not None and db is None:
-            return _rate_files(items, executor, opts, progress)
+            return _rate_files(items, executor, opts, progress, out)
         from nonoforge.db import Corpus
 
         with Corpus.open(db) as corpus:
-            return _rate_in_corpus(items, corpus, executor, opts, refit, progress)
+            return _rate_in_corpus(items, corpus, executor, opts, refit, progress, out)
     finally:
         executor.close()
 
 
+def _read_items(
+    files: Sequence[str], fmt: str | None, resolve: Callable[[str], str] | None,
+    on_skip: Callable[[str, str], None] | None,
+) -> list[Item]:
+    """The items of ``files``, each folder replaced by the puzzle files under it; a folder
+    with none is an error item of its own (it was meant to hold puzzles)."""
+    from nonoforge.scraper.local import expand_folders
+
+    items: list[Item] = []
+    for f in files:
+        paths = list(expand_folders([f], on_skip))
+        if not paths:
+            items.append(Item(f, error="no file of a format nonoforge reads in this folder"))
+        else:
+            items += Batch(paths, fmt, resolve=resolve)
+    return items
+
+
 def _rate_files(
     items: list[Item], executor: Executor, opts: RateOptions, progress: Progress | None,
+    out: _Entries,
 ) -> RateRun:
-    puzzles = [it.puzzle for it in items if it.puzzle is not None]
-    rows, summary = rate_puzzles(puzzles, executor=executor, opts=opts, progress=progress)
-    summary.unreadable = sum(1 for it in items if it.puzzle is None)
-    by_key = {r["key"]: r for r in rows}
-    entries = [
-        it.as_error() if it.puzzle is None else _entry(by_key[it.puzzle.key], it.file)
-        for it in items
-    ]
-    return RateRun(entries, summary)
+    summary = Summary(unreadable=sum(1 for it in items if it.puzzle is None))
+    waiting: dict[str, deque[int]] = {}  # a puzzle's positions (one file may repeat another)
+    for i, it in enumerate(items):
+        if it.puzzle is not None:
+            waiting.setdefault(it.puzzle.key, deque()).append(i)
+
+    def feed() -> Iterator[Puzzle]:  # bad files are told in their place as they come
+        for i, it in enumerate(items):
+            if it.puzzle is None:
+                out.put(i, it.as_error())
+            else:
+                yield it.puzzle
+
+    total = len(items) - summary.unreadable
+    for row in _rate_stream(feed(), total, executor, opts, summary, progress):
+        i = waiting[row["key"]].popleft()
+        out.put(i, _entry(row, items[i].file))
+    for i, it in enumerate(items):  # with a pool, the feed was read before any rating
+        if it.puzzle is None and i not in out.kept:
+            out.put(i, it.as_error())
+    return RateRun(out.ordered(), summary)
 
 
 def _rate_in_corpus(
     items: list[Item] | None, corpus: Corpus, executor: Executor, opts: RateOptions,
-    refit: bool,
-    progress: Progress | None,
+    refit: bool, progress: Progress | None, out: _Entries,
 ) -> RateRun:
     keys = None
+    where: dict[str, list[tuple[int, Item, Puzzle]]] = {}  # key -> its items, by position
     if items is not None:
-        puzzles = [it.puzzle for it in items if it.puzzle is not None]
+        puzzles = []
+        for i, it in enumerate(items):
+            if it.puzzle is None:
+                out.put(i, it.as_error())
+            else:
+                puzzles.append(it.puzzle)
+                where.setdefault(it.puzzle.key, []).append((i, it, it.puzzle))
         corpus.add(puzzles)
         keys = [p.key for p in puzzles]
-    graded = _rate_corpus(corpus, executor, opts, refit, keys, progress)
+
+    def on_row(row: dict[str, Any]) -> None:
+        if items is None:  # whole corpus: positions are fixed at the end; tell it now
+            if out.emit is not None:
+                out.emit(_entry(row))
+            return
+        for i, it, p in where.get(row["key"], []):
+            out.put(i, _entry({**row, "title": p.meta.title}, it.file))
+
+    graded = _rate_corpus(corpus, executor, opts, refit, keys, progress, on_row)
     summary = graded.summary
     by_key = {r["key"]: r for r in graded.rows}
+    told = set(graded.rated) - graded.regraded  # already handed over as they finished
     if items is None:
         info = graded.info if graded.info is not None else corpus.info()
-        return RateRun(
-            [_entry({**by_key[i["key"]], "title": i["title"]})
-             for i in info if i["key"] in by_key],
-            summary,
-        )
+        final = _Entries(out.emit)
+        for pos, listed in enumerate(info):
+            row = by_key.get(listed["key"])
+            if row is None:
+                continue
+            e = _entry({**row, "title": listed["title"]})
+            if listed["key"] in told:
+                final.kept[pos] = e
+            else:
+                final.put(pos, e)
+        return RateRun(final.ordered(), summary)
     summary.unreadable = sum(1 for it in items if it.puzzle is None)
-    entries = [
-        it.as_error() if it.puzzle is None
-        else _entry({**by_key[it.puzzle.key], "title": it.puzzle.meta.title}, it.file)
-        for it in items
-    ]
-    return RateRun(entries, summary)
+    for i, it in enumerate(items):
+        if it.puzzle is not None and (it.puzzle.key not in told or i not in out.kept):
+            e = _entry({**by_key[it.puzzle.key], "title": it.puzzle.meta.title}, it.file)
+            out.put(i, e)
+    return RateRun(out.ordered(), summary)
 
 
 # -- collections ----------------------------------------------------------------------------

@@ -120,6 +120,31 @@ def die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
 
 
+@contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """Within the block, SIGTERM interrupts as Ctrl-C does (``KeyboardInterrupt``).
+
+    A rating run then ends as it ends on Ctrl-C: the ratings finished but not yet saved
+    are saved, every one already written out stays whole, the workers are stopped. By
+    default SIGTERM would end the process between two statements. Outside the main
+    thread (where no handler can be set) this does nothing.
+    """
+    import signal
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        before = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 def rate_puzzle(p: Puzzle, opts: RateOptions) -> dict[str, Any]:
     """Solve one puzzle ``opts.runs`` times; the median time, the (deterministic) effort.
 
@@ -195,28 +220,39 @@ def time_once(p: Puzzle, opts: RateOptions) -> tuple[float, float]:
 class LocalExecutor:
     """A pool of worker processes on this machine (one worker: this process).
 
+    The pool isolates puzzles: a worker killed by one (out of memory, a crash in
+    compiled code) costs only that puzzle (see :meth:`_pool_run`). It never has more
+    processes than puzzles to rate: each one costs about a second of CPU to start (the
+    interpreter, loading the compiled solver), so ``--workers 64`` for one puzzle started
+    64 of them (78 s on 2 cores) where one does the work.
+
     The pool lives from :meth:`start` (or the first map) to the end of the map: starting
-    it before the caller reads its corpus lets the workers' start-up (imports, loading
-    the compiled solver: about a second) overlap that read, and the map returns without
-    waiting for the workers to exit.
+    it before the caller reads its corpus lets the workers' start-up overlap that read,
+    and the map returns without waiting for the workers to exit.
     """
 
     def __init__(self, workers: int) -> None:
         self.workers = max(1, workers)
         self._pool: ProcessPoolExecutor | None = None
+        #: processes in the running pool (at most ``workers``, at most the work)
+        self.size = 0
 
-    def start(self) -> None:
-        """Start the worker processes now (they warm up while the caller goes on)."""
-        if self.workers > 1 and self._pool is None:
-            self._pool = self._new_pool(self.workers)
-            for _ in range(self.workers):
-                self._pool.submit(_warm)  # the pool spawns its processes on a submit
+    def start(self, work: int | None = None) -> None:
+        """Start the worker processes now (they warm up while the caller goes on): one
+        per puzzle of ``work`` when that is less than ``workers``, none for no work."""
+        if self.workers == 1 or self._pool is not None or work == 0:
+            return
+        self.size = self.workers if work is None else min(self.workers, work)
+        self._pool = self._new_pool(self.size)
+        for _ in range(self.size):
+            self._pool.submit(_warm)  # the pool spawns its processes on a submit
 
     def close(self) -> None:
         """Stop the pool, not waiting for its processes to exit."""
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+            self.size = 0
 
     @staticmethod
     def _new_pool(workers: int) -> ProcessPoolExecutor:
@@ -232,9 +268,9 @@ class LocalExecutor:
         opts: RateOptions,
     ) -> Iterator[dict[str, Any]]:
         if self.workers == 1:
-            _warm()
             opts = replace(opts, defer_after=None)
             for p in items:
+                _warm()  # before the first puzzle only (then a no-op); none for no work
                 yield fn(p, opts)
             return
         todo = list(items)
@@ -256,7 +292,7 @@ class LocalExecutor:
         pool. The puzzles in flight are re-run one at a time in a fresh process: the one that
         kills it again is recorded as ``error`` and the batch goes on with the rest.
         """
-        self.start()
+        self.start(len(todo))
         pool = self._pool
         assert pool is not None
         deferring = opts if opts.defer_after is not None else replace(opts, defer_after=DEFER_S)
@@ -265,7 +301,7 @@ class LocalExecutor:
         try:
             for p in it:
                 run.submit(fn, p)
-                while len(run.inflight) >= 4 * self.workers:
+                while len(run.inflight) >= 4 * self.size:
                     yield from run.collect()
             while run.inflight:
                 yield from run.collect()
@@ -461,9 +497,13 @@ class DaskExecutor:
             raise UsageError(f"malformed Dask scheduler address {scheduler!r}: {e}") from None
         #: chunks sent (for the bench and the tests)
         self.chunks = 0
+        self._work: int | None = None
 
-    def start(self) -> None:
-        """Nothing to start: the cluster's workers are running (the map warms them)."""
+    def start(self, work: int | None = None) -> None:
+        """Nothing to start: the cluster's workers are running (the map warms them).
+        ``work``, the puzzles the next map will get, sizes its last chunks (see
+        :data:`TAPER`) when they come as a stream."""
+        self._work = work
 
     def _workers(self) -> int:
         return max(1, len(self.client.scheduler_info().get("workers", {})))
@@ -476,7 +516,8 @@ class DaskExecutor:
 
         self.client.run(_warm)
         opts = replace(opts, defer_after=None)
-        left = len(items) if isinstance(items, Sized) else None
+        left = len(items) if isinstance(items, Sized) else self._work
+        self._work = None
         it = iter(items)
         size = 4  # the first chunks are small: they measure what a puzzle costs here
         workers = self._workers()

@@ -27,13 +27,17 @@ client needs, so that no site class has to think about it:
   so that a re-run fetches nothing it already has.
 
 Failures raise :class:`~nonoforge.errors.FetchError` with a one-line reason; any other
-status (404, 403, ...) comes back as a :class:`Response` for the caller to judge.
+status (404, 403, ...) comes back as a :class:`Response` for the caller to judge. When
+the host gave no answer at all (its name does not resolve, the connection is refused or
+times out), :attr:`Http.unreachable` says so plainly until an answer arrives again, so that
+a caller with many requests to make can stop instead of failing each one the same way.
 """
 
 from __future__ import annotations
 
 import contextlib
 import email.utils
+import errno
 import hashlib
 import ipaddress
 import json
@@ -45,8 +49,9 @@ import threading
 import time
 import urllib.robotparser
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urljoin, urlsplit
@@ -54,6 +59,7 @@ from urllib.parse import urlencode, urljoin, urlsplit
 import requests
 import urllib3.connection
 import urllib3.connectionpool
+import urllib3.exceptions
 
 from nonoforge import __version__
 from nonoforge.errors import FetchError
@@ -143,6 +149,80 @@ class HttpStats:
 
     def as_dict(self) -> dict[str, int]:
         return dict(vars(self))
+
+
+class Cause(Enum):
+    """Why a host gave no answer at all: the connection itself could not be made."""
+
+    NO_NAME = "its name does not resolve (no network, or a wrong address)"
+    REFUSED = "the connection was refused (nothing is listening there)"
+    TIMEOUT = "no answer to the connection"
+    NO_ROUTE = "no route to it (the network is down, or blocks it)"
+    OTHER = "the connection could not be made"
+
+
+#: connect errors that mean the network itself, not the host, is in the way
+_NO_ROUTE = frozenset({errno.ENETUNREACH, errno.EHOSTUNREACH, errno.ENETDOWN})
+
+
+@dataclass(frozen=True)
+class Unreachable:
+    """A host that could not be reached: where, why (:class:`Cause`) and the system's own
+    words for it (kept for the curious, left out of :meth:`line`)."""
+
+    host: str
+    cause: Cause
+    detail: str = ""
+    #: the connect timeout, for :attr:`Cause.TIMEOUT`
+    seconds: float | None = None
+
+    def line(self) -> str:
+        """``cannot reach HOST: WHY``, in plain words."""
+        why = self.cause.value
+        if self.cause is Cause.TIMEOUT and self.seconds is not None:
+            why += f" within {self.seconds:g} s (connect timeout)"
+        elif self.cause is Cause.OTHER and self.detail:
+            why += f" ({self.detail})"
+        return f"cannot reach {self.host}: {why}"
+
+
+def _chain(e: BaseException) -> Iterator[BaseException]:
+    """``e`` and the exceptions it wraps: causes, contexts, and what requests and urllib3
+    carry in ``args`` and ``reason`` (a bounded walk; each once)."""
+    todo, seen = [e], set[int]()
+    while todo and len(seen) < 32:
+        x = todo.pop(0)
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        yield x
+        inner = [*x.args, getattr(x, "reason", None), x.__cause__, x.__context__]
+        todo.extend(i for i in inner if isinstance(i, BaseException))
+
+
+def connect_failure(e: BaseException, host: str, connect_timeout: float | None = None
+                    ) -> Unreachable | None:
+    """How ``e`` (raised by requests) says that ``host`` could not be reached at all, or
+    None when the host was reached (a reset, a broken or slow answer: not this). When a
+    proxy stood in the way, the host is named as reached through it."""
+    if isinstance(e, requests.exceptions.ProxyError):
+        host = f"{host} (through the proxy the environment names)"
+    chain = list(_chain(e))
+    for x in chain:
+        if isinstance(x, socket.gaierror | urllib3.exceptions.NameResolutionError):
+            return Unreachable(host, Cause.NO_NAME, _short(x))
+    for x in chain:
+        if isinstance(x, ConnectionRefusedError):
+            return Unreachable(host, Cause.REFUSED, _short(x))
+        if isinstance(x, OSError) and x.errno in _NO_ROUTE:
+            return Unreachable(host, Cause.NO_ROUTE, _short(x))
+    if isinstance(e, requests.exceptions.ConnectTimeout):
+        return Unreachable(host, Cause.TIMEOUT, _short(e), connect_timeout)
+    for x in chain:
+        if isinstance(x, urllib3.exceptions.NewConnectionError):
+            why = x.__cause__ or x.__context__ or x
+            return Unreachable(host, Cause.OTHER, _short(why))
+    return None
 
 
 class _Retry(Exception):
@@ -423,6 +503,9 @@ class Http:
         self.session.mount("https://", adapter)
         #: ``(host, clock())`` of the latest network requests: for measuring the pacing.
         self.sent: deque[tuple[str, float]] = deque(maxlen=10_000)
+        #: Set when the latest network attempt could not reach its host at all (no answer
+        #: of any kind); cleared by the next answer. A run of many requests stops on it.
+        self.unreachable: Unreachable | None = None
 
     # -- public ---------------------------------------------------------------------------
 
@@ -697,14 +780,19 @@ class Http:
                 stream=True,
                 allow_redirects=False,
             )
-        except requests.exceptions.Timeout as e:
-            raise _Retry(f"timed out ({type(e).__name__})") from None
-        except requests.exceptions.ConnectionError as e:
+        except (requests.exceptions.Timeout, requests.exceptions.ConnectionError) as e:
+            down = connect_failure(e, urlsplit(url).netloc, min(connect, self.total_timeout))
+            if down is not None:  # no answer of any kind: said plainly, kept for the caller
+                self.unreachable = down
+                raise _Retry(down.line()) from None
+            if isinstance(e, requests.exceptions.Timeout):
+                raise _Retry(f"timed out ({type(e).__name__})") from None
             raise _Retry(f"connection failed ({_short(e)})") from None
         except requests.exceptions.RequestException as e:
             raise FetchError(f"bad request ({_short(e)}): {url}") from None
         except ValueError as e:  # requests reads a redirect's Location early: bad bytes, "[::1"
             raise FetchError(f"unusable answer ({type(e).__name__}: {_short(e)}): {url}") from None
+        self.unreachable = None  # an answer: the host is there
         with r:
             status = r.status_code
             hdrs = {k.lower(): v for k, v in r.headers.items()}

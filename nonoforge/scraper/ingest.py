@@ -4,7 +4,10 @@ Each item (a site's puzzle id, or a file of a local archive) goes into the corpu
 its fetch-log row in one transaction (:meth:`Corpus.add_fetched`), so a run that is
 killed resumes exactly: a re-run skips what is done or missing and retries what failed.
 Puzzles are deduplicated by key; every outcome is counted in an :class:`IngestSummary`.
-With ``dry_run`` everything is fetched and parsed but nothing is written.
+With ``dry_run`` everything is fetched and parsed but nothing is written. When the site
+cannot be reached at all (no network, a wrong address, nothing listening), a run stops at
+the first item that finds so, instead of failing every other item the same way; the items
+it did not try are left out of the fetch log, so the next run takes them up.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from nonoforge.errors import FAILED_EXIT, FetchError, FormatError, UsageError
 from nonoforge.ranges import Span, parse_span
-from nonoforge.scraper.http import Http
+from nonoforge.scraper.http import Http, Unreachable
 from nonoforge.scraper.local import Member, item_name, iter_members
 from nonoforge.scraper.nonograms import Nonograms
 from nonoforge.scraper.site import DONE, FAILED, Fetched, Site, one_line
@@ -80,6 +83,14 @@ class IngestSummary:
     #: what ``requested`` counts: a site's items, or a local path's files (each may hold
     #: many puzzles, so the line must not call 1 file of 1000 puzzles "1 item")
     unit: str = "item"
+    #: why the run stopped before its end: the site could not be reached (one plain line)
+    stopped: str | None = None
+    #: the item that found the site unreachable (failed, in the fetch log like any other)
+    stopped_at: str | None = None
+    #: items left untried by the stop: not in the fetch log, so a re-run takes them up
+    untried: int = 0
+    #: where the fetch log is (the corpus, as a message names it); None in a dry run
+    fetch_log: str | None = None
 
     def record(
         self, item: str, outcome: str, reason: str | None = None, *, network: bool = False
@@ -92,11 +103,19 @@ class IngestSummary:
         if outcome == FAILED and len(self.failures) < MAX_LISTED:
             self.failures.append({"item": item, "reason": one_line(reason or "unknown")})
 
+    def stop(self, item: str, down: Unreachable, untried: int, skipped: int) -> None:
+        """The run stops at ``item``: the site is unreachable; ``untried`` items after it
+        were not tried and ``skipped`` were done already."""
+        self.stopped, self.stopped_at = down.line(), item
+        self.untried += untried
+        self.skipped += skipped
+
     @property
     def counts(self) -> str:
         return (
             f"new {self.new} · duplicate {self.duplicate} · missing {self.missing} · "
             f"failed {self.failed}" + (f" · skipped {self.skipped}" if self.skipped else "")
+            + (f" · not tried {self.untried}" if self.untried else "")
         )
 
     def line(self) -> str:
@@ -106,10 +125,37 @@ class IngestSummary:
             self.counts
         )
 
+    def failure_lines(self, shown: int = 10) -> list[str]:
+        """A line for each of the first ``shown`` failures, then how many more there are
+        and where all of them are. The item a stop was found at is left out: the stop's
+        own line (:meth:`stop_line`) says it once."""
+        listed = [f for f in self.failures if f["item"] != self.stopped_at]
+        lines = [f"  failed {f['item']}: {f['reason']}" for f in listed[:shown]]
+        more = self.failed - (self.stopped_at is not None) - min(shown, len(listed))
+        if more > 0:
+            where = f" of {self.fetch_log}" if self.fetch_log else ""
+            lines.append(f"  ... {more} more (each with its reason in the fetch log{where})")
+        return lines
+
+    def stop_line(self) -> str | None:
+        """Why the run stopped early, what it left and how to go on: one line (None when
+        it ran to the end)."""
+        if self.stopped is None:
+            return None
+        tried = self.requested - self.untried - self.skipped
+        line = (f"{self.stopped}; stopped after {tried} of {self.requested} {self.unit}(s)"
+                f", {self.untried} not tried")
+        if self.dry_run or not self.fetch_log:
+            return line + " (a dry run: nothing recorded)"
+        return line + (f": run the same command again to go on (fetch log: {self.fetch_log})")
+
     @property
     def exit_code(self) -> int:
-        """0 when something was ingested (or was already there), or nothing failed; when
-        every item that was tried failed: 5 if all for network reasons, else 2."""
+        """5 when the run stopped because the site could not be reached; else 0 when
+        something was ingested (or was already there), or nothing failed; when every item
+        that was tried failed: 5 if all for network reasons, else 2."""
+        if self.stopped is not None:
+            return FetchError.exit_code
         if not self.failed or self.new or self.duplicate or self.skipped:
             return 0
         return FetchError.exit_code if self.network_failed == self.failed else FAILED_EXIT
@@ -128,6 +174,9 @@ class IngestSummary:
             "failures": list(self.failures),
             "http": self.http,
             "network_failed": self.network_failed,
+            "stopped": self.stopped,
+            "untried": self.untried,
+            "fetch_log": self.fetch_log,
             "exit_code": self.exit_code,
         }
 
@@ -194,7 +243,10 @@ def ingest_site(
     """Fetch ``items`` from ``site`` into ``corpus``; skip what the fetch log has done.
 
     ``corpus`` may be None only with ``dry_run``. Items logged as done or missing are
-    skipped; failed ones are fetched again unless ``retry_failed`` is False.
+    skipped; failed ones are fetched again unless ``retry_failed`` is False. When an item
+    fails because the site cannot be reached at all (its :class:`Http` says so, after its
+    retries), the run stops there: the items after it are counted as not tried and left
+    out of the fetch log (:meth:`IngestSummary.stop`).
     """
     if corpus is None and not dry_run:
         raise UsageError("a corpus is needed unless this is a dry run")
@@ -205,11 +257,12 @@ def ingest_site(
         skip = corpus.fetch_items(site.name)
         if retry_failed:
             skip -= corpus.fetch_items(site.name, FAILED)
+    summary.fetch_log = None if dry_run or corpus is None else corpus_name(corpus)
     seen: set[str] = set()
     t0 = time.monotonic()
     try:
         with _progress(progress, len(ids), site.name, summary) as bar:
-            for i in ids:
+            for n, i in enumerate(ids, start=1):
                 key = str(i)
                 if key in skip:
                     summary.skipped += 1
@@ -230,12 +283,34 @@ def ingest_site(
                 if on_item is not None:
                     on_item(fetched, outcome)
                 bar.advance()
+                down = _unreachable(site) if fetched.status == FAILED else None
+                if down is not None:  # every other item would fail the same way: stop
+                    rest = [str(j) for j in ids[n:]]
+                    done = sum(j in skip for j in rest)
+                    summary.stop(key, down, untried=len(rest) - done, skipped=done)
+                    break
     finally:
         summary.seconds = time.monotonic() - t0
         http = getattr(site, "http", None)
         if isinstance(http, Http):
             summary.http = http.stats.as_dict()
     return summary
+
+
+def _unreachable(site: Site) -> Unreachable | None:
+    """Whether ``site``'s latest request found it unreachable (see :class:`Http`)."""
+    http = getattr(site, "http", None)
+    return http.unreachable if isinstance(http, Http) else None
+
+
+def corpus_name(corpus: Corpus) -> str:
+    """The corpus as a message names it: a SQLite file's path (relative when it is under
+    the working directory), else its URL without the password."""
+    url = corpus.engine.url
+    if url.get_backend_name() == "sqlite" and url.database:
+        rel = os.path.relpath(url.database)  # "nonoforge.db" where the user is
+        return url.database if rel.startswith("..") else rel
+    return str(url.render_as_string(hide_password=True))
 
 
 def _register(corpus: Corpus | None, dry_run: bool, name: str, url: str, licence: str) -> None:
@@ -334,6 +409,7 @@ def ingest_path(
         raise UsageError("a corpus is needed unless this is a dry run")
     check_source(path)
     summary = IngestSummary(f"{site}:{path}", dry_run=dry_run, unit="file")
+    summary.fetch_log = None if dry_run or corpus is None else corpus_name(corpus)
     seen: set[str] = set()
     t0 = time.monotonic()
 

@@ -3,7 +3,7 @@
 >>> from nonoforge.solver import solve
 >>> from nonoforge.puzzle import Grid, Puzzle
 >>> res = solve(Puzzle.from_grid(Grid.from_rows([".#.", "###", ".#."])))
->>> res.status, res.technique
+>>> res.status.value, res.technique
 ('unique', 'line')
 
 The ladder, easiest first: ``trivial`` lines, simple ``overlap``, complete ``line`` logic

@@ -6,11 +6,13 @@
 between slices. The ``auto`` strategy hands a search that exceeds its node budget to the
 SAT back-end (:mod:`nonoforge.solver.sat`).
 
-Loading the compiled engine costs a process about 0.6 s of CPU (importing numba, loading
-the cached kernels). A small black-and-white puzzle that line logic settles is answered
-by a plain-Python copy of the engine's root line logic (:mod:`nonoforge.solver.quick`)
-before that is paid, with the very same verdict, technique and effort counts; any other
-puzzle goes to the engine. The engine modules are imported only then.
+Loading the compiled engine costs a process 0.7-1.6 s of CPU (importing numba, loading
+the cached kernels). A small puzzle, black-and-white or colour, that line logic settles is
+answered by a plain-Python copy of the engine's root line logic
+(:mod:`nonoforge.solver.quick`) before that is paid, with the very same verdict, technique
+and effort counts; any other puzzle goes to the engine. The engine modules, numpy and the
+puzzle's arrays (:mod:`nonoforge.solver.tables`) are imported only then: a puzzle answered
+in plain Python loads neither numpy nor numba (issue 39).
 """
 
 from __future__ import annotations
@@ -19,19 +21,26 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from nonoforge.errors import SolverError
 from nonoforge.puzzle import Grid, Puzzle
+from nonoforge.results import Verdict
 from nonoforge.solver import quick
 from nonoforge.solver.options import SAT_CONFLICT_WORK, SearchOptions, WorkCosts
-from nonoforge.solver.result import TECHNIQUES, SolveResult, verify_solution
-from nonoforge.solver.tables import Tables, check_colours
+from nonoforge.solver.result import (
+    TECHNIQUES,
+    FlatState,
+    SolveResult,
+    check_colours,
+    verify_solution,
+)
 from nonoforge.solving import full_state, start_state
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from nonoforge.solver.driver import Work
     from nonoforge.solver.sat import SatOutcome
+    from nonoforge.solver.tables import Tables
 
 #: Bump whenever a solve of the same puzzle could give a different result or effort.
 SOLVER_VERSION = "1.3"  # 1.1: MiniSat back-end (SAT conflict counts differ); 1.2: b/w lines of
@@ -97,6 +106,10 @@ _compiled = False
 def warmup() -> float:
     """Compile (or load from numba's cache) every kernel on a tiny puzzle; seconds spent.
 
+    When numba's cache holds no kernel for these sources (the first run after an install),
+    one line on stderr says that they are being compiled and how long that takes
+    (:func:`~nonoforge.solver.kernel_cache.announce_if_cold`).
+
     :func:`solve` calls this when a puzzle first needs the compiled engine, outside its
     per-puzzle time (``time_s``), and outside its timeout unless the caller passed
     ``started`` (then the timeout bounds the caller's whole wait, loading included).
@@ -107,6 +120,9 @@ def warmup() -> float:
         return 0.0
     t0 = time.perf_counter()
     _compiled = True
+    from nonoforge.solver import engine, kernel_cache
+
+    kernel_cache.announce_if_cold(engine.run)  # a cold cache: a minute or more (issue 38)
     p = Puzzle.from_grid(Grid([[1, 0], [0, 1]]))
     for strategy in ("line", "search"):
         for record in (False, True):
@@ -155,7 +171,7 @@ def solve(
 
     >>> from nonoforge.puzzle import Grid, Puzzle
     >>> solve(Puzzle.from_grid(Grid.from_rows(["#.", "##"]))).status
-    'unique'
+    <Verdict.UNIQUE: 'unique'>
     """
     if strategy not in STRATEGIES:
         raise SolverError(f"unknown strategy {strategy!r} (choose from {', '.join(STRATEGIES)})")
@@ -194,22 +210,23 @@ def _solve(
 ) -> SolveResult:
     t0 = time.monotonic()
     deadline = None if timeout is None else (t0 if started is None else started) + timeout
-    # every path starts from the givens (cells printed solved), so "unique" is proven for
-    # the puzzle as printed; None (the blank grid) when it has none, as it always was
-    start = start_state(puzzle) if puzzle.givens else None
     quick_ok = costs is None or costs.line == 1  # it counts line solves at 1
     if allow_quick and quick_ok and not record_steps and strategy != "sat" \
             and not engine_loaded():
-        q = quick.solve_by_lines(puzzle, max_solutions, budget, start)
+        q = quick.solve_by_lines(puzzle, max_solutions, budget)
         if q is not None:
             return SolveResult(
-                status=q.status, solutions=_checked(puzzle, q.solutions), technique=q.technique,
-                effort=q.effort, time_s=time.monotonic() - t0, state=q.state,
+                status=Verdict(q.status), solutions=_checked(puzzle, q.solutions),
+                technique=q.technique, effort=q.effort, time_s=time.monotonic() - t0,
+                state=FlatState(q.state, puzzle.height, puzzle.width),
             )
+    # every path starts from the givens (cells printed solved), so "unique" is proven for
+    # the puzzle as printed; None (the blank grid) when it has none, as it always was
+    start = start_state(puzzle) if puzzle.givens else None
     if allow_quick:  # compile time (or loading from numba's cache) is not the puzzle's time
         if deadline is not None and not engine_loaded() and time.monotonic() >= deadline:
             # reading a huge file took the time: loading the engine would only overshoot
-            return SolveResult(status="timeout", solutions=[], technique=TECHNIQUES[0],
+            return SolveResult(status=Verdict.TIMEOUT, solutions=[], technique=TECHNIQUES[0],
                                effort={"work": 0}, time_s=time.monotonic() - t0,
                                state=start_state(puzzle))
         loading = warmup()
@@ -225,6 +242,7 @@ def _solve(
         return _solve_sat_only(puzzle, max_solutions, deadline, t0, budget, start)
     from nonoforge.solver import driver as D  # noqa: N812
     from nonoforge.solver import engine as E  # noqa: N812
+    from nonoforge.solver.tables import Tables
 
     t = Tables.of(puzzle)
     w = D.Work(t, max_solutions, record_steps, SEARCH_ONE if max_solutions == 1 else SEARCH_MANY,
@@ -269,25 +287,26 @@ def _solve(
 
 def _engine_status(
     w: Work, rc: int, stop: str | None, grids: list[Grid], max_solutions: int
-) -> str:
+) -> Verdict:
     """The verdict from how the engine stopped: "unique" only with a proof of it."""
     from nonoforge.solver import engine as E  # noqa: N812
 
     if stop is not None:
-        return stop
+        return Verdict(stop)
     if rc == E.RC_DONE:
         n = len(grids)
-        return ("none", "unique")[n] if n < 2 else "multiple"
+        return (Verdict.NONE, Verdict.UNIQUE)[n] if n < 2 else Verdict.MULTIPLE
     if rc == E.RC_SOLS:
-        # one solution asked for: unique only when logic alone forced it
+        # one solution asked for: unique only when logic alone forced it; found by search,
+        # it is just found (no second one was sought)
         proven_by_logic = int(w.v[E.V_MAXDEPTH]) == 0 and int(w.v[E.V_UNDEC]) == 0
         if max_solutions >= 2:
-            return "multiple"
-        return "unique" if proven_by_logic else "unsolved"
-    if rc == E.RC_LIMIT:
-        return "unsolved"
+            return Verdict.MULTIPLE
+        return Verdict.UNIQUE if proven_by_logic else Verdict.FOUND
+    if rc == E.RC_LIMIT:  # a limited strategy (line, probe) stopped with cells undecided
+        return Verdict.UNSOLVED
     if rc == E.RC_NODES:
-        return "budget"
+        return Verdict.BUDGET
     raise SolverError(f"internal error: engine returned {rc}")  # pragma: no cover
 
 
@@ -300,7 +319,7 @@ def _sat_fallback(
     effort: dict[str, int],
     budget: int | None = None,
     costs: WorkCosts | None = None,
-) -> tuple[str, list[Grid]]:
+) -> tuple[Verdict, list[Grid]]:
     """Finish an over-budget search with SAT, starting from the root's logic state.
 
     With a work ``budget``, what the search left of it is SAT's conflict budget (at
@@ -309,7 +328,7 @@ def _sat_fallback(
     c = costs or WorkCosts()
     conflicts = None if budget is None else (budget - c.charged(effort)) // c.conflict
     if conflicts is not None and conflicts < 0:
-        return "budget", _checked(puzzle, grids)[:max_solutions]
+        return Verdict.BUDGET, _checked(puzzle, grids)[:max_solutions]
     out = _solve_sat(puzzle, w.root_state(), max_solutions, deadline, conflicts, w.t)
     effort["sat_conflicts"] = int(out.conflicts)
     effort["sat_decisions"] = int(out.decisions)
@@ -318,25 +337,29 @@ def _sat_fallback(
     return _sat_status(out.status, found, max_solutions), found
 
 
-def _sat_status(status: str, found: list[Grid], max_solutions: int) -> str:
+def _sat_status(status: str, found: list[Grid], max_solutions: int) -> Verdict:
     """Our verdict from the SAT back-end's: "unique" only with a proof of it."""
     if len(found) >= 2:
-        return "multiple"
-    if status == "none" and found:
+        return Verdict.MULTIPLE
+    if status == Verdict.NONE and found:
         raise SolverError("internal error: SAT found no solution where search found one")
-    if status == "unique" and max_solutions < 2:
-        return "unsolved"  # asked for one solution: found, but no second one was sought
-    return status
+    if status == Verdict.UNIQUE and max_solutions < 2:
+        return Verdict.FOUND  # asked for one solution: found, but no second one was sought
+    return Verdict(status)
 
 
 def _solve_sat_only(
     puzzle: Puzzle, max_solutions: int, deadline: float | None, t0: float,
     budget: int | None = None, start: np.ndarray | None = None,
 ) -> SolveResult:
+    import numpy as np
+
+    from nonoforge.solver.tables import Tables
+
     conflicts = None if budget is None else budget // SAT_CONFLICT_WORK
     out = _solve_sat(puzzle, start, max_solutions, deadline, conflicts, Tables.of(puzzle))
     grids = _checked(puzzle, list(out.solutions)[:max_solutions])
-    if out.status == "unique" and grids:
+    if Verdict(out.status) is Verdict.UNIQUE and grids:
         state = (np.uint64(1) << grids[0].cells.astype(np.uint64)).astype(np.uint64)
     elif start is not None:
         state = start

@@ -18,6 +18,11 @@ It works through numba's list of cache locators (``numba.core.caching``, not a p
 ``CacheImpl``, ``_CacheImpl`` in older numba). With a numba that lacks it, or with
 ``NUMBA_CACHE_LOCATOR_CLASSES`` set, kernels are cached as numba does by itself, and
 tests/test_kernel_cache.py fails to say so.
+
+The first run after an install (or after a change to the sources) compiles the kernels:
+a minute or more of CPU during which nothing else happens. :func:`announce_if_cold` says
+so on stderr, once per process, when the cache holds no kernel for these sources, and
+says nothing when it does (issue 38); :func:`set_notice` silences it (``--quiet``).
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -124,3 +130,49 @@ def _stamped_locator(base: Any, classes: list[Any]) -> Any:
             return None
 
     return Stamped
+
+
+#: What a process that is about to compile the kernels says on stderr (issue 38).
+COMPILE_NOTICE = ("nonoforge: compiling the solver's kernels, once (about 1-3 minutes); "
+                  "later runs load them from the cache")
+
+
+def say_on_stderr(text: str) -> None:
+    """One line on stderr, at once (the default of :func:`set_notice`)."""
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+#: Where :func:`announce_if_cold` says it (None: nowhere), and whether it has.
+_notice: dict[str, Any] = {"say": say_on_stderr, "said": False}
+
+
+def set_notice(say: Callable[[str], None] | None) -> None:
+    """Where the compile notice goes: a function taking the line, or None for nowhere
+    (the CLI's ``--quiet``). By default it is one line on stderr."""
+    _notice["say"] = say
+
+
+def is_cold(kernel: Any) -> bool:
+    """Whether numba's disk cache holds no compiled code of ``kernel`` (a dispatcher with
+    ``cache=True``) for its current sources: calling it will compile. False when this
+    numba keeps its cache some other way (nothing is announced then)."""
+    try:
+        index = kernel._cache._cache_file._load_index()  # numba's own reading of its index
+    except (AttributeError, OSError, EOFError, ValueError, TypeError):  # pragma: no cover
+        return False
+    except Exception:  # noqa: BLE001 - an unreadable index: numba recompiles, so do we
+        return True
+    return not index
+
+
+def announce_if_cold(kernel: Any) -> bool:
+    """Say :data:`COMPILE_NOTICE` (once per process) when ``kernel`` is not in the disk
+    cache; whether it was said now."""
+    say = _notice["say"]
+    if _notice["said"] or not is_cold(kernel):
+        return False
+    _notice["said"] = True
+    if say is not None:
+        say(COMPILE_NOTICE)
+    return True

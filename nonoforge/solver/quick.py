@@ -1,34 +1,40 @@
 """Line logic in plain Python, for answering small puzzles before the engine is loaded.
 
 A process that solves one small puzzle would spend nearly all its time importing numba and
-loading the compiled kernels (about 0.6 s of CPU) to do a few dozen line solves. Most
+loading the compiled kernels (0.7-1.6 s of CPU) to do a few dozen line solves. Most
 puzzles people make are settled by line logic alone, so :func:`solve_by_lines` runs the
 engine's root rungs -- trivial lines, simple overlap, then complete line logic propagated to
-a fixpoint -- here, in plain Python, for black-and-white puzzles up to
+a fixpoint -- here, in plain Python, for black-and-white and colour puzzles up to
 :data:`QUICK_MAX_CELLS` cells. It copies the engine's schedule exactly (the same order of
 lines: most-changed first, in generations; the same counters), so a puzzle it answers gets
 the very verdict, technique and effort counts the engine gives it (a test compares them on
-many puzzles). When line logic leaves cells undecided, or the puzzle is too big or
-coloured, it answers ``None`` and the caller runs the engine from the start.
+many puzzles, black-and-white and colour). When line logic leaves cells undecided, or the
+puzzle is too big, it answers ``None`` and the caller runs the engine from the start.
 
-The line solver is the textbook O(k*n) dynamic programme (prefixes that hold the first
-``j`` blocks, suffixes that hold the rest); complete line logic has one answer, so it
-narrows exactly as the engine's bit-parallel kernel does.
+It imports neither numpy nor numba: a state is a flat list of ints (bit 0 background, bit
+``c`` colour ``c``), the solution a :class:`~nonoforge.puzzle.Grid` made from bytes.
+
+The line solvers are the textbook O(k*n) dynamic programme (prefixes that hold the first
+``j`` blocks, suffixes that hold the rest; colour blocks of different colours may touch);
+complete line logic has one answer, so they narrow exactly as the engine's bit-parallel
+kernels do.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from nonoforge.puzzle import Grid, Puzzle
+from nonoforge.solving import start_masks
 
 #: Puzzles with more cells go straight to the compiled engine.
 QUICK_MAX_CELLS = 10_000
-#: Line-solver work (cells times blocks + 1, summed over line solves) after which the
-#: plain-Python path gives up and hands the puzzle to the engine: about 0.1 s of CPU.
+#: Line-solver work (cells times blocks + 1, summed over line solves; a colour line's
+#: counted :data:`COLOUR_OPS` times) after which the plain-Python path gives up and hands
+#: the puzzle to the engine: about 0.1 s of CPU.
 QUICK_MAX_OPS = 400_000
+#: How much dearer a colour line's work is than a black-and-white one's, per cell and block.
+COLOUR_OPS = 3
 
 # technique indices, as in the engine
 _T_TRIVIAL, _T_OVERLAP, _T_LINE = 0, 1, 2
@@ -42,7 +48,7 @@ class QuickOutcome:
     status: str
     technique: str
     effort: dict[str, int]
-    state: np.ndarray
+    state: list[int]  # the masks, row by row
     solutions: list[Grid] = field(default_factory=list)
 
 
@@ -143,60 +149,180 @@ def _block_cover(
     return cover
 
 
-def _overlap(n: int, lens: list[int]) -> list[int]:
-    """Simple overlap on an empty line (the engine's ``overlap_line`` for one colour)."""
+def colour_line_logic(masks: list[int], lens: list[int], cols: list[int]) -> list[int] | None:
+    """Complete line logic for a colour line: the masks (bit 0 background, bit ``c``
+    colour ``c``) every placement of blocks ``lens`` of colours ``cols`` consistent with
+    ``masks`` allows, or None. Blocks of one colour need a background cell between them,
+    blocks of different colours may touch (the engine's ``dp_line``).
+
+    >>> colour_line_logic([7, 7, 7], [1, 2], [1, 2])
+    [2, 4, 4]
+    >>> colour_line_logic([7, 7, 7, 7], [1, 1], [1, 1])
+    [3, 1, 1, 3]
+    """
+    n, k = len(masks), len(lens)
+    canw = [m & 1 != 0 for m in masks]
+    F = _colour_fits_before(masks, canw, lens, cols)  # noqa: N806
+    if not F[k][n]:
+        return None
+    B = _colour_fits_after(masks, canw, lens, cols)  # noqa: N806
+    out = [0] * n
+    for i in range(n):
+        if canw[i]:
+            for j in range(k + 1):
+                if F[j][i] and B[j][i + 1]:
+                    out[i] = 1
+                    break
+    for b in range(k):
+        ln, c = lens[b], cols[b]
+        cb = 1 << c
+        same_l = b > 0 and cols[b - 1] == c
+        same_r = b + 1 < k and cols[b + 1] == c
+        fb, bn = F[b], B[b + 1]
+        run = 0  # cells from s on that allow the colour: counted from the right
+        runs = [0] * (n + 1)
+        for i in range(n - 1, -1, -1):
+            run = run + 1 if masks[i] & cb else 0
+            runs[i] = run
+        reach = 0
+        for s in range(n - ln + 1):
+            if runs[s] < ln:
+                continue
+            if same_l:
+                if s < 1 or not canw[s - 1] or not fb[s - 1]:
+                    continue
+            elif not fb[s]:
+                continue
+            e = s + ln
+            if same_r:
+                if e >= n or not canw[e] or not bn[e + 1]:
+                    continue
+            elif not bn[e]:
+                continue
+            for i in range(max(s, reach), e):
+                out[i] |= cb
+            reach = e
+    return out
+
+
+def _colour_fits_before(masks: list[int], canw: list[bool], lens: list[int],
+                        cols: list[int]) -> list[list[bool]]:
+    """``F[j][i]``: colour blocks ``0..j-1`` fit in cells ``[0, i)``, the rest there
+    background."""
+    n, k = len(masks), len(lens)
+    F = [[False] * (n + 1) for _ in range(k + 1)]  # noqa: N806
+    f0 = F[0]
+    f0[0] = True
+    for i in range(1, n + 1):
+        f0[i] = f0[i - 1] and canw[i - 1]
+    for j in range(1, k + 1):
+        ln, c = lens[j - 1], cols[j - 1]
+        cb = 1 << c
+        same = j >= 2 and cols[j - 2] == c
+        fj, fp = F[j], F[j - 1]
+        r = 0
+        for i in range(1, n + 1):
+            r = r + 1 if masks[i - 1] & cb else 0
+            if fj[i - 1] and canw[i - 1]:
+                fj[i] = True
+            elif r >= ln:
+                s = i - ln
+                fj[i] = (s >= 1 and canw[s - 1] and fp[s - 1]) if same else fp[s]
+    return F
+
+
+def _colour_fits_after(masks: list[int], canw: list[bool], lens: list[int],
+                       cols: list[int]) -> list[list[bool]]:
+    """``B[j][i]``: colour blocks ``j..k-1`` fit in cells ``[i, n)``, the rest there
+    background."""
+    n, k = len(masks), len(lens)
+    B = [[False] * (n + 1) for _ in range(k + 1)]  # noqa: N806
+    bk = B[k]
+    bk[n] = True
+    for i in range(n - 1, -1, -1):
+        bk[i] = bk[i + 1] and canw[i]
+    for j in range(k - 1, -1, -1):
+        ln, c = lens[j], cols[j]
+        cb = 1 << c
+        same = j + 1 < k and cols[j + 1] == c
+        bj, bn = B[j], B[j + 1]
+        r = 0
+        for i in range(n - 1, -1, -1):
+            r = r + 1 if masks[i] & cb else 0
+            if bj[i + 1] and canw[i]:
+                bj[i] = True
+            elif r >= ln:
+                e = i + ln
+                bj[i] = (e < n and canw[e] and bn[e + 1]) if same else bn[e]
+    return B
+
+
+def _is_trivial(n: int, lens: list[int], cols: list[int]) -> bool:
+    """Whether a clue fills its line exactly (or is empty): the engine's trivial rule."""
+    total = sum(lens) + sum(1 for b in range(1, len(lens)) if cols[b] == cols[b - 1])
+    return not lens or total == n
+
+
+def _overlap(n: int, lens: list[int], cols: list[int], full: int) -> list[int]:
+    """Simple overlap on an empty line (the engine's ``overlap_line``): what the leftmost
+    and rightmost packings agree on, and only the colours of blocks that reach a cell."""
     k = len(lens)
     out = [1] * n
     if k == 0:
         return out
-    slack = n - (sum(lens) + k - 1)
+    gaps = [b > 0 and cols[b] == cols[b - 1] for b in range(k)]
+    slack = n - (sum(lens) + sum(gaps))
     pos = 0
     for b, ln in enumerate(lens):
-        if b > 0:
+        if gaps[b]:
             pos += 1
+        cb = 1 << cols[b]
         for j in range(pos, pos + ln + slack):
-            out[j] |= 2
+            out[j] |= cb
         pos += ln
     pos = 0
     for b, ln in enumerate(lens):
-        if b > 0:
+        if gaps[b]:
             if slack == 0:
                 out[pos] = 1
             pos += 1
+        cb = 1 << cols[b]
         for j in range(pos + slack, pos + ln):
-            out[j] = 2
+            out[j] = cb
         pos += ln
-    return out
+    return [m & full for m in out]
 
 
-def solve_by_lines(
-    puzzle: Puzzle, max_solutions: int, budget: int | None, start: np.ndarray | None = None
-) -> QuickOutcome | None:
+def solve_by_lines(puzzle: Puzzle, max_solutions: int, budget: int | None) -> QuickOutcome | None:
     """The engine's root line logic, in Python: the outcome when it decides the puzzle
     (solved, or a contradiction), else None (the engine must run: probing, search).
-    ``start`` is the engine's starting state (the givens fixed; the blank grid if None)."""
+    It starts where the engine does (:func:`~nonoforge.solving.start_masks`: the givens
+    fixed, nothing else decided)."""
     h, w = puzzle.height, puzzle.width
-    if puzzle.ncolors != 1 or h * w > QUICK_MAX_CELLS or h * w == 0:
+    if h * w > QUICK_MAX_CELLS or h * w == 0:
         return None
     ncell, nl = h * w, h + w
+    mono = puzzle.ncolors == 1
+    full = (1 << (puzzle.ncolors + 1)) - 1
     cells = [list(range(r * w, r * w + w)) for r in range(h)]
     cells += [list(range(c, ncell, w)) for c in range(w)]
-    clues = [[b.length for b in clue] for clue in (*puzzle.rows, *puzzle.columns)]
+    clues = (*puzzle.rows, *puzzle.columns)
+    lens = [[b.length for b in clue] for clue in clues]
+    cols = [[b.color for b in clue] for clue in clues]
     cnt = dict.fromkeys(("lines", "trivial", "overlap", "sweeps", "linechg", "ops"), 0)
     tech = _T_TRIVIAL
-    st = [3] * ncell if start is None else [int(m) for m in start.reshape(-1)]
+    st = start_masks(puzzle)
     # init_state: trivial lines first, then simple overlap on the others
     ok = True
     for kind in (0, 1):
         changed = 0
         for line in range(nl):
-            lens, idx = clues[line], cells[line]
+            idx = cells[line]
             n = len(idx)
-            trivial = not lens or sum(lens) + len(lens) - 1 == n
-            if trivial != (kind == 0):
+            if _is_trivial(n, lens[line], cols[line]) != (kind == 0):
                 continue
             cnt["trivial" if kind == 0 else "overlap"] += 1
-            for j, o in enumerate(_overlap(n, lens)):
+            for j, o in enumerate(_overlap(n, lens[line], cols[line], full)):
                 c = idx[j]
                 nm = st[c] & o
                 if nm != st[c]:
@@ -206,11 +332,11 @@ def solve_by_lines(
                         ok = False
         if changed:
             tech = max(tech, kind)
-    undec = sum(1 for m in st if m == 3)
+    undec = sum(1 for m in st if m & (m - 1))
     solved = False
     propagated = ok
     if ok:
-        done = _propagate(st, h, cells, clues, undec, cnt)
+        done = _propagate(st, h, cells, lens, None if mono else cols, undec, cnt)
         if done is None:
             return None  # more work than the plain-Python path is worth
         ok, undec, changed_any = done
@@ -227,18 +353,17 @@ def solve_by_lines(
         "probe_contradictions": 0, "cells_by_probe": 0, "nodes": 0, "backtracks": 0,
         "max_depth": 0, "work": work,
     }
-    state = np.array(st, dtype=np.uint64).reshape(h, w)
     if not solved:
         # a contradiction: the engine notes it and checks its work limit once more
         status = _after_limit("none", work, budget, propagated)
-        return QuickOutcome(status, _TECHNIQUES[tech], effort, state)
-    grid = Grid((state == 2).astype(np.uint8))
+        return QuickOutcome(status, _TECHNIQUES[tech], effort, st)
+    grid = Grid.from_bytes(bytes(m.bit_length() - 1 for m in st), h, w)
     effort["work"] = work + 1 + 4 * ncell  # the engine charges storing a solution so
     if max_solutions >= 2:
         status = _after_limit("unique", effort["work"], budget, True)
     else:
         status = "unique"  # the engine stops at the solution asked for, proven by logic
-    return QuickOutcome(status, _TECHNIQUES[tech], effort, state, [grid])
+    return QuickOutcome(status, _TECHNIQUES[tech], effort, st, [grid])
 
 
 def _after_limit(status: str, work: int, budget: int | None, propagated: bool) -> str:
@@ -249,11 +374,12 @@ def _after_limit(status: str, work: int, budget: int | None, propagated: bool) -
 
 
 def _propagate(
-    st: list[int], h: int, cells: list[list[int]], clues: list[list[int]], undec: int,
-    cnt: dict[str, int],
+    st: list[int], h: int, cells: list[list[int]], lens: list[list[int]],
+    cols: list[list[int]] | None, undec: int, cnt: dict[str, int],
 ) -> tuple[bool, int, bool] | None:
     """The engine's ``propagate`` at the root: ``(no contradiction, undecided, changed)``,
-    or None past :data:`QUICK_MAX_OPS`."""
+    or None past :data:`QUICK_MAX_OPS`. ``cols``: the blocks' colours, None for a
+    black-and-white puzzle."""
     nl = len(cells)
     gen = [-1] * nl  # the generation a line waits in, -1 when it does not wait
     score = [0] * nl
@@ -282,10 +408,14 @@ def _propagate(
         idx = cells[line]
         lm = [st[c] for c in idx]
         cnt["lines"] += 1
-        cnt["ops"] += len(lm) * (len(clues[line]) + 1)
+        ops = len(lm) * (len(lens[line]) + 1)
+        cnt["ops"] += ops if cols is None else COLOUR_OPS * ops
         if cnt["ops"] > QUICK_MAX_OPS:
             return None
-        out = line_logic(lm, clues[line])
+        if cols is None:
+            out = line_logic(lm, lens[line])
+        else:
+            out = colour_line_logic(lm, lens[line], cols[line])
         if out is None:
             return False, undec, changed_any
         if out == lm:
@@ -296,7 +426,7 @@ def _propagate(
             if o == lm[j]:
                 continue
             st[idx[j]] = o
-            if o != 3:
+            if not o & (o - 1):  # one colour left (never none: the line had a placement)
                 undec -= 1
             cnt["linechg"] += 1
             x = cross0 + j

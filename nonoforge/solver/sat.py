@@ -48,7 +48,8 @@ from nonoforge.puzzle import Clue, Grid, Puzzle
 from nonoforge.solver import cnf
 from nonoforge.solver.alarm import Alarm
 from nonoforge.solver.cnf import FALSE, TRUE
-from nonoforge.solver.tables import Tables, check_colours
+from nonoforge.solver.result import check_colours
+from nonoforge.solver.tables import Tables
 
 #: The CDCL solver python-sat runs. On the CNFs the ``auto`` strategy hands over from the
 #: tournament sets (root logic states), MiniSat 2.2 needed 25-45 % less time than Glucose 4

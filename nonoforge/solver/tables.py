@@ -13,22 +13,11 @@ from itertools import chain
 
 import numpy as np
 
-from nonoforge.errors import SolverError
 from nonoforge.puzzle import Clue, Puzzle
-from nonoforge.solving import all_colours
+from nonoforge.solving import MAX_COLORS, all_colours
 
 #: ``BITS[c]`` is the mask of colour ``c`` (a table avoids mixed-sign shifts in numba).
 BITS = np.array([1 << c for c in range(64)], dtype=np.uint64)
-#: The most colours a mask can hold besides the background.
-MAX_COLORS = 63
-
-
-def check_colours(puzzle: Puzzle) -> None:
-    """Refuse a puzzle with more colours than a cell mask holds."""
-    if puzzle.ncolors > MAX_COLORS:
-        raise SolverError(
-            f"the solver handles at most {MAX_COLORS} colours, this puzzle has {puzzle.ncolors}"
-        )
 
 
 @dataclass(frozen=True)
@@ -53,7 +42,7 @@ class Tables:
     @classmethod
     def of(cls, puzzle: Puzzle) -> Tables:
         """The arrays of ``puzzle``; the entry points (``solve``, ``sat.encode``) have
-        already refused a puzzle with too many colours (:func:`check_colours`).
+        already refused a puzzle with too many colours (``result.check_colours``).
 
         A repair solves thousands of puzzles each a row and a column away from the one
         before, and building these arrays took as long as a 100x100 puzzle's line logic.
@@ -143,4 +132,4 @@ SPLICE_LINES = 8
 #: The last puzzle's clues (rows then columns) and its arrays, for :meth:`Tables.of`.
 _last: list[tuple[tuple[Clue, ...], Tables] | None] = [None]
 
-__all__ = ["BITS", "MAX_COLORS", "Tables", "check_colours", "clue_arrays"]
+__all__ = ["BITS", "MAX_COLORS", "Tables", "clue_arrays"]
