@@ -9,17 +9,28 @@ valid picture counts as solved). Prints a table per set (total, slowest, over 1 
 
     .venv/bin/python bench/tournament.py                  # all 27 sets
     .venv/bin/python bench/tournament.py taai2011 tcga2016 --limit 100 --timeout 20
+    .venv/bin/python bench/tournament.py taai2011 --workers 2   # solve --workers, wall time
 
 Times are CPU seconds of this process per solve (``time.process_time``: the machine is
 shared, and wall time would count the others' work); wall seconds are printed beside the
 totals. Compile time (numba, first call) is measured and printed separately, never counted.
 The solver is single-threaded: run one of these at a time.
+
+``--workers N`` measures ``nonoforge solve --workers`` instead: each set is solved by the
+command (one process, as a user runs it, start-up included) with one worker and with N,
+and the wall seconds, the CPU seconds of the command and its workers, the ratio of the
+wall times (issue 39's target with 2 workers: at most 0.55) and whether the answers are
+the same (verdict, technique, effort of every puzzle) are printed. Wall time is what
+workers save, so run it on a quiet machine; the load average is printed beside it.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import resource
+import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -95,6 +106,49 @@ HEADER = ("| set | solved & checked | total CPU s | slowest s | over 1 s | over 
           "cut off | wall s | slowest three |\n|---|---|---:|---:|---:|---:|---:|---:|---|")
 
 
+def run_command(name: str, workers: int, limit: int | None) -> tuple[float, float, list]:
+    """``nonoforge solve --workers`` on a set: wall s, CPU s (command and workers), answers."""
+    path = CORPUS / "question" / f"{name}.txt"
+    if limit is not None:  # the first puzzles' blocks ("$N" starts the next one)
+        text = path.read_text()
+        cut = text.find(f"${limit + 1}\n")
+        path = Path(f"/tmp/nonoforge-bench-{name}-{limit}.txt")
+        path.write_text(text if cut < 0 else text[:cut])
+    cmd = [sys.executable, "-m", "nonoforge", "-q", "solve", "--max-solutions", "1", "--json",
+           "--workers", str(workers), str(path)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    w0 = time.perf_counter()
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - w0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if done.returncode != 0:
+        sys.exit(f"{name}: solve --workers {workers} exited {done.returncode}: "
+                 f"{done.stderr[-500:]}")
+    answers = [(a.get("status"), a.get("technique"), a.get("effort"))
+               for a in json.loads(done.stdout)]
+    return wall, cpu, answers
+
+
+def main_workers(names: list[str], workers: int, limit: int | None) -> None:
+    """Wall and CPU time of ``solve`` with one worker and with ``workers`` on each set."""
+    print(f"nonoforge solver {SOLVER_VERSION}; solve --max-solutions 1 --json, one command "
+          f"per run (start-up included); {os.cpu_count()} cores; load average "
+          f"{os.getloadavg()[0]:.1f} at the start")
+    print(f"| set | puzzles | 1 worker wall s | CPU s | {workers} workers wall s | CPU s | "
+          "ratio | same answers | load avg |\n|---|---:|---:|---:|---:|---:|---:|---|---:|")
+    ratios = []
+    for name in names:
+        w1, c1, a1 = run_command(name, 1, limit)
+        wn, cn, an = run_command(name, workers, limit)
+        ratios.append(wn / w1)
+        print(f"| {name} | {len(a1)} | {w1:.1f} | {c1:.1f} | {wn:.1f} | {cn:.1f} | "
+              f"{wn / w1:.2f} | {'yes' if a1 == an else 'NO'} | "
+              f"{os.getloadavg()[0]:.1f} |", flush=True)
+    print(f"\nratio of wall times, {workers} workers to 1: "
+          f"{min(ratios):.2f} - {max(ratios):.2f} (target with 2: at most 0.55)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("sets", nargs="*", help="which sets (default: every set in the corpus)")
@@ -104,11 +158,16 @@ def main() -> None:
                          "puzzle of a few CPU seconds can take minutes of wall time")
     ap.add_argument("--budget", type=int, default=None,
                     help="work units per puzzle (deterministic cap; see solve(budget=))")
+    ap.add_argument("--workers", type=int, default=None,
+                    help="time `nonoforge solve --workers N` against one worker instead")
     args = ap.parse_args()
     known = sets()
     for name in args.sets:
         if name not in known:
             ap.error(f"unknown set {name!r} (choose from {', '.join(known)})")
+    if args.workers is not None:
+        main_workers(args.sets or known, args.workers, args.limit)
+        return
     t0 = time.perf_counter()
     compiled = warmup()
     print(f"nonoforge solver {SOLVER_VERSION}; compile/load of the kernels: "

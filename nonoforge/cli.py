@@ -420,20 +420,40 @@ def batch_inputs(paths: list[str], fmt: str | None = None) -> Any:
     return Batch(paths, fmt, resolve=resolve_input, on_error=say, reraise=_state["debug"])
 
 
-def timed(batch: Any) -> Any:
-    """The batch's items, each with the :func:`time.monotonic` value its clock starts at: the
-    first when the command started, each next one as its file begins to be read. A
-    ``--timeout`` counts from there, so reading a large file counts against it (issue 14)."""
-    start = _clock.get("command") or time.monotonic()
-    for item in batch:
-        yield start, item
-        start = time.monotonic()
-
-
 def end_batch(batch: Any) -> None:
     """Exit with the batch's code (2) when one of its files failed."""
     if batch.exit_code:
         raise typer.Exit(batch.exit_code)
+
+
+@contextmanager
+def printed_whole() -> Iterator[None]:
+    """A block whose printing an interrupt does not cut: Ctrl-C (SIGINT) or SIGTERM that
+    arrives inside it takes effect at its end (KeyboardInterrupt, or death by SIGTERM),
+    so that every answer a batch command printed is whole. Outside the main thread (no
+    signal handlers there) it does nothing."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+
+    def later(signum: int, _frame: Any) -> None:
+        caught.append(signum)
+
+    before = {sig: signal.signal(sig, later) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+        if signal.SIGTERM in caught:  # die as SIGTERM kills, now that the answer is out
+            sys.stdout.flush()
+            os.kill(os.getpid(), signal.SIGTERM)
+        if signal.SIGINT in caught:
+            raise KeyboardInterrupt
 
 
 def print_json(data: Any) -> None:
@@ -651,6 +671,12 @@ def solve_cmd(
         int | None, typer.Option("--budget", help="Work units per puzzle (deterministic: the "
                                  "same verdict on every machine; see effort 'work').", min=0)
     ] = None,
+    workers: Annotated[
+        int, typer.Option("--workers", "-w", min=1, help="Worker processes for many puzzles "
+                          "(never more than the puzzles); answers stay in input order, "
+                          "verdicts and effort the same. With more than one, each --timeout "
+                          "counts from when a worker takes the puzzle.")
+    ] = 1,
 ) -> None:
     """Solve puzzles, prove uniqueness, and report the technique needed and the effort.
 
@@ -663,23 +689,20 @@ def solve_cmd(
 
     Example: nonoforge solve --timeout 10 example:dancer example:petro
     """
-    from nonoforge.solver import STRATEGIES, solve, state_rows
+    from nonoforge.pipeline.batch import SolveOptions, solve_batch
+    from nonoforge.solver import STRATEGIES, state_rows
 
     if strategy not in STRATEGIES:
         raise UsageError(f"unknown strategy {strategy!r} (choose from {', '.join(STRATEGIES)})")
+    opts = SolveOptions(max_solutions=max_solutions, timeout=timeout, strategy=strategy,
+                        record_steps=steps, budget=budget, workers=workers)
     results = []
     batch = batch_inputs(files, fmt)
-    for started, it in timed(batch):
-        if it.error is not None:
-            results.append(it.as_error())
+    for answer in solve_batch(batch, opts, start=_clock.get("command")):
+        if answer.result is None or answer.puzzle is None:
+            results.append(answer.as_error())
             continue
-        path, p = it.file, it.puzzle
-        try:
-            res = solve(p, max_solutions=max_solutions, timeout=timeout, strategy=strategy,
-                        record_steps=steps, budget=budget, started=started)
-        except NonoforgeError as e:  # the solver refuses this one: the others go on
-            results.append(batch.fail(path, e))
-            continue
+        path, p, res = answer.file, answer.puzzle, answer.result
         chars = cell_chars(p.ncolors)
         if as_json:
             item: dict[str, Any] = {
@@ -698,20 +721,21 @@ def solve_cmd(
             continue
         title = terminal_text(p.meta.title or os.path.basename(path))
         given = f" with {len(p.givens)} given cell(s)" if p.givens else ""  # part of it
-        out.print(Text(f"{title}  ({p.width}x{p.height}){given}: {res.status}, technique "
-                       f"{res.technique}, {res.time_s:.3f} s", style="bold"))
-        if steps:
-            for i, s in enumerate(res.steps):
-                out.print(f"-- sweep {i}")
-                out.print("\n".join(state_rows(s, p.ncolors)))
-        for i, g in enumerate(res.solutions):
-            if len(res.solutions) > 1:
-                out.print(f"-- solution {i + 1}")
-            out.print(styled_drawing(p, g))
-        if not res.solutions and res.status.cut_short:  # how far logic got
-            out.print("\n".join(state_rows(res.state, p.ncolors)))
-        out.print("effort: " + ", ".join(f"{k} {v}" for k, v in res.effort.items() if v))
-        out.print()
+        with printed_whole():  # an interrupt now waits for the answer's last line
+            out.print(Text(f"{title}  ({p.width}x{p.height}){given}: {res.status}, technique "
+                           f"{res.technique}, {res.time_s:.3f} s", style="bold"))
+            if steps:
+                for i, s in enumerate(res.steps):
+                    out.print(f"-- sweep {i}")
+                    out.print("\n".join(state_rows(s, p.ncolors)))
+            for i, g in enumerate(res.solutions):
+                if len(res.solutions) > 1:
+                    out.print(f"-- solution {i + 1}")
+                out.print(styled_drawing(p, g))
+            if not res.solutions and res.status.cut_short:  # how far logic got
+                out.print("\n".join(state_rows(res.state, p.ncolors)))
+            out.print("effort: " + ", ".join(f"{k} {v}" for k, v in res.effort.items() if v))
+            out.print()
     if as_json:
         print_json(results)
     end_batch(batch)

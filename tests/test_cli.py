@@ -485,3 +485,150 @@ def test_db_import_counts_a_file_with_one_bad_puzzle_among_the_files_read(
     assert result.exit_code == 2, result.output
     assert result.stderr.startswith(f"error: {bad}:13: row 2: ")
     assert "2 new, 0 duplicate, 0 merged from 1 file(s); 1 file(s) had errors" in result.stderr
+
+
+# -- solve --workers (issue 39) -------------------------------------------------------------
+
+
+def _tournament_slice(tmp_path: Path, name: str, count: int) -> Path:
+    """The first ``count`` puzzles of a shared tournament set, as a file of their own."""
+    from conftest import shared_path
+
+    text = shared_path("corpora", "tournament", "question", f"{name}.txt").read_text()
+    cut = text.find(f"${count + 1}\n")
+    out = tmp_path / f"{name}-{count}.txt"
+    out.write_text(text[:cut])
+    return out
+
+
+def _without_times(result: click.testing.Result, as_json: bool) -> Any:
+    """What ``solve`` printed, its only clock-dependent part (seconds taken) left out."""
+    if as_json:
+        return [{k: v for k, v in r.items() if k != "time_s"} for r in json.loads(result.stdout)]
+    import re
+
+    return re.sub(r", \d+\.\d+ s$", "", result.stdout, flags=re.MULTILINE)
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_solve_workers_2_answers_a_tournament_file_as_one_worker(
+    tmp_path: Path, as_json: bool,
+) -> None:
+    """24 puzzles of the TAAI 2011 set: the same verdicts, techniques, effort, drawings,
+    in the same order, whether one process solves them or two workers."""
+    src = str(_tournament_slice(tmp_path, "taai2011", 24))
+    json_flag = ["--json"] if as_json else []
+    one = run("solve", "--max-solutions", "1", *json_flag, src)
+    two = run("solve", "--max-solutions", "1", "--workers", "2", *json_flag, src)
+    assert one.exit_code == 0 and two.exit_code == 0, two.output
+    assert _without_times(two, as_json) == _without_times(one, as_json)
+    if as_json:
+        assert len(json.loads(two.stdout)) == 24
+
+
+def test_solve_workers_2_answers_several_files_in_order_bad_ones_in_their_place(
+    tmp_path: Path,
+) -> None:
+    binary, missing = _bad_files(tmp_path)
+    bad = tmp_path / "set.tournament"
+    bad.write_text(MULTI_BAD)  # a bad puzzle between two good ones
+    files = ["example:dancer", binary, PATTERN, str(bad), missing, FLOWER, "example:petro"]
+    for as_json in (True, False):
+        flag = ["--json"] if as_json else []
+        one = run("solve", *flag, *files)
+        two = run("solve", "--workers", "2", *flag, *files)
+        assert one.exit_code == two.exit_code == 2, two.output
+        assert _without_times(two, as_json) == _without_times(one, as_json)
+        assert two.stderr == one.stderr  # the error lines too, in input order
+    rows = json.loads(run("solve", "--json", "--workers", "3", *files).stdout)
+    assert [r["file"] for r in rows] == [
+        "example:dancer", binary, PATTERN, PATTERN, str(bad), f"{bad}:13", str(bad), missing,
+        FLOWER, "example:petro"]
+    assert [r.get("status") for r in rows] == [
+        "unique", None, "unique", "unique", "unique", None, "unique", None, "unique", "unique"]
+
+
+def test_solve_workers_must_be_positive() -> None:
+    result = run("solve", "--workers", "0", "example:dancer")
+    assert result.exit_code == 2 and "Traceback" not in result.output
+
+
+def _session(sid: int) -> list[int]:
+    """Processes of the session ``sid`` that are still alive (zombies are gone ones)."""
+    import os
+
+    alive = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+            if os.getsid(int(name)) == sid and state != "Z":
+                alive.append(int(name))
+        except (OSError, IndexError):
+            continue
+    return alive
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds a session's processes in /proc")
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_interrupting_solve_workers_leaves_no_process_and_whole_answers(
+    tmp_path: Path, sig: str,
+) -> None:
+    """Ctrl-C (SIGINT to the whole process group) or SIGTERM (to the command alone) in the
+    middle of `solve --workers 2` on a tournament set: no worker survives, and every answer
+    printed is whole (title line to the blank line after its effort)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import shared_path
+
+    src = shared_path("corpora", "tournament", "question", "tcga2016.txt")
+    out = tmp_path / "out.txt"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    with out.open("wb") as stdout:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "nonoforge", "solve", "--max-solutions", "1", "--workers",
+             "2", str(src)], env=env, stdout=stdout, stderr=subprocess.PIPE,
+            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 300  # a guard against a hang, not a speed test
+        while out.read_text().count("effort: ") < 3 and proc.poll() is None:
+            assert time.monotonic() < deadline, "no answers printed"
+            time.sleep(0.05)
+        assert proc.poll() is None, "finished before it could be interrupted"
+        workers = [p for p in _session(proc.pid) if p != proc.pid]
+        assert workers, "no worker process seen"
+        if sig == "SIGINT":
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            os.kill(proc.pid, signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    end = time.monotonic() + 10
+    while _session(proc.pid) and time.monotonic() < end:
+        time.sleep(0.05)
+    left = _session(proc.pid)
+    for p in left:
+        os.kill(p, signal.SIGKILL)
+    assert not left, f"processes left after {sig}: {left}"
+    if sig == "SIGINT":
+        assert proc.returncode == 130, err
+        assert err.decode().strip().splitlines()[-1] == "interrupted"
+        assert b"Traceback" not in err
+    else:
+        assert proc.returncode == -signal.SIGTERM
+    text = out.read_text()
+    blocks = text.split("\n\n")
+    assert blocks[-1] == "" and len(blocks) > 3, text[-300:]  # ends with a whole answer
+    for b in blocks[:-1]:
+        lines = b.splitlines()
+        assert lines[0].startswith("tcga2016.txt  (25x25): ") and lines[-1].startswith(
+            "effort: "), b

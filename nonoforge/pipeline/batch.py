@@ -19,13 +19,17 @@ At the end :attr:`Batch.exit_code` is 2 if anything failed, else 0.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nonoforge.errors import FAILED_EXIT, FormatError, NonoforgeError
 from nonoforge.puzzle import Puzzle
 from nonoforge.util import first_line
+
+if TYPE_CHECKING:
+    from nonoforge.solver.result import SolveResult
 
 
 def reason_of(e: BaseException, path: str | None = None) -> str:
@@ -108,3 +112,134 @@ class Batch:
     def exit_code(self) -> int:
         """0 when every file was answered, else :data:`FAILED_EXIT` (2)."""
         return FAILED_EXIT if self.failed else 0
+
+
+# -- solve: the loop of ``nonoforge solve`` ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SolveOptions:
+    """How ``solve`` solves each puzzle of a batch (see :func:`nonoforge.solver.solve`).
+
+    ``workers``: how many processes solve (1: this one, in turn; more: an
+    :class:`~nonoforge.pipeline.pool.OrderedPool`, never more processes than puzzles).
+    """
+
+    max_solutions: int = 2
+    timeout: float | None = None
+    strategy: str = "auto"
+    record_steps: bool = False
+    budget: int | None = None
+    workers: int = 1
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One item of :func:`solve_batch`: a puzzle and its result, or the item's error (the
+    file could not be read, or the solver refused the puzzle)."""
+
+    file: str
+    puzzle: Puzzle | None = None
+    result: SolveResult | None = None
+    error: str | None = None
+
+    def as_error(self) -> dict[str, Any]:
+        """What stands in a ``--json`` list in place of the item's answer."""
+        return {"file": self.file, "error": self.error}
+
+
+#: A puzzle to solve: the item, the options, and the :func:`time.monotonic` value its
+#: timeout counts from (None: from the solve's call).
+Job = tuple[Item, SolveOptions, "float | None"]
+
+#: What a worker answers for a puzzle whose process died under it.
+DIED = "the solver process died on this puzzle"
+
+
+def solve_item(job: Job) -> SolveResult | str:
+    """Solve one item (a worker's task, or this process's): its result, or the one-line
+    reason the solver refused it. ``job`` is the item, the options and the
+    :func:`time.monotonic` value its timeout counts from (None: from this call)."""
+    from nonoforge.solver import solve
+
+    item, opts, started = job
+    assert item.puzzle is not None
+    try:
+        return solve(item.puzzle, max_solutions=opts.max_solutions, timeout=opts.timeout,
+                     strategy=opts.strategy, record_steps=opts.record_steps,
+                     budget=opts.budget, started=started)
+    except NonoforgeError as e:  # the solver refuses this one: the others go on
+        return reason_of(e)
+
+
+def _unread(job: Job) -> bool:
+    return job[0].error is not None
+
+
+def _solve_or_skip(job: Job) -> SolveResult | str | None:
+    """:func:`solve_item`, or None for an item that is already an error (nothing to do)."""
+    return None if _unread(job) else solve_item(job)
+
+
+def _died(job: Job) -> str:
+    return DIED
+
+
+def solve_batch(batch: Batch, opts: SolveOptions, start: float | None = None) -> Iterator[Answer]:
+    """Solve every puzzle of ``batch``: one :class:`Answer` per item, in input order.
+
+    With one worker each puzzle's timeout counts from ``start`` (a :func:`time.monotonic`
+    value: the command's start) for the first item, from the moment its file begins to be
+    read for each next one, so reading counts against it (issue 14). With several workers
+    the puzzles are read here and solved in worker processes, and each timeout counts from
+    when its worker takes the puzzle. Verdicts and effort counts are the same either way
+    (they are the solver's, deterministic); only ``time_s`` differs.
+
+    An item that fails (unreadable, refused by the solver, its worker process killed) is an
+    answer with its ``error``, recorded in ``batch`` (its ``on_error`` told in the item's
+    turn, so the error lines come in input order however far ahead the reading is); the
+    others go on.
+    """
+    say, batch.on_error = batch.on_error, None  # told below, in each item's turn
+    try:
+        for item, result in _solved(batch, opts, start):
+            if item.error is not None:
+                if say is not None:
+                    say(item.file, item.error)
+                yield Answer(item.file, error=item.error)
+            elif isinstance(result, str):  # refused by the solver, or its process died
+                batch.fail(item.file, result)
+                if say is not None:
+                    say(item.file, result)
+                yield Answer(item.file, item.puzzle, error=result)
+            else:
+                yield Answer(item.file, item.puzzle, result)
+    finally:
+        batch.on_error = say
+
+
+def _solved(
+    batch: Batch, opts: SolveOptions, start: float | None,
+) -> Iterator[tuple[Item, SolveResult | str | None]]:
+    """Each item of ``batch`` with its result (None for an unreadable item), in order."""
+    import time
+
+    if opts.workers <= 1:
+        started = start if start is not None else time.monotonic()
+        for item in batch:
+            yield item, _solve_or_skip((item, opts, started))
+            started = time.monotonic()  # the next item's clock: before its file is read
+        return
+    from nonoforge.pipeline.pool import OrderedPool
+
+    read: deque[Item] = deque()  # items handed to the pool, not yet answered
+
+    def jobs() -> Iterator[Job]:
+        for item in batch:
+            read.append(item)
+            yield item, opts, None
+
+    pool: OrderedPool[Job, SolveResult | str | None] = OrderedPool(opts.workers, _died)
+    with pool:
+        for result in pool.imap(_solve_or_skip, jobs(), local=_unread):
+            yield read.popleft(), result

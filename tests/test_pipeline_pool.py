@@ -1,0 +1,80 @@
+"""The ordered worker pool (``solve --workers``): input order, one lost worker costs one item."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from nonoforge.pipeline.pool import OrderedPool
+
+
+def slow_square(x: int) -> int:
+    """Later items finish first: the pool must still answer in input order."""
+    time.sleep(0.01 * (5 - x % 5))
+    return x * x
+
+
+def square_or_die(x: int) -> int:
+    if x == 3:  # a crash in compiled code, the kernel's OOM killer: the process is gone
+        os.kill(os.getpid(), signal.SIGKILL)
+    return x * x
+
+
+def square_or_raise(x: int) -> int:
+    if x == 2:
+        raise ValueError("two is refused")
+    return x * x
+
+
+def pid_of(_: int) -> int:
+    return os.getpid()
+
+
+def test_results_come_in_input_order() -> None:
+    with OrderedPool(2) as pool:
+        assert list(pool.imap(slow_square, range(12))) == [x * x for x in range(12)]
+        assert pool.started == 2
+
+
+def test_never_more_processes_than_items_of_work() -> None:
+    with OrderedPool(4) as pool:
+        assert list(pool.imap(slow_square, [1, 2])) == [1, 4]
+        assert pool.started == 2
+    with OrderedPool(4) as pool:  # one item: done here, no process at all
+        assert list(pool.imap(pid_of, [7])) == [os.getpid()]
+        assert pool.started == 0
+    with OrderedPool(3) as pool:  # items done here (local) are no work for a process
+        out = list(pool.imap(slow_square, [-1, 2, -3, -4, 5], local=lambda x: x < 0))
+        assert out == [1, 4, 9, 16, 25] and pool.started == 2
+
+
+def test_the_work_runs_in_other_processes() -> None:
+    with OrderedPool(2) as pool:
+        pids = list(pool.imap(pid_of, range(6)))
+    assert os.getpid() not in pids and 1 <= len(set(pids)) <= 2
+
+
+def test_a_worker_that_dies_costs_only_its_item() -> None:
+    with OrderedPool(2, on_death=lambda x: -x) as pool:
+        assert list(pool.imap(square_or_die, range(7))) == [0, 1, 4, -3, 16, 25, 36]
+        assert pool.started == 3  # the dead worker's successor
+
+
+def test_an_exception_in_the_work_is_raised_here_and_stops_the_workers() -> None:
+    pool: OrderedPool[int, int] = OrderedPool(2)
+    with pytest.raises(ValueError, match="two is refused"), pool:
+        list(pool.imap(square_or_raise, range(6)))
+    assert pool._procs == []
+
+
+def test_leaving_early_kills_and_reaps_every_worker() -> None:
+    pool: OrderedPool[int, int] = OrderedPool(2)
+    with pool:
+        answers = pool.imap(slow_square, range(100))
+        assert next(answers) == 0
+        processes = [p.process for p in pool._procs]
+    assert processes and not any(p.is_alive() for p in processes)
+    assert all(p.exitcode is not None for p in processes)  # reaped, no zombie
