@@ -52,9 +52,8 @@ def die_with_parent(parent: int) -> None:
     On Linux the kernel sends SIGKILL the moment the parent dies (``PR_SET_PDEATHSIG``),
     even while compiled solver code holds the interpreter lock. Everywhere, a daemon thread
     also checks once a second whether the parent is gone (this process re-parented). So a
-    ``kill -9`` of the command leaves no worker running. (The same as ``rate``'s workers do,
-    :func:`nonoforge.pipeline.rate.die_with_parent`, kept here too so that the pool, which
-    ``batch`` uses, imports nothing that imports ``batch``; this is meant to be its home.)
+    ``kill -9`` of the command leaves no worker running. ``solve``'s pool and ``rate``'s
+    workers both call it.
     """
     import sys
     import threading

@@ -26,6 +26,7 @@ from typing import Any
 from nonoforge.errors import NonoforgeError, UsageError
 from nonoforge.pipeline.batch import reason_of
 from nonoforge.pipeline.difficulty import Model, Sample, features
+from nonoforge.pipeline.pool import die_with_parent
 from nonoforge.puzzle import Puzzle
 
 #: Fewer rated puzzles than this and no stored model: scores wait for a later fit.
@@ -85,39 +86,6 @@ def _worker_init(parent: int) -> None:
     """A pool worker's start: die with the parent process, then compile the solver."""
     die_with_parent(parent)
     _warm()
-
-
-def die_with_parent(parent: int) -> None:
-    """End this process when ``parent`` (the process that started it) ends, however it ends.
-
-    On Linux the kernel sends SIGKILL the moment the parent dies (``PR_SET_PDEATHSIG``),
-    even while compiled solver code holds the interpreter lock. Everywhere, a daemon thread
-    also checks once a second whether the parent is gone (this process re-parented). So a
-    ``kill -9`` of ``nonoforge rate`` leaves no worker running.
-    """
-    import os
-    import sys
-    import threading
-    import time
-
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-            import signal
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            pass
-    if os.getppid() != parent:  # the parent died before the line above took effect
-        os._exit(1)
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(1.0)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
 
 
 @contextmanager
