@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from nonoforge.errors import FormatError
 from nonoforge.formats import dumps
+from nonoforge.formats.base import MAX_FILE_BYTES, read_regular
 from nonoforge.puzzle import Grid, Meta, Puzzle
 from nonoforge.scraper.local import (
     MAX_NAME,
@@ -185,3 +187,18 @@ def test_item_names_fit_the_fetch_log() -> None:
     short = item_name(long)
     assert len(short) <= MAX_NAME and short.endswith("/file.non")
     assert item_name(long + "2") != short and item_name("a.non") == "a.non"
+
+
+def test_one_file_cap_for_every_reader(tmp_path: Path) -> None:
+    """``ingest PATH`` capped files at 16 MiB while ``db import`` took 64: ingest refused
+    a 26 MB bundle ``convert`` wrote. One cap now, with the same words for both."""
+    within, over = tmp_path / "within.non", tmp_path / "over.non"
+    for path, size in ((within, 26 * 10**6), (over, MAX_FILE_BYTES + 1)):
+        with path.open("wb") as f:
+            f.truncate(size)  # sparse: no disk is used
+    [m] = iter_members(within)
+    assert m.error is None and m.data is not None and len(m.data) == 26 * 10**6
+    [m] = iter_members(over)
+    with pytest.raises(FormatError) as e:
+        read_regular(over)
+    assert m.error == e.value.reason == "file is larger than 64 MiB"

@@ -45,6 +45,7 @@ from nonoforge.formats.base import (
     read_regular,
     register,
     safe_puzzle,
+    too_large,
 )
 from nonoforge.puzzle import Puzzle
 from nonoforge.util import write_atomic
@@ -240,7 +241,7 @@ def _records(
     data = data_of()
     raw = data.encode() if isinstance(data, str) else data
     if len(raw) > MAX_FILE_BYTES:
-        raise FormatError(f"file is larger than {MAX_FILE_BYTES // 2**20} MiB", path=path)
+        raise FormatError(too_large(), path=path)
     sniffed: str | bytes | None = None  # the file is decoded once, for detection and reading
     if isinstance(fmt, Format):
         f = fmt

@@ -25,7 +25,7 @@ import numpy as np
 from PIL import Image, ImageMode, ImageOps, UnidentifiedImageError
 
 from nonoforge.errors import FormatError, ImageError
-from nonoforge.formats.base import read_regular
+from nonoforge.formats.base import MAX_FILE_BYTES, read_regular
 from nonoforge.images.light import block_reduce_linear
 
 if TYPE_CHECKING:
@@ -43,8 +43,6 @@ LOADER_BYTES = 4 + 16
 #: curve differs from sRGB's by a little, and bilevel scans not at all.
 PROFILED_MODES = ("RGB", "RGBA", "CMYK")
 
-#: The largest image file read (compressed bytes); the decoded cost is checked apart.
-MAX_IMAGE_FILE_BYTES = 64 * 1024 * 1024
 #: Longest side of the working image (pixels); larger pictures are shrunk to it.
 WORK_SIDE = 1024
 #: Smallest width and height that still carry a picture.
@@ -106,7 +104,7 @@ def load_image(path: str | os.PathLike[str]) -> np.ndarray:
     """
     p = str(path)
     try:  # a regular file under the cap only: a FIFO or a device is refused, never waited on
-        fp = io.BytesIO(read_regular(p, MAX_IMAGE_FILE_BYTES))
+        fp = io.BytesIO(read_regular(p, MAX_FILE_BYTES))
     except FormatError as e:
         reason = e.reason.replace("a puzzle file", "an image")
         if not reason.startswith(("no such file", "permission denied", "is a directory")):

@@ -21,10 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from nonoforge.errors import FormatError
-from nonoforge.formats.base import file_kind, read_regular
+from nonoforge.formats.base import MAX_FILE_BYTES, file_kind, read_regular, size_text
 
-#: Largest member we read (puzzle files are kilobytes; a big multi-puzzle file a few MiB).
-MAX_MEMBER_BYTES = 16 * 2**20
 #: Largest total we read out of one archive.
 MAX_TOTAL_BYTES = 1024 * 2**20
 MAX_MEMBERS = 200_000
@@ -114,7 +112,7 @@ def _refusal(raw_name: str, size: int, cap: int, regular: bool = True) -> str | 
 def iter_members(
     path: str | os.PathLike[str],
     *,
-    max_member: int = MAX_MEMBER_BYTES,
+    max_member: int = MAX_FILE_BYTES,
     max_total: int = MAX_TOTAL_BYTES,
 ) -> Iterator[Member]:
     """Every file under ``path`` (a file, a directory, a zip or a tar), in a stable order."""
@@ -239,7 +237,7 @@ def _plain(p: Path, name: str, cap: int) -> Member:
 
 
 def _too_big(size: int, cap: int) -> str:
-    return f"member of {size} bytes exceeds the cap of {cap}"
+    return f"member of {size} bytes exceeds the cap of {size_text(cap)}"
 
 
 def _zip(p: Path, shown: str, cap: int, max_total: int) -> Iterator[Member]:
@@ -274,7 +272,7 @@ def _zip(p: Path, shown: str, cap: int, max_total: int) -> Iterator[Member]:
                 yield Member(name, error=f"cannot read member ({e})")
                 continue
             if len(data) > cap:
-                yield Member(name, error=f"member exceeds the cap of {cap} bytes (size lied)")
+                yield Member(name, error=f"member exceeds the cap of {size_text(cap)} (size lied)")
                 continue
             stop = budget.spent(len(data))
             if stop:
