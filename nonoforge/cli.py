@@ -723,7 +723,13 @@ def db_import(
 
     failed: dict[str, str] = {}
     read: set[str] = set()  # files with a puzzle imported (one may have had errors too)
-    paths = list(expand_folders([resolve_input(f) for f in files], skipped))
+    empty: list[tuple[str, str]] = []  # folders with no puzzle file: a warning, exit 2
+    paths = list(expand_folders([resolve_input(f) for f in files], skipped,
+                                lambda folder, why: empty.append((folder, why))))
+    if not paths and empty:  # one line, and no corpus created for nothing
+        raise FormatError(empty[0][1], path=empty[0][0])
+    for folder, why in empty:
+        err.print(Text(terminal_text(f"warning: {folder}: {why}"), style="yellow"))
 
     def on_error(path: str, e: Exception) -> None:
         failed.setdefault(path, str(e))
@@ -748,7 +754,7 @@ def db_import(
         err.print(f"{stats.new} new, {stats.duplicate} duplicate, {stats.merged} merged "
                   f"from {len(read)} file(s)"
                   + (f"; {len(failed)} file(s) had errors" if failed else ""))
-    if failed:
+    if failed or empty:
         raise typer.Exit(FAILED_EXIT)
 
 

@@ -106,6 +106,10 @@ class Format:
     #: solution files): given a file's path and its content (already read and decoded),
     #: read it with its companions (records, errors in place), or None when it has none.
     with_companions: Callable[[str, str | bytes], Iterable[Record] | None] | None = None
+    #: The other half of ``with_companions``: given a file's path, when that file is a
+    #: companion (a tournament solution file), the path of the file it completes (read
+    #: with it), else None. Folder walks leave companions to the files they complete.
+    companion_of: Callable[[str], str | None] | None = None
     #: Whether files of this format carry a puzzle's givens (see the class doc).
     givens: bool = False
     #: For multi-puzzle formats with clear record boundaries: the reader that, on a

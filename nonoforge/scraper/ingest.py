@@ -80,6 +80,9 @@ class IngestSummary:
     #: what ``requested`` counts: a site's items, or a local path's files (each may hold
     #: many puzzles, so the line must not call 1 file of 1000 puzzles "1 item")
     unit: str = "item"
+    #: files of a folder or archive that are not puzzle files (a README, a LICENSE): not
+    #: read, not failures; said once, in the summary line
+    others: int = 0
 
     def record(
         self, item: str, outcome: str, reason: str | None = None, *, network: bool = False
@@ -97,6 +100,7 @@ class IngestSummary:
         return (
             f"new {self.new} · duplicate {self.duplicate} · missing {self.missing} · "
             f"failed {self.failed}" + (f" · skipped {self.skipped}" if self.skipped else "")
+            + (f" · {self.others} not puzzle file(s), not read" if self.others else "")
         )
 
     def line(self) -> str:
@@ -124,6 +128,7 @@ class IngestSummary:
             "duplicate": self.duplicate,
             "missing": self.missing,
             "failed": self.failed,
+            "others": self.others,
             "seconds": round(self.seconds, 3),
             "failures": list(self.failures),
             "http": self.http,
@@ -360,7 +365,10 @@ def ingest_path(
 
     try:
         with _progress(progress, None, "files", summary) as bar:
-            for m in iter_members(path):
+            def others(_where: str, names: list[str]) -> None:
+                summary.others += len(names)
+
+            for m in iter_members(path, on_others=others):
                 summary.requested += 1
                 name = item_name(m.name)
                 # records are stored as they are read (memory stays bounded whatever the
