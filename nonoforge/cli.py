@@ -412,10 +412,23 @@ def info(
     end_batch(batch)
 
 
+def _convert_paths(paths: list[str]) -> tuple[list[str], str]:
+    """``convert``'s sources and destination, or one line saying what is missing in the
+    user's terms (typer said ``Missing argument 'sources'`` for a missing destination)."""
+    if not paths:
+        raise UsageError("convert needs a source and a destination: nonoforge convert IN OUT")
+    if len(paths) == 1:
+        raise UsageError(f"convert needs a destination after {paths[0]}: "
+                         "nonoforge convert IN OUT (OUT a file, or a directory with --to)")
+    return paths[:-1], paths[-1]
+
+
 @app.command()
 def convert(
-    sources: Annotated[list[str], typer.Argument(help="Input puzzle files, then DEST.")],
-    dest: Annotated[str, typer.Argument(help="Output file, or a directory for one file each.")],
+    paths: Annotated[list[str] | None, typer.Argument(
+        metavar="SOURCES... DEST", show_default=False,
+        help="Input puzzle files, then DEST: the output file, or a directory for one file "
+             "each.")] = None,
     to: Annotated[str | None, typer.Option("--to", "-t", help="Output format name.")] = None,
     fmt: Annotated[str | None, typer.Option("--from", help="Input format name.")] = None,
 ) -> None:
@@ -429,6 +442,7 @@ def convert(
     from nonoforge.examples import stem as stem_of
     from nonoforge.formats import get_format, write_file
 
+    sources, dest = _convert_paths(paths or [])
     target = Path(dest)
     if len(sources) > 1 and not target.is_dir():
         raise UsageError("DEST must be an existing directory when converting several files")
@@ -1056,11 +1070,15 @@ def generate(
     from nonoforge.images.output import write_explain, write_generated
     from nonoforge.images.quantise import parse_size
     from nonoforge.images.render import preview
+    from nonoforge.ranges import check_picture_size
 
     if size is None and width is None and grade is None:
         raise UsageError("give the grid size with --size WxH or --width W")
     if grade is not None and width is not None:
         raise UsageError("--grade takes --size (the largest grid), not --width")
+    for text, what in ((size, "--size"), (width, "--width")):
+        if text is not None:  # under 5 cells a side: refused (2x2 made a 1x1 puzzle)
+            check_picture_size(str(text), what)
     grid_size = parse_size(size, "--size") if size is not None else None
     taken: set[str] = set()
     rows = []
