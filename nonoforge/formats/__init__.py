@@ -298,6 +298,9 @@ def _records(
     content: str | bytes = raw if f.binary else (
         sniffed if isinstance(sniffed, str) else decode_text(raw)
     )
+    # the readers stream records from the content; the file's bytes are not held beside
+    # its text while they do (a caller that does not keep them frees them: iter_file)
+    del data, raw, sniffed
     if companions and path and f.with_companions is not None and os.path.isfile(path):
         found = f.with_companions(path, content)  # the file itself is not read again
         if found is not None:
