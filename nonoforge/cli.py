@@ -575,10 +575,23 @@ def info(
     end_batch(batch)
 
 
+def _convert_paths(paths: list[str]) -> tuple[list[str], str]:
+    """``convert``'s sources and destination, or one line saying what is missing in the
+    user's terms (typer said ``Missing argument 'sources'`` for a missing destination)."""
+    if not paths:
+        raise UsageError("convert needs a source and a destination: nonoforge convert IN OUT")
+    if len(paths) == 1:
+        raise UsageError(f"convert needs a destination after {paths[0]}: "
+                         "nonoforge convert IN OUT (OUT a file, or a directory with --to)")
+    return paths[:-1], paths[-1]
+
+
 @app.command()
 def convert(
-    sources: Annotated[list[str], typer.Argument(help="Input puzzle files, then DEST.")],
-    dest: Annotated[str, typer.Argument(help="Output file, or a directory for one file each.")],
+    paths: Annotated[list[str] | None, typer.Argument(
+        metavar="SOURCES... DEST", show_default=False,
+        help="Input puzzle files, then DEST: the output file, or a directory for one file "
+             "each.")] = None,
     to: Annotated[str | None, typer.Option("--to", "-t", help="Output format name.")] = None,
     fmt: Annotated[str | None, typer.Option("--from", help="Input format name.")] = None,
 ) -> None:
@@ -592,6 +605,7 @@ def convert(
     from nonoforge.examples import stem as stem_of
     from nonoforge.formats import get_format, write_file
 
+    sources, dest = _convert_paths(paths or [])
     target = Path(dest)
     if len(sources) > 1 and not target.is_dir():
         raise UsageError("DEST must be an existing directory when converting several files")
@@ -894,7 +908,13 @@ def db_import(
 
     failed: dict[str, str] = {}
     read: set[str] = set()  # files with a puzzle imported (one may have had errors too)
-    paths = list(expand_folders([resolve_input(f) for f in files], skipped))
+    empty: list[tuple[str, str]] = []  # folders with no puzzle file: a warning, exit 2
+    paths = list(expand_folders([resolve_input(f) for f in files], skipped,
+                                lambda folder, why: empty.append((folder, why))))
+    if not paths and empty:  # one line, and no corpus created for nothing
+        raise FormatError(empty[0][1], path=empty[0][0])
+    for folder, why in empty:
+        err.print(Text(terminal_text(f"warning: {folder}: {why}"), style="yellow"))
 
     def on_error(path: str, e: Exception) -> None:
         failed.setdefault(path, str(e))
@@ -919,7 +939,7 @@ def db_import(
         err.print(f"{stats.new} new, {stats.duplicate} duplicate, {stats.merged} merged "
                   f"from {len(read)} file(s)"
                   + (f"; {len(failed)} file(s) had errors" if failed else ""))
-    if failed:
+    if failed or empty:
         raise typer.Exit(FAILED_EXIT)
 
 
@@ -1228,11 +1248,15 @@ def generate(
     from nonoforge.images.output import write_explain, write_generated
     from nonoforge.images.quantise import parse_size
     from nonoforge.images.render import preview
+    from nonoforge.ranges import check_picture_size
 
     if size is None and width is None and grade is None:
         raise UsageError("give the grid size with --size WxH or --width W")
     if grade is not None and width is not None:
         raise UsageError("--grade takes --size (the largest grid), not --width")
+    for text, what in ((size, "--size"), (width, "--width")):
+        if text is not None:  # under 5 cells a side: refused (2x2 made a 1x1 puzzle)
+            check_picture_size(str(text), what)
     grid_size = parse_size(size, "--size") if size is not None else None
     taken: set[str] = set()
     rows = []

@@ -195,6 +195,30 @@ def parse_size(text: str, what: str = "size") -> Size:
     return size
 
 
+#: The smallest side of a puzzle made from a picture (``generate --size``, ``--width``):
+#: fewer cells show no picture (``--size 2x2`` made a 1x1 puzzle).
+MIN_PICTURE_SIDE = 5
+
+
+def check_picture_size(text: str, what: str = "--size") -> Size:
+    """``text`` (``WxH``, or ``W`` for a width) as the largest grid of a puzzle made from a
+    picture: each side given must be at least :data:`MIN_PICTURE_SIDE`.
+
+    >>> check_picture_size("30x20")
+    Size(width=30, height=20)
+    >>> check_picture_size("2x2")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    nonoforge.errors.UsageError: --size 2x2: a puzzle made from a picture needs at least 5 ...
+    """
+    t = text.strip()
+    size = Size(int(t), int(t)) if re.fullmatch(_NUM, t) else parse_size(t, what)
+    if min(size) < MIN_PICTURE_SIDE:
+        raise UsageError(f"{what} {t}: a puzzle made from a picture needs at least "
+                         f"{MIN_PICTURE_SIDE} cells a side")
+    return size
+
+
 def parse_size_span(text: str, what: str = "size") -> SizeSpan:
     """``text`` as a :class:`SizeSpan` (see the module's table).
 

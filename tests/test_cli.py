@@ -150,6 +150,29 @@ def test_convert_into_a_directory_needs_a_format(tmp_path: Path) -> None:
     assert not list(tmp_path.iterdir())
 
 
+def test_convert_says_what_is_missing_in_the_users_terms() -> None:
+    """It said ``Missing argument 'sources'`` when the destination was missing."""
+    r = run("convert", "example:dancer")
+    assert_clean_error(r)
+    assert r.stderr.strip() == ("error: convert needs a destination after example:dancer: "
+                                "nonoforge convert IN OUT (OUT a file, or a directory with --to)")
+    r = run("convert")
+    assert_clean_error(r)
+    assert "convert needs a source and a destination" in r.stderr
+
+
+@pytest.mark.parametrize("option", [["--size", "2x2"], ["--size", "4x30"], ["--width", "3"],
+                                    ["--size", "1x1", "--grade", "2"]])
+def test_generate_refuses_a_grid_under_five_cells_a_side(
+    tmp_path: Path, option: list[str]
+) -> None:
+    """``generate --size 2x2`` made a 1x1 puzzle: now one line, nothing written."""
+    r = run("generate", "example:koala", *option, "--out", str(tmp_path))
+    assert_clean_error(r)
+    assert "needs at least 5 cells a side" in r.stderr
+    assert not list(tmp_path.iterdir())
+
+
 def test_convert_refuses_what_the_target_cannot_hold(tmp_path: Path) -> None:
     assert_clean_error(run("convert", FLOWER, str(tmp_path / "flower.pattern")))
     assert_clean_error(run("convert", PATTERN, str(tmp_path / "two.csv")))  # one a file

@@ -49,3 +49,39 @@ def test_typer_errors_show_themselves_through_main(
         main()
     assert exit_.value.code == 2
     assert "No such option" in capsys.readouterr().err
+
+
+def test_db_import_of_a_folder_with_nothing_to_read(tmp_path: Path) -> None:
+    """It read nothing and exited 0 ("0 new ... from 0 file(s)"): now one line, exit 2,
+    and no corpus is created for nothing."""
+    folder = tmp_path / "stuff"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("shopping: eggs, milk\n")
+    (folder / "README.md").write_text("# my puzzles\n")
+    db = tmp_path / "c.db"
+    r = runner.invoke(app, ["db", "import", "--db", str(db), str(folder)])
+    assert r.exit_code == 2, r.output
+    lines = [line for line in r.output.splitlines() if line.strip()]
+    assert lines == [f"error: {folder}: no puzzle file in this folder: 2 file(s) that are "
+                     "not puzzle files (README.md, notes.txt)"], r.output
+    assert not db.exists()
+    # beside a file that is read: a warning, the import, and exit 2 at the end
+    r = runner.invoke(app, ["db", "import", "--db", str(db), str(folder),
+                            str(DATA / "dancer.non")])
+    assert r.exit_code == 2, r.output
+    assert f"warning: {folder}: no puzzle file in this folder" in r.output
+    assert "1 new" in r.output
+
+
+def test_ingest_of_a_zip_does_not_count_its_readme_as_failed(tmp_path: Path) -> None:
+    import zipfile
+
+    z = tmp_path / "puzzles.zip"
+    with zipfile.ZipFile(z, "w") as zf:
+        zf.write(DATA / "dancer.non", "puzzles/dancer.non")
+        zf.writestr("puzzles/README.md", "# Puzzles\n\nDrawn by me; CC-BY 4.0.\n")
+        zf.writestr("puzzles/LICENSE", "Creative Commons Attribution 4.0\n")
+    for _ in range(2):  # every run alike
+        r = runner.invoke(app, ["ingest", "path", str(z), "--db", str(tmp_path / "c.db")])
+        assert r.exit_code == 0, r.output
+        assert "failed 0" in r.output and "2 not puzzle file(s), not read" in r.output

@@ -328,3 +328,19 @@ def test_bad_givens_are_one_line_errors_at_their_line(line: str, message: str) -
     text = 'width 2\nheight 2\nrows\n1\n0\ncolumns\n1\n0\ngoal "1000"\n' + line + "\n"
     e = error_of(text)
     assert message in e.reason and e.line == 9 + line.count("\n") + 1
+
+
+def test_surplus_clue_lines_are_an_error_naming_the_line() -> None:
+    """Webpbn's dancer (``height 10``) followed by a million more row lines was read as the
+    5x10 dancer without a word: the declared size is wrong, and the line says where."""
+    dancer = (DATA / "dancer.non").read_text()
+    rows_end = dancer.index("\n\ncolumns")  # after the tenth row line (line 19)
+    long = dancer[:rows_end] + "\n1" * 1_000_000 + dancer[rows_end:]
+    e = error_of(long)
+    assert (e.line, e.reason) == (20, "rows: more clue lines than 'height 10'")
+    cols_end = dancer.index("\n\ngoal")
+    e = error_of(dancer[:cols_end] + "\n2,1" + dancer[cols_end:])
+    assert (e.line, e.reason) == (27, "columns: more clue lines than 'width 5'")
+    # what the format lets readers skip still is: unknown lines and blank lines
+    [p] = read(dancer.replace("\n\ncolumns", "\n\n\nthe columns:\ncolumns"))
+    assert p == read(dancer)[0]

@@ -352,3 +352,88 @@ def test_a_callers_image_is_not_changed_by_its_profile() -> None:
     np.testing.assert_allclose(got[..., :3], adobe_to_srgb(SWATCH.astype(float)), atol=2.5 / 255)
     assert decoded_cost(10, 10, "RGB", profiled=True) == decoded_cost(10, 10, "RGB") + 400
     assert decoded_cost(10, 10, "L", profiled=True) == decoded_cost(10, 10, "L")
+
+
+def _real_photo() -> Path:
+    """scikit-image's rocket.jpg (a real photo, public domain: NASA), in the venv."""
+    skdata = pytest.importorskip("skimage.data")
+    p = Path(skdata.__file__).parent / "rocket.jpg"
+    if not p.is_file():
+        pytest.skip(f"{p} is absent")
+    return p
+
+
+@pytest.mark.slow
+def test_a_48_megapixel_photo_is_decoded_shrunk(tmp_path: Path) -> None:
+    """A phone's 48-megapixel JPEG was refused ("over the 40,000,000 pixel limit") though
+    a JPEG decodes shrunk: now libjpeg's scaling reads it within the same decoded cost."""
+    with Image.open(_real_photo()) as small:
+        small.load()
+        big = small.convert("RGB").resize((8400, 5600), Image.Resampling.BILINEAR)
+        expected = load_image(_real_photo())
+    assert big.width * big.height > MAX_PIXELS
+    p = tmp_path / "phone.jpg"
+    big.save(p, quality=85)
+    del big
+    with Image.open(p) as im:  # what is decoded fits the bounds the header check keeps
+        im.draft("RGB", (WORK_SIDE, WORK_SIDE * 2 // 3))
+        assert im.width * im.height <= MAX_PIXELS
+        assert decoded_cost(im.width, im.height, im.mode) <= MEMORY_BUDGET
+    a = load_image(p)
+    assert max(a.shape[:2]) <= WORK_SIDE and a.shape[1] > a.shape[0]
+    # the same picture as the photo read at its own size: their 24x16 thumbnails agree
+    def thumb(x: np.ndarray) -> np.ndarray:
+        grey = Image.fromarray((x[..., :3].mean(axis=2) * 255).astype(np.uint8))
+        return np.asarray(grey.resize((24, 16), Image.Resampling.BOX), dtype=float)
+
+    assert np.corrcoef(thumb(a).ravel(), thumb(expected).ravel())[0, 1] > 0.95
+
+
+def test_an_oversized_png_says_what_to_do(tmp_path: Path) -> None:
+    p = tmp_path / "scan.png"
+    p.write_bytes(png_header(8000, 6000))
+    with pytest.raises(ImageError) as e:
+        load_image(p)
+    assert "\n" not in str(e.value)
+    assert str(e.value).endswith("shrink it first (a puzzle uses at most 1024 pixels a side), "
+                                 "or save it as JPEG, which is decoded shrunk")
+
+
+def test_pillows_bomb_warning_never_reaches_the_cli(tmp_path: Path) -> None:
+    """A 96-megapixel image printed Pillow's DecompressionBombWarning before our error."""
+    import warnings
+
+    from typer.testing import CliRunner
+
+    from nonoforge.cli import app
+
+    p = tmp_path / "huge.png"
+    p.write_bytes(png_header(12000, 8000))
+    assert Image.MAX_IMAGE_PIXELS < 12000 * 8000  # Pillow warns on opening it
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        r = CliRunner().invoke(app, ["generate", str(p), "--size", "20x20",
+                                     "--out", str(tmp_path / "out")])
+    assert r.exit_code == 2, r.output
+    assert not [w for w in seen if issubclass(w.category, Image.DecompressionBombWarning)]
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "pixel limit" in lines[0], r.stderr
+
+
+def test_pillows_bomb_warning_never_reaches_the_terminal(tmp_path: Path) -> None:
+    """The same, as a user runs it: the process's stderr holds our one line only."""
+    import subprocess
+    import sys
+
+    p = tmp_path / "huge.png"
+    p.write_bytes(png_header(12000, 8000))
+    r = subprocess.run(
+        [sys.executable, "-W", "default", "-m", "nonoforge", "generate", str(p),
+         "--size", "20x20", "--out", str(tmp_path / "out")],
+        capture_output=True, text=True, timeout=600,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert r.returncode == 2, r.stderr
+    assert "DecompressionBombWarning" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "pixel limit" in lines[0], r.stderr

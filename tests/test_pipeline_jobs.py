@@ -630,7 +630,8 @@ def test_rate_a_folder_reads_what_db_import_reads(tmp_path) -> None:
     assert res.exit_code == 2, res.output
     entries = json_lines(res.stdout)
     assert entries[0] == {"file": str(tmp_path / "empty"),
-                          "error": "no file of a format nonoforge reads in this folder"}
+                          "error": "no puzzle file in this folder: 1 file(s) that are not "
+                                   "puzzle files (notes.md)"}
     assert entries[1]["status"] == "unique"
     assert res.stderr.count("error:") == 1
 

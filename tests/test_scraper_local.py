@@ -9,8 +9,11 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import shared_path
 
+from nonoforge.errors import FormatError
 from nonoforge.formats import dumps
+from nonoforge.formats.base import MAX_FILE_BYTES, read_regular
 from nonoforge.puzzle import Grid, Meta, Puzzle
 from nonoforge.scraper.local import (
     MAX_NAME,
@@ -185,3 +188,73 @@ def test_item_names_fit_the_fetch_log() -> None:
     short = item_name(long)
     assert len(short) <= MAX_NAME and short.endswith("/file.non")
     assert item_name(long + "2") != short and item_name("a.non") == "a.non"
+
+
+def test_one_file_cap_for_every_reader(tmp_path: Path) -> None:
+    """``ingest PATH`` capped files at 16 MiB while ``db import`` took 64: ingest refused
+    a 26 MB bundle ``convert`` wrote. One cap now, with the same words for both."""
+    within, over = tmp_path / "within.non", tmp_path / "over.non"
+    for path, size in ((within, 26 * 10**6), (over, MAX_FILE_BYTES + 1)):
+        with path.open("wb") as f:
+            f.truncate(size)  # sparse: no disk is used
+    [m] = iter_members(within)
+    assert m.error is None and m.data is not None and len(m.data) == 26 * 10**6
+    [m] = iter_members(over)
+    with pytest.raises(FormatError) as e:
+        read_regular(over)
+    assert m.error == e.value.reason == "file is larger than 64 MiB"
+
+
+def test_a_folder_of_tournament_sets_is_read() -> None:
+    """The tournament sets are ``.txt`` files: recognised by their content, so ``db
+    import`` of the folder reads them (it read nothing and exited 0); their solution
+    files beside them are left to the question files they complete."""
+    from nonoforge.scraper.local import expand_folders
+
+    sets = shared_path("corpora", "tournament")
+    told: list[tuple[str, str]] = []
+    questions = list(expand_folders([str(sets / "question")], told.append, told.append))
+    assert len(questions) == 27 and told == []
+    assert [Path(p).name for p in questions][:2] == ["icga2016.txt", "icga2017.txt"]
+    both = list(expand_folders([str(sets)], lambda *a: told.append(a), lambda *a: told.append(a)))
+    assert both == questions  # solutions are read with their questions, not as files
+    assert told == [(str(sets), "1 file(s) that are not puzzle files (LICENSE)")]
+    [m] = iter_members(sets / "solution")
+    assert m.error is not None and m.error.startswith("no puzzle file in this folder: 27 file")
+    assert str(sets / "question" / "icga2016.txt") in m.error
+
+
+def test_a_folder_with_nothing_to_read_is_one_error(tmp_path: Path) -> None:
+    from nonoforge.scraper.local import expand_folders
+
+    (tmp_path / "notes.txt").write_text("shopping: eggs, milk\n")
+    (tmp_path / "README.md").write_text("# my puzzles\n")
+    (tmp_path / "photo.jpg").write_bytes(b"\xff\xd8\xff\xe0" + bytes(200))
+    empty: list[tuple[str, str]] = []
+    assert list(expand_folders([str(tmp_path)], None, lambda *a: empty.append(a))) == []
+    [(folder, why)] = empty
+    assert folder == str(tmp_path)
+    assert why == ("no puzzle file in this folder: 3 file(s) that are not puzzle files "
+                   "(README.md, notes.txt, photo.jpg)")
+    [m] = iter_members(tmp_path)
+    assert m.error == why
+
+
+def test_a_zip_as_people_make_it(tmp_path: Path) -> None:
+    """A zip of mikix-db as it is published, its README and LICENSE files included: the
+    puzzles are read, the README and LICENSE files told once, never failures."""
+    db = shared_path("corpora", "mikix-db")
+    z = tmp_path / "mikix-db.zip"
+    files = sorted(p for p in db.rglob("*") if p.is_file())
+    with zipfile.ZipFile(z, "w", zipfile.ZIP_DEFLATED) as zf:
+        for p in files:
+            zf.write(p, "mikix-db/" + p.relative_to(db).as_posix())
+    told: list[tuple[str, list[str]]] = []
+    got = list(iter_members(z, on_others=lambda where, names: told.append((where, names))))
+    assert all(m.error is None for m in got)
+    # FORMAT.md holds an example puzzle in .non lines (the dancer): read by its content
+    read = sorted(Path(m.name.split("!")[1]).name for m in got)
+    assert read == sorted(p.name for p in files if p.suffix == ".non" or p.name == "FORMAT.md")
+    [(where, names)] = told
+    assert where == str(z.resolve())
+    assert sorted(Path(n).name for n in names) == ["LICENSE"] + ["README.md"] * 5

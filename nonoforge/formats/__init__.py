@@ -45,6 +45,7 @@ from nonoforge.formats.base import (
     read_regular,
     register,
     safe_puzzle,
+    too_large,
 )
 from nonoforge.puzzle import Puzzle
 from nonoforge.util import write_atomic
@@ -54,13 +55,16 @@ __all__ = [
     "MAX_ERRORS_BEFORE_A_PUZZLE",
     "MAX_KEPT_ERRORS",
     "Format",
+    "SNIFF_BYTES",
     "Reading",
+    "companion_of",
     "detect",
     "dumps",
     "get_format",
     "iter_file",
     "loads",
     "read_file",
+    "recognise",
     "register",
     "write_file",
 ]
@@ -99,8 +103,8 @@ def detect(data: bytes, path: str | None = None) -> Format:
     return _detect(data, _sniffable(data), path)
 
 
-def _detect(data: bytes, text: str | bytes, path: str | None) -> Format:
-    """:func:`detect` with the content already decoded by :func:`_sniffable`."""
+def _sniff(data: bytes, text: str | bytes) -> Format | None:
+    """The first format (by priority) whose sniffer recognises the content, or None."""
     for f in sorted(FORMATS.values(), key=lambda f: f.priority):
         sample = data if f.binary else text
         if f.binary != isinstance(sample, bytes):
@@ -110,12 +114,53 @@ def _detect(data: bytes, text: str | bytes, path: str | None) -> Format:
                 return f
         except Exception:  # a sniffer must never break detection
             continue
+    return None
+
+
+def _detect(data: bytes, text: str | bytes, path: str | None) -> Format:
+    """:func:`detect` with the content already decoded by :func:`_sniffable`."""
+    found = _sniff(data, text)
+    if found is not None:
+        return found
     by_ext = _by_extension(path)
     if by_ext is not None and (by_ext.binary or isinstance(text, str)):
         return by_ext
     if isinstance(text, bytes):
         raise FormatError("not a puzzle file (binary content of no known format)", path=path)
     raise FormatError("not a puzzle file in any known format", path=path)
+
+
+#: How much of a file with no puzzle extension :func:`recognise` reads to tell its format:
+#: every sniffer decides on the first 4 KiB (Tatham's game IDs on 64 KiB).
+SNIFF_BYTES = 64 * 1024
+
+
+def recognise(name: str, head: bytes) -> Format | None:
+    """The format of a file met in a folder or an archive, or None when it is not a puzzle
+    file (a README, a licence, a photo): the one rule of every folder walk.
+
+    A file whose name has the extension of a format we read is taken for that format, as
+    it is named (if it is damaged, reading it says so); any other file (a tournament set's
+    ``.txt``, a file with no extension) by its content: ``head``, its first
+    :data:`SNIFF_BYTES` bytes, must be recognised by a format's sniffer.
+    """
+    by_ext = _by_extension(name)
+    if by_ext is not None:
+        return by_ext
+    head = head[:SNIFF_BYTES]
+    return _sniff(head, _sniffable(head)) if head else None
+
+
+def companion_of(path: str) -> str | None:
+    """When the file at ``path`` is read with another file, as a companion completing it
+    (a tournament set's ``../solution/NAME``), the path of that file; else None. A folder
+    walk leaves a companion to the file it completes."""
+    for f in FORMATS.values():
+        if f.companion_of is not None:
+            found = f.companion_of(path)
+            if found is not None:
+                return found
+    return None
 
 
 OnError = Literal["raise", "collect"]
@@ -240,7 +285,7 @@ def _records(
     data = data_of()
     raw = data.encode() if isinstance(data, str) else data
     if len(raw) > MAX_FILE_BYTES:
-        raise FormatError(f"file is larger than {MAX_FILE_BYTES // 2**20} MiB", path=path)
+        raise FormatError(too_large(), path=path)
     sniffed: str | bytes | None = None  # the file is decoded once, for detection and reading
     if isinstance(fmt, Format):
         f = fmt
@@ -253,6 +298,9 @@ def _records(
     content: str | bytes = raw if f.binary else (
         sniffed if isinstance(sniffed, str) else decode_text(raw)
     )
+    # the readers stream records from the content; the file's bytes are not held beside
+    # its text while they do (a caller that does not keep them frees them: iter_file)
+    del data, raw, sniffed
     if companions and path and f.with_companions is not None and os.path.isfile(path):
         found = f.with_companions(path, content)  # the file itself is not read again
         if found is not None:

@@ -25,7 +25,11 @@ from nonoforge.util import safe_text
 
 T = TypeVar("T")
 
-#: Files larger than this are refused before they are read: no puzzle file is near it.
+#: Files larger than this are refused before they are read: the one cap of every command
+#: that reads files (``db import``, ``ingest PATH`` and the members of its archives,
+#: ``convert``, ``info``, ``solve``, images for ``generate``). Readers stream records, so
+#: the cap bounds the bytes held, not the memory reading them takes; ``convert`` writes
+#: bundles of tens of MB that every command must read back.
 MAX_FILE_BYTES = 64 * 1024 * 1024
 
 #: The longest side a text reader accepts: formats allow any size, so absurd ones are
@@ -102,6 +106,10 @@ class Format:
     #: solution files): given a file's path and its content (already read and decoded),
     #: read it with its companions (records, errors in place), or None when it has none.
     with_companions: Callable[[str, str | bytes], Iterable[Record] | None] | None = None
+    #: The other half of ``with_companions``: given a file's path, when that file is a
+    #: companion (a tournament solution file), the path of the file it completes (read
+    #: with it), else None. Folder walks leave companions to the files they complete.
+    companion_of: Callable[[str], str | None] | None = None
     #: Whether files of this format carry a puzzle's givens (see the class doc).
     givens: bool = False
     #: For multi-puzzle formats with clear record boundaries: the reader that, on a
@@ -375,7 +383,7 @@ def read_regular(path: str | os.PathLike[str], cap: int = MAX_FILE_BYTES) -> byt
         if not stat.S_ISREG(st.st_mode):
             raise FormatError(f"not a regular file ({file_kind(st.st_mode)})", path=p)
         if st.st_size > cap:
-            raise FormatError(f"file is larger than {_size(cap)}", path=p)
+            raise FormatError(too_large(cap), path=p)
         with os.fdopen(fd, "rb", closefd=False) as f:
             # the size it has, then what it grew by: read(cap + 1) would allocate the cap
             # (64 MiB) for every file, however small, before shrinking it
@@ -387,7 +395,7 @@ def read_regular(path: str | os.PathLike[str], cap: int = MAX_FILE_BYTES) -> byt
     finally:
         os.close(fd)
     if len(data) > cap:
-        raise FormatError(f"file is larger than {_size(cap)}", path=p)
+        raise FormatError(too_large(cap), path=p)
     return data
 
 
@@ -402,5 +410,11 @@ def file_kind(mode: int) -> str:
     return "not a file"
 
 
-def _size(n: int) -> str:
+def too_large(cap: int = MAX_FILE_BYTES) -> str:
+    """The one-line refusal of a file over ``cap`` bytes (the same words everywhere)."""
+    return f"file is larger than {size_text(cap)}"
+
+
+def size_text(n: int) -> str:
+    """A byte count for messages: ``64 MiB``, or ``512 bytes``."""
     return f"{n // 2**20} MiB" if n >= 2**20 else f"{n} bytes"

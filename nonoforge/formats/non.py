@@ -56,7 +56,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import repeat
+from itertools import islice, repeat
 from operator import itemgetter
 
 from nonoforge.errors import FormatError, PuzzleError
@@ -386,7 +386,21 @@ def _on_clues(st: _Sheet, key: str, value: str, lineno: int) -> None:
         st.last_line = ln
         clues.append(_parse_clue_line(t, ln))
         lines.append(ln)
+    _check_no_surplus(st.sec, key, count)
     st.raw[key] = (clues, lines, lineno)
+
+
+def _check_no_surplus(sec: _Section, key: str, count: int) -> None:
+    """A clue line after a section's ``count`` clue lines, before the next key line, is an
+    error naming it: other unknown lines are ignored, as the format asks, but a clue line
+    there means the declared size is wrong (a ``height 10`` with a million row lines was
+    read as 10 rows without a word). Blank lines (empty clues at the end) are let pass."""
+    for ln, t in islice(sec.lines, sec.pos, None):
+        if _is_key_line(t):
+            return
+        if t.strip() and _PLAIN_LINE.fullmatch(t):
+            size = "height" if key == "rows" else "width"
+            raise FormatError(f"{key}: more clue lines than '{size} {count}'", line=ln)
 
 
 def _on_goal(st: _Sheet, key: str, value: str, lineno: int) -> None:

@@ -234,6 +234,23 @@ def solution_path_for(path: str | os.PathLike[str]) -> Path | None:
     return candidate if candidate.is_file() else None
 
 
+def question_path_for(path: str | os.PathLike[str]) -> str | None:
+    """The question file a solution file completes: for ``X/solution/NAME``, a
+    ``X/<folder>/NAME`` whose :func:`solution_path_for` it is, if one exists; else None."""
+    s = Path(path)
+    if s.parent.name != "solution":
+        return None
+    try:
+        folders = sorted(d for d in s.parent.parent.iterdir() if d.name != "solution")
+    except OSError:
+        return None
+    for d in folders:
+        q = d / s.name
+        if q.is_file():
+            return str(q)
+    return None
+
+
 def read_with_solutions(
     question_path: str | os.PathLike[str],
     solution_path: str | os.PathLike[str] | None = None,
@@ -349,5 +366,6 @@ FORMAT = register(
         can_hold=can_hold,
         priority=30,
         with_companions=_with_companions,
+        companion_of=question_path_for,
     )
 )

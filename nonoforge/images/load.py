@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import os
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,7 +26,7 @@ import numpy as np
 from PIL import Image, ImageMode, ImageOps, UnidentifiedImageError
 
 from nonoforge.errors import FormatError, ImageError
-from nonoforge.formats.base import read_regular
+from nonoforge.formats.base import MAX_FILE_BYTES, read_regular
 from nonoforge.images.light import block_reduce_linear
 
 if TYPE_CHECKING:
@@ -43,8 +44,6 @@ LOADER_BYTES = 4 + 16
 #: curve differs from sRGB's by a little, and bilevel scans not at all.
 PROFILED_MODES = ("RGB", "RGBA", "CMYK")
 
-#: The largest image file read (compressed bytes); the decoded cost is checked apart.
-MAX_IMAGE_FILE_BYTES = 64 * 1024 * 1024
 #: Longest side of the working image (pixels); larger pictures are shrunk to it.
 WORK_SIDE = 1024
 #: Smallest width and height that still carry a picture.
@@ -53,12 +52,17 @@ MIN_SIDE = 2
 _SIXTEEN_BIT = {"I;16", "I;16L", "I;16B", "I;16N"}
 
 
+#: What to do with a picture too large to decode, said with every such refusal.
+SHRINK_IT = (f"shrink it first (a puzzle uses at most {WORK_SIDE} pixels a side), or save "
+             "it as JPEG, which is decoded shrunk")
+
+
 def check_size(width: int, height: int) -> None:
     """Refuse canvases that are too small to be a picture or big enough to be a bomb."""
     if width * height > MAX_PIXELS:
         raise ImageError(
             f"image claims {width}x{height} pixels, over the {MAX_PIXELS:,} pixel limit "
-            "(possible decompression bomb)"
+            f"(possible decompression bomb): {SHRINK_IT}"
         )
     if min(width, height) < MIN_SIDE:
         raise ImageError(f"image is {width}x{height} pixels: too small to make a puzzle of")
@@ -102,11 +106,12 @@ def load_image(path: str | os.PathLike[str]) -> np.ndarray:
     """The image at ``path`` as a ``(H, W, 4)`` float64 sRGB+alpha array in 0..1.
 
     Raises :class:`ImageError` for an unreadable path, a file that is not an image, a
-    canvas over :data:`MAX_PIXELS` (checked from the header, before decoding) or under 2x2.
+    canvas over :data:`MAX_PIXELS` (checked from the header, before decoding; for a JPEG,
+    on the reduced scale it is decoded at, so a 48-megapixel photo is read) or under 2x2.
     """
     p = str(path)
     try:  # a regular file under the cap only: a FIFO or a device is refused, never waited on
-        fp = io.BytesIO(read_regular(p, MAX_IMAGE_FILE_BYTES))
+        fp = io.BytesIO(read_regular(p, MAX_FILE_BYTES))
     except FormatError as e:
         reason = e.reason.replace("a puzzle file", "an image")
         if not reason.startswith(("no such file", "permission denied", "is a directory")):
@@ -115,23 +120,36 @@ def load_image(path: str | os.PathLike[str]) -> np.ndarray:
     try:
         # Image.open reads the header only; the checks run before any decoding. Only the
         # first frame of an animation is decoded (Pillow opens on it and we never seek).
-        with fp, Image.open(fp) as im:
-            check_size(*im.size)
-            long = max(im.size)
-            if im.format == "JPEG" and long > 2 * WORK_SIDE:
-                scale = WORK_SIDE / long
-                im.draft(im.mode, (int(im.width * scale) or 1, int(im.height * scale) or 1))
-            check_cost(im.width, im.height, im.mode, profiled=bool(im.info.get("icc_profile")))
-            im.load()
-            return image_to_rgba(im)
+        # Our checks are Pillow's bomb check made exact, so its warning (printed on the
+        # terminal, before our one line) is silenced.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with fp, Image.open(fp) as im:
+                _draft(im)
+                check_size(*im.size)
+                check_cost(im.width, im.height, im.mode,
+                           profiled=bool(im.info.get("icc_profile")))
+                im.load()
+                return image_to_rgba(im)
     except ImageError as e:
         raise ImageError(f"{p}: {e}") from None
     except Image.DecompressionBombError:
-        raise ImageError(f"{p}: image is too large (possible decompression bomb)") from None
+        raise ImageError(f"{p}: image is too large to open (possible decompression bomb): "
+                         f"{SHRINK_IT}") from None
     except UnidentifiedImageError:
         raise ImageError(f"{p}: not an image file Pillow can read") from None
     except (OSError, ValueError, SyntaxError, EOFError) as e:
         raise ImageError(f"{p}: cannot decode image ({e})") from None
+
+
+def _draft(im: Image.Image) -> None:
+    """A JPEG much larger than needed set to decode shrunk (libjpeg's DCT scaling, 1/2 to
+    1/8: nothing is decoded yet): a 48-megapixel photo reads as a 3-megapixel one, so the
+    pixel limit and the decoded cost apply to what is decoded, not to the camera's size."""
+    long = max(im.size)
+    if im.format == "JPEG" and long > 2 * WORK_SIDE:
+        scale = WORK_SIDE / long
+        im.draft(im.mode, (int(im.width * scale) or 1, int(im.height * scale) or 1))
 
 
 def image_to_rgba(im: Image.Image) -> np.ndarray:

@@ -379,10 +379,12 @@ def _read_items(
     from nonoforge.scraper.local import expand_folders
 
     items: list[Item] = []
+    empty: dict[str, str] = {}  # a folder with nothing to read: why, in the walk's words
     for f in files:
-        paths = list(expand_folders([f], on_skip))
+        paths = list(expand_folders([f], on_skip, empty.__setitem__))
         if not paths:
-            items.append(Item(f, error="no file of a format nonoforge reads in this folder"))
+            items.append(Item(f, error=empty.get(f.rstrip("/") or "/",
+                                                 "no puzzle file in this folder")))
         else:
             items += Batch(paths, fmt, resolve=resolve)
     return items

@@ -91,6 +91,9 @@ class IngestSummary:
     untried: int = 0
     #: where the fetch log is (the corpus, as a message names it); None in a dry run
     fetch_log: str | None = None
+    #: files of a folder or archive that are not puzzle files (a README, a LICENSE): not
+    #: read, not failures; said once, in the summary line
+    others: int = 0
 
     def record(
         self, item: str, outcome: str, reason: str | None = None, *, network: bool = False
@@ -116,6 +119,7 @@ class IngestSummary:
             f"new {self.new} · duplicate {self.duplicate} · missing {self.missing} · "
             f"failed {self.failed}" + (f" · skipped {self.skipped}" if self.skipped else "")
             + (f" · not tried {self.untried}" if self.untried else "")
+            + (f" · {self.others} not puzzle file(s), not read" if self.others else "")
         )
 
     def line(self) -> str:
@@ -170,6 +174,7 @@ class IngestSummary:
             "duplicate": self.duplicate,
             "missing": self.missing,
             "failed": self.failed,
+            "others": self.others,
             "seconds": round(self.seconds, 3),
             "failures": list(self.failures),
             "http": self.http,
@@ -445,7 +450,10 @@ def ingest_path(
 
     try:
         with _progress(progress, None, "files", summary) as bar:
-            for m in iter_members(path):
+            def others(_where: str, names: list[str]) -> None:
+                summary.others += len(names)
+
+            for m in iter_members(path, on_others=others):
                 summary.requested += 1
                 name = item_name(m.name)
                 # records are stored as they are read (memory stays bounded whatever the

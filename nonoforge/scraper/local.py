@@ -1,7 +1,11 @@
 """Local archives: a puzzle file, a directory (recursively), a ``.zip`` or a ``.tar.gz``.
 
 :func:`iter_members` yields every file inside as a :class:`Member` (a name and its bytes,
-or a reason it was not read), never extracting anything to disk. Archives are read with
+or a reason it was not read), never extracting anything to disk. Only puzzle files are
+taken from folders and archives (:func:`nonoforge.formats.recognise`: a puzzle format's
+extension, or content a format recognises); the others (a README, a LICENSE, photos) are
+told once per folder or archive, never counted as failed puzzles, and a folder or archive
+with no puzzle file in it is one error saying so. Archives are read with
 guards: member names that try to leave the archive (``../``, absolute paths) are refused,
 member sizes are capped both as declared and as actually read, an implausible
 compression ratio is treated as a zip bomb, and the whole archive has a total cap. A
@@ -16,15 +20,14 @@ import stat
 import tarfile
 import zipfile
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path, PurePosixPath
 
 from nonoforge.errors import FormatError
-from nonoforge.formats.base import file_kind, read_regular
+from nonoforge.formats.base import MAX_FILE_BYTES, file_kind, read_regular, size_text
 
-#: Largest member we read (puzzle files are kilobytes; a big multi-puzzle file a few MiB).
-MAX_MEMBER_BYTES = 16 * 2**20
 #: Largest total we read out of one archive.
 MAX_TOTAL_BYTES = 1024 * 2**20
 MAX_MEMBERS = 200_000
@@ -36,6 +39,14 @@ MAX_NAME = 200
 _TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
 
 
+class Found(Enum):
+    """What a file met in a folder or an archive is, to a folder walk."""
+
+    PUZZLE = "puzzle"  #: a puzzle file: read it
+    COMPANION = "companion"  #: read with the file it completes (a tournament solution)
+    OTHER = "other"  #: not a puzzle file (a README, a LICENSE, a photo): told, not read
+
+
 @dataclass(frozen=True)
 class Member:
     """One file of an archive: its name and bytes, or why it was not read."""
@@ -43,6 +54,9 @@ class Member:
     name: str
     data: bytes | None = None
     error: str | None = None
+    #: what the file is: only puzzle files leave :func:`iter_members` (the others are
+    #: told once per folder or archive; companions are read with the files they complete)
+    found: Found = Found.PUZZLE
 
 
 def item_name(name: str) -> str:
@@ -111,21 +125,99 @@ def _refusal(raw_name: str, size: int, cap: int, regular: bool = True) -> str | 
     return _too_big(size, cap) if size > cap else None
 
 
+#: Told the files of one folder or archive that are not puzzle files (never read as
+#: puzzles): ``on_others(folder_or_archive, names)``, once, after its puzzle files.
+OnOthers = Callable[[str, list[str]], None]
+
+
+def classify(name: str, head: bytes | Callable[[], bytes], path: str | None = None) -> Found:
+    """What the file ``name`` is: by its extension, else by ``head`` (its first bytes, or
+    how to read them: only files with no puzzle extension are opened); ``path``, for a file
+    on disk, lets a companion be told (it is left to the file it completes)."""
+    from nonoforge.formats import SNIFF_BYTES, companion_of, recognise
+
+    if path is not None and companion_of(path) is not None:
+        return Found.COMPANION
+    if recognise(name, b"") is not None:  # by extension alone
+        return Found.PUZZLE
+    data = head() if callable(head) else head
+    return Found.PUZZLE if recognise(name, data[:SNIFF_BYTES]) is not None else Found.OTHER
+
+
+def _head(p: Path) -> bytes:
+    """The first bytes of the regular file ``p``, for sniffing (opened without blocking:
+    a FIFO put in its place since the walk is never waited on); empty when unreadable."""
+    from nonoforge.formats import SNIFF_BYTES
+
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(p, flags)
+    except OSError:
+        return b""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b""
+        return os.read(fd, SNIFF_BYTES)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
+
+
+def _classify_path(p: Path, name: str) -> Found:
+    """:func:`classify` for a regular file on disk; a file that cannot be opened is taken
+    (reading it then reports why: permission denied is not "not a puzzle file")."""
+    if not os.access(p, os.R_OK):
+        return Found.PUZZLE
+    return classify(name, lambda: _head(p), str(p))
+
+
+def others_text(names: Sequence[str], shown: int = 3) -> str:
+    """``N file(s) that are not puzzle files (a, b, c, ...)``, for messages."""
+    tail = ", ".join(os.path.basename(n.rstrip("/")) or n for n in names[:shown])
+    more = ", ..." if len(names) > shown else ""
+    return f"{len(names)} file(s) that are not puzzle files ({tail}{more})"
+
+
+def nothing_to_read(
+    names: Sequence[str], what: str = "folder", companions: Sequence[str] = ()
+) -> str:
+    """The one line for a folder or archive with no puzzle file in it."""
+    why = f"no puzzle file in this {what}"
+    if companions:
+        why += (f": {len(companions)} file(s) completing puzzle files elsewhere, read with "
+                f"them (such as {companion_of_name(companions[0])})")
+    return why + (f"; {others_text(names)}" if companions and names else
+                  f": {others_text(names)}" if names else "")
+
+
+def companion_of_name(path: str) -> str:
+    """The file a companion completes, for messages."""
+    from nonoforge.formats import companion_of
+
+    return companion_of(path) or path
+
+
 def iter_members(
     path: str | os.PathLike[str],
     *,
-    max_member: int = MAX_MEMBER_BYTES,
+    max_member: int = MAX_FILE_BYTES,
     max_total: int = MAX_TOTAL_BYTES,
+    on_others: OnOthers | None = None,
 ) -> Iterator[Member]:
-    """Every file under ``path`` (a file, a directory, a zip or a tar), in a stable order."""
+    """Every puzzle file under ``path`` (a file, a directory, a zip or a tar), in a
+    stable order. Files that are not puzzle files go to ``on_others``, once per folder or
+    archive; a folder or archive with no puzzle file is one error member saying so. A
+    file named by ``path`` itself is always read."""
     root = Path(path)
     shown = str(root.resolve()) if root.exists() else str(root)
     if root.is_symlink() and root.is_dir():
         root = root.resolve()
+    tell = on_others or (lambda _where, _names: None)
     if root.is_dir():
-        yield from _directory(root, shown, max_member, max_total)
+        yield from _directory(root, shown, max_member, max_total, tell)
     elif root.exists():
-        yield from _file(root, shown, max_member, max_total)
+        yield from _file(root, shown, max_member, max_total, tell)
     else:
         yield Member(shown, error="no such file or directory")
 
@@ -169,28 +261,45 @@ def walk(root: Path, shown: str) -> Iterator[tuple[Path, str, str | None]]:
 
 
 def expand_folders(
-    paths: Iterable[str], on_skip: Callable[[str, str], None] | None = None
+    paths: Iterable[str],
+    on_skip: Callable[[str, str], None] | None = None,
+    on_empty: Callable[[str, str], None] | None = None,
 ) -> Iterator[str]:
     """``paths`` with each folder replaced by the puzzle files under it (``db import DIR``).
 
     Folders are walked by :func:`walk` (hidden entries, links and non-regular files
-    skipped, each skip told to ``on_skip(name, why)``); only files with an extension of a
-    format nonoforge reads are taken, in sorted order. Other paths pass unchanged.
+    skipped, each skip told to ``on_skip(name, why)``); the puzzle files are taken, in
+    sorted order: a format's extension, or content a format recognises (a tournament
+    set's ``.txt``; see :func:`classify`). The files that are not puzzle files are told
+    once per folder, to ``on_skip(folder, "N file(s) that are not puzzle files (...)")``;
+    a folder with no puzzle file at all goes to ``on_empty(folder, why)`` instead (the
+    caller then exits non-zero). Other paths pass unchanged.
     """
-    from nonoforge.formats import FORMATS
-
-    known = tuple({ext for f in FORMATS.values() for ext in f.extensions})
     for path in paths:
         root = Path(path)
         if not root.is_dir():
             yield path
             continue
-        for p, name, why in walk(root, path.rstrip("/") or "/"):
+        shown = path.rstrip("/") or "/"
+        taken = 0
+        others: list[str] = []
+        companions: list[str] = []
+        for p, name, why in walk(root, shown):
             if why is not None:
                 if on_skip is not None:
                     on_skip(name, why)
-            elif p.name.lower().endswith(known):
+                continue
+            found = _classify_path(p, name)
+            if found is Found.PUZZLE:
+                taken += 1
                 yield str(p)
+            else:
+                (others if found is Found.OTHER else companions).append(str(p))
+        if not taken:
+            if on_empty is not None:
+                on_empty(shown, nothing_to_read(others, "folder", companions))
+        elif others and on_skip is not None:
+            on_skip(shown, others_text(others))
 
 
 def _link(root: Path, p: Path, shown: str, *, folder: bool) -> Iterator[tuple[Path, str, str]]:
@@ -205,15 +314,26 @@ def _link(root: Path, p: Path, shown: str, *, folder: bool) -> Iterator[tuple[Pa
     yield p, name, f"symbolic link to a {what} {where}: not followed"
 
 
-def _directory(root: Path, shown: str, max_member: int, max_total: int) -> Iterator[Member]:
-    for p, name, why in walk(root, shown):
-        if why is not None:
-            yield Member(name, error=why)
-        else:
-            yield from _file(p, name, max_member, max_total)
+def _directory(
+    root: Path, shown: str, max_member: int, max_total: int, tell: OnOthers
+) -> Iterator[Member]:
+    def members() -> Iterator[Member]:
+        for p, name, why in walk(root, shown):
+            if why is not None:
+                yield Member(name, error=why)
+                continue
+            found = Found.PUZZLE if archive_kind(p) else _classify_path(p, name)
+            if found is Found.PUZZLE:
+                yield from _file(p, name, max_member, max_total, tell)
+            else:
+                yield Member(name, found=found)
+
+    yield from _gathered(members(), shown, "folder", tell)
 
 
-def _file(p: Path, name: str, max_member: int, max_total: int) -> Iterator[Member]:
+def _file(
+    p: Path, name: str, max_member: int, max_total: int, tell: OnOthers
+) -> Iterator[Member]:
     try:
         mode = p.stat().st_mode
     except OSError as e:
@@ -224,9 +344,9 @@ def _file(p: Path, name: str, max_member: int, max_total: int) -> Iterator[Membe
         return
     kind = archive_kind(p)
     if kind == "zip":
-        yield from _zip(p, name, max_member, max_total)
+        yield from _gathered(_zip(p, name, max_member, max_total), name, "archive", tell)
     elif kind == "tar":
-        yield from _tar(p, name, max_member, max_total)
+        yield from _gathered(_tar(p, name, max_member, max_total), name, "archive", tell)
     else:
         yield _plain(p, name, max_member)
 
@@ -239,7 +359,7 @@ def _plain(p: Path, name: str, cap: int) -> Member:
 
 
 def _too_big(size: int, cap: int) -> str:
-    return f"member of {size} bytes exceeds the cap of {cap}"
+    return f"member of {size} bytes exceeds the cap of {size_text(cap)}"
 
 
 def _zip(p: Path, shown: str, cap: int, max_total: int) -> Iterator[Member]:
@@ -274,13 +394,35 @@ def _zip(p: Path, shown: str, cap: int, max_total: int) -> Iterator[Member]:
                 yield Member(name, error=f"cannot read member ({e})")
                 continue
             if len(data) > cap:
-                yield Member(name, error=f"member exceeds the cap of {cap} bytes (size lied)")
+                yield Member(name, error=f"member exceeds the cap of {size_text(cap)} (size lied)")
                 continue
             stop = budget.spent(len(data))
             if stop:
                 yield Member(shown, error=stop)
                 return
-            yield Member(name, data)
+            yield Member(name, data, found=classify(info.filename, data))
+
+
+def _gathered(members: Iterator[Member], shown: str, what: str, tell: OnOthers
+              ) -> Iterator[Member]:
+    """The puzzle files of a folder or archive (and its members that failed): the files
+    that are not puzzle files are told once, at the end; when nothing else was there, the
+    folder or archive is one error saying so."""
+    taken = 0
+    others: list[str] = []
+    companions: list[str] = []
+    for m in members:
+        if m.found is Found.OTHER:
+            others.append(m.name)
+        elif m.found is Found.COMPANION:
+            companions.append(m.name)
+        else:
+            taken += 1
+            yield m
+    if not taken:
+        yield Member(shown, error=nothing_to_read(others, what, companions))
+    elif others:
+        tell(shown, others)
 
 
 def _tar(p: Path, shown: str, cap: int, max_total: int) -> Iterator[Member]:
@@ -315,6 +457,6 @@ def _tar(p: Path, shown: str, cap: int, max_total: int) -> Iterator[Member]:
                 if stop:
                     yield Member(shown, error=stop)
                     return
-                yield Member(name, data)
+                yield Member(name, data, found=classify(info.name, data))
         except (tarfile.TarError, OSError, EOFError, zlib.error) as e:
             yield Member(shown, error=f"archive is damaged ({e}); stopped")
