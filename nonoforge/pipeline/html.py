@@ -117,6 +117,7 @@ style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
 <button type="button" id="undo" title="Ctrl+Z">Undo</button>
 <button type="button" id="redo" title="Ctrl+Y">Redo</button>
 <button type="button" id="check">Check</button>
+<button type="button" id="hint" title="the next step, as a person would take it">Hint</button>
 <button type="button" id="reset">Clear</button>
 <span id="timer" aria-label="time">0:00</span>
 </div>
