@@ -771,7 +771,10 @@ def test_a_wrong_cell_is_reported_before_any_hint(browser, tmp_path) -> None:
     assert said.startswith(f"A cell is wrong: row {crossed // w + 1}, ") and cells == {crossed: 0}
     ActionChains(browser).context_click(cell(browser, crossed)).perform()  # uncrossed: no mistake
     assert not browser.find_elements("css selector", "#board td.hint")
-    said, cells = hint(browser)
+    browser.find_element("id", "board").send_keys("h")  # the key asks too
+    said = browser.find_element("id", "status").text
+    cells = {int(el.get_attribute("data-i")): int(el.get_attribute("data-hint"))
+             for el in browser.find_elements("css selector", "#board td.cell.hint")}
     assert said.startswith("Hint \u2014 ") and cells
     assert all(dancer[i] == max(v, 0) for i, v in cells.items())  # the hint is right
     assert errors(browser) == []
@@ -827,3 +830,57 @@ def test_the_pages_rungs_agree_with_the_step_solvers_on_random_lines(browser, tm
         for t, js in zip(LINE_RUNGS, theirs, strict=True):
             assert js == rung(t, masks, blocks), (t, masks, blocks)
     assert 1000 < fits < 3000  # both kinds of line were tried
+
+
+WALK = """
+return arguments[0].map(function (q) {
+  var p = {w: q.w, h: q.h, bw: q.n === 1, rows: q.rows, cols: q.cols,
+           colors: q.names.map(function () { return '#000000'; }), names: q.names};
+  var cells = new Int8Array(q.w * q.h), told = [], carried = 0;
+  for (;;) {
+    var st = window.nonoforge.nextStep(p, cells, q.grid);
+    var end = st.wrong ? 'wrong' : st.solved ? 'solved' : st.stuck ? 'stuck' : null;
+    if (end) return {end: end, told: told, carried: carried};
+    if (st.sentence.indexOf('crossing lines') >= 0) carried++;
+    st.cells.forEach(function (d) { told.push(d); cells[d[0]] = d[1]; });
+  }
+});
+"""
+
+
+def test_hints_from_the_page_only_decide_what_the_picture_has(browser, tmp_path) -> None:
+    """Hints followed from an empty board, on random pictures of 1 to 3 colours (often with
+    several solutions): every cell a hint decides is the picture's (line logic decides only
+    what every solution shares), so a hint never names a cell wrong that it decided itself;
+    colour puzzles also take the path that carries colours ruled out to the crossing lines."""
+    import random
+
+    its, url = book_page(browser, tmp_path, "Walk")
+    reload(browser, url)
+    rng = random.Random(36)
+    puzzles = []
+    for _ in range(400):
+        w, h, n = rng.randint(1, 7), rng.randint(1, 7), rng.randint(1, 3)
+        grid = [rng.randint(1, n) if rng.random() < 0.5 else 0 for _ in range(w * h)]
+        rows = [grid[r * w:(r + 1) * w] for r in range(h)]
+        cols = [grid[c::w] for c in range(w)]
+        puzzles.append({"w": w, "h": h, "n": n, "grid": grid, "names": ["white", "red", "blue",
+                        "green"][:n + 1], "rows": [clue(x) for x in rows],
+                        "cols": [clue(x) for x in cols]})
+    walks = browser.execute_script(WALK, puzzles)
+    ends = [w["end"] for w in walks]
+    assert "wrong" not in ends and ends.count("solved") > 300
+    assert sum(w["carried"] for w in walks) > 0
+    for q, walk in zip(puzzles, walks, strict=True):
+        assert all(max(v, 0) == q["grid"][i] for i, v in walk["told"]), q
+
+
+def clue(line: list[int]) -> list[list[int]]:
+    """A line's clue as the page holds it: [length, colour] per block."""
+    out: list[list[int]] = []
+    for k, v in enumerate(line):
+        if v and k and line[k - 1] == v:
+            out[-1][0] += 1
+        elif v:
+            out.append([1, v])
+    return out

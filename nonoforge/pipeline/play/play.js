@@ -371,6 +371,8 @@
       var cd = []; set(cursor, 0, cd); commit(cd);
     } else if (/^[1-9]$/.test(k) && +k < cur.p.colors.length) {
       pickColour(+k);
+    } else if (k === "h" || k === "H") {
+      hint();
     } else if (k === "m" || k === "M") {
       setMode(mode === "fill" ? "mark" : "fill");
     } else {
