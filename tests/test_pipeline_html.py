@@ -671,9 +671,14 @@ def hint(driver) -> tuple[str, dict[int, int]]:
     """Press Hint: the sentence shown and the cells it marks (index -> value: a colour, -1 for
     empty, 0 for "clear it")."""
     driver.find_element("id", "hint").click()
-    marked = driver.find_elements("css selector", "#board td.cell.hint")
-    return (driver.find_element("id", "status").text,
-            {int(el.get_attribute("data-i")): int(el.get_attribute("data-hint")) for el in marked})
+    return driver.find_element("id", "status").text, marked(driver)
+
+
+def marked(driver) -> dict[int, int]:
+    """The cells the hint shown marks, read in one call: index -> the value it says."""
+    return {int(i): int(v) for i, v in driver.execute_script(
+        "return Array.prototype.map.call(document.querySelectorAll('#board td.cell.hint'),"
+        " function (el) { return [el.dataset.i, el.dataset.hint]; });")}
 
 
 def follow(driver, cells: dict[int, int], colour: bool) -> None:
@@ -693,12 +698,14 @@ def follow(driver, cells: dict[int, int], colour: bool) -> None:
 def page_state(driver, puzzle: Puzzle) -> np.ndarray:
     """The black-and-white board as the step solver's masks: 2 filled, 1 empty, 3 unknown."""
     st = np.full((puzzle.height, puzzle.width), 3, dtype=np.uint64)
-    for el in driver.find_elements("css selector", "#board td.cell"):
-        i, cls = int(el.get_attribute("data-i")), el.get_attribute("class").split()
+    for i, cls in driver.execute_script(
+            "return Array.prototype.map.call(document.querySelectorAll('#board td.cell'),"
+            " function (el) { return [+el.dataset.i, el.className.split(' ')]; });"):
         st[divmod(i, puzzle.width)] = 2 if "f" in cls else 1 if "x" in cls else 3
     return st
 
 
+@pytest.mark.slow  # a player's clicks, about 90 cells, each a browser round trip
 def test_hints_alone_solve_a_puzzle_and_say_what_the_step_solver_says(browser, tmp_path) -> None:
     """A player who only follows hints solves the puzzle; each hint (the line framed, its cells
     marked, the sentence) is the step nonoforge.solver.human takes from the same grid."""
@@ -772,9 +779,7 @@ def test_a_wrong_cell_is_reported_before_any_hint(browser, tmp_path) -> None:
     ActionChains(browser).context_click(cell(browser, crossed)).perform()  # uncrossed: no mistake
     assert not browser.find_elements("css selector", "#board td.hint")
     browser.find_element("id", "board").send_keys("h")  # the key asks too
-    said = browser.find_element("id", "status").text
-    cells = {int(el.get_attribute("data-i")): int(el.get_attribute("data-hint"))
-             for el in browser.find_elements("css selector", "#board td.cell.hint")}
+    said, cells = browser.find_element("id", "status").text, marked(browser)
     assert said.startswith("Hint \u2014 ") and cells
     assert all(dancer[i] == max(v, 0) for i, v in cells.items())  # the hint is right
     assert errors(browser) == []
