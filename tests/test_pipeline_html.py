@@ -662,3 +662,230 @@ def test_given_cells_start_solved_and_stay_locked(browser, tmp_path) -> None:
                 cell(browser, i).click()
     assert solved(browser)
     assert errors(browser) == []
+
+
+# --- hints: the next step, in the page's own JavaScript (play.js), offline ---
+
+
+def hint(driver) -> tuple[str, dict[int, int]]:
+    """Press Hint: the sentence shown and the cells it marks (index -> value: a colour, -1 for
+    empty, 0 for "clear it")."""
+    driver.find_element("id", "hint").click()
+    return driver.find_element("id", "status").text, marked(driver)
+
+
+def marked(driver) -> dict[int, int]:
+    """The cells the hint shown marks, read in one call: index -> the value it says."""
+    return {int(i): int(v) for i, v in driver.execute_script(
+        "return Array.prototype.map.call(document.querySelectorAll('#board td.cell.hint'),"
+        " function (el) { return [el.dataset.i, el.dataset.hint]; });")}
+
+
+def follow(driver, cells: dict[int, int], colour: bool) -> None:
+    """Do what a hint says, as a player: click to fill (the colour picked first), right-click
+    to mark empty."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    for i, v in sorted(cells.items()):
+        if v < 0:
+            ActionChains(driver).context_click(cell(driver, i)).perform()
+            continue
+        if colour:
+            driver.find_elements("css selector", "#palette button")[v - 1].click()
+        cell(driver, i).click()
+
+
+def page_state(driver, puzzle: Puzzle) -> np.ndarray:
+    """The black-and-white board as the step solver's masks: 2 filled, 1 empty, 3 unknown."""
+    st = np.full((puzzle.height, puzzle.width), 3, dtype=np.uint64)
+    for i, cls in driver.execute_script(
+            "return Array.prototype.map.call(document.querySelectorAll('#board td.cell'),"
+            " function (el) { return [+el.dataset.i, el.className.split(' ')]; });"):
+        st[divmod(i, puzzle.width)] = 2 if "f" in cls else 1 if "x" in cls else 3
+    return st
+
+
+@pytest.mark.slow  # a player's clicks, about 90 cells, each a browser round trip
+def test_hints_alone_solve_a_puzzle_and_say_what_the_step_solver_says(browser, tmp_path) -> None:
+    """A player who only follows hints solves the puzzle; each hint (the line framed, its cells
+    marked, the sentence) is the step nonoforge.solver.human takes from the same grid."""
+    from nonoforge.solver.human import next_step
+
+    its, url = book_page(browser, tmp_path, "Hints")
+    requests_made(browser)
+    reload(browser, url)
+    dancer = its[0].puzzle
+    for _ in range(dancer.width * dancer.height):
+        if solved(browser):
+            break
+        want = next_step(dancer, page_state(browser, dancer)).steps[0]
+        said, cells = hint(browser)
+        assert said == "Hint \u2014 " + want.sentence
+        assert cells == {c.row * dancer.width + c.col: 1 if c.after == 2 else -1
+                         for c in want.cells}
+        framed = browser.find_elements("css selector", "#board td.cell.hline")
+        assert len(framed) == (dancer.width if want.kind.value == "row" else dancer.height)
+        clue = ("rc" if want.kind.value == "row" else "cc") + str(want.index)
+        assert "hclue" in browser.find_element("id", clue).get_attribute("class")
+        follow(browser, cells, colour=False)
+        assert not browser.find_elements("css selector", "#board .hline, #board .hclue")
+    assert solved(browser)
+    grid = page_state(browser, dancer)
+    assert ((grid == 2) == (its[0].answer.cells == 1)).all()  # the solution, every cell decided
+    hint(browser)
+    assert browser.find_element("id", "status").text == "Solved already."
+    # the colour puzzle, the same way
+    browser.find_element("id", "next").click()
+    for _ in range(10):
+        if solved(browser):
+            break
+        said, cells = hint(browser)
+        assert said.startswith("Hint \u2014 ") and cells
+        follow(browser, cells, colour=True)
+    assert solved(browser)
+    flag = its[1].answer.cells.ravel().tolist()
+    assert all(("f" in classes(browser, i)) == (v > 0) for i, v in enumerate(flag))
+    assert errors(browser) == []
+    time.sleep(0.2)
+    assert {asked for asked, doc in requests_made(browser) if doc == url} <= {url}
+
+
+def test_a_wrong_cell_is_reported_before_any_hint(browser, tmp_path) -> None:
+    its, url = book_page(browser, tmp_path, "Wrong")
+    reload(browser, url)
+    dancer = its[0].answer.cells.ravel().tolist()
+    w = its[0].puzzle.width
+    # a filled cell that should be empty, after one that is right: the wrong one is named
+    right, wrong = dancer.index(1), dancer.index(0)
+    cell(browser, right).click()
+    cell(browser, wrong).click()
+    said, cells = hint(browser)
+    assert said == (f"A cell is wrong: row {wrong // w + 1}, column {wrong % w + 1} (marked in "
+                    "red). Clear it first.")
+    assert cells == {wrong: 0} and "wrong" in classes(browser, wrong)
+    assert not browser.find_elements("css selector", "#board .hline")
+    # two mistakes (a cell of the picture marked empty too): counted, the first named
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    crossed = len(dancer) - 1 - dancer[::-1].index(1)
+    ActionChains(browser).context_click(cell(browser, crossed)).perform()
+    said, cells = hint(browser)
+    assert said.startswith(f"2 cells are wrong; the first is row {wrong // w + 1}, ")
+    # cleared as told, the hint is gone, and the next one names the other
+    cell(browser, wrong).click()
+    assert not browser.find_elements("css selector", "#board td.hint")
+    said, cells = hint(browser)
+    assert said.startswith(f"A cell is wrong: row {crossed // w + 1}, ") and cells == {crossed: 0}
+    ActionChains(browser).context_click(cell(browser, crossed)).perform()  # uncrossed: no mistake
+    assert not browser.find_elements("css selector", "#board td.hint")
+    browser.find_element("id", "board").send_keys("h")  # the key asks too
+    said, cells = browser.find_element("id", "status").text, marked(browser)
+    assert said.startswith("Hint \u2014 ") and cells
+    assert all(dancer[i] == max(v, 0) for i, v in cells.items())  # the hint is right
+    assert errors(browser) == []
+
+
+def random_lines(rng, count: int) -> list[tuple[list[int], list[tuple[int, int]]]]:
+    """Lines of 0 to 14 cells, 1 to 3 colours: the clue of a random picture and masks that are
+    part of it (each cell its own colour and some others, or nothing known), and now and then
+    masks that no placement fits."""
+    out = []
+    for _ in range(count):
+        n, ncol = rng.randint(0, 14), rng.choice([1, 1, 2, 3])
+        full = (1 << (ncol + 1)) - 1
+        line = [rng.randint(1, ncol) if rng.random() < 0.55 else 0 for _ in range(n)]
+        blocks: list[tuple[int, int]] = []
+        for k, v in enumerate(line):
+            if v and k and line[k - 1] == v:
+                blocks[-1] = (blocks[-1][0] + 1, v)
+            elif v:
+                blocks.append((1, v))
+        known = rng.random()
+        masks = []
+        for v in line:
+            if rng.random() < 0.1:
+                masks.append(rng.randint(1, full))  # maybe against the picture
+            elif rng.random() < known:
+                masks.append(1 << v)
+            else:
+                masks.append(full if rng.random() < 0.6 else (1 << v) | rng.randint(0, full))
+        out.append((masks, blocks))
+    return out
+
+
+def test_the_pages_rungs_agree_with_the_step_solvers_on_random_lines(browser, tmp_path) -> None:
+    """play.js's ladder run in Chromium against nonoforge.solver.human's on the same lines,
+    every rung: the same masks, or both None (nothing fits). Python's rungs are sound (their
+    tests check them against line logic), so the page's are too."""
+    import random
+
+    from nonoforge.solver.human import LINE_RUNGS, line_logic, rung
+
+    its, url = book_page(browser, tmp_path, "Lines")
+    reload(browser, url)
+    lines = random_lines(random.Random(36), 3000)
+    got = browser.execute_script(
+        "var ts = arguments[1];"
+        "return arguments[0].map(function (l) {"
+        "  return ts.map(function (t) { return window.nonoforge.rung(t, l[0], l[1]); }); });",
+        [[m, [list(b) for b in bl]] for m, bl in lines], [t.value for t in LINE_RUNGS])
+    fits = 0
+    for (masks, blocks), theirs in zip(lines, got, strict=True):
+        fits += line_logic(masks, blocks) is not None
+        for t, js in zip(LINE_RUNGS, theirs, strict=True):
+            assert js == rung(t, masks, blocks), (t, masks, blocks)
+    assert 1000 < fits < 3000  # both kinds of line were tried
+
+
+WALK = """
+return arguments[0].map(function (q) {
+  var p = {w: q.w, h: q.h, bw: q.n === 1, rows: q.rows, cols: q.cols,
+           colors: q.names.map(function () { return '#000000'; }), names: q.names};
+  var cells = new Int8Array(q.w * q.h), told = [], carried = 0;
+  for (;;) {
+    var st = window.nonoforge.nextStep(p, cells, q.grid);
+    var end = st.wrong ? 'wrong' : st.solved ? 'solved' : st.stuck ? 'stuck' : null;
+    if (end) return {end: end, told: told, carried: carried};
+    if (st.sentence.indexOf('crossing lines') >= 0) carried++;
+    st.cells.forEach(function (d) { told.push(d); cells[d[0]] = d[1]; });
+  }
+});
+"""
+
+
+def test_hints_from_the_page_only_decide_what_the_picture_has(browser, tmp_path) -> None:
+    """Hints followed from an empty board, on random pictures of 1 to 3 colours (often with
+    several solutions): every cell a hint decides is the picture's (line logic decides only
+    what every solution shares), so a hint never names a cell wrong that it decided itself;
+    colour puzzles also take the path that carries colours ruled out to the crossing lines."""
+    import random
+
+    its, url = book_page(browser, tmp_path, "Walk")
+    reload(browser, url)
+    rng = random.Random(36)
+    puzzles = []
+    for _ in range(400):
+        w, h, n = rng.randint(1, 7), rng.randint(1, 7), rng.randint(1, 3)
+        grid = [rng.randint(1, n) if rng.random() < 0.5 else 0 for _ in range(w * h)]
+        rows = [grid[r * w:(r + 1) * w] for r in range(h)]
+        cols = [grid[c::w] for c in range(w)]
+        puzzles.append({"w": w, "h": h, "n": n, "grid": grid, "names": ["white", "red", "blue",
+                        "green"][:n + 1], "rows": [clue(x) for x in rows],
+                        "cols": [clue(x) for x in cols]})
+    walks = browser.execute_script(WALK, puzzles)
+    ends = [w["end"] for w in walks]
+    assert "wrong" not in ends and ends.count("solved") > 300
+    assert sum(w["carried"] for w in walks) > 0
+    for q, walk in zip(puzzles, walks, strict=True):
+        assert all(max(v, 0) == q["grid"][i] for i, v in walk["told"]), q
+
+
+def clue(line: list[int]) -> list[list[int]]:
+    """A line's clue as the page holds it: [length, colour] per block."""
+    out: list[list[int]] = []
+    for k, v in enumerate(line):
+        if v and k and line[k - 1] == v:
+            out[-1][0] += 1
+        elif v:
+            out.append([1, v])
+    return out

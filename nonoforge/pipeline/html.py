@@ -117,6 +117,7 @@ style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
 <button type="button" id="undo" title="Ctrl+Z">Undo</button>
 <button type="button" id="redo" title="Ctrl+Y">Redo</button>
 <button type="button" id="check">Check</button>
+<button type="button" id="hint" title="the next step, as a person would take it">Hint</button>
 <button type="button" id="reset">Clear</button>
 <span id="timer" aria-label="time">0:00</span>
 </div>
@@ -125,8 +126,8 @@ style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
 empty, 1-9 pick a colour, m switches mode, ctrl+z undoes" data-solved="no"></table>
 <p class="help">Click or drag to fill; right-click (or switch the mode) to mark a cell empty.
 Keys: arrows move, space fills, x marks, delete clears, 1\u20139 choose a colour, m switches
-mode, Ctrl+Z / Ctrl+Y undo and redo.{given_help} Progress is kept in this browser. Made with
-nonoforge.</p>
+mode, h (or Hint) shows the next step and why, Ctrl+Z / Ctrl+Y undo and redo.{given_help}
+Progress is kept in this browser. Made with nonoforge.</p>
 <script type="application/json" id="nf-data">{_script_json(book)}</script>
 <script>
 {js}</script>

@@ -136,6 +136,7 @@
     el.classList.toggle("x", v < 0);
     el.classList.toggle("f", v > 0);
     el.classList.remove("wrong");
+    if (el.dataset.hint === String(v)) el.classList.remove("hint");  // done as the hint said
   }
 
   function lineOk(vals, clue) {
@@ -196,7 +197,9 @@
     var was = cur.solved;
     acted = true;
     cur.solved = checkSolved();
-    if (!was && !cur.solved) say("");
+    var hinting = board.querySelector("td.hint");  // a hint stays until its cells are done
+    if (!hinting) clearHint();
+    if (!was && !cur.solved && !hinting) say("");
     save();
     showSolved();
   }
@@ -368,6 +371,8 @@
       var cd = []; set(cursor, 0, cd); commit(cd);
     } else if (/^[1-9]$/.test(k) && +k < cur.p.colors.length) {
       pickColour(+k);
+    } else if (k === "h" || k === "H") {
+      hint();
     } else if (k === "m" || k === "M") {
       setMode(mode === "fill" ? "mark" : "fill");
     } else {
@@ -375,6 +380,321 @@
     }
     e.preventDefault();
   });
+
+  // -- hints: the next step, as a person would take it ------------------------------------------
+  // The ladder of nonoforge/solver/human.py, in the same order and the same words: each rung
+  // looks at one line's clue and known cells (masks: bit 0 empty, bit c colour c) and narrows
+  // them; the hint is the first rung, over rows then columns, that decides a cell the player has
+  // not. Every rung only decides what complete line logic on that line decides (a test compares
+  // them with Python's on random lines), and the hint starts from the player's cells only after
+  // they are checked against the solution, so a mistake is pointed out instead of built upon.
+  var RUNGS = ["simple_boxes", "simple_spaces", "forcing", "glue", "completing", "line"];
+
+  function single(m) { return m !== 0 && (m & (m - 1)) === 0; }
+  function same(a, b) { for (var i = 0; i < a.length; i++) if (a[i] !== b[i]) return false; return true; }
+
+  // Each block's leftmost and rightmost start, honouring only cells that cannot take its colour.
+  function ranges(masks, blocks) {
+    var n = masks.length, k = blocks.length, left = [], right = [], pos = 0, j, s;
+    function fits(j, s) { for (var i = s; i < s + blocks[j][0]; i++) if (!((masks[i] >> blocks[j][1]) & 1)) return false; return true; }
+    for (j = 0; j < k; j++) {
+      while (pos + blocks[j][0] <= n && !fits(j, pos)) pos++;
+      if (pos + blocks[j][0] > n) return null;
+      left.push(pos);
+      pos += blocks[j][0] + (j + 1 < k && blocks[j + 1][1] === blocks[j][1] ? 1 : 0);
+    }
+    var end = n;
+    for (j = k - 1; j >= 0; j--) {
+      s = end - blocks[j][0];
+      while (s >= 0 && !fits(j, s)) s--;
+      if (s < 0) return null;
+      right[j] = s;
+      end = s - (j > 0 && blocks[j - 1][1] === blocks[j][1] ? 1 : 0);
+    }
+    for (j = 0; j < k; j++) if (left[j] > right[j]) return null;
+    return [left, right];
+  }
+
+  function reach(n, blocks, left, right) {
+    var out = [];
+    for (var i = 0; i < n; i++) out.push(1);
+    blocks.forEach(function (b, j) { for (var i = left[j]; i < right[j] + b[0]; i++) out[i] |= 1 << b[1]; });
+    return out;
+  }
+
+  function pins(masks, blocks, left, right, onlyEnds) {  // forcing and glue
+    var n = masks.length, k = blocks.length, lo = left.slice(), hi = right.slice(), pinned = false, j;
+    for (var p = 0; p < n; p++) {
+      var m = masks[p];
+      if ((m & 1) || (m & (m - 1))) continue;
+      var who = [];
+      for (j = 0; j < k; j++) if (((m >> blocks[j][1]) & 1) && left[j] <= p && p < right[j] + blocks[j][0]) who.push(j);
+      if (who.length !== 1) continue;
+      j = who[0];
+      if (onlyEnds && j !== 0 && j !== k - 1) continue;
+      lo[j] = Math.max(lo[j], p - blocks[j][0] + 1); hi[j] = Math.min(hi[j], p);
+      pinned = true;
+    }
+    if (!pinned) return null;
+    for (j = 0; j < k; j++) if (lo[j] > hi[j]) return null;
+    var out = reach(n, blocks, lo, hi);
+    blocks.forEach(function (b, j) { for (var i = hi[j]; i < lo[j] + b[0]; i++) out[i] = 1 << b[1]; });
+    return masks.map(function (m, i) { return m & out[i]; });
+  }
+
+  function colours(blocks) {
+    var cs = [];
+    blocks.forEach(function (b) { if (cs.indexOf(b[1]) < 0) cs.push(b[1]); });
+    return cs.sort(function (a, b) { return a - b; });
+  }
+
+  function completing(masks, blocks) {
+    var out = masks.slice();
+    colours(blocks).forEach(function (c) {
+      var need = 0, bit = 1 << c, known = 0, can = [];
+      blocks.forEach(function (b) { if (b[1] === c) need += b[0]; });
+      masks.forEach(function (m, i) { if (m === bit) known++; if (m & bit) can.push(i); });
+      if (known === need) out = out.map(function (o) { return o !== bit ? o & ~bit : o; });
+      else if (can.length === need) can.forEach(function (i) { out[i] = bit; });
+    });
+    return out;
+  }
+
+  // Complete line logic: each cell narrowed to what some placement of the blocks gives it; null
+  // when none fits. F[j][i]: blocks before j fit in cells [0, i); B[j][i]: blocks from j in [i, n).
+  function lineLogic(masks, blocks) {
+    var n = masks.length, k = blocks.length, canbg = masks.map(function (m) { return (m & 1) !== 0; });
+    var bad = {}, i, j, s;
+    colours(blocks).forEach(function (c) {
+      var acc = [0];
+      for (var i = 0; i < n; i++) acc.push(acc[i] + ((masks[i] >> c) & 1 ? 0 : 1));
+      bad[c] = acc;
+    });
+    function fits(j, s) { var a = bad[blocks[j][1]]; return s >= 0 && s + blocks[j][0] <= n && a[s + blocks[j][0]] === a[s]; }
+    function gap(j) { return blocks[j][1] === blocks[j + 1][1]; }
+    function grid(v) { var g = []; for (var j = 0; j <= k; j++) { g.push([]); for (var i = 0; i <= n; i++) g[j].push(v); } return g; }
+    function leftOk(j, s) {
+      if (j === 0) return F[0][s];
+      return gap(j - 1) ? s >= 1 && canbg[s - 1] && F[j][s - 1] : F[j][s];
+    }
+    function rightOk(j, e) {
+      if (j === k - 1) return B[k][e];
+      return gap(j) ? e < n && canbg[e] && B[j + 1][e + 1] : B[j + 1][e];
+    }
+    var F = grid(false), B = grid(false);
+    F[0][0] = true;
+    for (i = 1; i <= n; i++) F[0][i] = F[0][i - 1] && canbg[i - 1];
+    for (j = 1; j <= k; j++) {
+      for (i = 1; i <= n; i++) {
+        if (F[j][i - 1] && canbg[i - 1]) { F[j][i] = true; continue; }
+        s = i - blocks[j - 1][0];
+        if (s >= 0 && fits(j - 1, s)) F[j][i] = leftOk(j - 1, s);
+      }
+    }
+    if (!F[k][n]) return null;
+    B[k][n] = true;
+    for (i = n - 1; i >= 0; i--) B[k][i] = B[k][i + 1] && canbg[i];
+    for (j = k - 1; j >= 0; j--) {
+      for (i = n - 1; i >= 0; i--) {
+        if (B[j][i + 1] && canbg[i]) { B[j][i] = true; continue; }
+        if (fits(j, i)) B[j][i] = rightOk(j, i + blocks[j][0]);
+      }
+    }
+    var out = [];
+    for (i = 0; i < n; i++) {
+      out.push(0);
+      for (j = 0; j <= k && canbg[i]; j++) if (F[j][i] && B[j][i + 1]) { out[i] = 1; break; }
+    }
+    for (j = 0; j < k; j++) {
+      var cover = [], run = 0, ln = blocks[j][0];
+      for (i = 0; i <= n; i++) cover.push(0);
+      for (s = 0; s + ln <= n; s++) {
+        if (fits(j, s) && leftOk(j, s) && rightOk(j, s + ln)) { cover[s]++; cover[s + ln]--; }
+      }
+      for (i = 0; i < n; i++) { run += cover[i]; if (run) out[i] |= 1 << blocks[j][1]; }
+    }
+    return out;
+  }
+
+  // One rung on one line: the narrowed masks (equal to masks when it finds nothing), or null.
+  function rung(t, masks, blocks) {
+    if (t === "line") return lineLogic(masks, blocks);
+    if (t === "completing") return completing(masks, blocks);
+    if (!blocks.length) return t === "simple_spaces" ? masks.map(function (m) { return m & 1; }) : null;
+    var rr = ranges(masks, blocks);
+    if (!rr) return null;
+    var left = rr[0], right = rr[1], out;
+    if (t === "simple_boxes") {
+      out = masks.slice();
+      blocks.forEach(function (b, j) { for (var i = right[j]; i < left[j] + b[0]; i++) out[i] &= 1 << b[1]; });
+      return out;
+    }
+    if (t === "simple_spaces") {
+      var r = reach(masks.length, blocks, left, right);
+      return masks.map(function (m, i) { return m & r[i]; });
+    }
+    return pins(masks, blocks, left, right, t === "forcing");
+  }
+
+  // -- the hint's sentence, in human.py's words -----------------------------------------------
+
+  function colourWord(p, mask) {
+    if (mask === 1) return "empty";
+    var names = [], not = [];
+    for (var c = 1; c < p.colors.length; c++) {
+      if ((mask >> c) & 1) names.push(p.bw ? "filled" : p.names[c]); else not.push(p.names[c]);
+    }
+    if (single(mask)) return names[0];
+    if (mask & 1) return "not " + not.join(" or ");
+    return names.join(" or ");
+  }
+
+  function spans(idx) {
+    var s = idx.slice().sort(function (a, b) { return a - b; }), parts = [], i = 0;
+    while (i < s.length) {
+      var j = i;
+      while (j + 1 < s.length && s[j + 1] === s[j] + 1) j++;
+      parts.push(i === j ? String(s[i] + 1) : (s[i] + 1) + "-" + (s[j] + 1));
+      i = j + 1;
+    }
+    var text = parts.length > 1 ? parts.slice(0, -1).join(", ") + " and " + parts[parts.length - 1] : parts[0];
+    return (s.length === 1 ? "cell " : "cells ") + text;
+  }
+
+  function blockName(p, b) { return "the " + (p.bw ? "" : p.names[b[1]] + " ") + "block of " + b[0]; }
+
+  function sentence(p, t, head, blocks, masks, out) {
+    var changed = [], empties = [], filled = [];
+    masks.forEach(function (m, j) { if (m !== out[j]) changed.push(j); });
+    changed.forEach(function (j) { (out[j] === 1 ? empties : filled).push(j); });
+    var clue = blocks.map(function (b) { return b[0]; }).join(" ") || "0";
+    function result() {
+      var bits = [], order = [], groups = {};
+      filled.forEach(function (j) { if (!groups[out[j]]) { groups[out[j]] = []; order.push(out[j]); } groups[out[j]].push(j); });
+      order.forEach(function (m) { bits.push(spans(groups[m]) + " " + colourWord(p, m)); });
+      if (empties.length) bits.push(spans(empties) + " empty");
+      return bits.join(" and ");
+    }
+    if (t === "simple_boxes") {
+      var open = masks.filter(function (m) { return m & ~1; }).length;
+      if (blocks.length === 1 && blocks[0][0] === open && filled.length === blocks[0][0]) {
+        return head + ": " + blockName(p, blocks[0]) + " fills its " + blocks[0][0] + " cells.";
+      }
+      if (blocks.length === 1) {
+        return head + ": " + blockName(p, blocks[0]) + " in " + masks.length + " cells must cover " + spans(filled) + " whichever way it sits.";
+      }
+      var rr = ranges(masks, blocks), parts = [];
+      blocks.forEach(function (b, j) {
+        var mine = rr ? filled.filter(function (i) { return rr[1][j] <= i && i < rr[0][j] + b[0]; }) : [];
+        if (mine.length) parts.push(blockName(p, b) + " must cover " + spans(mine));
+      });
+      return head + ": sliding the blocks " + clue + " as far left and as far right as they go, " +
+        (parts.length ? parts.join(" and ") : result()) + " whichever way they sit.";
+    }
+    if (t === "simple_spaces") {
+      if (!blocks.length) return head + ": the clue is 0, so every cell is empty.";
+      if (empties.length && !filled.length) return head + ": no block of " + clue + " can reach " + spans(empties) + ", so they are empty.";
+      return head + ": no block of " + clue + " can reach there: " + result() + ".";
+    }
+    if (t === "forcing") return head + ": a filled cell near the edge can only belong to the first or last block of " + clue + ", which pins it: " + result() + ".";
+    if (t === "glue") return head + ": filled cells that only one block of " + clue + " can reach belong to it, so it is joined up and cut short: " + result() + ".";
+    if (t === "completing") {
+      if (empties.length && !filled.length) return head + ": all blocks of " + clue + " are placed, so " + spans(empties) + " are empty.";
+      return head + ": counting what " + clue + " needs against what is left: " + result() + ".";
+    }
+    return head + ": trying every way the blocks " + clue + " can sit in what is known, they all agree on " + result() + ".";
+  }
+
+  // -- the next step for the player's grid ----------------------------------------------------
+
+  // The lines of a puzzle: rows, then columns, each its blocks ([length, colour]) and cells.
+  function lines(p) {
+    var out = [];
+    p.rows.forEach(function (clue, i) {
+      var cells = []; for (var j = 0; j < p.w; j++) cells.push(i * p.w + j);
+      out.push({ head: "Row " + (i + 1), blocks: clue, cells: cells, clue: "rc" + i });
+    });
+    p.cols.forEach(function (clue, j) {
+      var cells = []; for (var i = 0; i < p.h; i++) cells.push(i * p.w + j);
+      out.push({ head: "Column " + (j + 1), blocks: clue, cells: cells, clue: "cc" + j });
+    });
+    return out;
+  }
+
+  // The next step from cells (0 unknown, -1 empty, c > 0 colour c): {wrong: [cell indices]},
+  // {solved: true}, {line, technique, cells: [[index, value]], sentence} or {stuck: true}. Only
+  // cells a step decides are reported (a colour puzzle's "not red" has no place on the board);
+  // when no rung decides one from the player's cells alone, colours ruled out line by line are
+  // carried over to the crossing lines until one does.
+  function nextStep(p, cells, sol) {
+    var wrong = [], all = (1 << p.colors.length) - 1, i;
+    for (i = 0; i < cells.length; i++) {
+      if ((cells[i] > 0 && cells[i] !== sol[i]) || (cells[i] < 0 && sol[i] > 0)) wrong.push(i);
+    }
+    if (wrong.length) return { wrong: wrong };
+    var masks = Array.prototype.map.call(cells, function (v) { return v > 0 ? 1 << v : v < 0 ? 1 : all; });
+    if (masks.every(single)) return { solved: true };
+    var ls = lines(p), carried = masks.slice(), t, n;
+    function found(L, t, out, viaCrossing) {
+      var got = out.map(function (o, j) { return single(o) && !single(masks[L.cells[j]]) ? o : masks[L.cells[j]]; });
+      var before = L.cells.map(function (c) { return masks[c]; });
+      if (same(got, before)) return null;
+      var decided = [];
+      got.forEach(function (m, j) { if (m !== before[j]) decided.push([L.cells[j], m === 1 ? -1 : 31 - Math.clz32(m)]); });
+      var said = sentence(p, t, L.head, L.blocks, before, got);
+      if (viaCrossing) said = said.replace(": trying", ": with the colours the crossing lines rule out, trying");
+      return { line: L, technique: t, cells: decided, sentence: said };
+    }
+    for (t = 0; t < RUNGS.length; t++) {
+      for (n = 0; n < ls.length; n++) {
+        var have = ls[n].cells.map(function (c) { return masks[c]; }), out = rung(RUNGS[t], have, ls[n].blocks);
+        var step = out && found(ls[n], RUNGS[t], out, false);
+        if (step) return step;
+      }
+    }
+    for (var changed = true; changed;) {  // colour puzzles: narrowing that decides nothing yet
+      changed = false;
+      for (n = 0; n < ls.length; n++) {
+        var mine = ls[n].cells.map(function (c) { return carried[c]; }), o = lineLogic(mine, ls[n].blocks);
+        if (!o) return { stuck: true };
+        var st = found(ls[n], "line", o, true);
+        if (st) return st;
+        o.forEach(function (m, j) { if (m !== mine[j]) { carried[ls[n].cells[j]] = m; changed = true; } });
+      }
+    }
+    return { stuck: true };
+  }
+
+  function clearHint() {
+    Array.prototype.forEach.call(board.querySelectorAll(".hint, .hline, .hclue"), function (el) {
+      el.classList.remove("hint", "hline", "hclue");
+      delete el.dataset.hint;
+    });
+  }
+
+  function hint() {
+    clearHint();
+    if (cur.solved) { say("Solved already."); return; }
+    if (cur.p.colors.length > 31) { say("Hints are not available for puzzles of more than 30 colours."); return; }
+    var st = nextStep(cur.p, cur.cells, solution(cur.p));
+    if (st.wrong) {
+      var w = st.wrong[0], el = cellEl(w), r = Math.floor(w / cur.p.w) + 1, c = w % cur.p.w + 1;
+      el.classList.add("wrong", "hint");
+      el.dataset.hint = "0";
+      say((st.wrong.length > 1 ? st.wrong.length + " cells are wrong; the first is" : "A cell is wrong:") +
+          " row " + r + ", column " + c + " (marked in red). Clear it first.");
+    } else if (st.solved) {
+      say("Every cell is decided.");
+    } else if (st.stuck) {
+      say("No single line tells more from here: the next step needs trying a cell and following where it leads.");
+    } else {
+      st.line.cells.forEach(function (i) { cellEl(i).classList.add("hline"); });
+      $(st.line.clue).classList.add("hclue");
+      st.cells.forEach(function (d) { var el = cellEl(d[0]); el.classList.add("hint"); el.dataset.hint = String(d[1]); });
+      say("Hint \u2014 " + st.sentence);
+    }
+  }
+  window.nonoforge = { rung: rung, nextStep: nextStep };  // for tests: the same code the hint runs
 
   // -- buttons, timer -------------------------------------------------------------------------
 
@@ -390,6 +710,7 @@
     if (cur.solved) return;
     say(wrong ? wrong + " mistake" + (wrong > 1 ? "s" : "") + " (marked in red)" : "No mistakes so far.");
   });
+  $("hint").addEventListener("click", hint);
   $("reset").addEventListener("click", function () {
     var ch = [];
     for (var i = 0; i < cur.cells.length; i++) set(i, 0, ch);
