@@ -39,13 +39,14 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from nonoforge.db import Corpus  # noqa: E402
 from nonoforge.formats import iter_file, rofl  # noqa: E402
-from nonoforge.puzzle import Meta, Puzzle  # noqa: E402
+from nonoforge.puzzle import Block, Grid, Meta, Palette, Puzzle  # noqa: E402
 
 DEFAULT = ROOT.parent / "shared" / "corpora" / "tournament" / "question"
 
@@ -58,8 +59,60 @@ def _db_bytes(path: Path) -> int:
 PER_FILE = 10_000
 
 
+def _runs(grids: Any) -> tuple[Any, Any]:
+    """Every line's run lengths of a stack of 0/1 grids ``(n, lines, cells)``, found at once:
+    the run lengths in line order, and how many runs each of the ``n * lines`` lines has."""
+    import numpy as np
+
+    n, lines, cells = grids.shape
+    padded = np.zeros((n, lines, cells + 2), np.int8)
+    padded[:, :, 1:-1] = grids
+    step = np.diff(padded, axis=2).reshape(-1)  # +1 where a run starts, -1 after it ends
+    starts = np.flatnonzero(step == 1)  # in line order; each line's runs in order
+    ends = np.flatnonzero(step == -1)
+    counts = np.bincount(starts // (cells + 1), minlength=n * lines)
+    return ends - starts, counts
+
+
+def _puzzles(grids: Any, seed: int, file_no: int) -> list[Puzzle]:
+    """Black-and-white puzzles (with their goals) of a stack of 0/1 grids: the clues come
+    from :func:`_runs`, vectorised over the stack, so the puzzles are built without the
+    per-puzzle checks of ``Puzzle.from_grid`` (the same puzzles: their ROFL bytes are the
+    same)."""
+    import numpy as np
+
+    n, height, width = grids.shape
+    blocks = np.empty(max(height, width) + 1, dtype=object)
+    for i in range(len(blocks)):
+        blocks[i] = Block(i, 1)
+    bw = Palette.bw()
+    clues = []
+    for stack in (grids, np.ascontiguousarray(grids.transpose(0, 2, 1))):
+        lengths, counts = _runs(stack)
+        flat = blocks[lengths].tolist()
+        ends = np.cumsum(counts).tolist()
+        starts = [0, *ends[:-1]]
+        clues.append([tuple(flat[a:b]) for a, b in zip(starts, ends, strict=True)])
+    rows, cols = clues
+    out = []
+    for k in range(n):
+        meta = Meta(title=f"g{file_no}-{k}", source="generated",
+                    source_id=f"{seed}-{file_no}-{k}")
+        goal = Grid.from_bytes(grids[k].tobytes(), height, width)
+        out.append(Puzzle.trusted(tuple(rows[k * height:(k + 1) * height]),
+                                  tuple(cols[k * width:(k + 1) * width]), bw, meta, goal))
+    return out
+
+
 def _generated(folder: Path, n: int, seed: int = 2026) -> list[str]:
-    """ROFL files holding ``n`` seeded tournament-like puzzles (made once, reused)."""
+    """ROFL files holding ``n`` seeded tournament-like puzzles (made once, reused).
+
+    The puzzles are random 25x25 pictures at 50 % density (cell (0, 0) painted, so none is
+    blank), kept as their goals: random pictures, not puzzles anyone drew, and most have
+    many solutions -- they stand in for the size and shape of tournament data, not for its
+    difficulty. File ``i`` draws its pictures from ``default_rng([seed, i])``, a file at a
+    time (memory bounded by one file), and is written with our ROFL writer.
+    """
     import numpy as np
 
     files = []
@@ -67,15 +120,11 @@ def _generated(folder: Path, n: int, seed: int = 2026) -> list[str]:
         f = folder / f"gen-{seed}-{i:04d}.rofl"
         if not f.exists():
             rng = np.random.default_rng([seed, i])
-            ps = []
-            for j in range(PER_FILE):
-                cells = (rng.random((25, 25)) < 0.5).astype(np.uint8)
-                cells[0, 0] = 1
-                meta = Meta(title=f"g{i}-{j}", source="generated", source_id=f"{seed}-{i}-{j}")
-                ps.append(Puzzle.from_grid(cells, meta=meta))
+            grids = (rng.random((PER_FILE, 25, 25)) < 0.5).astype(np.uint8)
+            grids[:, 0, 0] = 1
             tmp = f.with_suffix(".part")
             with open(tmp, "wb") as fp:
-                rofl.dump(ps, fp)
+                rofl.dump(_puzzles(grids, seed, i), fp)
             tmp.rename(f)
         files.append(str(f))
     return files
