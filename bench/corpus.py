@@ -240,10 +240,6 @@ def scale(sizes: list[int], pg: str | None, keep: str | None) -> int:
     """The ``--scale`` figures (see the module's doc)."""
     folder = Path(keep or tempfile.mkdtemp(prefix="nonoforge-scale-"))
     folder.mkdir(parents=True, exist_ok=True)
-    t = time.process_time()
-    files = _generated(folder, max(sizes))
-    print(f"generated {max(sizes)} puzzles in {len(files)} ROFL file(s) under {folder} "
-          f"({time.process_time() - t:.0f} s CPU, reused when kept)")
     startup, startup_mb, _ = _measured(["--version"])
     print(f"startup (nonoforge --version): {startup:.2f} s CPU, {startup_mb:.0f} MB")
     backends: list[tuple[str, str | None]] = [("sqlite", None)]
@@ -251,6 +247,10 @@ def scale(sizes: list[int], pg: str | None, keep: str | None) -> int:
         backends.append(("postgresql", pg))
     for name, url in backends:
         for n in sizes:
+            t = time.process_time()
+            files = _generated(folder, n)  # each size's files as it comes (reused)
+            print(f"input: {n} puzzles in {len(files)} ROFL file(s) under {folder} "
+                  f"({time.process_time() - t:.1f} s CPU to generate what was missing)")
             if url is None:
                 db = str(folder / f"scale-{n}.db")
                 for f in folder.glob(f"scale-{n}.db*"):
@@ -258,8 +258,7 @@ def scale(sizes: list[int], pg: str | None, keep: str | None) -> int:
             else:
                 _reset_pg(url)
                 db = url
-            cpu, _, _ = _measured(["-q", "db", "import", "--db", db,
-                                   *files[: (n + PER_FILE - 1) // PER_FILE]])
+            cpu, _, _ = _measured(["-q", "db", "import", "--db", db, *files])
             size = _db_bytes(Path(db)) if url is None else _pg_bytes(url)
             _rate_seeded(db)
             st, _, _ = _measured(["db", "stats", "--db", db])
