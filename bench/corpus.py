@@ -236,13 +236,13 @@ def _pg_bytes(url: str) -> int:
     return n
 
 
-def scale(sizes: list[int], pg: str | None, keep: str | None) -> int:
+def scale(sizes: list[int], pg: str | None, keep: str | None, sqlite: bool = True) -> int:
     """The ``--scale`` figures (see the module's doc)."""
     folder = Path(keep or tempfile.mkdtemp(prefix="nonoforge-scale-"))
     folder.mkdir(parents=True, exist_ok=True)
     startup, startup_mb, _ = _measured(["--version"])
     print(f"startup (nonoforge --version): {startup:.2f} s CPU, {startup_mb:.0f} MB")
-    backends: list[tuple[str, str | None]] = [("sqlite", None)]
+    backends: list[tuple[str, str | None]] = [("sqlite", None)] if sqlite else []
     if pg:
         backends.append(("postgresql", pg))
     for name, url in backends:
@@ -292,13 +292,14 @@ def main() -> int:
     ap.add_argument("--pg", help="--scale on this PostgreSQL URL too (its schema is dropped), "
                     "or 'auto': a throw-away server started for the run")
     ap.add_argument("--keep", help="--scale: a folder for the generated files and corpora")
+    ap.add_argument("--no-sqlite", action="store_true", help="--scale: PostgreSQL only")
     args = ap.parse_args()
     if args.scale:
         sizes = [int(x) for x in args.sizes.split(",")]
         if args.pg == "auto":
             with _throwaway_pg() as url:
-                return scale(sizes, url, args.keep)
-        return scale(sizes, args.pg, args.keep)
+                return scale(sizes, url, args.keep, not args.no_sqlite)
+        return scale(sizes, args.pg, args.keep, not args.no_sqlite)
     files = args.files or sorted(glob.glob(str(DEFAULT / "*.txt")))
     if not files:
         print(f"no input: {DEFAULT} is absent (the shared corpora sit beside the project)")
