@@ -165,6 +165,37 @@ def test_kernels_match_plain_python() -> None:
     assert bytes(plain(cells, 3)) == bytes(fn(cells, 3))
 
 
+
+SMALL_JOB_SCRIPT = """
+import sys
+import numpy as np
+from nonoforge.formats import rofl
+from nonoforge.formats.rofl import kernels
+from nonoforge.puzzle import Puzzle
+rng = np.random.default_rng(5)
+ps = [Puzzle.from_grid((rng.random((9, 12)) < 0.5).astype(int)) for _ in range(200)]
+ps += [p.replace(goal=None) for p in ps]
+with kernels.small_job(len(ps)):
+    data = [rofl.encode(p) for p in ps]
+    assert [rofl.decode(d) for d in data] == ps
+print("numba" in sys.modules, bool(kernels._compiled))
+big = [rofl.decode(d) for d in data]
+print("numba" in sys.modules, bool(kernels._compiled))
+"""
+
+
+def test_a_small_job_codes_in_plain_python_and_bulk_work_compiles() -> None:
+    """Inside ``small_job`` hundreds of records are coded without loading numba (a
+    collection build's picks); outside, as many compile the kernels. A fresh process, as
+    the test process has compiled them already."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", SMALL_JOB_SCRIPT], capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ["False", "False", "True", "True"]
+
+
 # -- canonical bytes ------------------------------------------------------------------
 
 

@@ -15,10 +15,12 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from nonoforge.db.filters import Filters
+from nonoforge.formats.rofl.kernels import small_job
 from nonoforge.puzzle import Puzzle
 
 if TYPE_CHECKING:
     from nonoforge.db import Corpus
+    from nonoforge.db.collections import Rated
 
 __all__ = ["Candidate", "Filters", "pick", "select", "shape_key"]
 
@@ -84,9 +86,10 @@ def pick(corpus: Corpus, version: str, filters: Filters, count: int) -> list[Can
     grows with ``count``, not with the corpus.
 
     The database counts the supply of each grade and hands back only the puzzles at the
-    evenly spread positions :func:`_spread` takes (with :data:`OVERSAMPLE` neighbours
-    each); only those are decoded and shape-keyed. A pick whose shape was taken already
-    gives way to its next neighbour in score order. When the supply is small (at most
+    evenly spread positions :func:`_spread` takes; only those are decoded and shape-keyed
+    (in plain Python: a hundred records cost less than loading numba's kernels). A pick
+    whose shape was taken already gives way to its next neighbour in score order (up to
+    :data:`OVERSAMPLE`), fetched in a second round only then. When the supply is small (at most
     :data:`SMALL_SUPPLY` times ``count``) every candidate is read and :func:`select`
     decides exactly: on a large corpus the two differ only where shape duplicates would
     have shrunk a grade's supply before the quotas were shared.
@@ -96,21 +99,53 @@ def pick(corpus: Corpus, version: str, filters: Filters, count: int) -> list[Can
     if total == 0:
         return []
     if total <= SMALL_SUPPLY * count:
-        every = corpus.rated_at(version, filters, {g: range(n) for g, n in supply.items()})
+        with small_job(total):  # a few hundred records: plain Python beats loading numba
+            every = corpus.rated_at(version, filters, {g: range(n) for g, n in supply.items()})
         cands = [Candidate(x.puzzle, x.grade, x.score) for x in every]
         return select(cands, replace(filters, source=None), count)
     quotas = _quotas(supply, count)
     want = {g: [(2 * i + 1) * supply[g] // (2 * n) for i in range(n)]
             for g, n in quotas.items() if n}
-    ask = {g: sorted({q + k for q in ps for k in range(OVERSAMPLE + 1) if q + k < supply[g]})
-           for g, ps in want.items()}
-    got = {(x.grade, x.position): x for x in corpus.rated_at(version, filters, ask)}
+    # the picks first; a pick's neighbours only once it has to give way (rarely): about
+    # ``count`` records decoded, not ``count * (OVERSAMPLE + 1)``
+    need = {(g, q) for g, ps in want.items() for q in ps}
+    got: dict[tuple[int, int], Rated] = {}
+    fetched: set[tuple[int, int]] = set()
+    chosen: list[Candidate] = []
+    while need - fetched:
+        ask: dict[int, list[int]] = defaultdict(list)
+        for g, q in sorted(need - fetched):
+            ask[g].append(q)
+        with small_job(len(need - fetched)):
+            got.update(((x.grade, x.position), x) for x in corpus.rated_at(version, filters, ask))
+        fetched |= need
+        chosen, unknown = _give_way(want, got, fetched, supply)
+        need |= unknown
+    return sorted(chosen, key=lambda c: (c.grade, c.score, c.puzzle.key))
+
+
+def _give_way(
+    want: dict[int, list[int]],
+    got: dict[tuple[int, int], Rated],
+    fetched: set[tuple[int, int]],
+    supply: dict[int, int],
+) -> tuple[list[Candidate], set[tuple[int, int]]]:
+    """Each pick, or the first of its :data:`OVERSAMPLE` neighbours in score order whose
+    shape is not taken yet; and the neighbours this needed that are not ``fetched`` yet
+    (when there are any, the choice is not final: fetch them and ask again)."""
     seen: set[str] = set()
     taken: set[tuple[int, int]] = set()
     chosen: list[Candidate] = []
+    unknown: set[tuple[int, int]] = set()
     for g in sorted(want):
         for q in want[g]:
             for k in range(OVERSAMPLE + 1):
+                if q + k >= supply[g]:
+                    continue
+                if (g, q + k) not in fetched:
+                    unknown |= {(g, q + j) for j in range(k, OVERSAMPLE + 1)
+                                if q + j < supply[g]}
+                    break
                 x = got.get((g, q + k))
                 if x is None or (g, q + k) in taken:
                     continue
@@ -121,7 +156,7 @@ def pick(corpus: Corpus, version: str, filters: Filters, count: int) -> list[Can
                 taken.add((g, q + k))
                 chosen.append(Candidate(x.puzzle, x.grade, x.score))
                 break
-    return sorted(chosen, key=lambda c: (c.grade, c.score, c.puzzle.key))
+    return chosen, unknown
 
 
 def _quotas(supply: dict[int, int], count: int) -> dict[int, int]:
