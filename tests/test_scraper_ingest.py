@@ -357,10 +357,16 @@ def test_cli_errors_and_help(tmp_path: Path) -> None:
     res = runner.invoke(app, ["ingest", "webpbn", "5-1", "--db", str(tmp_path / "c.db")])
     assert res.exit_code == 2 and "error: ids: the range '5-1' is empty" in res.output
     res = runner.invoke(app, ["ingest", "--help"])
-    assert res.exit_code == 0 and "webpbn" in res.output and "nonograms" in res.output
-    for cmd in ("webpbn", "nonograms", "path"):
-        res = runner.invoke(app, ["ingest", cmd, "--help"])
+    assert res.exit_code == 0
+    listed = [w for w in ("webpbn", "nonograms", "path") if f"\n  {w} " in res.output]
+    assert listed == ["webpbn", "nonograms", "path"]  # the registry's order, then path
+    assert res.output.index("\n  webpbn ") < res.output.index("\n  nonograms ")
+    assert res.output.index("\n  nonograms ") < res.output.index("\n  path ")
+    for cmd, env in (("webpbn", "NONOFORGE_WEBPBN_URL"), ("nonograms", "NONOFORGE_NONOGRAMS_URL"),
+                     ("path", "")):
+        res = runner.invoke(app, ["ingest", cmd, "--help"], terminal_width=200)
         assert res.exit_code == 0 and "Example: nonoforge ingest" in res.output
+        assert env in res.output
 
 
 # -- ids --------------------------------------------------------------------------------------
