@@ -35,6 +35,9 @@ from nonoforge.cliapp import (  # noqa: F401 - _Console, _clock: the machinery's
     is_quiet,
     make_app,
     out,
+    print_json,
+    print_line,
+    printed_whole,
     run,
     say_error,
     start_command,
@@ -111,48 +114,6 @@ def end_batch(batch: Any) -> None:
     """Exit with the batch's code (2) when one of its files failed."""
     if batch.exit_code:
         raise typer.Exit(batch.exit_code)
-
-
-@contextmanager
-def printed_whole() -> Iterator[None]:
-    """A block whose printing an interrupt does not cut: Ctrl-C (SIGINT) or SIGTERM that
-    arrives inside it takes effect at its end (KeyboardInterrupt, or death by SIGTERM),
-    so that every answer a batch command printed is whole. Outside the main thread (no
-    signal handlers there) it does nothing."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    caught: list[int] = []
-
-    def later(signum: int, _frame: Any) -> None:
-        caught.append(signum)
-
-    before = {sig: signal.signal(sig, later) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, handler in before.items():
-            signal.signal(sig, handler)
-        if signal.SIGTERM in caught:  # die as SIGTERM kills, now that the answer is out
-            sys.stdout.flush()
-            os.kill(os.getpid(), signal.SIGTERM)
-        if signal.SIGINT in caught:
-            raise KeyboardInterrupt
-
-
-def print_json(data: Any) -> None:
-    """Machine-readable output on stdout."""
-    sys.stdout.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
-
-
-def print_line(text: str) -> None:
-    """One line of stdout, flushed at once (``rate --json`` writes JSON Lines with it):
-    what a reader has, or a kill leaves, is whole lines."""
-    sys.stdout.write(text + "\n")
-    sys.stdout.flush()
 
 
 def styled_drawing(p: Puzzle, grid: Any = None) -> Text:
@@ -714,11 +675,12 @@ class _IngestGroup(_Group):
         return [*(n for n in sites() if n not in own), *own]
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        from nonoforge.scraper.site import sites
+        from nonoforge.scraper.site import is_site, site_kind
 
         cmd = super().get_command(ctx, cmd_name)
-        kind = sites().get(cmd_name) if cmd is None else None
-        return cmd if kind is None else _site_command(kind)
+        if cmd is None and is_site(cmd_name):
+            return _site_command(site_kind(cmd_name))
+        return cmd
 
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         if args and not args[0].startswith("-") and self.get_command(ctx, args[0]) is None:

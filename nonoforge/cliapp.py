@@ -10,16 +10,20 @@ What every command shares and what makes a process cheap to start (issues 15, 39
   started for this command (:func:`_process_age`, :func:`start_command`);
 - :func:`run`, the console script's body, which builds only the command it runs
   (:func:`app_for`), and a patch of typer's private converter factory that converts plain
-  values without pydantic.
+  values without pydantic;
+- the output every command shares: JSON and JSON Lines on stdout (:func:`print_json`,
+  :func:`print_line`), and blocks an interrupt does not cut (:func:`printed_whole`).
 """
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -388,3 +392,49 @@ def run(app: typer.Typer) -> None:
             raise
         sys.exit(_report(e))
     sys.exit(rv if isinstance(rv, int) else 0)
+
+
+# ---------------------------------------------------------------------------------------
+# output every command shares
+
+
+@contextmanager
+def printed_whole() -> Iterator[None]:
+    """A block whose printing an interrupt does not cut: Ctrl-C (SIGINT) or SIGTERM that
+    arrives inside it takes effect at its end (KeyboardInterrupt, or death by SIGTERM),
+    so that every answer a batch command printed is whole. Outside the main thread (no
+    signal handlers there) it does nothing."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+
+    def later(signum: int, _frame: Any) -> None:
+        caught.append(signum)
+
+    before = {sig: signal.signal(sig, later) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+        if signal.SIGTERM in caught:  # die as SIGTERM kills, now that the answer is out
+            sys.stdout.flush()
+            os.kill(os.getpid(), signal.SIGTERM)
+        if signal.SIGINT in caught:
+            raise KeyboardInterrupt
+
+
+def print_json(data: Any) -> None:
+    """Machine-readable output on stdout."""
+    sys.stdout.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+
+
+def print_line(text: str) -> None:
+    """One line of stdout, flushed at once (``rate --json`` writes JSON Lines with it):
+    what a reader has, or a kill leaves, is whole lines."""
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()

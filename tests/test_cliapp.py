@@ -3,6 +3,9 @@ to one line and an exit code, the one-command app, the command's clock, plain pr
 
 from __future__ import annotations
 
+import json
+import os
+import signal
 import sys
 import time
 
@@ -122,3 +125,19 @@ def test_console_proxies_make_rich_only_when_needed(capsys: pytest.CaptureFixtur
     console.print("tab\there")  # rich expands tabs: rich prints it
     assert console._obj is not None
     assert capsys.readouterr().out.startswith("tab")
+
+
+def test_an_interrupt_inside_printed_whole_waits_for_its_end(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(KeyboardInterrupt), cliapp.printed_whole():
+        cliapp.print_line("first")
+        os.kill(os.getpid(), signal.SIGINT)
+        cliapp.print_line("second")  # still printed: the interrupt waits
+    assert capsys.readouterr().out == "first\nsecond\n"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_print_json_is_json(capsys: pytest.CaptureFixture[str]) -> None:
+    cliapp.print_json({"title": "Été", "n": [1, 2]})
+    got = capsys.readouterr().out
+    assert json.loads(got) == {"title": "Été", "n": [1, 2]} and "Été" in got

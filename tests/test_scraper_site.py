@@ -22,6 +22,7 @@ from nonoforge.scraper.site import (
     Fetched,
     SiteChoice,
     SiteKind,
+    is_site,
     register_site,
     site_kind,
     sites,
@@ -146,6 +147,7 @@ def test_a_toy_sites_settings_are_checked(toy: SiteKind, served: SiteServer) -> 
 
 
 def test_names_and_unknown_sites() -> None:
+    assert is_site("webpbn") and is_site("nonograms") and not is_site("puzzles.zip")
     with pytest.raises(UsageError, match="no site 'nosuch'.*webpbn"):
         site_kind("nosuch")
     for name in (*RESERVED, "", "Toy"):

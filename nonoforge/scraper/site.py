@@ -217,6 +217,12 @@ def sites() -> dict[str, SiteKind]:
     return {n: _SITES[n] for n in [*first, *(n for n in _SITES if n not in first)]}
 
 
+def is_site(name: str) -> bool:
+    """Whether ``name`` names a site, without importing the built-in ones (``ingest
+    PATH`` asks it of every path, and reading files needs none of them)."""
+    return name in _SITES or any(name == n for n, _module in BUILTIN)
+
+
 def site_kind(name: str) -> SiteKind:
     """The registered site ``name``; UsageError naming the known ones otherwise."""
     known = sites()
