@@ -1,10 +1,11 @@
 """The ``nonoforge`` command: parses arguments, calls the library, prints results.
 
 No logic lives here. Errors of the :class:`~nonoforge.errors.NonoforgeError` family become
-one line on stderr and the exit code their class carries (see :func:`_report`); ``--debug``
-shows the traceback instead. Data goes to stdout, progress and messages to stderr. The
-start-up machinery every command shares (consoles, error mapping, the command's clock,
-building only the command that runs) is in :mod:`nonoforge.cliapp`.
+one line on stderr and the exit code their class carries (see
+:func:`nonoforge.cliapp._report`); ``--debug`` shows the traceback instead. Data goes to
+stdout, progress and messages to stderr. The start-up machinery every command shares
+(consoles, error mapping, the command's clock, building only the command that runs) is in
+:mod:`nonoforge.cliapp`.
 """
 
 from __future__ import annotations
@@ -20,12 +21,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from nonoforge.cliapp import (  # noqa: F401 - _Console, _clock: the machinery's tests reach it here
+from nonoforge.cliapp import (  # noqa: F401 - _Console, _clock: for tests/test_startup.py
     Text,
     _clock,
     _Console,
     _Group,
-    _report,
     app_for,
     command_start,
     echo,
