@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from nonoforge.errors import FetchError, FormatError
 from nonoforge.puzzle import Meta, Puzzle
-from nonoforge.scraper.http import Http
 from nonoforge.scraper.site import DONE, Fetched, SiteChoice, SiteKind, register_site
+
+if TYPE_CHECKING:  # only its type: ingest webpbn --help does not load requests
+    from nonoforge.scraper.http import Http
 
 DEFAULT_URL = "https://webpbn.com"
 ENV_URL = "NONOFORGE_WEBPBN_URL"
