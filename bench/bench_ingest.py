@@ -25,7 +25,7 @@ from sitefixtures import Reply, SiteServer, nonograms_page, random_picture  # no
 
 from nonoforge.db import Corpus  # noqa: E402
 from nonoforge.scraper.http import Http  # noqa: E402
-from nonoforge.scraper.ingest import ingest_nonograms  # noqa: E402
+from nonoforge.scraper.ingest import ingest_ids  # noqa: E402
 from nonoforge.scraper.nonograms import read_page  # noqa: E402
 
 
@@ -53,10 +53,10 @@ def throughput(rng: np.random.Generator, n: int) -> None:
         for label, db in (("network", "a.db"), ("cache", "b.db")):
             with Corpus.open(Path(tmp) / db) as c, Http(rate=10_000, cache_dir=cache) as http:
                 if label == "network":  # pay the one-off costs (imports, JIT) outside the clock
-                    ingest_nonograms(c, [1], http=http, base_url=site.url)
+                    ingest_ids(c, "nonograms", [1], http=http, base_url=site.url)
                 t = time.perf_counter()
                 cpu = time.process_time()  # the server's threads count too: same process
-                s = ingest_nonograms(c, range(2, n + 1), http=http, base_url=site.url)
+                s = ingest_ids(c, "nonograms", range(2, n + 1), http=http, base_url=site.url)
                 dt = time.perf_counter() - t
                 cpu = time.process_time() - cpu
             print(f"ingest {n - 1} 20x20 pages from {label:<7}: {dt:6.2f} s, "

@@ -1,18 +1,18 @@
 """The ``nonoforge`` command: parses arguments, calls the library, prints results.
 
 No logic lives here. Errors of the :class:`~nonoforge.errors.NonoforgeError` family become
-one line on stderr and the exit code their class carries (see :func:`_report`); ``--debug``
-shows the traceback instead. Data goes to stdout, progress and messages to stderr.
+one line on stderr and the exit code their class carries (see
+:func:`nonoforge.cliapp._report`); ``--debug`` shows the traceback instead. Data goes to
+stdout, progress and messages to stderr. The start-up machinery every command shares
+(consoles, error mapping, the command's clock, building only the command that runs) is in
+:mod:`nonoforge.cliapp`.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import sys
-import time
-import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,260 +20,36 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from typer.core import TyperGroup
-from typer.exceptions import TyperException
 
-from nonoforge.cliparams import TYPER, plain
-from nonoforge.errors import FAILED_EXIT, FormatError, NonoforgeError, UsageError
+from nonoforge.cliapp import (  # noqa: F401 - _Console, _clock: for tests/test_startup.py
+    Text,
+    _clock,
+    _Console,
+    _Group,
+    app_for,
+    command_start,
+    echo,
+    err,
+    escape_markup,
+    is_debug,
+    is_quiet,
+    make_app,
+    out,
+    print_json,
+    print_line,
+    printed_whole,
+    run,
+    say_error,
+    start_command,
+)
+from nonoforge.errors import FAILED_EXIT, FormatError, UsageError
 from nonoforge.puzzle import Puzzle, cell_chars
 from nonoforge.util import first_line, terminal_text, unique_stem
 
-try:  # typer's private coercion layer (typer 0.2x): plain values converted without pydantic
-    import typer.core as _typer_core
-    from typer._coercion import RuntimeParam, build_runtime_param
-except ImportError:  # pragma: no cover - another typer converts as it always did
-    pass
-else:
-
-    @dataclass(frozen=True)
-    class _PlainParam(RuntimeParam):
-        """Plain values by :func:`nonoforge.cliparams.plain`, the rest by typer's own
-        converter (errors and their messages included): start-up time, issue 15."""
-
-        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
-            got = plain(self.annotation, self.parameter_info, value)
-            if got is not TYPER:
-                return got
-            typer_own = build_runtime_param(param.type_descriptor)
-            return typer_own._coerce_value(value, param=param, ctx=ctx)
-
-    def _converter(descriptor: Any) -> Any:
-        """typer's factory of converters, plain ones first."""
-        if descriptor.file_annotation is not None or descriptor.parameter_info.parser:
-            return build_runtime_param(descriptor)
-        return _PlainParam(parameter_info=descriptor.parameter_info,
-                           annotation=descriptor.annotation)
-
-    _typer_core.build_runtime_param = _converter  # every parameter, help options included
-
-
-class _OnFirstUse:
-    """Stands for an object made on first use (a call or an attribute). rich costs about
-    0.03 s of CPU to import: ``info`` and ``formats`` print plain lines (:func:`echo`) and
-    never load it (issue 15)."""
-
-    __slots__ = ("_make", "_obj")
-
-    def __init__(self, make: Callable[[], Any]) -> None:
-        self._make, self._obj = make, None
-
-    def _get(self) -> Any:
-        if self._obj is None:
-            self._obj = self._make()
-        return self._obj
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._get(), name)
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._get()(*args, **kwargs)
-
-    def __enter__(self) -> Any:  # rich's Live and Progress hold their console in `with`
-        return self._get().__enter__()
-
-    def __exit__(self, *exc: object) -> Any:
-        return self._get().__exit__(*exc)
-
-
-def _console(stderr: bool) -> Any:
-    from rich.console import Console
-
-    # markup=False, emoji=False: text from files, pages and paths ("x[/b]", "a:b:") is
-    # printed, never interpreted
-    return Console(stderr=stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
-
-
-#: Characters rich's Text changes when it prints them (tabs expanded, these control codes
-#: dropped): a line holding one is printed by rich itself.
-_RICH_CHANGES = frozenset("\t\r\x07\x08\x0b\x0c")
-#: Options of ``Console.print`` that, set False, change nothing on our consoles.
-_PLAIN_OPTIONS = frozenset(("markup", "highlight", "emoji"))
-
-
-def _styles_shown(stream: Any) -> bool:
-    """Whether rich would style what it prints on ``stream``: its own test
-    (``Console.is_terminal``: ``TTY_COMPATIBLE``, ``FORCE_COLOR``, then ``isatty``), and
-    any notebook counted as styled."""
-    if "IPython" in sys.modules:
-        return True
-    tty = os.environ.get("TTY_COMPATIBLE", "")
-    if tty in ("0", "1"):
-        return tty == "1"
-    force = os.environ.get("FORCE_COLOR")
-    if force is not None:
-        return force != ""
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
-
-
-class _LightText:
-    """rich's ``Text`` until rich is needed: a string and the styles of its pieces. Printed
-    where no style shows (a pipe, a file) it is its plain string, without importing rich
-    (0.03 s of CPU: a large part of ``solve``'s start-up, issue 39); anything else makes it
-    a rich ``Text`` (``__rich__``; other attributes are rich's)."""
-
-    __slots__ = ("_parts", "_rich", "_style")
-
-    def __init__(self, text: str = "", style: str | None = None) -> None:
-        self._parts: list[tuple[str, str | None]] = [(text, None)] if text else []
-        self._style = style
-        self._rich: Any = None
-
-    def append(self, text: str, style: str | None = None) -> _LightText:
-        if self._rich is not None:
-            self._rich.append(text, style=style)
-        else:
-            self._parts.append((text, style))
-        return self
-
-    @property
-    def plain(self) -> str:
-        if self._rich is not None:
-            return str(self._rich.plain)
-        return "".join(t for t, _ in self._parts)
-
-    def __str__(self) -> str:
-        return self.plain
-
-    def __rich__(self) -> Any:
-        if self._rich is None:
-            from rich.text import Text as RichText
-
-            rich = RichText(style=self._style or "")
-            for text, style in self._parts:
-                rich.append(text, style=style)
-            self._rich = rich
-        return self._rich
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.__rich__(), name)
-
-
-class _TextFactory:
-    """``Text(...)``: a :class:`_LightText`; ``Text.from_ansi`` and other class attributes
-    are rich's."""
-
-    def __call__(self, text: str = "", style: str | None = None) -> _LightText:
-        return _LightText(text, style)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(importlib.import_module("rich.text").Text, name)
-
-
-class _Console(_OnFirstUse):
-    """rich's Console on stdout or stderr, made on first use, except for the plain case:
-    lines (str or :class:`_LightText`) printed where rich would show no style are written
-    as rich would write them, without importing rich."""
-
-    __slots__ = ("_stderr",)
-
-    def __init__(self, stderr: bool) -> None:
-        super().__init__(lambda: _console(stderr=stderr))
-        self._stderr = stderr
-
-    def print(self, *objects: Any, **options: Any) -> None:
-        stream = sys.stderr if self._stderr else sys.stdout
-        plain_options = all(k in _PLAIN_OPTIONS and v is False for k, v in options.items())
-        if self._obj is None and plain_options and not _styles_shown(stream):
-            texts = [o if isinstance(o, str) else o.plain if isinstance(o, _LightText) else None
-                     for o in objects]
-            if all(t is not None and _RICH_CHANGES.isdisjoint(t) for t in texts):
-                stream.write(" ".join(texts) + "\n")  # type: ignore[arg-type]
-                stream.flush()
-                return
-        self._get().print(*objects, **options)
-
-
 if TYPE_CHECKING:
     from rich.console import Console
-    from rich.markup import escape as escape_markup
-    from rich.text import Text
 
     from nonoforge.db.filters import Filters
-
-    out: Console
-    err: Console
-else:
-    Text = _TextFactory()
-    escape_markup = _OnFirstUse(lambda: importlib.import_module("rich.markup").escape)
-    out = _Console(stderr=False)
-    err = _Console(stderr=True)
-
-
-def echo(line: str) -> None:
-    """One plain line of data on stdout, as ``out.print(Text(line))`` prints it, without
-    loading rich."""
-    sys.stdout.write(line + "\n")
-
-_state: dict[str, bool] = {"debug": False, "quiet": False}
-_clock: dict[str, float] = {}  # "process": set by main(); "command": when this one started
-
-
-def say_error(text: str) -> None:
-    """One red ``error:`` line on stderr, ``text`` escaped for the terminal: how every
-    error the user sees is written (by :func:`_report` and by the batch commands, whose
-    bad items each get a line while the rest go on)."""
-    err.print(Text(f"error: {terminal_text(text)}", style="red"))
-
-
-def _report(e: BaseException) -> int:
-    """The one place where errors become messages and exit codes."""
-    if _state["debug"]:
-        traceback.print_exception(e, file=sys.stderr)
-    if isinstance(e, NonoforgeError):
-        say_error(first_line(e))
-        return e.exit_code
-    if isinstance(e, KeyboardInterrupt):
-        err.print("interrupted")
-        return 130
-    if isinstance(e, BrokenPipeError):
-        return 0
-    if isinstance(e, MemoryError):
-        say_error("out of memory")
-        return 1
-    err.print(Text(f"internal error: {type(e).__name__}: {terminal_text(str(e))} "
-                   "(run with --debug)", style="red"))
-    return 1
-
-
-class _Group(TyperGroup):
-    """A command group that reports our errors in one line instead of a traceback."""
-
-    def invoke(self, ctx: Any) -> Any:
-        try:
-            return super().invoke(ctx)
-        except (typer.Exit, typer.Abort, TyperException):
-            raise
-        except (NonoforgeError, KeyboardInterrupt, BrokenPipeError, MemoryError) as e:
-            raise typer.Exit(_report(e)) from None
-        except Exception as e:  # a bug: say so in one line, keep the trace for --debug
-            raise typer.Exit(_report(e)) from None
-
-
-def make_app(help_text: str) -> typer.Typer:
-    """A typer app (or sub-app) that maps our errors in one place."""
-    return typer.Typer(
-        cls=_Group,
-        help=help_text,
-        no_args_is_help=True,
-        add_completion=False,
-        rich_markup_mode=None,
-        pretty_exceptions_enable=False,
-        context_settings={"help_option_names": ["-h", "--help"]},
-    )
-
 
 app = make_app(
     "nonoforge: nonograms (paint-by-number puzzles) in black-and-white and colour.\n\n"
@@ -301,103 +77,17 @@ def _main(
         bool, typer.Option("--quiet", "-q", help="No progress bars or messages on stderr.")
     ] = False,
 ) -> None:
-    _state["debug"] = debug or bool(os.environ.get("NONOFORGE_DEBUG"))
-    _state["quiet"] = quiet
-    _clock["command"] = _clock.pop("process", 0.0) or time.monotonic()
-    from nonoforge.solver import kernel_cache  # no numba: the first-run compile notice
-
-    kernel_cache.set_notice(None if quiet else kernel_cache.say_on_stderr)
-
-
-def is_quiet() -> bool:
-    return _state["quiet"]
-
-
-def _process_age() -> float:
-    """Seconds since this process started (issue 14: a timeout covers the whole command).
-
-    From ``/proc/self/stat`` where there is one (its start in clock ticks since boot), else
-    the CPU time used so far, a lower bound (the interpreter and the imports)."""
-    try:
-        with open("/proc/self/stat", "rb") as f:
-            started = int(f.read().rsplit(b")", 1)[1].split()[19]) / os.sysconf("SC_CLK_TCK")
-        age = time.clock_gettime(time.CLOCK_BOOTTIME) - started
-    except (OSError, ValueError, IndexError, AttributeError):
-        return time.process_time()
-    return age if 0.0 <= age < 3600.0 else time.process_time()
-
-
-def _process_is_this_command() -> bool:
-    """Whether this process was started to run this command (``nonoforge …`` or ``python -m
-    nonoforge …``), the first time only: then its start is the command's start. A script or
-    notebook that has lived a while before calling :func:`main` is not: its command starts
-    at the call, or its age would be spent before any work (a timeout reported early)."""
-    if "command" in _clock:  # a command has already run in this process
-        return False
-    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
-    if spec is not None and spec.name in ("nonoforge", "nonoforge.__main__"):
-        return True
-    return os.path.basename(sys.argv[0] if sys.argv else "").startswith("nonoforge")
-
-
-#: Options of the main callback that take no value (they may come before the command).
-_GLOBAL_FLAGS = frozenset(("--debug", "--quiet", "-q"))
+    start_command(debug, quiet)
 
 
 def _app_for(args: list[str]) -> typer.Typer:
-    """The app that runs ``nonoforge ARGS``: :data:`app` with only the command (or command
-    group) ARGS names when it names one, as typer turns every command's signature into
-    options before it runs any (0.02 s of CPU, issue 39); the whole app for ``--help``,
-    ``--version``, a name that is no command or no name at all, so that what those print
-    is unchanged."""
-    i = 0
-    while i < len(args) and args[i] in _GLOBAL_FLAGS:
-        i += 1
-    if i == len(args) or args[i].startswith("-"):
-        return app
-    from typer.main import get_command_name
-
-    name = args[i]
-    commands = [c for c in app.registered_commands
-                if (c.name or get_command_name(c.callback.__name__ if c.callback else "")) == name]
-    groups = [g for g in app.registered_groups if g.name == name]
-    if len(commands) + len(groups) != 1:
-        return app
-    import copy
-
-    only = copy.copy(app)
-    only.registered_commands, only.registered_groups = commands, groups
-    return only
+    """The app that runs ``nonoforge ARGS``: :data:`app` with only that command built."""
+    return app_for(app, args)
 
 
 def main() -> None:
     """Console-script entry point."""
-    # solve --timeout counts from here: the process's start when it runs just this command
-    now = time.monotonic()
-    _clock["process"] = now - _process_age() if _process_is_this_command() else now
-    try:
-        rv = _app_for(sys.argv[1:])(prog_name="nonoforge", standalone_mode=False)
-    except typer.Exit as e:
-        sys.exit(e.exit_code)
-    except TyperException as e:  # usage errors: typer's own message and exit code
-        show = getattr(e, "show", None)
-        if show:
-            show()
-        else:
-            # not reached from typer: it raises only ClickException and its subclasses,
-            # which all have show() (test_cli_errors pins this); a bare TyperException
-            # (typer's public base class) would still get one escaped line
-            say_error(e.format_message())
-        sys.exit(e.exit_code)
-    except typer.Abort:
-        err.print("aborted")
-        sys.exit(130)
-    except BaseException as e:  # noqa: BLE001 - the last line of defence
-        if isinstance(e, SystemExit):
-            raise
-        sys.exit(_report(e))
-    sys.exit(rv if isinstance(rv, int) else 0)
-
+    run(app)
 
 # ---------------------------------------------------------------------------------------
 # shared argument handling
@@ -417,55 +107,13 @@ def batch_inputs(paths: list[str], fmt: str | None = None) -> Any:
     def say(file: str, reason: str) -> None:
         say_error(f"{file}: {reason}")
 
-    return Batch(paths, fmt, resolve=resolve_input, on_error=say, reraise=_state["debug"])
+    return Batch(paths, fmt, resolve=resolve_input, on_error=say, reraise=is_debug())
 
 
 def end_batch(batch: Any) -> None:
     """Exit with the batch's code (2) when one of its files failed."""
     if batch.exit_code:
         raise typer.Exit(batch.exit_code)
-
-
-@contextmanager
-def printed_whole() -> Iterator[None]:
-    """A block whose printing an interrupt does not cut: Ctrl-C (SIGINT) or SIGTERM that
-    arrives inside it takes effect at its end (KeyboardInterrupt, or death by SIGTERM),
-    so that every answer a batch command printed is whole. Outside the main thread (no
-    signal handlers there) it does nothing."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    caught: list[int] = []
-
-    def later(signum: int, _frame: Any) -> None:
-        caught.append(signum)
-
-    before = {sig: signal.signal(sig, later) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, handler in before.items():
-            signal.signal(sig, handler)
-        if signal.SIGTERM in caught:  # die as SIGTERM kills, now that the answer is out
-            sys.stdout.flush()
-            os.kill(os.getpid(), signal.SIGTERM)
-        if signal.SIGINT in caught:
-            raise KeyboardInterrupt
-
-
-def print_json(data: Any) -> None:
-    """Machine-readable output on stdout."""
-    sys.stdout.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
-
-
-def print_line(text: str) -> None:
-    """One line of stdout, flushed at once (``rate --json`` writes JSON Lines with it):
-    what a reader has, or a kill leaves, is whole lines."""
-    sys.stdout.write(text + "\n")
-    sys.stdout.flush()
 
 
 def styled_drawing(p: Puzzle, grid: Any = None) -> Text:
@@ -712,7 +360,7 @@ def solve_cmd(
                         record_steps=steps, budget=budget, workers=workers)
     results = []
     batch = batch_inputs(files, fmt)
-    for answer in solve_batch(batch, opts, start=_clock.get("command")):
+    for answer in solve_batch(batch, opts, start=command_start()):
         if answer.result is None or answer.puzzle is None:
             results.append(answer.as_error())
             continue
@@ -1016,7 +664,23 @@ def db_query(
 
 
 class _IngestGroup(_Group):
-    """``nonoforge ingest PATH`` is short for ``nonoforge ingest path PATH``."""
+    """``nonoforge ingest``: a command for each site of the registry
+    (:func:`nonoforge.scraper.site.sites`, built when asked for), then ``path``;
+    ``nonoforge ingest PATH`` is short for ``nonoforge ingest path PATH``."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        from nonoforge.scraper.site import sites
+
+        own = super().list_commands(ctx)
+        return [*(n for n in sites() if n not in own), *own]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        from nonoforge.scraper.site import is_site, site_kind
+
+        cmd = super().get_command(ctx, cmd_name)
+        if cmd is None and is_site(cmd_name):
+            return _site_command(site_kind(cmd_name))
+        return cmd
 
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         if args and not args[0].startswith("-") and self.get_command(ctx, args[0]) is None:
@@ -1025,9 +689,9 @@ class _IngestGroup(_Group):
 
 
 ingest_app = make_app(
-    "Fetch puzzles into the corpus from webpbn.com, nonograms.ru/.org or local archives, "
-    "politely (paced, cached, robots.txt) and resumably (a re-run skips what is done and "
-    "retries what failed).\n\n"
+    "Fetch puzzles into the corpus from the sites below or local archives, politely "
+    "(paced, cached, robots.txt) and resumably (a re-run skips what is done and retries "
+    "what failed).\n\n"
     "Examples: nonoforge ingest webpbn 1-500,733 | nonoforge ingest nonograms 100-200 | "
     "nonoforge ingest puzzles.zip (short for: nonoforge ingest path puzzles.zip)"
 )
@@ -1102,68 +766,81 @@ def _ingest_report(summary: Any, as_json: bool) -> None:
         raise typer.Exit(summary.exit_code)
 
 
-def _ingest_ids(which: str, ids: str, db: str | None, base_url: str | None, rate: float,
-                cache_dir: str | None, no_cache: bool, timeout: float, retries: int,
-                dry_run: bool, as_json: bool, **kw: Any) -> None:
+def _site_options(
+    ids: IdsArg,
+    db: CorpusOption = None,
+    base_url: BaseUrlOpt = None,
+    rate: RateOpt = 1.0,
+    cache_dir: CacheDirOpt = None,
+    no_cache: NoCacheOpt = False,
+    timeout: TimeoutOpt = 30.0,
+    retries: RetriesOpt = 4,
+    dry_run: DryRunOpt = False,
+    as_json: SummaryJsonOpt = False,
+) -> None:
+    """The options every site's command has (never called: its signature is the template
+    :func:`_site_command` adds a site's own settings to)."""
+
+
+def _site_command(kind: Any) -> Any:
+    """The command ``ingest NAME IDS`` of the registered site ``kind``
+    (:class:`~nonoforge.scraper.site.SiteKind`): the common options, then one ``--NAME``
+    option for each of the site's settings, and :func:`ingest_site_ids` as its body."""
+    import inspect
+
+    from typer.main import get_command
+
+    common = list(inspect.signature(_site_options, eval_str=True).parameters.values())
+    own = [inspect.Parameter(c.name, inspect.Parameter.KEYWORD_ONLY, default=c.default,
+                             annotation=Annotated[str, typer.Option(f"--{c.name}", help=c.help)])
+           for c in kind.choices]
+    params = [*common[:-2], *(p.replace(kind=inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                              for p in own), *common[-2:]]
+
+    def command(**given: Any) -> None:
+        own = {c.name: given.pop(c.name) for c in kind.choices}
+        ingest_site_ids(kind.name, SiteArgs(**given), own)
+
+    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in params}
+    one = typer.Typer(add_completion=False, rich_markup_mode=None)
+    one.command(kind.name, help=kind.help())(command)
+    return get_command(one)
+
+
+@dataclass(frozen=True)
+class SiteArgs:
+    """The common options of ``ingest SITE IDS``, as the command line gave them."""
+
+    ids: str
+    db: str | None
+    base_url: str | None
+    rate: float
+    cache_dir: str | None
+    no_cache: bool
+    timeout: float
+    retries: int
+    dry_run: bool
+    as_json: bool
+
+
+def ingest_site_ids(site: str, args: SiteArgs, own: dict[str, str | None]) -> None:
+    """``ingest SITE IDS``, one path for every site of the registry: ``args`` the common
+    options, ``own`` the site's own settings by name (checked before any work)."""
     from contextlib import nullcontext
 
-    from nonoforge.scraper.ingest import ingest_nonograms, ingest_webpbn, parse_ids
+    from nonoforge.scraper.ingest import ingest_ids
+    from nonoforge.scraper.site import site_kind
 
-    items = parse_ids(ids)
-    run = ingest_webpbn if which == "webpbn" else ingest_nonograms
-    corpus = _ingest_corpus(db, dry_run)
-    with corpus or nullcontext(), _ingest_http(rate, cache_dir, no_cache, timeout, retries) as h:
-        summary = run(corpus, items, http=h, base_url=base_url, dry_run=dry_run,
-                      progress=not is_quiet(), **kw)
-    _ingest_report(summary, as_json)
-
-
-@ingest_app.command("webpbn")
-def ingest_webpbn_cmd(
-    ids: IdsArg,
-    db: CorpusOption = None,
-    base_url: BaseUrlOpt = None,
-    rate: RateOpt = 1.0,
-    cache_dir: CacheDirOpt = None,
-    no_cache: NoCacheOpt = False,
-    timeout: TimeoutOpt = 30.0,
-    retries: RetriesOpt = 4,
-    method: Annotated[
-        str, typer.Option("--method", help="xml (XMLpuz.cgi) or export (POST export.cgi).")
-    ] = "xml",
-    dry_run: DryRunOpt = False,
-    as_json: SummaryJsonOpt = False,
-) -> None:
-    """Puzzles from webpbn.com by id, black-and-white and colour, with their solutions.
-
-    Base URL also from NONOFORGE_WEBPBN_URL. Example: nonoforge ingest webpbn 1-500,733
-    """
-    if method not in ("xml", "export"):
-        raise UsageError("--method must be xml or export")
-    _ingest_ids("webpbn", ids, db, base_url, rate, cache_dir, no_cache, timeout, retries,
-                dry_run, as_json, method=method)
-
-
-@ingest_app.command("nonograms")
-def ingest_nonograms_cmd(
-    ids: IdsArg,
-    db: CorpusOption = None,
-    base_url: BaseUrlOpt = None,
-    rate: RateOpt = 1.0,
-    cache_dir: CacheDirOpt = None,
-    no_cache: NoCacheOpt = False,
-    timeout: TimeoutOpt = 30.0,
-    retries: RetriesOpt = 4,
-    dry_run: DryRunOpt = False,
-    as_json: SummaryJsonOpt = False,
-) -> None:
-    """Puzzles from nonograms.ru (or .org with --base-url): the black-and-white page, else
-    the colour one; clues are derived from the solution the page carries.
-
-    Base URL also from NONOFORGE_NONOGRAMS_URL. Example: nonoforge ingest nonograms 1-100
-    """
-    _ingest_ids("nonograms", ids, db, base_url, rate, cache_dir, no_cache, timeout, retries,
-                dry_run, as_json)
+    kind = site_kind(site)
+    settings = kind.settings(own)
+    items = kind.ids(args.ids)
+    corpus = _ingest_corpus(args.db, args.dry_run)
+    http = _ingest_http(args.rate, args.cache_dir, args.no_cache, args.timeout, args.retries)
+    with corpus or nullcontext(), http as h:
+        summary = ingest_ids(corpus, site, items, http=h, base_url=args.base_url,
+                             settings=settings, dry_run=args.dry_run, progress=not is_quiet())
+    _ingest_report(summary, args.as_json)
 
 
 @ingest_app.command("path")

@@ -157,8 +157,9 @@ def test_formats_and_solver_build_only_on_the_model(layer: str) -> None:
 
 
 def test_only_the_cli_imports_typer() -> None:
+    """typer stays in the command layer: cli.py and its start-up machinery, cliapp.py."""
     for name, path in MODULES.items():
-        if name in ("nonoforge.cli", "nonoforge.__main__"):
+        if name in ("nonoforge.cli", "nonoforge.cliapp", "nonoforge.__main__"):
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):

@@ -578,11 +578,11 @@ def test_a_nonograms_page_in_a_bogus_charset_is_read_as_utf8(
 
 def test_a_refused_redirect_is_recorded_in_the_fetch_log(site: SiteServer, tmp_path: Path) -> None:
     from nonoforge.db import Corpus
-    from nonoforge.scraper.ingest import ingest_webpbn
+    from nonoforge.scraper.ingest import ingest_ids
 
     site.page("/XMLpuz.cgi?id=1", "", status=302, Location="http://169.254.169.254/x")
     with Corpus.open(tmp_path / "c.db") as c, fast() as http:
-        summary = ingest_webpbn(c, [1], http=http, base_url=site.url)
+        summary = ingest_ids(c, "webpbn", [1], http=http, base_url=site.url)
         log = c.fetch_log("webpbn")
     assert summary.failed == 1
     assert len(log) == 1 and log[0]["status"] == "failed"

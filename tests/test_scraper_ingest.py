@@ -36,9 +36,8 @@ from nonoforge.puzzle import Grid, Meta, Palette, Puzzle
 from nonoforge.scraper.http import Http
 from nonoforge.scraper.ingest import (
     IngestSummary,
-    ingest_nonograms,
+    ingest_ids,
     ingest_path,
-    ingest_webpbn,
     parse_ids,
 )
 
@@ -87,7 +86,7 @@ def counts(s: IngestSummary) -> tuple[int, int, int, int, int]:
 def test_nonograms_ingest_counts_logs_and_resumes(site: SiteServer, corpus: Corpus) -> None:
     serve_nonograms(site)
     with client() as http:
-        s = ingest_nonograms(corpus, range(1, 7), http=http, base_url=site.url)
+        s = ingest_ids(corpus, "nonograms", range(1, 7), http=http, base_url=site.url)
     assert counts(s) == (2, 1, 1, 2, 0)
     assert {f["item"] for f in s.failures} == {"4", "5"}
     assert [corpus.fetch_status("nonograms.ru", str(i)) for i in range(1, 7)] == [
@@ -111,7 +110,7 @@ def test_nonograms_ingest_counts_logs_and_resumes(site: SiteServer, corpus: Corp
     site.page("/nonograms/i/4", nonograms_page(HEART[::-1], BLACK, title="Upside down"))
     before = {i: len(site.hits(f"/nonograms/i/{i}")) for i in range(1, 7)}
     with client() as http:
-        s2 = ingest_nonograms(corpus, range(1, 7), http=http, base_url=site.url)
+        s2 = ingest_ids(corpus, "nonograms", range(1, 7), http=http, base_url=site.url)
     assert counts(s2) == (1, 0, 0, 1, 4)
     after = {i: len(site.hits(f"/nonograms/i/{i}")) for i in range(1, 7)}
     assert [after[i] - before[i] for i in range(1, 7)] == [0, 0, 0, 1, 1, 0]
@@ -127,7 +126,7 @@ def test_network_failures_are_recorded_in_the_fetch_log(site: SiteServer, corpus
     site.page("/nonograms/i/4", page)
     site.add("/nonograms/i/5", Reply(429, "", {"Retry-After": "1"}), Reply(200, page))
     with client(read_timeout=1.0, max_bytes=2**20) as http:
-        s = ingest_nonograms(corpus, range(1, 6), http=http, base_url=site.url)
+        s = ingest_ids(corpus, "nonograms", range(1, 6), http=http, base_url=site.url)
     assert counts(s) == (1, 0, 0, 4, 0)
     log = {r["item"]: r for r in corpus.fetch_log("nonograms.ru")}
     assert "timed out" in log["1"]["reason"] and "truncated" in log["2"]["reason"]
@@ -146,7 +145,7 @@ def test_webpbn_ingest(site: SiteServer, corpus: Corpus) -> None:
     site.page("/XMLpuz.cgi?id=2", webpbn_xml(colour, 2))
     site.page("/XMLpuz.cgi?id=3", "")
     with client() as http:
-        s = ingest_webpbn(corpus, [1, 2, 3], http=http, base_url=site.url)
+        s = ingest_ids(corpus, "webpbn", [1, 2, 3], http=http, base_url=site.url)
     assert counts(s) == (2, 0, 1, 0, 0)
     assert corpus.get(colour.key).goal == Grid(FLAG)
     [prov] = corpus.provenance(bw.key)
@@ -159,24 +158,24 @@ def test_webpbn_ingest(site: SiteServer, corpus: Corpus) -> None:
 def test_dry_run_writes_nothing(site: SiteServer, corpus: Corpus) -> None:
     serve_nonograms(site)
     with client() as http:
-        s = ingest_nonograms(corpus, range(1, 7), http=http, base_url=site.url, dry_run=True)
+        s = ingest_ids(corpus, "nonograms", range(1, 7), http=http, base_url=site.url, dry_run=True)
         assert counts(s) == (2, 1, 1, 2, 0) and s.dry_run
-        s0 = ingest_nonograms(None, [1], http=http, base_url=site.url, dry_run=True)
+        s0 = ingest_ids(None, "nonograms", [1], http=http, base_url=site.url, dry_run=True)
         assert counts(s0) == (1, 0, 0, 0, 0)
     assert len(corpus) == 0 and corpus.fetch_log() == [] and corpus.sources() == []
     with pytest.raises(UsageError):
-        ingest_nonograms(None, [1], http=client(), base_url=site.url)
+        ingest_ids(None, "nonograms", [1], http=client(), base_url=site.url)
 
 
 def test_the_cache_makes_a_rerun_fetch_nothing(site: SiteServer, tmp_path: Path) -> None:
     serve_nonograms(site)
     cache = tmp_path / "cache"
     with Corpus.open(tmp_path / "a.db") as c, client(cache_dir=cache) as http:
-        first = ingest_nonograms(c, range(1, 7), http=http, base_url=site.url)
+        first = ingest_ids(c, "nonograms", range(1, 7), http=http, base_url=site.url)
     served = len(site.log)
     # a fresh corpus (nothing in the fetch log) re-fetches everything, from the cache
     with Corpus.open(tmp_path / "b.db") as c, client(cache_dir=cache) as http:
-        again = ingest_nonograms(c, range(1, 7), http=http, base_url=site.url)
+        again = ingest_ids(c, "nonograms", range(1, 7), http=http, base_url=site.url)
         assert http.stats.requests == 0
     assert len(site.log) == served
     assert counts(again)[:3] == counts(first)[:3]
@@ -186,7 +185,7 @@ def test_pacing_holds_through_an_ingest(site: SiteServer, corpus: Corpus) -> Non
     for i in range(1, 7):
         site.page(f"/nonograms/i/{i}", nonograms_page(HEART, BLACK, seed=i))
     with client(rate=5.0) as http:
-        ingest_nonograms(corpus, range(1, 7), http=http, base_url=site.url)
+        ingest_ids(corpus, "nonograms", range(1, 7), http=http, base_url=site.url)
         sent = [t for _, t in http.sent][1:]  # the first was robots.txt
     assert len(sent) == 6 and min(np.diff(sent)) >= 0.199
     # The promise is a floor: never faster than the rate, as the client sent them (above). How
@@ -200,7 +199,7 @@ def test_progress_bar_goes_to_stderr(site: SiteServer, corpus: Corpus,
                                      capsys: pytest.CaptureFixture[str]) -> None:
     serve_nonograms(site)
     with client() as http:
-        ingest_nonograms(corpus, range(1, 4), http=http, base_url=site.url, progress=True)
+        ingest_ids(corpus, "nonograms", range(1, 4), http=http, base_url=site.url, progress=True)
     out, err = capsys.readouterr()
     assert out == "" and "new 2" in err and "missing 1" in err
 
@@ -358,10 +357,16 @@ def test_cli_errors_and_help(tmp_path: Path) -> None:
     res = runner.invoke(app, ["ingest", "webpbn", "5-1", "--db", str(tmp_path / "c.db")])
     assert res.exit_code == 2 and "error: ids: the range '5-1' is empty" in res.output
     res = runner.invoke(app, ["ingest", "--help"])
-    assert res.exit_code == 0 and "webpbn" in res.output and "nonograms" in res.output
-    for cmd in ("webpbn", "nonograms", "path"):
-        res = runner.invoke(app, ["ingest", cmd, "--help"])
+    assert res.exit_code == 0
+    listed = [w for w in ("webpbn", "nonograms", "path") if f"\n  {w} " in res.output]
+    assert listed == ["webpbn", "nonograms", "path"]  # the registry's order, then path
+    assert res.output.index("\n  webpbn ") < res.output.index("\n  nonograms ")
+    assert res.output.index("\n  nonograms ") < res.output.index("\n  path ")
+    for cmd, env in (("webpbn", "NONOFORGE_WEBPBN_URL"), ("nonograms", "NONOFORGE_NONOGRAMS_URL"),
+                     ("path", "")):
+        res = runner.invoke(app, ["ingest", cmd, "--help"], terminal_width=200)
         assert res.exit_code == 0 and "Example: nonoforge ingest" in res.output
+        assert env in res.output
 
 
 # -- ids --------------------------------------------------------------------------------------
@@ -392,7 +397,7 @@ def test_summary_dict_and_line() -> None:
 def test_no_test_touches_the_internet() -> None:
     # the offline fixture (on every test here) makes any real host unreachable
     with Http(retries=0) as http:
-        s = ingest_webpbn(None, [1], http=http, dry_run=True)
+        s = ingest_ids(None, "webpbn", [1], http=http, dry_run=True)
     assert s.failed == 1 and "robots.txt unreachable" in s.failures[0]["reason"]
     with pytest.raises(OSError, match="tests stay offline"):
         socket.getaddrinfo("webpbn.com", 443)
@@ -444,12 +449,12 @@ def test_an_unreachable_site_stops_the_run_and_leaves_the_rest_untried(
         for i in (1, 2, 3):
             up.page(f"/XMLpuz.cgi?id={i}", pages[i])
         with client() as http:
-            s = ingest_webpbn(corpus, range(1, 4), http=http, base_url=up.url)
+            s = ingest_ids(corpus, "webpbn", range(1, 4), http=http, base_url=up.url)
         assert counts(s) == (3, 0, 0, 0, 0) and s.stopped is None
         gone = up.url
     # the server has stopped: item 4 finds it so, 5-10 are not tried, 1-3 were done
     with client() as http:
-        s = ingest_webpbn(corpus, range(1, 11), http=http, base_url=gone)
+        s = ingest_ids(corpus, "webpbn", range(1, 11), http=http, base_url=gone)
     assert counts(s) == (0, 0, 0, 1, 3) and s.untried == 6 and s.exit_code == 5
     assert s.stopped is not None and s.stopped.startswith("cannot reach 127.0.0.1:")
     assert "refused (nothing is listening there)" in s.stopped
@@ -466,7 +471,7 @@ def test_an_unreachable_site_stops_the_run_and_leaves_the_rest_untried(
         for i in range(4, 11):
             up.page(f"/XMLpuz.cgi?id={i}", pages[i])
         with client() as http:
-            s = ingest_webpbn(corpus, range(1, 11), http=http, base_url=up.url)
+            s = ingest_ids(corpus, "webpbn", range(1, 11), http=http, base_url=up.url)
     assert counts(s) == (7, 0, 0, 0, 3) and s.untried == 0 and s.exit_code == 0
 
 

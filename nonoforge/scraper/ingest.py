@@ -14,53 +14,34 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from nonoforge.errors import FAILED_EXIT, FetchError, FormatError, UsageError
-from nonoforge.ranges import Span, parse_span
 from nonoforge.scraper.http import Http, Unreachable
 from nonoforge.scraper.local import Member, item_name, iter_members
-from nonoforge.scraper.nonograms import Nonograms
-from nonoforge.scraper.site import DONE, FAILED, Fetched, Site, one_line
-from nonoforge.scraper.webpbn import Webpbn
+from nonoforge.scraper.site import (  # noqa: F401 - parse_ids, MAX_IDS: their old home
+    DONE,
+    FAILED,
+    MAX_IDS,
+    Fetched,
+    Site,
+    one_line,
+    parse_ids,
+    site_kind,
+)
 
 if TYPE_CHECKING:
     from nonoforge.db import Corpus
     from nonoforge.puzzle import Puzzle
 
-#: The most ids one command may ask for (a guard against typos like ``1-10000000000``).
-MAX_IDS = 1_000_000
 #: How many failures a summary lists (all are counted, and all are in the fetch log).
 MAX_LISTED = 50
 LOCAL = "local"
 
 OUTCOMES = ("new", "duplicate", "missing", "failed")
-
-
-def parse_ids(text: str, limit: int = MAX_IDS) -> list[int]:
-    """Ids from ``"1-500,733"``: numbers and inclusive ranges, in order, each once.
-
-    >>> parse_ids("3,1-2, 2")
-    [3, 1, 2]
-    """
-    out: dict[int, None] = {}
-    for token in text.split(","):
-        t = token.strip()
-        if not t:
-            continue
-        lo, hi = parse_span(t, "ids", within=Span(1, None))  # the one range grammar
-        if lo is None or hi is None:
-            raise UsageError(f"bad range {t!r}: a range of ids has both ends, like 1-500")
-        if hi - lo + 1 + len(out) > limit:
-            raise UsageError(f"{t!r} asks for too many ids (at most {limit} per run)")
-        for i in range(lo, hi + 1):
-            out[i] = None
-    if not out:
-        raise UsageError("no ids given (e.g. 1-500,733)")
-    return list(out)
 
 
 @dataclass
@@ -318,44 +299,32 @@ def corpus_name(corpus: Corpus) -> str:
     return str(url.render_as_string(hide_password=True))
 
 
-def _register(corpus: Corpus | None, dry_run: bool, name: str, url: str, licence: str) -> None:
+def ingest_ids(
+    corpus: Corpus | None,
+    site: str,
+    ids: Iterable[int],
+    *,
+    http: Http | None = None,
+    base_url: str | None = None,
+    settings: Mapping[str, str | None] | None = None,
+    dry_run: bool = False,
+    progress: bool = False,
+) -> IngestSummary:
+    """The puzzles ``ids`` of the registered site ``site`` (``"webpbn"``, ``"nonograms"``,
+    see :func:`nonoforge.scraper.site.sites`) into ``corpus``, through :func:`ingest_site`.
+
+    ``base_url`` is the site's address (None: its environment variable's, else its own);
+    ``settings`` its own options by name (``{"method": "export"}`` for webpbn), checked by
+    the registry. The site is recorded as a source, with its licence, unless this is a
+    dry run.
+    """
+    kind = site_kind(site)
+    chosen = kind.settings(settings or {})
+    opened = kind.open(http or Http(), base_url, chosen)
     if corpus is not None and not dry_run:
-        corpus.add_source(name, url=url, licence=licence)
-
-
-def ingest_webpbn(
-    corpus: Corpus | None,
-    ids: Iterable[int],
-    *,
-    http: Http | None = None,
-    base_url: str | None = None,
-    method: str = "xml",
-    dry_run: bool = False,
-    progress: bool = False,
-) -> IngestSummary:
-    """webpbn puzzles by id (``XMLpuz.cgi``, or ``export.cgi`` with ``method="export"``)."""
-    from nonoforge.scraper import webpbn
-
-    site = Webpbn(http or Http(), base_url, method)
-    _register(corpus, dry_run, site.name, site.base_url, webpbn.LICENCE)
-    return ingest_site(corpus, site, ids, dry_run=dry_run, progress=progress)
-
-
-def ingest_nonograms(
-    corpus: Corpus | None,
-    ids: Iterable[int],
-    *,
-    http: Http | None = None,
-    base_url: str | None = None,
-    dry_run: bool = False,
-    progress: bool = False,
-) -> IngestSummary:
-    """nonograms.ru / .org puzzles by id (black-and-white page, else the colour one)."""
-    from nonoforge.scraper import nonograms
-
-    site = Nonograms(http or Http(), base_url)
-    _register(corpus, dry_run, site.name, site.base_url, nonograms.LICENCE.format(site=site.name))
-    return ingest_site(corpus, site, ids, dry_run=dry_run, progress=progress)
+        url = getattr(opened, "base_url", None) or kind.base_url(base_url)
+        corpus.add_source(opened.name, url=url, licence=kind.licence.format(site=opened.name))
+    return ingest_site(corpus, opened, ids, dry_run=dry_run, progress=progress)
 
 
 def _member_records(

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from html import escape
@@ -32,7 +31,7 @@ from nonoforge.errors import FetchError, FormatError, PuzzleError
 from nonoforge.formats.base import decode_as
 from nonoforge.puzzle import RGB, WHITE, Color, Grid, Meta, Palette, Puzzle
 from nonoforge.scraper.http import Http
-from nonoforge.scraper.site import DONE, Fetched, one_line
+from nonoforge.scraper.site import DONE, Fetched, SiteKind, one_line, register_site
 from nonoforge.util import safe_text
 
 DEFAULT_URL = "https://www.nonograms.ru"
@@ -645,10 +644,15 @@ class Nonograms:
 
     def __init__(self, http: Http, base_url: str | None = None, name: str | None = None):
         self.http = http
-        self.base_url = (base_url or os.environ.get(ENV_URL) or DEFAULT_URL).rstrip("/")
+        self.base_url = KIND.base_url(base_url)
         http.allow_redirects_to(*HOSTS)
         org = "nonograms.org" in self.base_url
         self.name = name or ("nonograms.org" if org else "nonograms.ru")
+
+    @classmethod
+    def open(cls, http: Http, base_url: str | None, settings: Mapping[str, str]) -> Nonograms:
+        """The site as the registry opens it (:class:`SiteKind`): no settings of its own."""
+        return cls(http, base_url)
 
     def urls(self, item: int) -> list[str]:
         return [self.base_url + p.format(id=item) for p in self.PATHS]
@@ -674,3 +678,16 @@ class Nonograms:
                 return Fetched.failed(key, f"{e.reason}: {url}", url)
             return Fetched(key, DONE, puzzle, raw=trimmed.encode(), url=url, extra=info.extra())
         return Fetched.missing(key, "no black-and-white or colour page (404)", self.urls(item)[0])
+
+
+KIND = register_site(SiteKind(
+    name="nonograms",
+    description="Puzzles from nonograms.ru (or .org with --base-url): the black-and-white "
+                "page, else the colour one; clues are derived from the solution the page "
+                "carries.",
+    env_url=ENV_URL,
+    default_url=DEFAULT_URL,
+    open=Nonograms.open,
+    licence=LICENCE,
+    example="1-100",
+))

@@ -7,13 +7,16 @@ and adds provenance and the licence note to each puzzle.
 
 from __future__ import annotations
 
-import os
 import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from nonoforge.errors import FetchError, FormatError
 from nonoforge.puzzle import Meta, Puzzle
-from nonoforge.scraper.http import Http
-from nonoforge.scraper.site import DONE, Fetched
+from nonoforge.scraper.site import DONE, Fetched, SiteChoice, SiteKind, register_site
+
+if TYPE_CHECKING:  # only its type: ingest webpbn --help does not load requests
+    from nonoforge.scraper.http import Http
 
 DEFAULT_URL = "https://webpbn.com"
 ENV_URL = "NONOFORGE_WEBPBN_URL"
@@ -72,8 +75,13 @@ class Webpbn:
             raise ValueError(f"method must be one of {METHODS}")
         self.http = http
         http.allow_redirects_to(*HOSTS)
-        self.base_url = (base_url or os.environ.get(ENV_URL) or DEFAULT_URL).rstrip("/")
+        self.base_url = KIND.base_url(base_url)
         self.method = method
+
+    @classmethod
+    def open(cls, http: Http, base_url: str | None, settings: Mapping[str, str]) -> Webpbn:
+        """The site as the registry opens it (:class:`SiteKind`)."""
+        return cls(http, base_url, settings.get("method", "xml"))
 
     def url(self, item: int) -> str:
         if self.method == "xml":
@@ -102,3 +110,17 @@ class Webpbn:
         if puzzle is None:
             return Fetched.missing(key, "webpbn has no puzzle with this id", url)
         return Fetched(key, DONE, puzzle, raw=resp.body, url=url)
+
+
+KIND = register_site(SiteKind(
+    name=SITE,
+    description="Puzzles from webpbn.com by id, black-and-white and colour, with their "
+                "solutions.",
+    env_url=ENV_URL,
+    default_url=DEFAULT_URL,
+    open=Webpbn.open,
+    licence=LICENCE,
+    example="1-500,733",
+    choices=(SiteChoice("method", "xml (XMLpuz.cgi) or export (POST export.cgi).", METHODS,
+                        "xml"),),
+))
