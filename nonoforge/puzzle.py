@@ -214,6 +214,12 @@ def min_length(clue: Clue) -> int:
     return sum(map(_LENGTH, clue)) + sum(map(operator.eq, colors, colors[1:]))
 
 
+def _mono_text(clue: Clue) -> str:
+    """A one-colour clue in :meth:`Puzzle.canonical_text`: its lengths joined by dots
+    (mapped at C speed: a key is computed for every puzzle imported)."""
+    return ".".join(map(str, map(_LENGTH, clue)))
+
+
 def _is_np_integer(x: Any) -> bool:
     """Whether ``x`` is a numpy integer; without importing numpy (none exists before it is)."""
     np = sys.modules.get("numpy")
@@ -592,10 +598,10 @@ class Puzzle:
         remap = {c: i + 1 for i, c in enumerate(used)}
         mono = len(used) <= 1
 
-        def line(clue: Clue) -> str:
-            if mono:
-                return ".".join(str(b.length) for b in clue)
+        def colored(clue: Clue) -> str:
             return ".".join(f"{b.length}:{remap[b.color]}" for b in clue)
+
+        line = _mono_text if mono else colored
 
         head = f"{self.width}x{self.height}"
         if not mono:

@@ -47,7 +47,9 @@ from nonoforge.formats.base import (
     register,
     strict,
 )
-from nonoforge.puzzle import Grid, Meta, Palette, Puzzle
+from nonoforge.puzzle import Block, Clue, Grid, Meta, Palette, Puzzle
+
+_BW = Palette.bw()
 
 _HEADER = re.compile(r"\$\s*(\d{1,9})")
 _PLAIN = re.compile(r"\d{1,6}(?:[ \t]+\d{1,6})*")
@@ -101,6 +103,26 @@ def _clue(line: str, lineno: int, what: str) -> tuple[int, ...]:
     return tuple(nums)
 
 
+#: A clue line's clue, with the cells it paints and the fewest cells it fits in, by the
+#: line's text: the sets repeat their lines (``0``, ``1``, ``25``...), and a line seen
+#: before costs one lookup instead of its parse and its blocks. Only well-formed lines are
+#: kept (a bad one raises each time, with its own line number); bounded, cleared when full.
+_CLUES: dict[str, tuple[Clue, int, int]] = {}
+_CLUES_MAX = 200_000
+
+
+def _clue_facts(line: str, lineno: int, what: str) -> tuple[Clue, int, int]:
+    """``(clue, cells painted, fewest cells)`` of a clue line (see :data:`_CLUES`)."""
+    found = _CLUES.get(line)
+    if found is None:
+        nums = _clue(line, lineno, what)
+        found = (tuple(Block(n, 1) for n in nums), sum(nums), sum(nums) + len(nums) - 1)
+        if len(_CLUES) >= _CLUES_MAX:
+            _CLUES.clear()
+        _CLUES[line] = found
+    return found
+
+
 def _puzzle(
     n: int, header: int, body: list[tuple[int, str]], goal: Grid | None = None
 ) -> Puzzle:
@@ -112,22 +134,38 @@ def _puzzle(
     side = len(body) // 2
     if side > MAX_SIDE:
         raise FormatError(f"puzzle ${n} is too large ({side} x {side})", line=header)
-    cols = [_clue(s, ln, f"column {i + 1}") for i, (ln, s) in enumerate(body[:side])]
-    rows = [_clue(s, ln, f"row {i + 1}") for i, (ln, s) in enumerate(body[side:])]
-    for clues, kind, lines in ((cols, "column", body[:side]), (rows, "row", body[side:])):
-        for i, clue in enumerate(clues):
-            if sum(clue) + len(clue) - 1 > side:
-                raise FormatError(
-                    f"{kind} {i + 1}: clue needs more than the {side} cells of the line",
-                    line=lines[i][0],
-                )
+    facts = [_clue_facts(s, ln, f"column {i + 1}") for i, (ln, s) in enumerate(body[:side])]
+    facts += [_clue_facts(s, ln, f"row {i + 1}") for i, (ln, s) in enumerate(body[side:])]
+    for j, (_, _, need) in enumerate(facts):  # every line parsed first, then every fit
+        if need > side:
+            kind, i = ("column", j) if j < side else ("row", j - side)
+            raise FormatError(
+                f"{kind} {i + 1}: clue needs more than the {side} cells of the line",
+                line=body[j][0],
+            )
+    cols = tuple(f[0] for f in facts[:side])
+    rows = tuple(f[0] for f in facts[side:])
+    painted_cols = sum(f[1] for f in facts[:side])
+    painted_rows = sum(f[1] for f in facts[side:])
     meta = Meta(source_id=str(n))
+    # every block is positive and black, every clue fits its line (checked above): what
+    # the constructor would check again is left, and when any of it fails the constructor
+    # builds the puzzle, so that its error is the one it always gave
+    if painted_rows == painted_cols:
+        p = Puzzle.trusted(rows, cols, _BW, meta)
+        if goal is None:
+            return p
+        if goal.shape == (side, side) and goal.max_color() <= 1 and goal.matches(p):
+            return Puzzle.trusted(rows, cols, _BW, meta, goal)
     return puzzle_or_error(lambda: Puzzle.from_clues(rows, cols, meta=meta, goal=goal), header)
 
 
 def _looks_like_solution(body: list[tuple[int, str]]) -> bool:
-    cells = [s.replace("\t", "").replace(" ", "") for _, s in body]
-    return bool(cells) and all(set(c) <= {"0", "1"} and len(c) == len(cells) for c in cells)
+    """Whether a block is rows of 0/1 cells, as many as each row is long (a solution)."""
+    n = len(body)
+    # lazily, line by line: a question block fails at its first line, almost always
+    cells = (s.replace("\t", "").replace(" ", "") for _, s in body)
+    return n > 0 and all(len(c) == n and set(c) <= {"0", "1"} for c in cells)
 
 
 def records(text: str | bytes) -> Iterator[Puzzle | FormatError]:
