@@ -108,7 +108,7 @@ def _clue(line: str, lineno: int, what: str) -> tuple[int, ...]:
 #: before costs one lookup instead of its parse and its blocks. Only well-formed lines are
 #: kept (a bad one raises each time, with its own line number); bounded, cleared when full.
 _CLUES: dict[str, tuple[Clue, int, int]] = {}
-_CLUES_MAX = 200_000
+_CLUES_MAX = 20_000  # a few MB at most: the cache must not become the memory reading costs
 
 
 def _clue_facts(line: str, lineno: int, what: str) -> tuple[Clue, int, int]:
