@@ -157,8 +157,10 @@ def colour_line_logic(masks: list[int], lens: list[int], cols: list[int]) -> lis
 
     >>> colour_line_logic([7, 7, 7], [1, 2], [1, 2])
     [2, 4, 4]
-    >>> colour_line_logic([7, 7, 7, 7], [1, 1], [1, 1])
-    [3, 1, 1, 3]
+    >>> colour_line_logic([7, 7, 7, 7, 7], [2, 2], [1, 1])  # one colour: a gap between
+    [2, 2, 1, 2, 2]
+    >>> colour_line_logic([7, 7, 7, 7], [2, 2], [1, 2])  # two colours: they may touch
+    [2, 2, 4, 4]
     """
     n, k = len(masks), len(lens)
     canw = [m & 1 != 0 for m in masks]
