@@ -103,7 +103,7 @@ def test_exports_never_mix(tmp_path) -> None:
     folder = tmp_path / "out"
     assert export(db, "nin", "--to", str(folder)).exit_code == 0
     first = sorted(f.name for f in folder.iterdir())
-    assert len(first) == len(puzzles)
+    assert len(first) == len(puzzles) - ambiguous(puzzles)  # as in every export kind
     # again, or another collection into the same folder: refused in one line, nothing written
     for name in ("nin", "two"):
         res = export(db, name, "--to", str(folder))
@@ -125,9 +125,11 @@ def test_exports_never_mix(tmp_path) -> None:
     res = export(db, "two", "--to", str(folder), "--overwrite")
     assert res.exit_code == 0, res.output
     names = sorted(f.name for f in folder.iterdir())
-    assert names == sorted([*first[:2], "my notes.txt"])
-    assert [p.key for f in names[:2] for p in read_file(folder / f)] == \
-        [p.key for p in puzzles[:2]]
+    # "two" holds data000 and the ambiguous data001: only the first is exported
+    assert names == sorted([*first[:2 - ambiguous(puzzles[:2])], "my notes.txt"])
+    kept = [p for p in puzzles[:2] if p.meta.title != "data001"]
+    assert [p.key for f in names[:len(kept)] for p in read_file(folder / f)] == \
+        [p.key for p in kept]
     # single files too
     for suffix in ("pdf", "html", "jsonl", "rofl"):
         target = tmp_path / f"book.{suffix}"
@@ -140,7 +142,8 @@ def test_exports_never_mix(tmp_path) -> None:
 def test_an_unknown_suffix_is_refused_in_one_line_and_creates_nothing(tmp_path) -> None:
     """Issue 38: ``--to book.txt`` once made a folder named book.txt; now it is refused,
     naming the kinds there are. A suffix in an existing folder's name stays a folder."""
-    db = corpus_with(tmp_path, nin_puzzles()[:2])
+    puzzles = nin_puzzles()[:2]
+    db = corpus_with(tmp_path, puzzles)
     before = sorted(p.name for p in tmp_path.iterdir())
     res = export(db, "nin", "--to", str(tmp_path / "book.txt"))
     assert res.exit_code == 2, res.output
@@ -151,7 +154,7 @@ def test_an_unknown_suffix_is_refused_in_one_line_and_creates_nothing(tmp_path) 
     dotted.mkdir()
     res = export(db, "nin", "--to", str(dotted))
     assert res.exit_code == 0 and "(dir)" in res.output, res.output
-    assert len(list(dotted.iterdir())) == 2
+    assert len(list(dotted.iterdir())) == 2 - ambiguous(puzzles)
 
 
 def test_a_new_export_kind_is_one_registration(tmp_path) -> None:
@@ -199,7 +202,7 @@ def test_the_dataset_holds_clues_solution_rating_provenance_and_steps(tmp_path) 
     colour = read_file(DATA / "flags.nonpack")[0]
     db = corpus_with(tmp_path, [*puzzles, colour])
     target = tmp_path / "puzzles.jsonl"
-    res = export(db, "nin", "--to", str(target), "--steps")
+    res = export(db, "nin", "--to", str(target), "--steps", "--include-ambiguous")
     assert res.exit_code == 0, res.output
     lines = target.read_text(encoding="utf-8").splitlines()
     assert len(lines) == len(puzzles) + 1
@@ -388,6 +391,6 @@ def test_a_photo_with_givens_goes_from_generate_to_every_export(tmp_path) -> Non
     doc = pdfium.PdfDocument(str(tmp_path / "book.pdf"))
     text = "\n".join(doc[i].get_textpage().get_text_range() for i in range(len(doc)))
     n = len(givens)
-    assert f"astronaut (grade {photo['grade']}) \u00b7 {n} cell{'s' if n > 1 else ''} given" \
+    assert f"Astronaut (grade {photo['grade']}) \u00b7 {n} cell{'s' if n > 1 else ''} given" \
         in text
     assert "are given" in doc[0].get_textpage().get_text_range()
