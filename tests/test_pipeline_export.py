@@ -16,6 +16,7 @@ from nonoforge.db import Corpus
 from nonoforge.errors import FAILED_EXIT
 from nonoforge.formats import read_file
 from nonoforge.puzzle import Grid, Meta, Puzzle, clue_of
+from nonoforge.titles import DIFFICULTY
 
 DATA = Path(__file__).parent / "data"
 SHARED_NIN = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "jwilk-nin"
@@ -391,6 +392,6 @@ def test_a_photo_with_givens_goes_from_generate_to_every_export(tmp_path) -> Non
     doc = pdfium.PdfDocument(str(tmp_path / "book.pdf"))
     text = "\n".join(doc[i].get_textpage().get_text_range() for i in range(len(doc)))
     n = len(givens)
-    assert f"Astronaut (grade {photo['grade']}) \u00b7 {n} cell{'s' if n > 1 else ''} given" \
+    assert f"Astronaut \u00b7 {DIFFICULTY[photo['grade']]} (grade {photo['grade']}) \u00b7 {n} cell{'s' if n > 1 else ''} given" \
         in text
     assert "are given" in doc[0].get_textpage().get_text_range()
