@@ -57,7 +57,7 @@ def _emoji_name(stem: str) -> str | None:
     words = []
     for part in parts:
         m = _CODEPOINT.fullmatch(part)
-        if m is None:
+        if m is None or not re.search(r"\d", part):  # ``cafe`` is a word, not U+CAFE
             return None
         cp = int(m.group(1), 16)
         if cp > 0x10FFFF:
@@ -72,6 +72,14 @@ def _emoji_name(stem: str) -> str | None:
         return None
     text = " ".join(words)
     return text[0].upper() + text[1:]
+
+
+def _is_codepoints(stem: str) -> bool:
+    """Whether ``stem`` is written like an emoji image's name (``1faad``, ``1f468-200d``):
+    hex runs of 4 to 6 digits, each with a digit in it."""
+    parts = [x for x in re.split(r"[-_ ]", _EMOJI_PREFIX.sub("", stem)) if x]
+    return bool(parts) and all(_CODEPOINT.fullmatch(x) and re.search(r"\d", x)
+                               for x in parts)
 
 
 def _is_key(text: str) -> bool:
@@ -91,6 +99,8 @@ def readable(name: str | None) -> str | None:
     ('Hamburger', 'Dog face', 'Koala')
     >>> readable("photos/red_barn.jpg"), readable("74fc1d9a0b"), readable("0042")
     ('Red barn', None, None)
+    >>> readable("10ffff.png"), readable("cafe")  # no name known; a word of hex letters
+    (None, 'Cafe')
     """
     if not name:
         return None
@@ -101,7 +111,7 @@ def readable(name: str | None) -> str | None:
     emoji = _emoji_name(stem)
     if emoji is not None:
         return emoji
-    if _is_key(stem):
+    if _is_key(stem) or _is_codepoints(stem):  # a code point this Python cannot name
         return None
     text = _SIZE.sub(" ", stem)
     text = re.sub(r"[-_.]+", " ", text)

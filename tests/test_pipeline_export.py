@@ -392,6 +392,60 @@ def test_a_photo_with_givens_goes_from_generate_to_every_export(tmp_path) -> Non
     doc = pdfium.PdfDocument(str(tmp_path / "book.pdf"))
     text = "\n".join(doc[i].get_textpage().get_text_range() for i in range(len(doc)))
     n = len(givens)
-    assert f"Astronaut \u00b7 {DIFFICULTY[photo['grade']]} (grade {photo['grade']}) \u00b7 {n} cell{'s' if n > 1 else ''} given" \
-        in text
+    g = photo["grade"]
+    assert f"Astronaut \u00b7 {DIFFICULTY[g]} (grade {g}) \u00b7 {n} cell" \
+        f"{'s' if n > 1 else ''} given" in text
     assert "are given" in doc[0].get_textpage().get_text_range()
+
+
+def test_a_built_book_has_its_title_the_given_titles_a_contents_page_and_matching_numbers(
+        tmp_path) -> None:
+    """Issue 37: ``collection build --title/--titles``; the book's contents list each
+    puzzle's number, title, size, difficulty in words and page, and the puzzle and its
+    solution carry the same number; the dataset says the same title."""
+    from nonoforge.solver import SOLVER_VERSION
+    from nonoforge.titles import difficulty
+
+    puzzles = [p for p in nin_puzzles() if p.meta.title != "data001"]
+    puzzles[1] = puzzles[1].replace(meta=Meta())  # untitled: named by the --titles file
+    db = str(tmp_path / "c.db")
+    with Corpus.open(db) as c:
+        c.add(puzzles)
+        c.save_results([{"key": p.key, "status": "unique", "grade": 1 + i % 5,
+                         "score": float(i)} for i, p in enumerate(puzzles)], SOLVER_VERSION)
+    titles = tmp_path / "titles.tsv"
+    titles.write_text(f"# for the book\n{puzzles[1].key[:8]}\tThe second one\n",
+                      encoding="utf-8")
+    run = CliRunner().invoke
+    res = run(app, ["collection", "build", "b", "--count", str(len(puzzles)), "--title",
+                    "Roofs and Cats", "--titles", str(titles), "--db", db])
+    assert res.exit_code == 0, res.output
+    assert "The second one" in res.stdout
+    res = run(app, ["collection", "build", "x", "--titles", str(tmp_path / "no.tsv"),
+                    "--db", db])
+    assert res.exit_code == 2 and "--titles" in res.output and "Traceback" not in res.output
+    pdf = tmp_path / "b.pdf"
+    assert export(db, "b", "--to", str(pdf)).exit_code == 0
+    doc = pdfium.PdfDocument(str(pdf))
+    text = [doc[i].get_textpage().get_text_range() for i in range(len(doc))]
+    assert "Roofs and Cats" in text[0] and "Contents" in text[1]
+    divider = next(i for i, t in enumerate(text) if t.split()[0] == "Solutions")
+    lines = [ln for ln in text[1].splitlines() if ln[:1].isdigit() or ln.startswith(" ")]
+    with Corpus.open(db) as c:
+        order = c.collection("b")
+    assert len(lines) == len(order)
+    for n, (line, p) in enumerate(zip(lines, order, strict=True), start=1):
+        grade = next(1 + i % 5 for i, q in enumerate(puzzles) if q.key == p.key)
+        title = "The second one" if p.key == puzzles[1].key else p.meta.title
+        if "猫" in (title or ""):
+            title = "and"  # the font lacks the glyphs: printed as U+FFFD
+        assert line.split()[0] == str(n) and title in line, line
+        assert f"{p.width}\u00d7{p.height}" in line and difficulty(grade) in line, line
+        page = int(line.split()[-1])  # printed page number, 1 = the title page
+        assert f"{n}. " in text[page - 1] and title in text[page - 1]
+        assert sum(f"{n}. " in t for t in text[divider + 1:]) == 1  # its solution, alike
+    jsonl = tmp_path / "b.jsonl"
+    assert export(db, "b", "--to", str(jsonl)).exit_code == 0
+    rows = [json.loads(x) for x in jsonl.read_text(encoding="utf-8").splitlines()]
+    assert [r["key"] for r in rows] == [p.key for p in order]
+    assert "The second one" in [r["display_title"] for r in rows]
