@@ -61,7 +61,11 @@ KEY_LINE = 4.5  # one line of the colour key
 FONT = "dejavu"
 #: Hatching for greyscale books with more colours than grey levels tell apart.
 HATCHES = ("", "/", "\\", "x", "-", "|")
-GREY_LEVELS = 5
+#: Grey levels a greyscale book tells colours apart by: at least 20 % apart and none lighter
+#: than 25 % grey (a 16 % grey was barely visible on paper: issue 37), so four of them.
+GREY_LEVELS = 4
+#: The darkest and lightest grey fills (0-255): 97 % and 25 % grey.
+DARKEST, LIGHTEST = 8, 191
 
 
 @dataclass(frozen=True)
@@ -162,7 +166,7 @@ def inks(p: Puzzle, greyscale: bool) -> list[Ink]:
     shade: dict[int, Ink] = {}
     for rank, i in enumerate(order):
         step = rank * levels // n
-        g = round(20 + step * (215 - 20) / max(1, levels - 1))
+        g = round(DARKEST + step * (LIGHTEST - DARKEST) / max(1, levels - 1))
         hatch = HATCHES[rank % len(HATCHES)] if n > levels else ""
         pct = round(100 * (255 - g) / 255)
         what = f"grey {pct}%" + (f", hatched {hatch}" if hatch else "")
