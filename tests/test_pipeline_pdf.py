@@ -177,6 +177,20 @@ def test_greyscale_uses_distinct_greys_named_in_the_key(tmp_path) -> None:
     assert len(styles) == 9
 
 
+@pytest.mark.parametrize("greyscale", [False, True])
+def test_the_colour_key_lists_colours_in_their_order(tmp_path, greyscale: bool) -> None:
+    """A corpus hands palettes back in its own order (generated colours a..d came back
+    b a d c): the key still reads a b c d, each with its swatch (issue 37)."""
+    pal = Palette.of(("white", "#ffffff"), ("ink-b", "#d03030"), ("ink-a", "#30a030"),
+                     ("ink-d", "#3030d0"), ("ink-c", "#e0c020"))
+    p = Puzzle.from_grid(Grid(np.array([[1, 2, 3, 4], [4, 3, 2, 1], [1, 0, 3, 0]])),
+                         palette=pal)
+    doc = open_pdf(book([BookEntry(p, 1, "Key")], "K", greyscale=greyscale), tmp_path)
+    text = page_text(doc, FIRST)
+    at = [text.index(f"ink-{c}") for c in "abcd"]
+    assert at == sorted(at), text
+
+
 @pytest.mark.parametrize("title", ["Кошка на крыше", "猫 🐈 emoji 😀", "bad \ud800 \x1b[31m"])
 def test_any_title_prints_without_error(tmp_path, title: str) -> None:
     warnings: list[str] = []

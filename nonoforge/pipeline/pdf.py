@@ -175,6 +175,18 @@ def inks(p: Puzzle, greyscale: bool) -> list[Ink]:
     return out + [shade[i] for i in range(1, n + 1)]
 
 
+def natural(name: str) -> tuple[tuple[int, int | str], ...]:
+    """A sort key that puts ``c2`` before ``c10`` and ``a`` before ``b``, case aside.
+
+    >>> sorted(["d", "c10", "a", "c2"], key=natural)
+    ['a', 'c2', 'c10', 'd']
+    """
+    import re
+
+    return tuple((0, int(t)) if t.isdigit() else (1, t)
+                 for t in re.findall(r"\d+|\D+", name.casefold()))
+
+
 def _luma(rgb: RGB) -> float:
     r, g, b = rgb
     return 0.299 * r + 0.587 * g + 0.114 * b
@@ -558,7 +570,9 @@ class _Drawer:
         pdf = self.pdf
         pdf.set_font(FONT, size=6.5)
         cx = x
-        for i in range(1, len(ink)):
+        # in the colours' own order (a b c d), not the palette's: a corpus stores palettes
+        # in a canonical order, and a key once read ``a d c b`` (issue 37)
+        for i in sorted(range(1, len(ink)), key=lambda i: (natural(ink[i].name), i)):
             label = self.text(ink[i].name)
             tw = min(pdf.get_string_width(label), w - 6)
             if cx > x and cx + 4 + tw > x + w:
