@@ -907,6 +907,9 @@ def generate(
     grade: Annotated[
         int | None, typer.Option("--grade", help="Aim at difficulty grade 1..5 (size <= --size).")
     ] = None,
+    title: Annotated[str | None, typer.Option(
+        "--title", help="The puzzle's title [default: the image's name made readable, "
+        "e.g. koala-20x20.png -> Koala, 1f354.png -> Hamburger].")] = None,
 ) -> None:
     """Turn images into puzzles the solver proves unique, repairing them with few edits.
 
@@ -941,6 +944,8 @@ def generate(
         opts: dict[str, Any] = {
             "colors": colors, "seed": seed, "fill": fill, "max_technique": max_technique,
             "edit_budget": edit_budget, "crop": not no_crop, "repair_with": repair_with}
+        if title is not None:
+            opts["title"] = title
         aimed: dict[str, Any] = {}
         with _status(f"{image}: starting") as tell:
             if tell is not None:  # where a long repair is, on a terminal's stderr
@@ -1249,33 +1254,51 @@ def collection_build(
     colors: ColorsOpt = None,
     source: SourceOpt = None,
     grades: Annotated[str | None, typer.Option("--grades", hidden=True)] = None,
+    include_ambiguous: Annotated[bool, typer.Option(
+        "--include-ambiguous", help="Let in puzzles without a proven unique solution "
+        "(marked in every export); by default only proven-unique ones qualify.")] = False,
+    title: Annotated[str | None, typer.Option(
+        "--title", help="The collection's title, printed on the book's cover and page.")
+    ] = None,
+    titles: Annotated[str | None, typer.Option(
+        "--titles", help="A file giving puzzles titles: JSON {\"KEY-OR-FILE-NAME\": "
+        "\"Title\"} or one KEY-OR-FILE-NAME<TAB>Title a line (# comments); a key may be "
+        "its first 6+ characters, a file name the one it was imported from.")] = None,
     db: CorpusOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="The selection as JSON.")] = False,
 ) -> None:
     """Pick a balanced, deduplicated selection of rated puzzles, ordered easy to hard.
 
-    Example: nonoforge collection build starter --count 20 --grade 1-3 --size 5x5..30x30
+    Only puzzles proven to have one solution qualify (--include-ambiguous for the rest);
+    when fewer qualify than --count asks, one line says how many do.
+
+    Example: nonoforge collection build starter --count 20 --grade 1-3 --title "Starter"
     """
     from nonoforge.pipeline import jobs
+    from nonoforge.pipeline.collection import BuildOptions, titles_for
+    from nonoforge.titles import read_titles, title_of
 
     if count < 1:
         raise UsageError("--count must be at least 1")
     if grades is not None and grade is not None:
         raise UsageError("give --grade once (--grades is its old name)")
     filters = _filters(size=size, colors=colors, source=source, grade=grade or grades)
+    opts = BuildOptions(include_ambiguous, title, read_titles(titles) if titles else {})
     with open_corpus(db, write=True) as corpus:
-        chosen = jobs.build_collection(corpus, name, filters, count)
+        chosen = jobs.build_collection(corpus, name, filters, count, opts,
+                                       warn=lambda m: err.print(f"warning: {m}", markup=False))
     if as_json:
         print_json([{"position": i, "key": c.puzzle.key, "title": c.puzzle.meta.title,
                      "grade": c.grade, "score": c.score, "width": c.puzzle.width,
                      "height": c.puzzle.height, "colors": c.puzzle.ncolors}
                     for i, c in enumerate(chosen, start=1)])
         return
+    given = titles_for((c.puzzle for c in chosen), opts.titles)
     for i, c in enumerate(chosen, start=1):
         p = c.puzzle
         out.print(Text(terminal_text(
             f"{i:3d}. grade {c.grade}  {p.width}x{p.height}  {p.ncolors} colour(s)  "
-            f"{p.meta.title or p.key}")))
+            f"{given.get(p.key) or title_of(p.meta.title, p.meta.source, i)}")))
     if not is_quiet():
         err.print(f"collection {name!r}: {len(chosen)} puzzle(s)")
 

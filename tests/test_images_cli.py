@@ -72,6 +72,19 @@ def test_generate_default_non_file(tmp_path: Path, picture: Path) -> None:
     assert "accepted" in r.stdout
     [p] = read_file(tmp_path / "heart.non")
     assert (p.width, p.height) == (12, 9) and p.is_bw  # 12x10 at most, the heart's aspect
+    assert p.meta.title == "Heart"  # the image's name made readable (issue 37)
+
+
+def test_generate_title_is_the_puzzles_and_a_size_in_the_name_is_dropped(
+        tmp_path: Path, picture: Path) -> None:
+    r = run("generate", str(picture), "--size", "12x10", "--title", "Le cœur", "--out",
+            str(tmp_path / "a"))
+    assert r.exit_code == 0, r.output
+    assert read_file(tmp_path / "a" / "heart.non")[0].meta.title == "Le cœur"
+    sized = picture.rename(picture.with_name("big_heart-80x60.png"))
+    assert run("generate", str(sized), "--size", "12x10", "--out", str(tmp_path / "b")
+               ).exit_code == 0
+    assert read_file(tmp_path / "b" / "big_heart-80x60.non")[0].meta.title == "Big heart"
 
 
 def test_generate_colour_non_file(tmp_path: Path, picture: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from nonoforge.pipeline.collection import Candidate, Filters, select, shape_key
 from nonoforge.puzzle import Grid, Puzzle
@@ -125,3 +126,77 @@ def test_pick_gives_way_to_the_next_puzzle_when_a_shape_is_taken(tmp_path) -> No
     shapes = [shape_key(x.puzzle) for x in chosen]
     assert len(chosen) == 20 and len(set(shapes)) == 20
     assert [x.score for x in chosen] == sorted(x.score for x in chosen)
+
+
+# -- only proven-unique puzzles qualify (issue 37) -------------------------------------------
+
+
+def _wilk_corpus(tmp_path):  # noqa: ANN202
+    """A real corpus of Jakub Wilk's .nin puzzles (MIT), ``data001`` among them with two
+    solutions, rated through the CLI as a user rates; skipped without the shared copy."""
+    from pathlib import Path
+
+    import pytest
+    from typer.testing import CliRunner
+
+    from nonoforge.cli import app
+
+    shared = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "jwilk-nin"
+    files = [Path(__file__).parent / "data" / "jwilk-data000.nin"]
+    files += [shared / f"data00{i}.nin" for i in range(1, 8)]
+    if not all(f.exists() for f in files):
+        pytest.skip("the shared jwilk-nin corpus is not there")
+    db = str(tmp_path / "w.db")
+    res = CliRunner().invoke(app, ["-q", "rate", "--db", db, "--workers", "1", "--runs", "1",
+                                   *map(str, files)])
+    assert res.exit_code == 0, res.output
+    return db, len(files)
+
+
+@pytest.mark.slow
+def test_ambiguous_puzzles_are_not_picked_unless_asked_and_every_export_counts_alike(
+        tmp_path) -> None:
+    import json
+
+    import pypdfium2 as pdfium
+    from typer.testing import CliRunner
+
+    from nonoforge.cli import app
+    from nonoforge.db import Corpus
+    from nonoforge.formats import read_file
+    from nonoforge.solver import SOLVER_VERSION
+
+    db, n = _wilk_corpus(tmp_path)
+    with Corpus.open(db) as c:
+        status = {r["key"]: r["status"] for r in c.results(SOLVER_VERSION)}
+    multiple = {k for k, s in status.items() if s == "multiple"}
+    unique = {k for k, s in status.items() if s == "unique"}
+    assert multiple and len(unique) + len(multiple) == n  # data001 at least
+    run = CliRunner().invoke
+
+    res = run(app, ["collection", "build", "b", "--count", str(n), "--json", "--db", db])
+    assert res.exit_code == 0, res.output
+    keys = [r["key"] for r in json.loads(res.stdout)]
+    assert set(keys) <= unique and not set(keys) & multiple
+    # asked for more than qualify: one line says how many do, and why the rest do not
+    assert f"holds {len(keys)} of the {n} puzzles asked for" in res.stderr
+    assert f"{len(multiple)} more lack a proven unique solution" in res.stderr
+
+    res = run(app, ["collection", "build", "all", "--count", str(n), "--json",
+                    "--include-ambiguous", "--db", db])
+    assert res.exit_code == 0, res.output
+    keys = [r["key"] for r in json.loads(res.stdout)]
+    assert multiple <= set(keys)
+    counts = {}
+    for suffix in ("pdf", "html", "jsonl", "rofl", ""):
+        to = str(tmp_path / (f"all.{suffix}" if suffix else "all-dir"))
+        res = run(app, ["collection", "export", "all", "--to", to, "--db", db])
+        assert res.exit_code == 0, res.output
+        counts[suffix] = int(res.stderr.split("wrote ")[1].split()[0])
+    assert set(counts.values()) == {len(keys)}, counts
+    assert len((tmp_path / "all.jsonl").read_text().splitlines()) == len(keys)
+    assert len(read_file(tmp_path / "all.rofl")) == len(keys)
+    assert len(list((tmp_path / "all-dir").iterdir())) == len(keys)
+    doc = pdfium.PdfDocument(str(tmp_path / "all.pdf"))
+    text = "\n".join(doc[i].get_textpage().get_text_range() for i in range(len(doc)))
+    assert f"{len(keys)} puzzles" in text and "more than one solution" in text

@@ -16,6 +16,7 @@ from nonoforge.db import Corpus
 from nonoforge.errors import FAILED_EXIT
 from nonoforge.formats import read_file
 from nonoforge.puzzle import Grid, Meta, Puzzle, clue_of
+from nonoforge.titles import DIFFICULTY
 
 DATA = Path(__file__).parent / "data"
 SHARED_NIN = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "jwilk-nin"
@@ -103,7 +104,7 @@ def test_exports_never_mix(tmp_path) -> None:
     folder = tmp_path / "out"
     assert export(db, "nin", "--to", str(folder)).exit_code == 0
     first = sorted(f.name for f in folder.iterdir())
-    assert len(first) == len(puzzles)
+    assert len(first) == len(puzzles) - ambiguous(puzzles)  # as in every export kind
     # again, or another collection into the same folder: refused in one line, nothing written
     for name in ("nin", "two"):
         res = export(db, name, "--to", str(folder))
@@ -125,9 +126,11 @@ def test_exports_never_mix(tmp_path) -> None:
     res = export(db, "two", "--to", str(folder), "--overwrite")
     assert res.exit_code == 0, res.output
     names = sorted(f.name for f in folder.iterdir())
-    assert names == sorted([*first[:2], "my notes.txt"])
-    assert [p.key for f in names[:2] for p in read_file(folder / f)] == \
-        [p.key for p in puzzles[:2]]
+    # "two" holds data000 and the ambiguous data001: only the first is exported
+    assert names == sorted([*first[:2 - ambiguous(puzzles[:2])], "my notes.txt"])
+    kept = [p for p in puzzles[:2] if p.meta.title != "data001"]
+    assert [p.key for f in names[:len(kept)] for p in read_file(folder / f)] == \
+        [p.key for p in kept]
     # single files too
     for suffix in ("pdf", "html", "jsonl", "rofl"):
         target = tmp_path / f"book.{suffix}"
@@ -140,7 +143,8 @@ def test_exports_never_mix(tmp_path) -> None:
 def test_an_unknown_suffix_is_refused_in_one_line_and_creates_nothing(tmp_path) -> None:
     """Issue 38: ``--to book.txt`` once made a folder named book.txt; now it is refused,
     naming the kinds there are. A suffix in an existing folder's name stays a folder."""
-    db = corpus_with(tmp_path, nin_puzzles()[:2])
+    puzzles = nin_puzzles()[:2]
+    db = corpus_with(tmp_path, puzzles)
     before = sorted(p.name for p in tmp_path.iterdir())
     res = export(db, "nin", "--to", str(tmp_path / "book.txt"))
     assert res.exit_code == 2, res.output
@@ -151,7 +155,7 @@ def test_an_unknown_suffix_is_refused_in_one_line_and_creates_nothing(tmp_path) 
     dotted.mkdir()
     res = export(db, "nin", "--to", str(dotted))
     assert res.exit_code == 0 and "(dir)" in res.output, res.output
-    assert len(list(dotted.iterdir())) == 2
+    assert len(list(dotted.iterdir())) == 2 - ambiguous(puzzles)
 
 
 def test_a_new_export_kind_is_one_registration(tmp_path) -> None:
@@ -199,7 +203,7 @@ def test_the_dataset_holds_clues_solution_rating_provenance_and_steps(tmp_path) 
     colour = read_file(DATA / "flags.nonpack")[0]
     db = corpus_with(tmp_path, [*puzzles, colour])
     target = tmp_path / "puzzles.jsonl"
-    res = export(db, "nin", "--to", str(target), "--steps")
+    res = export(db, "nin", "--to", str(target), "--steps", "--include-ambiguous")
     assert res.exit_code == 0, res.output
     lines = target.read_text(encoding="utf-8").splitlines()
     assert len(lines) == len(puzzles) + 1
@@ -388,6 +392,60 @@ def test_a_photo_with_givens_goes_from_generate_to_every_export(tmp_path) -> Non
     doc = pdfium.PdfDocument(str(tmp_path / "book.pdf"))
     text = "\n".join(doc[i].get_textpage().get_text_range() for i in range(len(doc)))
     n = len(givens)
-    assert f"astronaut (grade {photo['grade']}) \u00b7 {n} cell{'s' if n > 1 else ''} given" \
-        in text
+    g = photo["grade"]
+    assert f"Astronaut \u00b7 {DIFFICULTY[g]} (grade {g}) \u00b7 {n} cell" \
+        f"{'s' if n > 1 else ''} given" in text
     assert "are given" in doc[0].get_textpage().get_text_range()
+
+
+def test_a_built_book_has_its_title_the_given_titles_a_contents_page_and_matching_numbers(
+        tmp_path) -> None:
+    """Issue 37: ``collection build --title/--titles``; the book's contents list each
+    puzzle's number, title, size, difficulty in words and page, and the puzzle and its
+    solution carry the same number; the dataset says the same title."""
+    from nonoforge.solver import SOLVER_VERSION
+    from nonoforge.titles import difficulty
+
+    puzzles = [p for p in nin_puzzles() if p.meta.title != "data001"]
+    puzzles[1] = puzzles[1].replace(meta=Meta())  # untitled: named by the --titles file
+    db = str(tmp_path / "c.db")
+    with Corpus.open(db) as c:
+        c.add(puzzles)
+        c.save_results([{"key": p.key, "status": "unique", "grade": 1 + i % 5,
+                         "score": float(i)} for i, p in enumerate(puzzles)], SOLVER_VERSION)
+    titles = tmp_path / "titles.tsv"
+    titles.write_text(f"# for the book\n{puzzles[1].key[:8]}\tThe second one\n",
+                      encoding="utf-8")
+    run = CliRunner().invoke
+    res = run(app, ["collection", "build", "b", "--count", str(len(puzzles)), "--title",
+                    "Roofs and Cats", "--titles", str(titles), "--db", db])
+    assert res.exit_code == 0, res.output
+    assert "The second one" in res.stdout
+    res = run(app, ["collection", "build", "x", "--titles", str(tmp_path / "no.tsv"),
+                    "--db", db])
+    assert res.exit_code == 2 and "--titles" in res.output and "Traceback" not in res.output
+    pdf = tmp_path / "b.pdf"
+    assert export(db, "b", "--to", str(pdf)).exit_code == 0
+    doc = pdfium.PdfDocument(str(pdf))
+    text = [doc[i].get_textpage().get_text_range() for i in range(len(doc))]
+    assert "Roofs and Cats" in text[0] and "Contents" in text[1]
+    divider = next(i for i, t in enumerate(text) if t.split()[0] == "Solutions")
+    lines = [ln for ln in text[1].splitlines() if ln[:1].isdigit() or ln.startswith(" ")]
+    with Corpus.open(db) as c:
+        order = c.collection("b")
+    assert len(lines) == len(order)
+    for n, (line, p) in enumerate(zip(lines, order, strict=True), start=1):
+        grade = next(1 + i % 5 for i, q in enumerate(puzzles) if q.key == p.key)
+        title = "The second one" if p.key == puzzles[1].key else p.meta.title
+        if "猫" in (title or ""):
+            title = "and"  # the font lacks the glyphs: printed as U+FFFD
+        assert line.split()[0] == str(n) and title in line, line
+        assert f"{p.width}\u00d7{p.height}" in line and difficulty(grade) in line, line
+        page = int(line.split()[-1])  # printed page number, 1 = the title page
+        assert f"{n}. " in text[page - 1] and title in text[page - 1]
+        assert sum(f"{n}. " in t for t in text[divider + 1:]) == 1  # its solution, alike
+    jsonl = tmp_path / "b.jsonl"
+    assert export(db, "b", "--to", str(jsonl)).exit_code == 0
+    rows = [json.loads(x) for x in jsonl.read_text(encoding="utf-8").splitlines()]
+    assert [r["key"] for r in rows] == [p.key for p in order]
+    assert "The second one" in [r["display_title"] for r in rows]

@@ -34,7 +34,7 @@ def test_title_and_grade_come_from_the_puzzle_and_its_rating() -> None:
     it = ExportItem(SWITCH, 3, {"grade": 2})
     assert (it.title, it.grade) == ("Switch", 2)
     bare = ExportItem(SWITCH.replace(meta=Meta()), 4)
-    assert bare.title == f"Puzzle {SWITCH.key[:6]}" and bare.grade is None
+    assert bare.title == "No. 4" and bare.grade is None  # never a hex key (issue 37)
 
 
 def test_clues_as_json_lengths_for_black_and_white_pairs_for_colour() -> None:

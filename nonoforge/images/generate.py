@@ -687,8 +687,10 @@ def generate(
     q, rep = _best_attempt(attempts)
     if crop:
         q, rep = _trim_edges(q, rep)
-    if title is None and isinstance(image, str | os.PathLike):
-        title = os.path.splitext(os.path.basename(os.fspath(image)))[0]
+    if title is None and isinstance(image, str | os.PathLike):  # koala-20x20 -> Koala
+        from nonoforge.titles import readable
+
+        title = readable(os.path.basename(os.fspath(image)))
     meta = Meta(title=title, source=None, note=_note(rep, max_technique))
     puzzle = _puzzle(rep.grid, q.palette, meta)
     if repair_with == "givens" and not rep.accepted:

@@ -10,8 +10,8 @@ and its mirror image, rotation or transpose are one puzzle for a reader of the b
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from nonoforge.db.filters import Filters
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from nonoforge.db import Corpus
     from nonoforge.db.collections import Rated
 
-__all__ = ["Candidate", "Filters", "pick", "select", "shape_key"]
+__all__ = ["Candidate", "Filters", "eligible", "pick", "select", "shape_key"]
 
 #: Up to this many candidates (this many times the count asked for), the whole supply is
 #: read and :func:`select` runs on it exactly; above, the database picks (see :func:`pick`).
@@ -39,6 +39,55 @@ class Candidate:
     grade: int | None
     score: float
     source: str | None = None
+
+
+#: The rating status a puzzle needs to enter a collection by default: a proven unique
+#: solution. A puzzle with several solutions (or none proven) is a broken puzzle for a
+#: reader, however hard it rates (issue 37: the builder once made them the grade-5 picks).
+UNIQUE = "unique"
+
+
+def eligible(filters: Filters, include_ambiguous: bool = False) -> Filters:
+    """The filters a collection is picked with: ``filters`` narrowed to puzzles proven
+    unique, unless ``include_ambiguous`` (or the filters name a status themselves).
+
+    >>> eligible(Filters()).status, eligible(Filters(), include_ambiguous=True).status
+    ('unique', None)
+    """
+    if include_ambiguous or filters.status is not None:
+        return filters
+    return replace(filters, status=UNIQUE)
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """How ``collection build`` picks and names: puzzles without a proven unique solution
+    too (``include_ambiguous``), the collection's ``title`` (its cover), and ``titles``
+    (key or file name -> a puzzle's title, as :func:`nonoforge.titles.read_titles` reads)."""
+
+    include_ambiguous: bool = False
+    title: str | None = None
+    titles: Mapping[str, str] = field(default_factory=dict)
+
+
+def titles_for(puzzles: Iterable[Puzzle], titles: Mapping[str, str]) -> dict[str, str]:
+    """The titles ``titles`` gives to ``puzzles``, by key: a mapping's entry names a
+    puzzle by its key (or the key's first 6+ characters), or by the file it was imported
+    from (``koala.non`` or ``koala``)."""
+    out: dict[str, str] = {}
+    if not titles:
+        return out
+    for p in puzzles:
+        names = {p.key}
+        src = p.meta.source or ""
+        if src.startswith("file:"):
+            fname = src[len("file:"):].replace("\\", "/").rsplit("/", 1)[-1]
+            names |= {fname, fname.rsplit(".", 1)[0]}
+        for k, t in titles.items():
+            if k in names or (len(k) >= 6 and p.key.startswith(k)):
+                out[p.key] = t
+                break
+    return out
 
 
 def shape_key(p: Puzzle) -> str:

@@ -20,6 +20,7 @@ from nonoforge.pipeline.item import ExportItem, clues_json
 from nonoforge.puzzle import Grid, Puzzle
 from nonoforge.solving import start_state
 from nonoforge.sweeps import line_sweeps
+from nonoforge.titles import DIFFICULTY
 from nonoforge.util import safe_text
 
 #: The version of the record layout (bumped when a field changes meaning).
@@ -40,6 +41,9 @@ def record(it: ExportItem, steps: bool = False) -> dict[str, Any]:
         "key": p.key,
         "position": it.number,
         "title": text(meta.title),
+        # what the book and page call it: the collection's title for it, its own, its
+        # file's name made readable, or "No. N" (nonoforge.titles.title_of)
+        "display_title": text(it.title),
         "width": p.width,
         "height": p.height,
         "palette": [{"name": text(c.name), "rgb": c.hex} for c in p.palette],
@@ -53,6 +57,7 @@ def record(it: ExportItem, steps: bool = False) -> dict[str, Any]:
         "effort": r.get("effort"),
         "score": r.get("score"),
         "grade": r.get("grade"),
+        "difficulty": DIFFICULTY.get(r.get("grade")),  # type: ignore[arg-type]
         "solver_version": r.get("solver_version"),
         "source": text(meta.source),
         "source_id": text(meta.source_id),

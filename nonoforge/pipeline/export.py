@@ -14,7 +14,9 @@ whatever else the user kept there.
 
 Every puzzle leaves with its answer: the stored goal, or the solver's solution when no goal
 is stored (``.nin`` and most site puzzles). A puzzle without a proven unique solution is
-left out of books and pages unless ``include_ambiguous`` is set, and then marked. Given
+left out of every export (books, pages, datasets, ROFL, folders alike, so that a collection
+counts the same in each) unless ``include_ambiguous`` is set -- by the export, or by
+``collection build --include-ambiguous``, which the collection remembers -- and then marked. Given
 cells (cells printed solved) leave with every puzzle: books and pages print them, the
 dataset lists them, and a file format that cannot hold them (ROFL, most folder formats)
 leaves that puzzle out with a warning (:func:`writable`).
@@ -84,10 +86,11 @@ class ExportKind:
     path (:func:`export_collection`) does first, so that a writer only writes:
     ``puzzle_format`` (given the options) is the puzzle file format the kind writes, whose
     refusals leave puzzles out with a warning; ``answers`` has every item solved for its
-    answer and verdict; ``playable`` keeps only the puzzles with a proven unique solution
-    (all of them, marked, with ``include_ambiguous``); ``check`` refuses bad options before
-    anything is written or removed. The one ``folder`` kind writes into a directory (a
-    target without a suffix); every other kind writes one file.
+    answer and verdict; ``playable`` is kept for older registrations: every kind now keeps
+    only the puzzles with a proven unique solution (all of them, marked, with
+    ``include_ambiguous``), so that a collection counts the same in each; ``check``
+    refuses bad options before anything is written or removed. The one ``folder`` kind
+    writes into a directory (a target without a suffix); every other kind writes one file.
     """
 
     name: str
@@ -127,14 +130,24 @@ def known_kinds() -> str:
 
 
 def items_of(corpus: Any, name: str) -> list[ExportItem]:
-    """The collection's puzzles in order, with their stored ratings (no answers yet)."""
+    """The collection's puzzles in order, with their stored ratings (no answers yet) and
+    the titles the collection gives them."""
     from nonoforge.solver import SOLVER_VERSION
 
     puzzles = corpus.collection(name)
     results = {r["key"]: r for r in corpus.results(SOLVER_VERSION)}
+    titles = params_of(corpus, name).get("titles") or {}
     return [ExportItem(p, i, dict(results.get(p.key, {})), None,
-                       results.get(p.key, {}).get("status"))
+                       results.get(p.key, {}).get("status"), titles.get(p.key))
             for i, p in enumerate(puzzles, start=1)]
+
+
+def params_of(corpus: Any, name: str) -> dict[str, Any]:
+    """How the collection was built (``collection build``'s options), {} if unknown."""
+    for c in corpus.collections():
+        if c["name"] == name:
+            return dict(c.get("params") or {})
+    return {}
 
 
 def solve_items(items: Sequence[ExportItem], warn: Warn | None = None) -> None:
@@ -165,10 +178,13 @@ def solve_items(items: Sequence[ExportItem], warn: Warn | None = None) -> None:
 
 
 def playable(
-    items: Sequence[ExportItem], include_ambiguous: bool, warn: Warn | None
+    items: Sequence[ExportItem], include_ambiguous: bool, warn: Warn | None,
+    answers: bool = True,
 ) -> list[ExportItem]:
-    """The items a book or page may hold: unique ones, others only when asked (marked)."""
-    keep = [it for it in items if it.answer is not None
+    """The items an export holds: unique ones, others only when asked (marked); with
+    ``answers`` (books, pages, datasets) only those whose answer is known. Every kind
+    keeps the same ones, so a collection counts the same in each (issue 37)."""
+    keep = [it for it in items if (it.answer is not None or not answers)
             and (it.unique or include_ambiguous)]
     left = len(items) - len(keep)
     if left and warn:
@@ -254,10 +270,17 @@ def export_collection(
         target.parent.mkdir(parents=True, exist_ok=True)
     if kind.answers:
         solve_items(items, warn)
-    chosen = playable(items, opts.include_ambiguous, warn) if kind.playable else items
+    else:  # verdicts only, for the puzzles that have none stored
+        solve_items([it for it in items if it.verdict is None], warn)
+    params = params_of(corpus, name)
+    ambiguous = opts.include_ambiguous or bool(params.get("include_ambiguous"))
+    chosen = playable(items, ambiguous, warn, answers=kind.answers)
     if not chosen:
         raise UsageError(f"collection {name!r}: no puzzle with a known unique solution")
-    kind.write(ExportJob(chosen, target, name, opts, warn))
+    for n, it in enumerate(chosen, start=1):  # numbered alike in every kind
+        it.number = n
+    title = str(params.get("title") or name)
+    kind.write(ExportJob(chosen, target, title, opts, warn))
     return Exported(str(target) if kind.folder else to, kind.name, len(chosen),
                     len(items) - len(chosen), refused)
 
@@ -309,8 +332,8 @@ def _check_pdf(opts: ExportOptions) -> None:
 def _write_pdf(job: ExportJob) -> None:
     from nonoforge.pipeline.pdf import BookEntry, book
 
-    entries = [BookEntry(it.puzzle, n, it.title, it.grade, it.answer, it.note)
-               for n, it in enumerate(job.items, start=1)]
+    entries = [BookEntry(it.puzzle, it.number, it.title, it.grade, it.answer, it.note)
+               for it in job.items]
     write_atomic(job.target, book(entries, title=job.title, page=job.opts.page,
                                   greyscale=job.opts.greyscale, warn=job.warn))
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from nonoforge.puzzle import Clue, Grid, Puzzle
 from nonoforge.results import Verdict
+from nonoforge.titles import difficulty, title_of
 
 
 @dataclass
@@ -30,6 +31,8 @@ class ExportItem:
     result: dict[str, Any] = field(default_factory=dict)
     answer: Grid | None = None
     verdict: str | None = None
+    #: The title the collection gives it (``collection build --titles``), over its own.
+    given_title: str | None = None
 
     @property
     def grade(self) -> int | None:
@@ -37,7 +40,17 @@ class ExportItem:
 
     @property
     def title(self) -> str:
-        return self.puzzle.meta.title or f"Puzzle {self.puzzle.key[:6]}"
+        """What the reader sees: the collection's title for it, else its own or its file's
+        name made readable, else ``No. N`` (:func:`nonoforge.titles.title_of`)."""
+        if self.given_title:
+            return self.given_title
+        meta = self.puzzle.meta
+        return title_of(meta.title, meta.source, self.number)
+
+    @property
+    def difficulty(self) -> str | None:
+        """The grade in words with its number (``Hard (grade 3)``), None when ungraded."""
+        return difficulty(self.grade)
 
     @property
     def unique(self) -> bool:

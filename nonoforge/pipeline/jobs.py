@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from nonoforge.errors import UsageError
 from nonoforge.pipeline.batch import Batch, Item
-from nonoforge.pipeline.collection import Candidate, Filters, pick
+from nonoforge.pipeline.collection import (
+    BuildOptions,
+    Candidate,
+    Filters,
+    eligible,
+    pick,
+    titles_for,
+)
 from nonoforge.pipeline.difficulty import Model, fit
 from nonoforge.pipeline.rate import (
     MIN_FIT,
@@ -471,18 +478,53 @@ def _rate_in_corpus(
 
 
 def build_collection(
-    corpus: Corpus, name: str, filters: Filters, count: int = 100
+    corpus: Corpus, name: str, filters: Filters, count: int = 100,
+    opts: BuildOptions | None = None, warn: Callable[[str], None] | None = None,
 ) -> list[Candidate]:
-    """Select ``count`` puzzles from the rated corpus and store them under ``name``."""
-    chosen = pick(corpus, solver_version(), filters, count)  # in the database
+    """Select ``count`` puzzles from the rated corpus and store them under ``name``.
+
+    Only puzzles proven unique qualify unless ``opts.include_ambiguous``; when fewer than
+    ``count`` qualify, the collection holds what does and ``warn`` is told why in one line.
+    The options (title, titles, whether ambiguous puzzles were let in) are kept with the
+    collection, so that every export of it says and holds the same.
+    """
+    opts = opts or BuildOptions()
+    wanted = eligible(filters, opts.include_ambiguous)
+    chosen = pick(corpus, solver_version(), wanted, count)  # in the database
     if not chosen and not corpus.rated_supply(solver_version()):
         raise UsageError("the corpus has no rated puzzles: run `nonoforge rate` first")
     if not chosen:
-        raise UsageError("no rated puzzle matches those filters")
-    corpus.create_collection(
-        name, [c.puzzle.key for c in chosen], {"count": count, **filters.to_dict()}
-    )
+        raise UsageError("no rated puzzle matches those filters"
+                         + shortfall(corpus, filters, wanted, 0, count))
+    if len(chosen) < count and warn is not None:
+        warn(f"collection {name!r} holds {len(chosen)} of the {count} puzzles asked for"
+             + shortfall(corpus, filters, wanted, len(chosen), count))
+    params: dict[str, Any] = {"count": count, **filters.to_dict()}
+    if opts.include_ambiguous:
+        params["include_ambiguous"] = True
+    if opts.title:
+        params["title"] = opts.title
+    titled = titles_for((c.puzzle for c in chosen), opts.titles)
+    if titled:
+        params["titles"] = titled
+    corpus.create_collection(name, [c.puzzle.key for c in chosen], params)
     return chosen
+
+
+def shortfall(corpus: Corpus, filters: Filters, wanted: Filters, got: int, count: int) -> str:
+    """Why a collection has fewer puzzles than asked, as the tail of one line: how many
+    qualify, and how many more were left out for want of a proven unique solution."""
+    version = solver_version()
+    qualify = sum(corpus.rated_supply(version, wanted).values())
+    why = f": {qualify} rated puzzle(s) qualify"
+    if qualify > got:
+        why += f" ({qualify - got} repeat another's shape)"
+    if wanted.status != filters.status:
+        other = sum(corpus.rated_supply(version, filters).values()) - qualify
+        if other:
+            why += (f"; {other} more lack a proven unique solution "
+                    "(--include-ambiguous lets them in)")
+    return why
 
 
 def export_collection(

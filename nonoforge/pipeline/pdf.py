@@ -27,6 +27,7 @@ from fpdf import FPDF
 
 from nonoforge.errors import UsageError
 from nonoforge.puzzle import Grid, Puzzle
+from nonoforge.titles import difficulty
 from nonoforge.util import safe_text
 
 RGB = tuple[int, int, int]
@@ -53,11 +54,18 @@ SHARE_CELL = 4.0
 #: Solutions are only looked at: they share pages down to this cell (mm).
 SOLUTION_CELL = 2.0
 HEAD = 7.0  # the line above each puzzle
+#: One line of the contents page (mm), and the room its heading takes.
+CONTENTS_LINE = 5.5
+CONTENTS_HEAD = 16.0
 KEY_LINE = 4.5  # one line of the colour key
 FONT = "dejavu"
 #: Hatching for greyscale books with more colours than grey levels tell apart.
 HATCHES = ("", "/", "\\", "x", "-", "|")
-GREY_LEVELS = 5
+#: Grey levels a greyscale book tells colours apart by: at least 20 % apart and none lighter
+#: than 25 % grey (a 16 % grey was barely visible on paper: issue 37), so four of them.
+GREY_LEVELS = 4
+#: The darkest and lightest grey fills (0-255): 97 % and 25 % grey.
+DARKEST, LIGHTEST = 8, 191
 
 
 @dataclass(frozen=True)
@@ -158,13 +166,25 @@ def inks(p: Puzzle, greyscale: bool) -> list[Ink]:
     shade: dict[int, Ink] = {}
     for rank, i in enumerate(order):
         step = rank * levels // n
-        g = round(20 + step * (215 - 20) / max(1, levels - 1))
+        g = round(DARKEST + step * (LIGHTEST - DARKEST) / max(1, levels - 1))
         hatch = HATCHES[rank % len(HATCHES)] if n > levels else ""
         pct = round(100 * (255 - g) / 255)
         what = f"grey {pct}%" + (f", hatched {hatch}" if hatch else "")
         name = f"{safe_text(pal[i].name, 40)} ({what})"
         shade[i] = Ink((g, g, g), hatch, text_color((g, g, g)), name)
     return out + [shade[i] for i in range(1, n + 1)]
+
+
+def natural(name: str) -> tuple[tuple[int, int | str], ...]:
+    """A sort key that puts ``c2`` before ``c10`` and ``a`` before ``b``, case aside.
+
+    >>> sorted(["d", "c10", "a", "c2"], key=natural)
+    ['a', 'c2', 'c10', 'd']
+    """
+    import re
+
+    return tuple((0, int(t)) if t.isdigit() else (1, t)
+                 for t in re.findall(r"\d+|\D+", name.casefold()))
 
 
 def _luma(rgb: RGB) -> float:
@@ -340,15 +360,30 @@ class Layout:
     fronts: list[list[Piece]]
     backs: list[list[Piece]]
 
+    contents: int = 1
+
     @classmethod
     def of(cls, entries: Sequence[BookEntry], size: tuple[float, float]) -> Layout:
-        return cls(_plan(entries, size, solved=False), _plan(entries, size, solved=True))
+        return cls(_plan(entries, size, solved=False), _plan(entries, size, solved=True),
+                   -(-len(entries) // contents_lines(size)))
 
     @property
     def pages(self) -> int:
-        """Every page :func:`book` makes: the title page, the puzzles, and, when there are
-        solutions, a divider and the solutions."""
-        return 1 + len(self.fronts) + (1 + len(self.backs) if self.backs else 0)
+        """Every page :func:`book` makes: the title page, the contents, the puzzles, and,
+        when there are solutions, a divider and the solutions."""
+        return 1 + self.contents + len(self.fronts) + (1 + len(self.backs) if self.backs else 0)
+
+    def page_of(self, number: int) -> int:
+        """The page a puzzle (its first part) is printed on, counted from the title page."""
+        for i, group in enumerate(self.fronts):
+            if any(pc.entry.number == number for pc in group):
+                return 2 + self.contents + i
+        raise KeyError(number)
+
+
+def contents_lines(size: tuple[float, float]) -> int:
+    """How many puzzles one contents page lists."""
+    return max(1, int((_narrowest(size)[3] - CONTENTS_HEAD) // CONTENTS_LINE))
 
 
 class _Drawer:
@@ -368,7 +403,7 @@ class _Drawer:
         e = pc.entry
         head = f"{e.number}. {e.title}"
         if e.grade is not None:
-            head += f"  (grade {e.grade})"
+            head += f" \u00b7 {difficulty(e.grade)}"
         given = 0 if solved else len(_givens_in(pc))
         if given:  # printed solved: the reader is told they are part of the puzzle
             head += f"  \u00b7 {given} cell{'s' if given > 1 else ''} given"
@@ -383,6 +418,40 @@ class _Drawer:
         while len(head) > 4 and pdf.get_string_width(head) > w:
             head = head[:-2].rstrip() + "\u2026"
         pdf.text(x, y + 4.5, head)
+
+    def contents(self, entries: Sequence[BookEntry], layout: Layout) -> None:
+        """The contents: each puzzle's number, title, size, difficulty and page, as many
+        pages as :attr:`Layout.contents` counts."""
+        pdf = self.pdf
+        per = contents_lines((pdf.w, pdf.h))
+        for k in range(layout.contents):
+            pdf.add_page()
+            x, y, w, _ = pdf.frame()
+            pdf.set_text_color(0, 0, 0)
+            pdf.set_font(FONT, style="B", size=16)
+            pdf.set_xy(x, y)
+            pdf.cell(w, 9, "Contents" if k == 0 else "Contents (continued)")
+            # columns: number, title, size, difficulty, page (widths in mm)
+            cols = (10.0, w - 10 - 18 - 34 - 10, 18.0, 34.0, 10.0)
+            ty = y + CONTENTS_HEAD - CONTENTS_LINE
+            pdf.set_font(FONT, style="B", size=8)
+            self._row(("No.", "Title", "Size", "Difficulty", "Page"), cols, x, ty)
+            pdf.set_font(FONT, size=8.5)
+            for i, e in enumerate(entries[k * per:(k + 1) * per]):
+                p = e.puzzle
+                self._row((str(e.number), self.text(e.title), f"{p.width}\u00d7{p.height}",
+                           difficulty(e.grade) or "\u2013", str(layout.page_of(e.number))),
+                          cols, x, ty + (i + 1) * CONTENTS_LINE)
+
+    def _row(self, cells: Sequence[str], widths: Sequence[float], x: float, y: float) -> None:
+        """One contents line; a title too long for its column is cut with an ellipsis."""
+        pdf = self.pdf
+        for n, (text, cw) in enumerate(zip(cells, widths, strict=True)):
+            while len(text) > 2 and pdf.get_string_width(text) > cw - 1.5:
+                text = text[:-2].rstrip() + "\u2026"
+            pdf.set_xy(x, y)
+            pdf.cell(cw, CONTENTS_LINE, text, align="R" if n in (0, 4) else "L")
+            x += cw
 
     def swatch(self, ink: Ink, x: float, y: float, w: float, h: float) -> None:
         pdf = self.pdf
@@ -501,7 +570,9 @@ class _Drawer:
         pdf = self.pdf
         pdf.set_font(FONT, size=6.5)
         cx = x
-        for i in range(1, len(ink)):
+        # in the colours' own order (a b c d), not the palette's: a corpus stores palettes
+        # in a canonical order, and a key once read ``a d c b`` (issue 37)
+        for i in sorted(range(1, len(ink)), key=lambda i: (natural(ink[i].name), i)):
             label = self.text(ink[i].name)
             tw = min(pdf.get_string_width(label), w - 6)
             if cx > x and cx + 4 + tw > x + w:
@@ -557,6 +628,7 @@ def book(
                    + ("\nCells printed filled or crossed (\u00d7) in a grid are given: "
                       "they are part of the solution." if given else "")
                    + "\nMade with nonoforge.", align="C")
+    draw.contents(entries, layout)
     for group in fronts:
         pdf.add_page()
         n = _per_page(group[0], size, False)
