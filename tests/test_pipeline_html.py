@@ -59,6 +59,13 @@ def test_solutions_are_encoded_and_titles_are_text() -> None:
     assert "http://" not in html.replace("http-equiv", "") and "https://" not in html
 
 
+def test_the_page_says_difficulty_in_the_books_words() -> None:
+    its = items()
+    data = json.loads(page(its).split('id="nf-data">')[1].split("</script>")[0])
+    assert [p["difficulty"] for p in data["puzzles"]] == [it.difficulty for it in its]
+    assert all(p["difficulty"] and "grade" in p["difficulty"] for p in data["puzzles"])
+
+
 @pytest.fixture(scope="module")
 def browser():
     if not CHROMIUM or not DRIVER:

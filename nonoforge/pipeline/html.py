@@ -61,6 +61,7 @@ def puzzle_json(it: ExportItem) -> dict[str, Any]:
         "w": p.width,
         "h": p.height,
         "grade": it.grade,
+        "difficulty": it.difficulty,  # the grade in words, as the book prints it
         "note": it.note,
         "bw": p.is_bw,
         "colors": [c.hex for c in p.palette],

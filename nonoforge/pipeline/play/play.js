@@ -252,7 +252,7 @@
     $("pick").value = String(n);
     $("title").textContent = p.title;
     var ng = p.givens.length;
-    $("info").textContent = p.w + "\u00d7" + p.h + (p.grade ? ", grade " + p.grade : "") + (ng ? ", " + ng + (ng > 1 ? " cells" : " cell") + " given" : "") + (p.note ? " \u2014 " + p.note : "");
+    $("info").textContent = p.w + "\u00d7" + p.h + (p.difficulty ? ", " + p.difficulty : p.grade ? ", grade " + p.grade : "") + (ng ? ", " + ng + (ng > 1 ? " cells" : " cell") + " given" : "") + (p.note ? " \u2014 " + p.note : "");
     build(p);
     buildPalette(p);
     for (var i = 0; i < cells.length; i++) paint(i);
