@@ -24,6 +24,7 @@ from nonoforge.pipeline.rate import (
     RateOptions,
     Summary,
     bundled_model,
+    human_fields,
     rate_all,
     sample_of,
     score_rows,
@@ -188,8 +189,35 @@ def _rate_corpus(
     finally:  # an interrupt (Ctrl-C, SIGTERM) keeps every rating finished so far
         if pending:
             corpus.save_results(pending, version)
+    add_human(corpus, version, wanted)
     rows, info, regraded = grade_corpus(corpus, version, summary, refit)
     return _Graded(summary, rows, info, rated, regraded)
+
+
+def add_human(corpus: Corpus, version: str, keys: Sequence[str] | None = None) -> int:
+    """Give the ratings of this solver version that lack them (made before migration
+    0009) their human features, score and grade; returns how many were added.
+
+    Nothing is timed or solved again: the step solver's path is a pure function of the
+    puzzle, computed here in this process (about 0.1 s a tournament puzzle, see
+    docs/difficulty.md) and saved every :data:`BATCH` puzzles, so an interrupted pass
+    keeps what it did and the next run does the rest.
+    """
+    pending: list[dict[str, Any]] = []
+    added = 0
+    try:
+        for p, rating in corpus.lacking_human(version, keys):
+            fields = human_fields(p, rating["status"])
+            if fields["human_score"] is None:
+                continue  # the step solver refuses it: nothing to keep
+            pending.append({"key": p.key, "rated_at": rating["rated_at"], **fields})
+            if len(pending) >= BATCH:
+                added += corpus.save_results(pending, version)
+                pending = []
+    finally:
+        if pending:
+            added += corpus.save_results(pending, version)
+    return added
 
 
 def grade_corpus(
@@ -270,7 +298,7 @@ def _rate_stream(
 
 #: The fields of a rating that ``rate --json`` shows, in this order.
 ROW_FIELDS = ("key", "title", "width", "height", "colors", "status", "technique", "score",
-              "grade", "time_s", "effort")
+              "grade", "time_s", "effort", "human", "human_score", "human_grade")
 
 #: Told of each entry of a rating run as it is known (``rate --json`` prints it).
 Emit = Callable[[dict[str, Any]], None]
