@@ -1574,6 +1574,10 @@ def collection_build(
     grades: Annotated[str | None, typer.Option("--grades", hidden=True)] = None,
     db: CorpusOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="The selection as JSON.")] = False,
+    grade_by: Annotated[
+        str, typer.Option("--grade-by", help="Grade by the time-calibrated score (time) or "
+                          "the human-effort score (human; docs/difficulty.md).")
+    ] = "time",
 ) -> None:
     """Pick a balanced, deduplicated selection of rated puzzles, ordered easy to hard.
 
@@ -1587,7 +1591,7 @@ def collection_build(
         raise UsageError("give --grade once (--grades is its old name)")
     filters = _filters(size=size, colors=colors, source=source, grade=grade or grades)
     with open_corpus(db, write=True) as corpus:
-        chosen = jobs.build_collection(corpus, name, filters, count)
+        chosen = jobs.build_collection(corpus, name, filters, count, grade_by)
     if as_json:
         print_json([{"position": i, "key": c.puzzle.key, "title": c.puzzle.meta.title,
                      "grade": c.grade, "score": c.score, "width": c.puzzle.width,

@@ -79,9 +79,13 @@ def select(candidates: Iterable[Candidate], filters: Filters, count: int) -> lis
     return sorted(chosen, key=lambda c: (c.grade, c.score, c.puzzle.key))
 
 
-def pick(corpus: Corpus, version: str, filters: Filters, count: int) -> list[Candidate]:
+def pick(
+    corpus: Corpus, version: str, filters: Filters, count: int, grade_by: str = "time"
+) -> list[Candidate]:
     """:func:`select` on the corpus's puzzles rated by solver ``version``, at a cost that
-    grows with ``count``, not with the corpus.
+    grows with ``count``, not with the corpus. ``grade_by`` ``time`` (the default) grades
+    and orders them by the time-calibrated grade and score, ``human`` by the human-effort
+    ones (``human_grade``, ``human_score``: see docs/difficulty.md).
 
     The database counts the supply of each grade and hands back only the puzzles at the
     evenly spread positions :func:`_spread` takes (with :data:`OVERSAMPLE` neighbours
@@ -91,12 +95,13 @@ def pick(corpus: Corpus, version: str, filters: Filters, count: int) -> list[Can
     decides exactly: on a large corpus the two differ only where shape duplicates would
     have shrunk a grade's supply before the quotas were shared.
     """
-    supply = corpus.rated_supply(version, filters)
+    supply = corpus.rated_supply(version, filters, grade_by)
     total = sum(supply.values())
     if total == 0:
         return []
     if total <= SMALL_SUPPLY * count:
-        every = corpus.rated_at(version, filters, {g: range(n) for g, n in supply.items()})
+        every = corpus.rated_at(version, filters, {g: range(n) for g, n in supply.items()},
+                                grade_by)
         cands = [Candidate(x.puzzle, x.grade, x.score) for x in every]
         return select(cands, replace(filters, source=None), count)
     quotas = _quotas(supply, count)
@@ -104,7 +109,7 @@ def pick(corpus: Corpus, version: str, filters: Filters, count: int) -> list[Can
             for g, n in quotas.items() if n}
     ask = {g: sorted({q + k for q in ps for k in range(OVERSAMPLE + 1) if q + k < supply[g]})
            for g, ps in want.items()}
-    got = {(x.grade, x.position): x for x in corpus.rated_at(version, filters, ask)}
+    got = {(x.grade, x.position): x for x in corpus.rated_at(version, filters, ask, grade_by)}
     seen: set[str] = set()
     taken: set[tuple[int, int]] = set()
     chosen: list[Candidate] = []

@@ -498,18 +498,31 @@ def _rate_in_corpus(
 # -- collections ----------------------------------------------------------------------------
 
 
+#: How ``collection build --grade-by`` grades: the time-calibrated grade, or the human one.
+GRADE_BY = ("time", "human")
+
+
 def build_collection(
-    corpus: Corpus, name: str, filters: Filters, count: int = 100
+    corpus: Corpus, name: str, filters: Filters, count: int = 100, grade_by: str = "time"
 ) -> list[Candidate]:
-    """Select ``count`` puzzles from the rated corpus and store them under ``name``."""
-    chosen = pick(corpus, solver_version(), filters, count)  # in the database
+    """Select ``count`` puzzles from the rated corpus and store them under ``name``,
+    graded by the time-calibrated grade (``grade_by`` ``time``) or the human-effort one
+    (``human``; the collection's params then say so)."""
+    if grade_by not in GRADE_BY:
+        raise UsageError(f"--grade-by must be one of {', '.join(GRADE_BY)}, not {grade_by!r}")
+    chosen = pick(corpus, solver_version(), filters, count, grade_by)  # in the database
     if not chosen and not corpus.rated_supply(solver_version()):
         raise UsageError("the corpus has no rated puzzles: run `nonoforge rate` first")
+    if not chosen and grade_by == "human" and not corpus.rated_supply(solver_version(),
+                                                                        by="human"):
+        raise UsageError("the corpus's ratings have no human grades yet: run "
+                         "`nonoforge rate --db` to add them")
     if not chosen:
         raise UsageError("no rated puzzle matches those filters")
-    corpus.create_collection(
-        name, [c.puzzle.key for c in chosen], {"count": count, **filters.to_dict()}
-    )
+    params: dict[str, Any] = {"count": count, **filters.to_dict()}
+    if grade_by != "time":  # a time-graded build's params stay as they always were
+        params["grade_by"] = grade_by
+    corpus.create_collection(name, [c.puzzle.key for c in chosen], params)
     return chosen
 
 
