@@ -1266,6 +1266,10 @@ def collection_build(
         "its first 6+ characters, a file name the one it was imported from.")] = None,
     db: CorpusOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="The selection as JSON.")] = False,
+    grade_by: Annotated[
+        str, typer.Option("--grade-by", help="Grade by the time-calibrated score (time) or "
+                          "the human-effort score (human; docs/difficulty.md).")
+    ] = "time",
 ) -> None:
     """Pick a balanced, deduplicated selection of rated puzzles, ordered easy to hard.
 
@@ -1283,7 +1287,8 @@ def collection_build(
     if grades is not None and grade is not None:
         raise UsageError("give --grade once (--grades is its old name)")
     filters = _filters(size=size, colors=colors, source=source, grade=grade or grades)
-    opts = BuildOptions(include_ambiguous, title, read_titles(titles) if titles else {})
+    opts = BuildOptions(include_ambiguous, title, read_titles(titles) if titles else {},
+                        grade_by)
     with open_corpus(db, write=True) as corpus:
         chosen = jobs.build_collection(corpus, name, filters, count, opts,
                                        warn=lambda m: err.print(f"warning: {m}", markup=False))

@@ -1366,3 +1366,46 @@ def test_an_ingested_archive_of_the_bundled_examples_is_filed_under_webpbn(
     assert s["by_site"] == {"file": 1, "webpbn": 11}  # type: ignore[index]
     r = runner.invoke(app, ["-q", "db", "query", "--source", "webpbn", "--db", db])
     assert len(r.stdout.splitlines()) == 11 and "  webpbn  " in r.stdout
+
+
+@pytest.mark.slow
+def test_the_human_features_migration_keeps_ratings_and_rate_fills_them(
+    tmp_path: Path,
+) -> None:
+    """Migration 0009 on a corpus made at revision 0006: its rating is kept with the human
+    columns NULL; ``rate --db`` then gives it its human features without timing it again
+    (its times and rated_at stay), and rates the rest with them."""
+    import json
+
+    from nonoforge.solver import SOLVER_VERSION
+
+    old = tmp_path / "old.db"
+    shutil.copy(ROOT / "tests" / "data" / "corpus-0006.db", old)
+    with sqlite3.connect(old) as conn:  # a rating as nonoforge at revision 0006 stored it
+        pid, key = conn.execute("SELECT id, key FROM puzzles ORDER BY id LIMIT 1").fetchone()
+        conn.execute(
+            "INSERT INTO results (puzzle_id, solver_version, status, technique, effort, "
+            "time_s, times, score, grade, rated_at) VALUES (?, ?, 'unique', 'line', '{}', "
+            "0.25, '[0.25]', 0.5, 3, '2026-01-02 03:04:05')", (pid, SOLVER_VERSION))
+    with Corpus.open(old) as c:
+        (row,) = c.results()
+        assert (row["key"], row["times"], row["grade"]) == (key, [0.25], 3)
+        assert row["human"] is row["human_score"] is row["human_grade"] is None
+        assert [p.key for p, _ in c.lacking_human(SOLVER_VERSION)] == [key]
+    with sqlite3.connect(old) as conn:
+        assert conn.execute(f"SELECT version_num FROM {m.VERSION_TABLE}").fetchall() == [
+            ("0009",)]
+    r = CliRunner().invoke(app, ["-q", "rate", "--db", str(old), "--workers", "1", "--runs",
+                                 "1", "--budget", "200000", "--json"])
+    assert r.exit_code == 0, r.output
+    with Corpus.open(old) as c:
+        rows = {x["key"]: x for x in c.results(SOLVER_VERSION)}
+        assert list(c.lacking_human(SOLVER_VERSION)) == []
+    kept = rows[key]
+    assert kept["times"] == [0.25] and kept["rated_at"].startswith("2026-01-02")  # not re-timed
+    assert kept["human"]["stop"] in ("solved", "stalled", "budget")
+    assert kept["human_score"] is not None and kept["human_grade"] is not None
+    assert len(rows) == 18 and all(x["human_score"] is not None for x in rows.values()
+                                   if x["status"] != "error")
+    told = [json.loads(ln) for ln in r.stdout.splitlines() if ln.startswith("{")]
+    assert any(e.get("key") == key and e["human"] == kept["human"] for e in told)

@@ -200,3 +200,47 @@ def test_ambiguous_puzzles_are_not_picked_unless_asked_and_every_export_counts_a
     doc = pdfium.PdfDocument(str(tmp_path / "all.pdf"))
     text = "\n".join(doc[i].get_textpage().get_text_range() for i in range(len(doc)))
     assert f"{len(keys)} puzzles" in text and "more than one solution" in text
+
+
+@pytest.mark.slow
+def test_collection_build_grade_by_human_through_the_cli(tmp_path) -> None:
+    """``--grade-by human`` grades and orders by the human-effort grade and score the
+    ratings carry; the default (time) builds as before; a bad value is one line."""
+    import json
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from nonoforge.cli import app
+    from nonoforge.db import Corpus
+    from nonoforge.solver import SOLVER_VERSION
+
+    examples = Path(__file__).resolve().parents[1] / "nonoforge" / "examples" / "puzzles"
+    files = [str(examples / f"{n}.non") for n in ("dancer", "cat", "skid", "edge", "bucks",
+                                                   "mum", "knot", "swing")]
+    db = str(tmp_path / "c.db")
+    runner = CliRunner()
+    r = runner.invoke(app, ["-q", "rate", "--db", db, "--workers", "1", "--runs", "1", *files])
+    assert r.exit_code == 0, r.output
+    with Corpus.open(db) as c:
+        rated = {x["key"]: x for x in c.results(SOLVER_VERSION)}
+    r = runner.invoke(app, ["-q", "collection", "build", "h", "--db", db, "--count", "5",
+                            "--grade-by", "human", "--json"])
+    assert r.exit_code == 0, r.output
+    chosen = json.loads(r.stdout)
+    assert len(chosen) == 5
+    for x in chosen:
+        assert (x["grade"], x["score"]) == (rated[x["key"]]["human_grade"],
+                                            rated[x["key"]]["human_score"])
+    assert [(x["grade"], x["score"]) for x in chosen] == sorted(
+        (x["grade"], x["score"]) for x in chosen)
+    r = runner.invoke(app, ["-q", "collection", "build", "t", "--db", db, "--count", "5",
+                            "--json"])
+    assert r.exit_code == 0, r.output
+    for x in json.loads(r.stdout):
+        assert (x["grade"], x["score"]) == (rated[x["key"]]["grade"], rated[x["key"]]["score"])
+    with Corpus.open(db) as c:
+        params = {x["name"]: x["params"] for x in c.collections()}
+    assert params["h"]["grade_by"] == "human" and "grade_by" not in params["t"]
+    r = runner.invoke(app, ["-q", "collection", "build", "x", "--db", db, "--grade-by", "feel"])
+    assert r.exit_code == 2 and "error:" in r.output and "--grade-by" in r.output

@@ -193,3 +193,68 @@ def test_one_puzzle_in_a_pool_of_its_own_still_costs_only_itself() -> None:
     rows = list(LocalExecutor(4).map_unordered(die_on_boom, [boom], RateOptions(runs=1)))
     assert len(rows) == 1 and rows[0]["status"] == "error"
     assert rows[0]["error"] == "the solver process died on this puzzle"
+
+
+# -- the human difficulty features (issue 36) -----------------------------------------------
+
+
+def test_a_rating_carries_the_step_solvers_own_features_and_score() -> None:
+    """Known answers: the human-like step solver's summary of each bundled puzzle (its
+    own documented output), and the score and grade its documented formula gives."""
+    from nonoforge.pipeline.difficulty import human_grade, human_score
+    from nonoforge.pipeline.rate import HUMAN_KEYS, HUMAN_PROBE_LINES
+    from nonoforge.solver.human import HumanOptions, explain_path
+
+    for p in examples():
+        row = rate_puzzle(p, RateOptions(runs=1))
+        path = explain_path(p, options=HumanOptions(max_probe_lines=HUMAN_PROBE_LINES))
+        want = {k: path.summary()[k] for k in HUMAN_KEYS}
+        assert row["human"] == want, p.meta.title
+        assert want["stop"] == "solved" and want["steps"] == len(path.steps) > 0
+        assert row["human_score"] == human_score(want) > 0  # solved: no stall penalty
+        assert row["human_grade"] == human_grade(row["human_score"])
+
+
+def test_a_stalled_path_scores_its_steps_plus_the_penalty_per_undecided_cell() -> None:
+    """A puzzle with two solutions: the path stalls, the score adds the stated penalty for
+    each cell left, and the verdict ``multiple`` gets a human grade as it gets a time one."""
+    from nonoforge.pipeline.difficulty import HUMAN_STALL_PENALTY, human_score
+
+    p = Puzzle.from_clues([[1], [1]], [[1], [1]])
+    row = rate_puzzle(p, RateOptions(runs=1))
+    assert row["status"] == "multiple" and row["human"]["stop"] == "stalled"
+    assert row["human"]["steps"] == 0
+    assert row["human_score"] == human_score(row["human"]) + 4 * HUMAN_STALL_PENALTY
+    assert row["human_grade"] is not None
+
+
+def test_the_human_score_never_falls_as_a_path_gets_harder() -> None:
+    from nonoforge.pipeline.difficulty import human_score
+
+    base = {"per_technique": {"simple_boxes": 10, "line": 2}, "footholds": 4,
+            "bottleneck": 2}
+    s = human_score(base)
+    assert human_score({**base, "per_technique": {"simple_boxes": 11, "line": 2}}) > s
+    assert human_score({**base, "footholds": 3}) > s
+    assert human_score({**base, "bottleneck": 1}) > s
+    assert human_score(base, undecided=1) > s
+    assert human_score(base) == s  # deterministic
+
+
+def test_rate_json_gives_the_human_fields_after_the_existing_ones() -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from nonoforge.cli import app
+    from nonoforge.pipeline.jobs import ROW_FIELDS
+
+    r = CliRunner().invoke(app, ["-q", "rate", "example:dancer", "--json", "--workers", "1",
+                                 "--runs", "1"])
+    assert r.exit_code == 0, r.output
+    row = json.loads(r.stdout.splitlines()[0])
+    assert list(row)[:12] == ["file", "key", "title", "width", "height", "colors", "status",
+                              "technique", "score", "grade", "time_s", "effort"]
+    assert list(row)[12:] == ["human", "human_score", "human_grade"] == list(ROW_FIELDS[11:])
+    assert row["human"]["stop"] == "solved" and row["human"]["footholds"] > 0
+    assert isinstance(row["human_score"], float) and 1 <= row["human_grade"] <= 5

@@ -30,47 +30,67 @@ class Rated:
     puzzle: Puzzle
 
 
+def _graded_by(by: str) -> tuple[Any, Any]:
+    """The results' (grade, score) columns a collection is picked by: ``time`` (the
+    time-calibrated ones) or ``human`` (the human-effort ones, migration 0009)."""
+    r = m.results
+    if by == "human":
+        return r.c.human_grade, r.c.human_score
+    if by == "time":
+        return r.c.grade, r.c.score
+    raise CorpusError(f"unknown grading {by!r}: time or human")
+
+
 class Collections(Session):
     """Collections: a name, how they were built, and their puzzles in order."""
 
     # -- picking rated puzzles in the database -------------------------------------------
 
     @staticmethod
-    def _rated_where(solver_version: str, filters: Filters) -> list[ColumnElement[bool]]:
+    def _rated_where(
+        solver_version: str, filters: Filters, by: str = "time"
+    ) -> list[ColumnElement[bool]]:
         r = m.results
+        grade, score = _graded_by(by)
         kw = filters.query_kwargs()
         where = [*conditions(**{k: kw[k] for k in _PUZZLE_FILTERS}),
                  r.c.solver_version == solver_version,
-                 r.c.grade.is_not(None), r.c.score.is_not(None)]
+                 grade.is_not(None), score.is_not(None)]
         lo, hi = bounds(kw["grade"], "grade")
         if lo is not None:
-            where.append(r.c.grade >= lo)
+            where.append(grade >= lo)
         if hi is not None:
-            where.append(r.c.grade <= hi)
+            where.append(grade <= hi)
         if filters.status is not None:
             where.append(r.c.status == filters.status)
         if filters.technique is not None:
             where.append(r.c.technique == filters.technique)
         return where
 
-    def rated_supply(self, solver_version: str, filters: Filters | None = None) -> dict[int, int]:
+    def rated_supply(
+        self, solver_version: str, filters: Filters | None = None, by: str = "time"
+    ) -> dict[int, int]:
         """How many puzzles the filters admit per grade of ``solver_version`` (those with
-        a grade and a score): one indexed, grouped count, nothing decoded."""
+        a grade and a score; ``by`` ``human``: the human ones): one indexed, grouped
+        count, nothing decoded."""
         p, r = m.puzzles, m.results
+        grade, _ = _graded_by(by)
         q = (
-            select(r.c.grade, func.count())
+            select(grade, func.count())
             .select_from(r.join(p, p.c.id == r.c.puzzle_id))
-            .where(*self._rated_where(solver_version, filters or Filters()))
-            .group_by(r.c.grade)
+            .where(*self._rated_where(solver_version, filters or Filters(), by))
+            .group_by(grade)
         )
         with self._read() as conn:
             return {int(g): int(n) for g, n in conn.execute(q)}
 
     def rated_at(
-        self, solver_version: str, filters: Filters, positions: Mapping[int, Sequence[int]]
+        self, solver_version: str, filters: Filters, positions: Mapping[int, Sequence[int]],
+        by: str = "time",
     ) -> list[Rated]:
         """The puzzles at ``positions[grade]`` (from 0) of each grade's (score, puzzle id) order
-        of the puzzles :meth:`rated_supply` counts, decoded with their metadata.
+        of the puzzles :meth:`rated_supply` counts, decoded with their metadata (``by``:
+        whose grade and score, as there).
 
         The database numbers the rows (a window function) and hands back only those asked
         for, so the cost grows with what is picked, not with the corpus.
@@ -81,16 +101,16 @@ class Collections(Session):
             return []
         # (score, puzzle id) order, which the results index holds: without puzzle filters
         # the numbering reads the index alone, sorting nothing
-        rn = func.row_number().over(partition_by=r.c.grade,
-                                    order_by=(r.c.score, r.c.puzzle_id))
-        where = self._rated_where(solver_version, filters)
+        grade, score = _graded_by(by)
+        rn = func.row_number().over(partition_by=grade, order_by=(score, r.c.puzzle_id))
+        where = self._rated_where(solver_version, filters, by)
         needs_puzzles = bool(conditions(**{k: filters.query_kwargs()[k]
                                            for k in _PUZZLE_FILTERS}))
         numbered = (
-            select(r.c.puzzle_id.label("id"), r.c.grade.label("grade"),
-                   r.c.score.label("score"), rn.label("rn"))
+            select(r.c.puzzle_id.label("id"), grade.label("grade"),
+                   score.label("score"), rn.label("rn"))
             .select_from(r.join(p, p.c.id == r.c.puzzle_id) if needs_puzzles else r)
-            .where(*where, r.c.grade.in_(sorted(positions)))
+            .where(*where, grade.in_(sorted(positions)))
             .subquery()
         )
         out: list[Rated] = []

@@ -124,10 +124,17 @@ results = Table(
     Column("score", Float),
     Column("grade", Integer),
     Column("rated_at", DateTime(timezone=True), nullable=False),
+    # the human difficulty features, score and grade (migration 0009; NULL until rated)
+    Column("human", JSON),
+    Column("human_score", Float),
+    Column("human_grade", Integer),
     UniqueConstraint("puzzle_id", "solver_version"),
     Index("ix_results_version_grade", "solver_version", "grade"),
     # collections are picked in this order (migration 0008)
     Index("ix_results_version_grade_score", "solver_version", "grade", "score", "puzzle_id"),
+    # and in this one with --grade-by human (migration 0009)
+    Index("ix_results_version_human_grade_score", "solver_version", "human_grade",
+          "human_score", "puzzle_id"),
 )
 
 collections = Table(

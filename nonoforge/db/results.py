@@ -28,14 +28,16 @@ class Results(Session):
 
     # -- results ------------------------------------------------------------------------
 
-    _RESULT_FIELDS = ("status", "technique", "effort", "time_s", "times", "score", "grade")
+    _RESULT_FIELDS = ("status", "technique", "effort", "time_s", "times", "score", "grade",
+                      "human", "human_score", "human_grade")
 
     def save_results(self, rows: Iterable[dict[str, Any]], solver_version: str) -> int:
         """Insert or update ratings of one solver version; returns how many rows were saved.
 
         Each row names its puzzle by ``key`` and may carry ``status``, ``technique``,
         ``effort`` (a dict), ``time_s`` (the median), ``times`` (a list), ``score``,
-        ``grade`` and ``rated_at``. Updating a rated puzzle changes only the fields the row
+        ``grade``, ``human`` (the human features, a dict), ``human_score``,
+        ``human_grade`` and ``rated_at``. Updating a rated puzzle changes only the fields the row
         carries, so a score can be filled in after the model is fitted. Other fields (the
         ``width``, ``title``... that :meth:`results` rows carry) are ignored, so rows read
         with :meth:`results` can be changed and saved back.
@@ -98,7 +100,8 @@ class Results(Session):
                 "key": row["key"], "solver_version": row["solver_version"],
                 "status": row["status"], "technique": row["technique"],
                 "effort": row["effort"], "time_s": row["time_s"], "times": row["times"],
-                "score": row["score"], "grade": row["grade"],
+                "score": row["score"], "grade": row["grade"], "human": row["human"],
+                "human_score": row["human_score"], "human_grade": row["human_grade"],
                 "rated_at": isoformat(row["rated_at"]), "width": row["width"],
                 "height": row["height"], "colors": row["colors"],
             }
@@ -129,6 +132,28 @@ class Results(Session):
                 yield from self._decoded([*where, p.c.key.in_(chunk)])
         else:
             yield from self._decoded(where)
+
+    def lacking_human(
+        self, solver_version: str, keys: Iterable[str] | None = None
+    ) -> Iterator[tuple[Puzzle, dict[str, Any]]]:
+        """The puzzles (of ``keys``, or all) rated by this solver version whose rating has no
+        human features yet (rated before migration 0009: no ``human_score``), oldest first,
+        as a stream, each with its rating's ``status`` and ``rated_at`` (to save back
+        unchanged). Ratings that failed (``error``) are left out: they have none to add."""
+        r, p = m.results, m.puzzles
+        lacking = (r.c.solver_version == solver_version, r.c.human_score.is_(None),
+                   r.c.status != "error")
+        q = select(p.c.key, r.c.status, r.c.rated_at).join(r, r.c.puzzle_id == p.c.id).where(
+            *lacking)
+        where = [p.c.id.in_(select(r.c.puzzle_id).where(*lacking))]
+        parts: list[list[ColumnElement[bool]]] = [[]] if keys is None else [
+            [p.c.key.in_(chunk)] for chunk in chunks(list(dict.fromkeys(keys)))]
+        for extra in parts:
+            with self._read() as conn:
+                known = {str(k): {"status": s, "rated_at": isoformat(at)}
+                         for k, s, at in conn.execute(q.where(*extra))}
+            for puzzle in self._decoded([*where, *extra]):
+                yield puzzle, known[puzzle.key]
 
     def unrated_count(self, solver_version: str, keys: Iterable[str] | None = None) -> int:
         """How many puzzles (of ``keys``, or all) :meth:`unrated` would give."""

@@ -62,12 +62,15 @@ def eligible(filters: Filters, include_ambiguous: bool = False) -> Filters:
 @dataclass(frozen=True)
 class BuildOptions:
     """How ``collection build`` picks and names: puzzles without a proven unique solution
-    too (``include_ambiguous``), the collection's ``title`` (its cover), and ``titles``
-    (key or file name -> a puzzle's title, as :func:`nonoforge.titles.read_titles` reads)."""
+    too (``include_ambiguous``), the collection's ``title`` (its cover), ``titles``
+    (key or file name -> a puzzle's title, as :func:`nonoforge.titles.read_titles` reads),
+    and which score grades it (``grade_by``)."""
 
     include_ambiguous: bool = False
     title: str | None = None
     titles: Mapping[str, str] = field(default_factory=dict)
+    #: grade by the time-calibrated score (``time``) or the human-effort one (``human``)
+    grade_by: str = "time"
 
 
 def titles_for(puzzles: Iterable[Puzzle], titles: Mapping[str, str]) -> dict[str, str]:
@@ -130,9 +133,13 @@ def select(candidates: Iterable[Candidate], filters: Filters, count: int) -> lis
     return sorted(chosen, key=lambda c: (c.grade, c.score, c.puzzle.key))
 
 
-def pick(corpus: Corpus, version: str, filters: Filters, count: int) -> list[Candidate]:
+def pick(
+    corpus: Corpus, version: str, filters: Filters, count: int, grade_by: str = "time"
+) -> list[Candidate]:
     """:func:`select` on the corpus's puzzles rated by solver ``version``, at a cost that
-    grows with ``count``, not with the corpus.
+    grows with ``count``, not with the corpus. ``grade_by`` ``time`` (the default) grades
+    and orders them by the time-calibrated grade and score, ``human`` by the human-effort
+    ones (``human_grade``, ``human_score``: see docs/difficulty.md).
 
     The database counts the supply of each grade and hands back only the puzzles at the
     evenly spread positions :func:`_spread` takes; only those are decoded and shape-keyed
@@ -143,13 +150,14 @@ def pick(corpus: Corpus, version: str, filters: Filters, count: int) -> list[Can
     decides exactly: on a large corpus the two differ only where shape duplicates would
     have shrunk a grade's supply before the quotas were shared.
     """
-    supply = corpus.rated_supply(version, filters)
+    supply = corpus.rated_supply(version, filters, grade_by)
     total = sum(supply.values())
     if total == 0:
         return []
     if total <= SMALL_SUPPLY * count:
         with small_job(total):  # a few hundred records: plain Python beats loading numba
-            every = corpus.rated_at(version, filters, {g: range(n) for g, n in supply.items()})
+            every = corpus.rated_at(version, filters,
+                                    {g: range(n) for g, n in supply.items()}, grade_by)
         cands = [Candidate(x.puzzle, x.grade, x.score) for x in every]
         return select(cands, replace(filters, source=None), count)
     quotas = _quotas(supply, count)
@@ -166,7 +174,8 @@ def pick(corpus: Corpus, version: str, filters: Filters, count: int) -> list[Can
         for g, q in sorted(need - fetched):
             ask[g].append(q)
         with small_job(len(need - fetched)):
-            got.update(((x.grade, x.position), x) for x in corpus.rated_at(version, filters, ask))
+            got.update(((x.grade, x.position), x)
+                       for x in corpus.rated_at(version, filters, ask, grade_by))
         fetched |= need
         chosen, unknown = _give_way(want, got, fetched, supply)
         need |= unknown

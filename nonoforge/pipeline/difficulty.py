@@ -230,3 +230,57 @@ def cut_points(
         i = int(np.searchsorted(cum, total * q / GRADES, side="left"))
         cuts.append(points[order[min(i, len(order) - 1)]])
     return cuts
+
+
+# -- the human-effort score (issue 36) ------------------------------------------------------
+
+#: What one step of each rung of the human ladder (:mod:`nonoforge.solver.human`) weighs:
+#: the overlap a beginner sees at a glance is 1; each rung that needs more of the line in
+#: mind (reaching from an edge, gluing blocks, counting) weighs more; complete line
+#: deduction, a person's cleverest single-line tricks, 4; a contradiction (holding a trial
+#: cell in mind while working lines through) 8. Unknown rungs weigh as a contradiction.
+HUMAN_WEIGHTS: dict[str, float] = {
+    "simple_boxes": 1.0, "simple_spaces": 1.0, "forcing": 2.0, "glue": 3.0,
+    "completing": 2.0, "line": 4.0, "contradiction": 8.0,
+}
+#: What each cell a path leaves undecided (it stalled, or the probe budget ran out) adds to
+#: the score: more than any ladder step could cost, since the rest needs reasoning beyond
+#: the ladder (deep probing or search) that people find hardest of all.
+HUMAN_STALL_PENALTY = 16.0
+#: The human-effort score's grade cut-points (grade g+1 when the score passes the g-th):
+#: fixed, so a human grade is a property of the puzzle as the time grade is, never of the
+#: corpus it sits in. Geometric (each grade about 3 times the effort of the one below),
+#: from the lowest quintile of the bundled examples' scores (about 350); a stalled path
+#: (the tournament sets: hopeless by hand) lands in 4 or 5. Provisional until data from
+#: people solving puzzles calibrates them (docs/difficulty.md).
+HUMAN_CUTS: tuple[float, ...] = (300.0, 1000.0, 3000.0, 10000.0)
+
+
+def human_score(summary: Mapping[str, Any], undecided: int = 0) -> float:
+    """The human-effort score of a human path's summary (:meth:`HumanPath.summary`):
+    weighted steps, scaled up for few footholds and a low bottleneck, plus
+    :data:`HUMAN_STALL_PENALTY` per ``undecided`` cell the path left. Deterministic, and
+    never lower when a step is added, a foothold lost or the bottleneck narrows.
+
+    >>> human_score({"per_technique": {"simple_boxes": 4, "glue": 2}, "footholds": 3,
+    ...              "bottleneck": 1})
+    18.75
+    """
+    per = summary.get("per_technique") or {}
+    weighted = sum(HUMAN_WEIGHTS.get(t, HUMAN_WEIGHTS["contradiction"]) * n
+                   for t, n in per.items())
+    footholds = int(summary.get("footholds") or 0)
+    bottleneck = int(summary.get("bottleneck") or 0)
+    # 0 footholds -> x3 (nothing to start from), 1 -> x2, 3 -> x1.5, many -> x1;
+    # bottleneck 0 (only a contradiction went on) -> x1.5, 1 -> x1.25, many -> x1
+    scale = (1 + 2 / (1 + footholds)) * (1 + 0.5 / (1 + bottleneck))
+    return round(weighted * scale + HUMAN_STALL_PENALTY * undecided, 3)
+
+
+def human_grade(score: float) -> int:
+    """1 (easiest) .. 5: how many of :data:`HUMAN_CUTS` the human-effort score passes.
+
+    >>> human_grade(10.0), human_grade(2000.0), human_grade(20000.0)
+    (1, 3, 5)
+    """
+    return 1 + sum(1 for c in HUMAN_CUTS if score > c)

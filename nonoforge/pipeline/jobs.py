@@ -31,6 +31,7 @@ from nonoforge.pipeline.rate import (
     RateOptions,
     Summary,
     bundled_model,
+    human_fields,
     rate_all,
     sample_of,
     score_rows,
@@ -195,8 +196,35 @@ def _rate_corpus(
     finally:  # an interrupt (Ctrl-C, SIGTERM) keeps every rating finished so far
         if pending:
             corpus.save_results(pending, version)
+    add_human(corpus, version, wanted)
     rows, info, regraded = grade_corpus(corpus, version, summary, refit)
     return _Graded(summary, rows, info, rated, regraded)
+
+
+def add_human(corpus: Corpus, version: str, keys: Sequence[str] | None = None) -> int:
+    """Give the ratings of this solver version that lack them (made before migration
+    0009) their human features, score and grade; returns how many were added.
+
+    Nothing is timed or solved again: the step solver's path is a pure function of the
+    puzzle, computed here in this process (about 0.1 s a tournament puzzle, see
+    docs/difficulty.md) and saved every :data:`BATCH` puzzles, so an interrupted pass
+    keeps what it did and the next run does the rest.
+    """
+    pending: list[dict[str, Any]] = []
+    added = 0
+    try:
+        for p, rating in corpus.lacking_human(version, keys):
+            fields = human_fields(p, rating["status"])
+            if fields["human_score"] is None:
+                continue  # the step solver refuses it: nothing to keep
+            pending.append({"key": p.key, "rated_at": rating["rated_at"], **fields})
+            if len(pending) >= BATCH:
+                added += corpus.save_results(pending, version)
+                pending = []
+    finally:
+        if pending:
+            added += corpus.save_results(pending, version)
+    return added
 
 
 def grade_corpus(
@@ -277,7 +305,7 @@ def _rate_stream(
 
 #: The fields of a rating that ``rate --json`` shows, in this order.
 ROW_FIELDS = ("key", "title", "width", "height", "colors", "status", "technique", "score",
-              "grade", "time_s", "effort")
+              "grade", "time_s", "effort", "human", "human_score", "human_grade")
 
 #: Told of each entry of a rating run as it is known (``rate --json`` prints it).
 Emit = Callable[[dict[str, Any]], None]
@@ -477,6 +505,10 @@ def _rate_in_corpus(
 # -- collections ----------------------------------------------------------------------------
 
 
+#: How ``collection build --grade-by`` grades: the time-calibrated grade, or the human one.
+GRADE_BY = ("time", "human")
+
+
 def build_collection(
     corpus: Corpus, name: str, filters: Filters, count: int = 100,
     opts: BuildOptions | None = None, warn: Callable[[str], None] | None = None,
@@ -485,14 +517,23 @@ def build_collection(
 
     Only puzzles proven unique qualify unless ``opts.include_ambiguous``; when fewer than
     ``count`` qualify, the collection holds what does and ``warn`` is told why in one line.
-    The options (title, titles, whether ambiguous puzzles were let in) are kept with the
-    collection, so that every export of it says and holds the same.
+    Grades come from the time-calibrated score, or with ``opts.grade_by`` ``human`` from
+    the human-effort one (the collection's params then say so). The options (title,
+    titles, whether ambiguous puzzles were let in) are kept with the collection, so that
+    every export of it says and holds the same.
     """
     opts = opts or BuildOptions()
+    grade_by = opts.grade_by
+    if grade_by not in GRADE_BY:
+        raise UsageError(f"--grade-by must be one of {', '.join(GRADE_BY)}, not {grade_by!r}")
     wanted = eligible(filters, opts.include_ambiguous)
-    chosen = pick(corpus, solver_version(), wanted, count)  # in the database
+    chosen = pick(corpus, solver_version(), wanted, count, grade_by)  # in the database
     if not chosen and not corpus.rated_supply(solver_version()):
         raise UsageError("the corpus has no rated puzzles: run `nonoforge rate` first")
+    if not chosen and grade_by == "human" and not corpus.rated_supply(solver_version(),
+                                                                        by="human"):
+        raise UsageError("the corpus's ratings have no human grades yet: run "
+                         "`nonoforge rate --db` to add them")
     if not chosen:
         raise UsageError("no rated puzzle matches those filters"
                          + shortfall(corpus, filters, wanted, 0, count))
@@ -500,6 +541,8 @@ def build_collection(
         warn(f"collection {name!r} holds {len(chosen)} of the {count} puzzles asked for"
              + shortfall(corpus, filters, wanted, len(chosen), count))
     params: dict[str, Any] = {"count": count, **filters.to_dict()}
+    if grade_by != "time":  # a time-graded build's params stay as they always were
+        params["grade_by"] = grade_by
     if opts.include_ambiguous:
         params["include_ambiguous"] = True
     if opts.title:

@@ -25,7 +25,7 @@ from typing import Any
 
 from nonoforge.errors import NonoforgeError, UsageError
 from nonoforge.pipeline.batch import reason_of
-from nonoforge.pipeline.difficulty import Model, Sample, features
+from nonoforge.pipeline.difficulty import Model, Sample, features, human_grade, human_score
 from nonoforge.pipeline.pool import die_with_parent
 from nonoforge.puzzle import Puzzle
 
@@ -156,9 +156,48 @@ def rate_puzzle(p: Puzzle, opts: RateOptions) -> dict[str, Any]:
         "cpu_times": [],
     }
     add_runs(row, runs)
+    row.update(human_fields(p, status))
     if deferred:
         row["repeats"] = repeats
     return row
+
+
+#: Line solves the human path's contradiction rung may spend on one puzzle while rating
+#: (:attr:`HumanOptions.max_probe_lines`): a work bound, the same on every machine, that
+#: keeps the pure-Python path of a big puzzle that needs probing from running for minutes.
+#: A path cut by it stops with ``budget`` and is scored as a stalled one.
+HUMAN_PROBE_LINES = 20_000
+#: The human features a rating keeps (:meth:`HumanPath.summary` without the hint fields).
+HUMAN_KEYS = ("steps", "stop", "hardest", "per_technique", "footholds", "bottleneck")
+#: Verdicts whose rating gets a grade, the time grade and the human grade alike.
+GRADED = ("unique", "multiple")
+
+
+def human_fields(p: Puzzle, status: str) -> dict[str, Any]:
+    """The human difficulty features of a puzzle (``human``), its human-effort score and
+    human grade (:func:`~nonoforge.pipeline.difficulty.human_score`).
+
+    Computed once, outside the timed runs, from the human-like step solver's path with the
+    contradiction rung bounded by :data:`HUMAN_PROBE_LINES`. A puzzle the step solver
+    refuses (or that could not be rated: ``error``) gets all three None; a verdict other
+    than :data:`GRADED` gets a score but no grade, as with the time grade.
+    """
+    import numpy as np
+
+    from nonoforge.solver.human import HumanOptions, explain_path
+
+    if status == "error":
+        return {"human": None, "human_score": None, "human_grade": None}
+    try:
+        path = explain_path(p, options=HumanOptions(max_probe_lines=HUMAN_PROBE_LINES))
+    except NonoforgeError:
+        return {"human": None, "human_score": None, "human_grade": None}
+    summary = path.summary()
+    human = {k: summary[k] for k in HUMAN_KEYS}
+    undecided = int((np.bitwise_count(path.state) != 1).sum())
+    score = human_score(human, undecided)
+    return {"human": human, "human_score": score,
+            "human_grade": human_grade(score) if status in GRADED else None}
 
 
 def add_runs(row: dict[str, Any], runs: list[tuple[float, float]]) -> None:
@@ -347,6 +386,7 @@ def error_row(p: Puzzle, why: str) -> dict[str, Any]:
         "key": p.key, "title": p.meta.title, "width": p.width, "height": p.height,
         "colors": p.ncolors, "status": "error", "technique": None, "effort": {"error": why},
         "time_s": 0.0, "times": [], "cpu_s": 0.0, "cpu_times": [], "error": why,
+        "human": None, "human_score": None, "human_grade": None,
     }
 
 
