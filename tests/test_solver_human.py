@@ -24,6 +24,7 @@ from nonoforge.solver.human import (
     HumanOptions,
     Stop,
     Technique,
+    _dp_line_logic,
     explain_path,
     line_logic,
     next_step,
@@ -75,7 +76,9 @@ def test_line_logic_agrees_with_the_quick_line_solver() -> None:
             for reveal in ((), (0,), (n - 1,), tuple(range(0, n, 2))):
                 masks = [2 if i in reveal and cells[i] else 1 if i in reveal else 3
                          for i in range(n)]
-                assert line_logic(masks, [(x, 1) for x in lens]) == quick_line_logic(masks, lens)
+                blocks = [(x, 1) for x in lens]
+                assert _dp_line_logic(masks, blocks) == quick_line_logic(masks, lens)
+                assert line_logic(masks, blocks) == quick_line_logic(masks, lens)
 
 
 @st.composite
@@ -88,6 +91,20 @@ def lines(draw: st.DrawFn) -> tuple[list[int], list[tuple[int, int]]]:
     full = (1 << (ncol + 1)) - 1
     masks = [1 << c if k else full for c, k in zip(cells, known, strict=True)]
     return masks, [(b.length, b.color) for b in clue_of(cells)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(lines())
+def test_line_logic_is_the_step_solvers_own_dynamic_programme(
+    line: tuple[list[int], list[tuple[int, int]]],
+) -> None:
+    """line_logic runs the quick solvers (faster); the rungs' own DP must agree with them,
+    colour included, on lines that fit and on lines broken by a wrong known cell."""
+    masks, blocks = line
+    assert line_logic(masks, blocks) == _dp_line_logic(masks, blocks)
+    if blocks:
+        wrong = [m if i else 1 for i, m in enumerate(masks)]  # the first cell forced empty
+        assert line_logic(wrong, blocks) == _dp_line_logic(wrong, blocks)
 
 
 @settings(max_examples=400, deadline=None)
