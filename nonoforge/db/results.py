@@ -191,27 +191,33 @@ class Results(Session):
         with self._read() as conn:
             return {g: int(n) for g, n in conn.execute(q)}
 
-    def _decoded(self, where: list[ColumnElement[bool]]) -> Iterator[Puzzle]:
-        """The puzzles matching ``where``, decoded with their first provenance's
-        metadata, read a page of :data:`CHUNK` at a time (by id, so rows written between
-        pages neither repeat nor shift a page)."""
+    def _decoded(
+        self, where: list[ColumnElement[bool]], limit: int | None = None
+    ) -> Iterator[Puzzle]:
+        """The puzzles matching ``where`` (at most ``limit``), oldest first, decoded with
+        their first provenance's metadata, read a page of :data:`CHUNK` at a time (by id,
+        so rows written between pages neither repeat nor shift a page)."""
         p = m.puzzles
         last = 0
-        while True:
+        left = limit
+        while left is None or left > 0:
+            page = CHUNK if left is None else min(CHUNK, left)
             q = (
                 select(p.c.id, p.c.key, p.c.rofl, p.c.givens)
                 .where(p.c.id > last, *where)
                 .order_by(p.c.id)
-                .limit(CHUNK)
+                .limit(page)
             )
             with self._read() as conn:
                 rows = conn.execute(q).all()
                 metas = first_meta(conn, [r.id for r in rows])
             for row in rows:
                 yield with_meta(decode_record(row.rofl, row.key, row.givens), metas.get(row.id))
-            if len(rows) < CHUNK:
+            if len(rows) < page:
                 return
             last = rows[-1].id
+            if left is not None:
+                left -= len(rows)
 
     def solver_versions(self) -> list[str]:
         """Solver versions with results, most recently rated first."""

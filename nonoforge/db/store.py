@@ -334,30 +334,7 @@ class Corpus(Results, Collections, Stats):
         or whole stored source (a catalogue line). Each puzzle carries the metadata of its first
         provenance and its goal when the corpus knows it.
         """
-        where = conditions(**filters)
-        p = m.puzzles
-        last = 0
-        left = limit
-        while left is None or left > 0:
-            page = CHUNK if left is None else min(CHUNK, left)
-            q = (
-                select(p.c.id, p.c.key, p.c.rofl, p.c.givens)
-                .where(p.c.id > last, *where)
-                .order_by(p.c.id)
-                .limit(page)
-            )
-            with self._read() as conn:
-                rows = conn.execute(q).all()
-                metas = first_meta(conn, [r.id for r in rows])
-            if not rows:
-                return
-            for r in rows:
-                yield with_meta(decode_record(r.rofl, r.key, r.givens), metas.get(r.id))
-            last = rows[-1].id
-            if left is not None:
-                left -= len(rows)
-            if len(rows) < page:
-                return
+        yield from self._decoded(conditions(**filters), limit)
 
     def keys(self, *, limit: int | None = None, **filters: Unpack[QueryFilters]) -> list[str]:
         """The keys of the puzzles :meth:`query` would give, in the same order."""
