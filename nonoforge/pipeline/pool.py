@@ -126,6 +126,8 @@ class _Proc:
     process: Any
     conn: Any
     hand: deque[tuple[int, Any]] = field(default_factory=deque)
+    #: its pipe broke when an item was handed to it: it died since it last answered
+    broken: bool = False
 
 
 class OrderedPool(Generic[T, R]):
@@ -206,9 +208,15 @@ class OrderedPool(Generic[T, R]):
                 read += 1
             for depth in range(1, IN_HAND + 1):  # an item to every idle worker first
                 for p in self._procs:
-                    if queue and len(p.hand) < depth:
+                    if queue and len(p.hand) < depth and not p.broken:
                         p.hand.append(queue.popleft())
-                        p.conn.send(p.hand[-1])
+                        try:
+                            p.conn.send(p.hand[-1])
+                        except OSError:  # it died since it last answered: the item never
+                            queue.appendleft(p.hand.pop())  # reached it, and is not charged
+                            p.broken = True
+            for p in [p for p in self._procs if p.broken and not p.hand]:
+                self._replace(p, fn)  # died idle: it cost no item (a busy one is found below)
             while next_out in done:
                 yield done.pop(next_out)
                 next_out += 1
@@ -244,6 +252,10 @@ class OrderedPool(Generic[T, R]):
         done[index] = self.on_death(item)
         queue.extendleft(reversed(p.hand))
         p.hand.clear()
+        self._replace(p, fn)
+
+    def _replace(self, p: _Proc, fn: Callable[[T], R]) -> None:
+        """A new worker in place of ``p``, which is reaped."""
         self._procs.remove(p)
         self._stop(p, kill=True)
         self._spawn(fn)
