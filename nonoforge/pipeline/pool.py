@@ -206,17 +206,7 @@ class OrderedPool(Generic[T, R]):
                 else:
                     queue.append((read, item))
                 read += 1
-            for depth in range(1, IN_HAND + 1):  # an item to every idle worker first
-                for p in self._procs:
-                    if queue and len(p.hand) < depth and not p.broken:
-                        p.hand.append(queue.popleft())
-                        try:
-                            p.conn.send(p.hand[-1])
-                        except OSError:  # it died since it last answered: the item never
-                            queue.appendleft(p.hand.pop())  # reached it, and is not charged
-                            p.broken = True
-            for p in [p for p in self._procs if p.broken and not p.hand]:
-                self._replace(p, fn)  # died idle: it cost no item (a busy one is found below)
+            self._hand_out(queue, fn)
             while next_out in done:
                 yield done.pop(next_out)
                 next_out += 1
@@ -240,6 +230,20 @@ class OrderedPool(Generic[T, R]):
                     done[index] = value
                 elif p.process.sentinel in ready:
                     self._lost(p, done, queue, fn)
+
+    def _hand_out(self, queue: deque[tuple[int, T]], fn: Callable[[T], R]) -> None:
+        """Items from ``queue`` into the workers' hands, one to every idle worker first."""
+        for depth in range(1, IN_HAND + 1):
+            for p in self._procs:
+                if queue and len(p.hand) < depth and not p.broken:
+                    p.hand.append(queue.popleft())
+                    try:
+                        p.conn.send(p.hand[-1])
+                    except OSError:  # it died since it last answered: the item never
+                        queue.appendleft(p.hand.pop())  # reached it, and is not charged
+                        p.broken = True
+        for p in [p for p in self._procs if p.broken and not p.hand]:
+            self._replace(p, fn)  # died idle: it cost no item (a busy one is found by _run)
 
     def _lost(
         self, p: _Proc, done: dict[int, R], queue: deque[tuple[int, T]], fn: Callable[[T], R],
