@@ -96,6 +96,11 @@ class Work:
         self.prec = np.zeros((rec, 4), dtype=np.int64)
         self.prec[:, E.R_TICK] = -1
         self.pdep = np.zeros((rec, words if keep else 1), dtype=np.uint64)
+        # parity summing (black and white): one line's count tables, the lines' ranges
+        mono = t.ncolors == 1
+        self.sumw = np.zeros(4 * (maxn + 1) * (t.max_blocks + 2) if mono else 1,
+                             dtype=np.int64)
+        self.srng = np.zeros((maxn if mono else 1, 2), dtype=np.int64)
 
     def grow_stack(self) -> None:
         """Double the search stack (the engine asks when a branch would overflow it)."""
@@ -136,7 +141,7 @@ class Work:
             self.bcell, self.brem, self.sched, self.v, self.F, self.B, self.run_, self.sc,
             self.cache, self.lm, self.out, self.trail, self.trold, self.stamp, self.steps,
             self.hcnt, self.hacc, self.hstamp, self.touched, self.sols, self.lver, self.prec,
-            self.pdep,
+            self.pdep, self.sumw, self.srng,
         ), work_limit))
 
     def drain_steps(self, into: list[np.ndarray]) -> None:
@@ -152,7 +157,7 @@ class Work:
 
     def effort(self) -> dict[str, int]:
         v = self.v
-        return {
+        out = {
             "line_solves": int(v[E.V_LINES]),
             "cache_hits": int(v[E.V_CACHEHIT]),
             "trivial_lines": int(v[E.V_TRIVIAL]),
@@ -168,6 +173,10 @@ class Work:
             "max_depth": int(v[E.V_MAXDEPTH]),
             "work": self.work(),
         }
+        if v[E.V_SUMLINES] > 0:  # parity summing ran (never on a puzzle lines settle)
+            out["sum_lines"] = int(v[E.V_SUMLINES])
+            out["cells_by_sum"] = int(v[E.V_SUMCHG])
+        return out
 
 
 def state_to_grid(state: np.ndarray) -> Grid:

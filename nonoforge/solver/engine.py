@@ -97,7 +97,15 @@ V_WORK = 36  # other work (solution bookkeeping), in line-solve units
 V_STOP = 37
 V_INCR = 38  # 1: skip a probe when no line its last probe read has changed since
 V_TICK = 39  # clock of the probe records: lver[l] >= prec[p, R_TICK] means the record is stale
-NV = 40
+V_SUMLINES = 40  # lines counted by the parity-summing rung (each also one unit of V_WORK)
+V_SUMCHG = 41  # cells narrowed by parity summing
+#: When parity summing runs (black and white): 1 after the next propagation's fixpoint (a
+#: new node, or summing itself narrowed cells), 2 before a branch (set with the phase), 0
+#: not due. It runs once where a node starts and once before it branches, not after every
+#: probe that narrows cells: run there it cost the tournament sets a quarter more CPU.
+V_SUMDUE = 42
+V_SUMDIRTY = 43  # 1: probing narrowed cells since summing last ran
+NV = 44
 
 PH_INIT = 0
 PH_PROP = 1
@@ -105,6 +113,7 @@ PH_PROBE = 2
 PH_DECIDE = 3
 PH_BACK = 4
 PH_DONE = 5
+PH_SUM = 6
 
 # ---- return codes of run ----------------------------------------------------------------
 RC_PAUSED = 0  # work slice used up: call again
@@ -170,6 +179,8 @@ class Engine(NamedTuple):
     lver: np.ndarray  # lver[l]: V_TICK when line l last changed outside a probe
     prec: np.ndarray  # prec[p]: p's last complete probe (R_*: when, what it answered)
     pdep: np.ndarray  # pdep[p]: the lines that probe read (bitset, 64 lines a word)
+    sumw: np.ndarray  # parity summing: the count tables of one line (see _sum_line)
+    srng: np.ndarray  # parity summing: each crossing line's (fewest, most) counted cells
 
 
 @njit(cache=True, nogil=True)
@@ -672,6 +683,199 @@ def _branch_score(hm, mn, mx, tot, prod):
     return mn * 1024 + int(1.85 * 1024 * np.log(1.0 + (mx - mn)))
 
 
+# ---- parity summing ----------------------------------------------------------------------
+#
+# Line logic reads one line at a time, probing one cell's consequences; neither can count
+# across lines. Parity summing does, on black-and-white puzzles: the even rows together
+# hold exactly T black cells (the sum of their clues), and each column puts between its
+# fewest and its most black cells into the even rows (over the placements of its clue that
+# the state allows). When the columns' fewest (or most) add up to T less their slack, every
+# column is held to a narrower count, and a column solved under that count may lose cell
+# colours that line logic alone keeps. The same with rows and the even columns (the odd
+# rows and columns say the same: a line's total is fixed). Wolter's n-Dom puzzles (built
+# to defeat solvers that guess) are decided by it with no search: the even rows' count is
+# tight, which forces every vertical 3 of the columns to start on an even row, and line
+# logic then places the dominoes one by one (docs/notes/ndom.md).
+
+_SUM_INF = 1 << 40
+
+
+@njit(cache=True, nogil=True)
+def _sum_line(st, start, stride, n, blen, b0, k, w, lo, hi, out):
+    """Count a black-and-white line's black cells on even positions, over the placements
+    of its clue that the cell masks in ``st`` allow.
+
+    With ``lo < 0``: returns ``(ok, fewest, most)`` (ok False: no placement at all). Else
+    the line is solved under ``lo <= count <= hi``: ``out[j]`` gets the colours cell ``j``
+    takes in some placement through which a count in range may pass (a transition is kept
+    when the fewest and the most counts through it straddle the range: sound, and exact
+    when the range is one end of the line's own range), and ``(ok, 0, 0)`` is returned.
+    ``w`` is scratch of at least ``4 (n + 1) (k + 1) + 4 (n + 1)`` words.
+
+    States are ``(i, b)``: cells before ``i`` placed with ``b`` blocks done (the gap after
+    a block included); from one, cell ``i`` is white, or block ``b`` starts at ``i``.
+    """
+    k1 = k + 1
+    sz = (n + 1) * k1
+    fmn = 0
+    fmx = sz
+    gmn = 2 * sz
+    gmx = 3 * sz
+    nbp = 4 * sz  # nbp[i]: cells before i that cannot be black
+    pcp = nbp + n + 1  # pcp[i]: even positions before i
+    dlt = pcp + n + 1  # black marks (a difference array) when solving
+    cw = dlt + n + 1  # white marks when solving
+    w[nbp] = 0
+    w[pcp] = 0
+    for j in range(n):
+        m = st[start + j * stride]
+        w[nbp + j + 1] = w[nbp + j] + (1 if (m & U2) == U0 else 0)
+        w[pcp + j + 1] = w[pcp + j] + (1 if (j & 1) == 0 else 0)
+    # backward: the fewest and most counted cells from (i, b) to the end
+    for i in range(n, -1, -1):
+        for b in range(k, -1, -1):
+            x = i * k1 + b
+            mn = _SUM_INF
+            mx = -1
+            if i == n and b == k:
+                mn = 0
+                mx = 0
+            if i < n and (st[start + i * stride] & U1) != U0:
+                y = (i + 1) * k1 + b
+                if w[gmx + y] >= 0:
+                    mn = min(mn, w[gmn + y])
+                    mx = max(mx, w[gmx + y])
+            if b < k:
+                e = i + blen[b0 + b]
+                if e <= n and w[nbp + e] == w[nbp + i] and \
+                        (e == n or (st[start + e * stride] & U1) != U0):
+                    y = (min(e + 1, n)) * k1 + b + 1
+                    if w[gmx + y] >= 0:
+                        c = w[pcp + e] - w[pcp + i]
+                        mn = min(mn, w[gmn + y] + c)
+                        mx = max(mx, w[gmx + y] + c)
+            w[gmn + x] = mn
+            w[gmx + x] = mx
+    if w[gmx] < 0:
+        return False, 0, 0
+    if lo < 0:
+        return True, w[gmn], w[gmx]
+    # forward: the fewest and most counted cells from the start to (i, b)
+    for x in range(sz):
+        w[fmn + x] = _SUM_INF
+        w[fmx + x] = -1
+    for j in range(n + 1):
+        w[dlt + j] = 0
+        w[cw + j] = 0
+    w[fmn] = 0
+    w[fmx] = 0
+    for i in range(n + 1):
+        for b in range(k + 1):
+            x = i * k1 + b
+            if w[fmx + x] < 0 or w[gmx + x] < 0:
+                continue
+            if i < n and (st[start + i * stride] & U1) != U0:
+                y = (i + 1) * k1 + b
+                if w[gmx + y] >= 0 and w[fmn + x] + w[gmn + y] <= hi \
+                        and w[fmx + x] + w[gmx + y] >= lo:
+                    w[cw + i] = 1
+                    w[fmn + y] = min(w[fmn + y], w[fmn + x])
+                    w[fmx + y] = max(w[fmx + y], w[fmx + x])
+            if b < k:
+                e = i + blen[b0 + b]
+                if e <= n and w[nbp + e] == w[nbp + i] and \
+                        (e == n or (st[start + e * stride] & U1) != U0):
+                    y = (min(e + 1, n)) * k1 + b + 1
+                    c = w[pcp + e] - w[pcp + i]
+                    if w[gmx + y] >= 0 and w[fmn + x] + c + w[gmn + y] <= hi \
+                            and w[fmx + x] + c + w[gmx + y] >= lo:
+                        w[dlt + i] += 1
+                        w[dlt + e] -= 1
+                        if e < n:
+                            w[cw + e] = 1
+                        w[fmn + y] = min(w[fmn + y], w[fmn + x] + c)
+                        w[fmx + y] = max(w[fmx + y], w[fmx + x] + c)
+    run_ = 0
+    for j in range(n):
+        run_ += w[dlt + j]
+        o = U0
+        if w[cw + j] != 0:
+            o |= U1
+        if run_ > 0:
+            o |= U2
+        out[j] = o
+    return True, 0, 0
+
+
+@njit(cache=True, nogil=True)
+def _summing(st, H, W, lines, blen, sched, v, lver, sumw, srng, out):  # noqa: N803
+    """The parity-summing rung (black and white): 1 cells narrowed (their lines are
+    scheduled), 0 nothing learnt, -1 a contradiction. Each line counted is one unit of work.
+    """
+    learnt = 0
+    for fam in range(2):
+        # fam 0: the even rows' count, read in the columns; fam 1: the even columns', in rows
+        s0 = 0 if fam == 0 else H
+        ns = H if fam == 0 else W
+        x0 = H if fam == 0 else 0
+        nx = W if fam == 0 else H
+        total = 0
+        for i in range(0, ns, 2):
+            line = s0 + i
+            for b in range(lines[line, 4]):
+                total += blen[lines[line, 3] + b]
+        slo = 0
+        shi = 0
+        for x in range(nx):
+            line = x0 + x
+            v[V_SUMLINES] += 1
+            v[V_WORK] += 1
+            ok, mn, mx = _sum_line(st, lines[line, 0], lines[line, 1], lines[line, 2], blen,
+                                   lines[line, 3], lines[line, 4], sumw, -1, -1, out)
+            if not ok:
+                return -1
+            srng[x, 0] = mn
+            srng[x, 1] = mx
+            slo += mn
+            shi += mx
+        if total < slo or total > shi:
+            return -1
+        if slo == shi:
+            continue
+        for x in range(nx):
+            mn = srng[x, 0]
+            mx = srng[x, 1]
+            lo = max(mn, total - (shi - mx))
+            hi = min(mx, total - (slo - mn))
+            if lo == mn and hi == mx:
+                continue
+            line = x0 + x
+            start = lines[line, 0]
+            stride = lines[line, 1]
+            n = lines[line, 2]
+            v[V_SUMLINES] += 1
+            v[V_WORK] += 1
+            ok, _a, _b = _sum_line(st, start, stride, n, blen, lines[line, 3], lines[line, 4],
+                                   sumw, lo, hi, out)
+            if not ok:
+                return -1
+            for j in range(n):
+                cell = start + j * stride
+                o = st[cell] & out[j]
+                if o == st[cell]:
+                    continue
+                if o == U0:
+                    return -1
+                st[cell] = o
+                if _is_single(o):
+                    v[V_UNDEC] -= 1
+                v[V_SUMCHG] += 1
+                learnt += 1
+                _mark_cell(sched, H, W, cell, v[V_GEN])
+                _bump_cell(lver, v, H, W, cell)
+    return 1 if learnt > 0 else 0
+
+
 # ---- the phases of run -------------------------------------------------------------------
 
 
@@ -699,6 +903,7 @@ def _phase_init(s):
         s.steps[v[V_NSTEPS], :] = s.cur
         v[V_NSTEPS] += 1
     v[V_PHASE] = PH_PROP if ok else PH_BACK
+    v[V_SUMDUE] = 1
     if not ok:
         _clear_schedule(s.sched)
     return _GO
@@ -726,7 +931,7 @@ def _after_propagation(v, cur, sols, ok):
         return _solved(v, cur, sols)
     if v[V_STRAT] == 0:
         return RC_LIMIT
-    v[V_PHASE] = PH_PROBE
+    v[V_PHASE] = PH_SUM if v[V_NCOL] == 1 and v[V_SUMDUE] == 1 else PH_PROBE
     v[V_PSINCE] = 0
     v[V_BEST] = -1
     v[V_BSCORE] = -1
@@ -774,11 +979,35 @@ def _probe_learnt(status, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run
         _clear_schedule(sched)
         v[V_PHASE] = PH_BACK
         return _GO
+    v[V_SUMDIRTY] = 1
     ok = _propagate_state(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache, lm,
                           out, trail, trold, stamp, steps, lver, root)
     if ok < 0:
         return RC_STOPPED
     return _after_propagation(v, st, sols, ok == 1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _phase_sum(st, H, W, lines, blen, sched, v, lver, sumw, srng, out):  # noqa: N803
+    """PH_SUM: parity summing (black and white), where a node's line logic reached its
+    fixpoint (``V_SUMDUE`` 1) or before it branches (2, when probing narrowed cells since
+    summing last ran). What it narrows is propagated (and summed again); else the probe
+    pass begins, or the branch is taken."""
+    due = v[V_SUMDUE]
+    v[V_SUMDUE] = 0
+    v[V_SUMDIRTY] = 0
+    r = _summing(st, H, W, lines, blen, sched, v, lver, sumw, srng, out)
+    if r < 0:
+        _clear_schedule(sched)
+        v[V_PHASE] = PH_BACK
+    elif r > 0:
+        if v[V_DEPTH] == 0:
+            v[V_TECH] = max(v[V_TECH], T_PROBE)
+        v[V_SUMDUE] = 1
+        v[V_PHASE] = PH_PROP
+    else:
+        v[V_PHASE] = PH_PROBE if due == 1 else PH_DECIDE
+    return _GO
 
 
 @njit(cache=True, nogil=True)
@@ -808,7 +1037,11 @@ def _phase_probe(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cac
     while True:
         p = _next_probe(v, st, H * W)
         if p < 0:
-            v[V_PHASE] = PH_DECIDE
+            if v[V_NCOL] == 1 and v[V_SUMDIRTY] != 0:
+                v[V_SUMDUE] = 2  # sum what probing learnt before branching
+                v[V_PHASE] = PH_SUM
+            else:
+                v[V_PHASE] = PH_DECIDE
             return _GO
         if v[V_INCR] != 0 and not _stale(p, pdep, lver, prec, v[V_UNDEC]):
             status = 0  # the same lines would give the same answer: nothing learnt
@@ -892,6 +1125,7 @@ def _phase_branch(v, cur, stack, bcell, brem, bits, sched, H, W, lver):  # noqa:
         v[V_MAXDEPTH] = depth + 1
     v[V_NODES] += 1
     _mark_cell(sched, H, W, p, v[V_GEN])
+    v[V_SUMDUE] = 1
     v[V_PHASE] = PH_PROP
     return _GO
 
@@ -928,6 +1162,7 @@ def _phase_backtrack(v, cur, stack, bcell, brem, bits, sched, H, W, lver):  # no
     v[V_NODES] += 1
     _clear_schedule(sched)
     _mark_cell(sched, H, W, p, v[V_GEN])
+    v[V_SUMDUE] = 1
     v[V_PHASE] = PH_PROP
     return _GO
 
@@ -944,7 +1179,7 @@ def run(s, work_limit):
     """
     (H, W, lines, blen, bcol, bits, _full, cur, stack, bcell, brem, sched, v,  # noqa: N806
      F, B, run_, sc, cache, lm, out, trail, trold, stamp, steps,  # noqa: N806
-     hcnt, hacc, hstamp, touched, sols, lver, prec, pdep) = s
+     hcnt, hacc, hstamp, touched, sols, lver, prec, pdep, sumw, srng) = s
     nsteps = steps.shape[0]
     nsols = sols.shape[0]
     while True:
@@ -961,6 +1196,8 @@ def run(s, work_limit):
             rc = _phase_probe(cur, H, W, lines, blen, bcol, bits, sched, v, F, B, run_, sc,
                               cache, lm, out, trail, trold, stamp, steps, hcnt, hacc, hstamp,
                               touched, sols, work_limit, lver, prec, pdep)
+        elif ph == PH_SUM:
+            rc = _phase_sum(cur, H, W, lines, blen, sched, v, lver, sumw, srng, out)
         elif ph == PH_DECIDE:
             rc = _phase_branch(v, cur, stack, bcell, brem, bits, sched, H, W, lver)
         elif ph == PH_BACK:
