@@ -11,7 +11,9 @@ staircase of n "dominoes", each a horizontal bar of three cells in row 2k (colum
 
 Line logic decides almost nothing (every line has room to slide), and every probe of a
 cell settles only its neighbourhood, so a solver that guesses cell by cell meets about
-2^n branches; one that learns what a probe implies between cells need not.
+2^n branches, and CDCL too (the proof is a count, a pigeonhole). Since solver 1.4 the
+parity-summing rung decides them with no search (``by sum``: the cells it narrowed;
+docs/notes/ndom.md).
 :func:`ndom` writes the puzzle for any n (our own construction from that description; its
 clues match the 4-Dom and 9-Dom files of paulstansifer/number-loom's ``examples/dom``), with
 its picture as the goal.
@@ -94,7 +96,8 @@ def main() -> None:
           f"(not counted; import + load {time.perf_counter() - t0:.2f} s); load average "
           f"{os.getloadavg()[0]:.1f}; CPU seconds per solve, max_solutions=2")
     print(f"{'n':>3} {'size':>7}  {'verdict':<8} {'goal':<4} {'technique':<9} {'CPU s':>8} "
-          f"{'work':>11} {'lines':>10} {'probes':>9} {'nodes':>7} {'sat confl':>9}  target")
+          f"{'work':>11} {'lines':>10} {'probes':>9} {'nodes':>7} {'sat confl':>9} "
+          f"{'by sum':>7}  target")
     for n in args.sizes:
         p = ndom(n)
         c0 = time.process_time()
@@ -111,7 +114,7 @@ def main() -> None:
         print(f"{n:>3} {p.width:>3}x{p.height:<3}  {res.status:<8} {goal:<4} "
               f"{res.technique:<9} {cpu:>8.3f} {e.get('work', 0):>11} "
               f"{e.get('line_solves', 0):>10} {e.get('probes', 0):>9} {e.get('nodes', 0):>7} "
-              f"{e.get('sat_conflicts', 0):>9}  {met}", flush=True)
+              f"{e.get('sat_conflicts', 0):>9} {e.get('cells_by_sum', 0):>7}  {met}", flush=True)
 
 
 if __name__ == "__main__":
