@@ -484,3 +484,33 @@ def collection_export(
         raise typer.Exit(FAILED_EXIT)
 
 import nonoforge.commands.tour  # noqa: E402,F401 - registers examples, demo
+
+
+@app.command()
+def studio(
+    db: CorpusOption = None,
+    host: Annotated[str, typer.Option(
+        "--host", help="Address to listen on; keep 127.0.0.1 unless others must reach it.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(
+        "--port", help="Port to listen on [default: 0, any free one].")] = 0,
+    open_browser: Annotated[bool, typer.Option(
+        "--open", help="Open the studio in the web browser.")] = False,
+) -> None:
+    """The designer's workbench in the browser: draw, check every stroke, fix, save.
+
+    Prints the studio's address and serves it until interrupted (Ctrl-C). Paint a grid
+    and the solver checks it after every stroke (verdict, undecided cells, where two
+    solutions differ, one-cell fixes); start from a blank grid, a puzzle file, an
+    example or a picture; save to the corpus and download any writable format. Needs
+    pip install 'nonoforge[studio]'; docs/studio.md has the tour.
+
+    Example: nonoforge studio --db corpus.db --open
+    """
+    from nonoforge.cliapp import print_line
+    from nonoforge.commands.base import corpus_target
+    from nonoforge.studio.server import StudioOptions, serve
+
+    opts = StudioOptions(db=corpus_target(db, create=True), host=host, port=port,
+                         open_browser=open_browser)
+    serve(opts, lambda url: print_line(f"nonoforge studio: {url}  (Ctrl-C stops it)"))

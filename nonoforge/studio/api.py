@@ -1,0 +1,239 @@
+"""What each of the studio's requests does, as plain functions over plain data.
+
+The web layer (:mod:`nonoforge.studio.app`) parses a request into these functions'
+arguments and answers what they return as JSON; the functions call the library (the
+solver, ``generate``, the formats registry, the corpus's public query functions) and
+raise our error family for bad input. No web framework here, so the tests and the bench
+can reason about them, and other faces could call them.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from nonoforge.errors import CorpusError, UsageError
+from nonoforge.puzzle import Meta
+from nonoforge.studio.check import check, puzzle_of
+from nonoforge.studio.docs import (
+    SOURCE,
+    Document,
+    digest,
+    document_of,
+    palette_json,
+    provenance_note,
+)
+
+if TYPE_CHECKING:
+    from nonoforge.db import Corpus
+
+#: The most puzzles an opened file shows in the picker (the first one is opened).
+MAX_LISTED = 200
+
+
+# -- the editor ---------------------------------------------------------------------------
+
+
+def check_document(raw: Any) -> dict[str, Any]:
+    """The solver's view of the page's picture (:func:`nonoforge.studio.check.check`)."""
+    doc = Document.parse(raw)
+    return check(puzzle_of(doc.cells, doc.palette)).to_dict()
+
+
+def writable_formats() -> list[dict[str, Any]]:
+    """Every format the registry can write: name, first extension, colour, description."""
+    from nonoforge.formats import FORMATS
+
+    return [{"name": f.name, "extension": f.extensions[0] if f.extensions else "",
+             "color": f.color, "description": f.description}
+            for f in FORMATS.values() if f.write is not None]
+
+
+def download_document(raw: Any) -> tuple[bytes, str, str]:
+    """The page's picture as a file in the format it names: (content, file name, type)."""
+    from nonoforge.formats import dumps, get_format
+
+    if not isinstance(raw, dict) or not isinstance(raw.get("format"), str):
+        raise UsageError("name the format to download")
+    fmt = get_format(raw["format"])
+    doc = Document.parse(raw.get("document"))
+    p = doc.puzzle()
+    refusal = fmt.refusal(p)
+    if refusal is not None:
+        raise UsageError(refusal)
+    data = dumps(p, fmt)
+    content = data.encode("utf-8") if isinstance(data, str) else data
+    name = f"{file_stem(doc.title)}{fmt.extensions[0] if fmt.extensions else ''}"
+    media = "application/octet-stream" if fmt.binary else "text/plain; charset=utf-8"
+    return content, name, media
+
+
+def file_stem(title: str | None) -> str:
+    """A download's file name from a title: ASCII letters, digits and dashes only (a
+    hostile title cannot reach the Content-Disposition header or a path).
+
+    >>> file_stem('<b>My "cat"</b>'), file_stem(None)
+    ('b-my-cat-b', 'puzzle')
+    """
+    stem = re.sub(r"[^a-z0-9]+", "-", (title or "").lower()).strip("-")[:60]
+    return stem or "puzzle"
+
+
+# -- opening ------------------------------------------------------------------------------
+
+
+def open_bytes(data: bytes, name: str) -> dict[str, Any]:
+    """The puzzles of an uploaded file, in any format nonoforge reads (recognised by content,
+    then by the name's extension); the first is opened."""
+    from nonoforge.formats import loads
+
+    if not data:
+        raise UsageError("the file is empty")
+    shown = name[-100:] or "upload"
+    puzzles = []
+    for p in loads(data, path=shown):
+        puzzles.append(p)
+        if len(puzzles) >= MAX_LISTED:
+            break
+    if not puzzles:
+        raise UsageError(f"{shown}: no puzzle in the file")
+    return {"document": document_of(puzzles[0]), "count": len(puzzles), "name": shown}
+
+
+def open_example(name: str) -> dict[str, Any]:
+    """A bundled example puzzle, by name (``dancer``): never a path on the server."""
+    from nonoforge.examples import example_path
+
+    path = example_path(name.removeprefix("example:"))
+    if path.suffix != ".non":
+        raise UsageError(f"example {name!r} is a picture: open it from the picture tab")
+    return open_bytes(path.read_bytes(), path.name)
+
+
+# -- from a picture -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PictureSettings:
+    """What the picture tab sets: the largest size, colours, rung, crop."""
+
+    width: int = 30
+    height: int = 30
+    colours: int = 1
+    max_technique: str = "line"
+    crop: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"size": f"{self.width}x{self.height}", "colors": self.colours,
+                "max_technique": self.max_technique, "crop": self.crop}
+
+
+def from_picture(path: str, data: bytes, name: str, opts: PictureSettings) -> dict[str, Any]:
+    """Generate a puzzle from a picture as ``generate`` does (same function, same checks on
+    the image: :func:`nonoforge.images.load.load_image`), with what the page shows beside
+    it: the sheet, the verdict, the grade, the likeness and the edited cells."""
+    from nonoforge.images.generate import generate
+    from nonoforge.images.render import png_bytes, sheet_png
+    from nonoforge.pipeline.rate import human_fields
+    from nonoforge.titles import readable
+
+    g = generate(path, size=(opts.width, opts.height), colors=opts.colours,
+                 max_technique=opts.max_technique, crop=opts.crop,
+                 title=readable(name.removeprefix("example:")))
+    p = g.puzzle
+    summary = g.summary()
+    grade = human_fields(p, str(summary.get("status", "")))
+    sheet = base64.b64encode(png_bytes(sheet_png(p, cell=12))).decode("ascii")
+    doc = document_of(p)
+    ys, xs = np.nonzero(g.edited)
+    return {
+        "document": doc,
+        "summary": {k: summary.get(k) for k in (
+            "accepted", "status", "technique", "edits", "edit_fraction", "likeness",
+            "time_s", "key")},
+        "grade": grade.get("human_grade"), "score": grade.get("human_score"),
+        "edited": [[int(y), int(x)] for y, x in zip(ys, xs, strict=True)],
+        "sheet": f"data:image/png;base64,{sheet}",
+        "provenance": {"image_sha256": digest(data), "image_name": name[-200:],
+                       "settings": opts.to_dict(), "origin": "picture"},
+    }
+
+
+# -- the corpus ---------------------------------------------------------------------------
+
+
+def save_document(corpus: Corpus, raw: Any) -> dict[str, Any]:
+    """Store the page's picture in the corpus with its provenance (the source image's
+    digest, the settings, the edits) as its note, under the source ``nonoforge studio``."""
+    if not isinstance(raw, dict):
+        raise UsageError("expected a JSON object")
+    doc = Document.parse(raw.get("document"))
+    meta = Meta(title=doc.title, author=doc.author, source=SOURCE,
+                note=provenance_note(raw.get("provenance")))
+    p = doc.puzzle(meta)
+    stats = corpus.add([p])
+    return {"key": p.key, "new": stats.new, "duplicate": stats.duplicate,
+            "merged": stats.merged}
+
+
+@dataclass(frozen=True)
+class CorpusQuery:
+    """A page of the corpus browser: which page, how many, and the filters (in the command
+    line's grammar: ``size`` ``10x10..30x30``, ``colours`` and ``grade`` ``2..4``)."""
+
+    page: int = 0
+    per_page: int = 50
+    size: str | None = None
+    colours: str | None = None
+    grade: str | None = None
+    source: str | None = None
+    status: str | None = None
+
+    def filters(self) -> Any:
+        from nonoforge.db.filters import Filters
+        from nonoforge.ranges import SizeSpan, Span
+
+        return Filters(
+            size=SizeSpan.parse(self.size) if self.size else None,
+            colors=Span.parse(self.colours) if self.colours else None,
+            grade=Span.parse(self.grade) if self.grade else None,
+            source=self.source, status=self.status,
+        )
+
+
+def corpus_page(corpus: Corpus, q: CorpusQuery) -> dict[str, Any]:
+    """One page of puzzles matching the filters, oldest first, each with its thumbnail (the
+    picture's rows, colour indices, and its palette), through the corpus's public query
+    functions (:meth:`~nonoforge.db.Corpus.keys`, ``info``, ``get``)."""
+    f = q.filters()
+    kwargs = f.query_kwargs()
+    kwargs.pop("limit", None)
+    start = q.page * q.per_page
+    keys = corpus.keys(limit=start + q.per_page + 1, **kwargs)
+    more = len(keys) > start + q.per_page
+    keys = keys[start:start + q.per_page]
+    rows = []
+    for info in corpus.info(keys):
+        row = {k: info.get(k) for k in ("key", "width", "height", "colors", "title", "site",
+                                         "source")}
+        try:
+            p = corpus.get(info["key"])
+        except CorpusError:
+            continue
+        row["palette"] = [c["hex"] for c in palette_json(p.palette)]
+        row["thumb"] = ("".join(chr(48 + int(v)) for v in p.goal.cells.ravel())
+                        if p.goal is not None else None)
+        rows.append(row)
+    return {"page": q.page, "per_page": q.per_page, "more": more, "items": rows,
+            "filters": f.to_dict()}
+
+
+def corpus_document(corpus: Corpus, key: str) -> dict[str, Any]:
+    """A corpus puzzle as the page's document (opened in the editor)."""
+    if len(key) > 200:
+        raise UsageError("not a puzzle key")
+    return {"document": document_of(corpus.get(key))}
