@@ -365,17 +365,16 @@ function showCheck(out) {
     const sw = document.createElement("span"); sw.className = "sw"; sw.style.background = doc.palette[s.colour].hex;
     const what = document.createElement("span"); what.className = "what";
     const b = document.createElement("b");
-    b.textContent = `${s.colour === 0 ? "Clear" : "Paint"} row ${s.row + 1}, col ${s.column + 1}`;
+    b.textContent = `${s.colour === 0 ? "Clear" : "Paint"} R${s.row + 1} C${s.column + 1}`;
     const small = document.createElement("small");
-    small.textContent = s.unique ? "line logic then finishes it" : `${s.gain} fewer undecided (${s.undecided} left)`;
+    small.className = s.unique ? "good" : "";
+    small.textContent = s.unique ? "→ unique by line logic" : `→ ${s.gain} fewer undecided`;
     what.append(b, small);
-    const badge = document.createElement("span");
-    badge.className = s.unique ? "badge" : "badge partial";
-    badge.textContent = s.unique ? "unique" : `−${s.gain}`;
     const apply = document.createElement("button");
     apply.className = "apply"; apply.textContent = "Apply";
+    apply.title = "Apply this change (undo takes it back)";
     apply.addEventListener("click", () => applySuggestion(s));
-    li.append(sw, what, badge, apply);
+    li.append(sw, what, apply);
     li.addEventListener("mouseenter", () => { state.hover = s; draw(); });
     li.addEventListener("mouseleave", () => { state.hover = null; draw(); });
     list.appendChild(li);
@@ -539,6 +538,8 @@ const corpus = { page: 0, more: false };
 function drawThumb(canvas, item) {
   const w = item.width, h = item.height;
   canvas.width = w; canvas.height = h;
+  const scale = 120 / Math.max(w, h);
+  canvas.style.width = `${Math.round(w * scale)}px`; canvas.style.height = `${Math.round(h * scale)}px`;
   const ctx = canvas.getContext("2d");
   const img = ctx.createImageData(w, h);
   const rgb = item.palette.map((hex) => [1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16)));
@@ -568,8 +569,9 @@ async function loadCorpus() {
       const t = document.createElement("div"); t.className = "t"; t.textContent = item.title || "(untitled)";
       t.title = item.title || "";
       const m = document.createElement("div"); m.className = "m";
-      m.textContent = `${item.width}×${item.height} · ${item.colors} col · ${item.site || item.source || ""}`;
-      card.append(cv, t, m);
+      m.textContent = `${item.width}×${item.height} · ${item.colors} col · ${item.source || item.site || ""}`;
+      const box = document.createElement("div"); box.className = "thumb"; box.appendChild(cv);
+      card.append(box, t, m);
       card.addEventListener("click", async () => {
         try {
           const d = await api(`/api/corpus/${encodeURIComponent(item.key)}`);
@@ -615,6 +617,7 @@ async function start() {
       o.value = f.name; o.textContent = `${f.name} (${f.extension || "?"})`;
       $("format-select").appendChild(o);
     }
+    $("format-select").value = "non";
   } catch (err) { toast(err.message, "error"); }
   document.body.dataset.ready = "1";
 }
