@@ -10,6 +10,7 @@ can reason about them, and other faces could call them.
 from __future__ import annotations
 
 import base64
+import itertools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -24,7 +25,6 @@ from nonoforge.studio.docs import (
     Document,
     digest,
     document_of,
-    palette_json,
     provenance_note,
 )
 
@@ -205,31 +205,59 @@ class CorpusQuery:
         )
 
 
+#: Pages that end within this many puzzles are read with one query that decodes the
+#: puzzles before them too (:meth:`~nonoforge.db.Corpus.query`, cheap for the first pages,
+#: the ones people look at); deeper pages fetch their own puzzles by key.
+STREAMED_PAGES = 200
+
+
 def corpus_page(corpus: Corpus, q: CorpusQuery) -> dict[str, Any]:
     """One page of puzzles matching the filters, oldest first, each with its thumbnail (the
-    picture's rows, colour indices, and its palette), through the corpus's public query
-    functions (:meth:`~nonoforge.db.Corpus.keys`, ``info``, ``get``)."""
+    picture as one character a cell, ``"0"`` the background, and its palette), through
+    the corpus's public query functions (:meth:`~nonoforge.db.Corpus.keys`, ``info``,
+    ``query``, ``get``)."""
     f = q.filters()
     kwargs = f.query_kwargs()
     kwargs.pop("limit", None)
-    start = q.page * q.per_page
-    keys = corpus.keys(limit=start + q.per_page + 1, **kwargs)
-    more = len(keys) > start + q.per_page
-    keys = keys[start:start + q.per_page]
+    start, end = q.page * q.per_page, (q.page + 1) * q.per_page
+    if end < STREAMED_PAGES:
+        puzzles = list(itertools.islice(corpus.query(limit=end + 1, **kwargs), start, None))
+        more = len(puzzles) > q.per_page
+        puzzles = puzzles[:q.per_page]
+        keys = [p.key for p in puzzles]
+    else:
+        keys = corpus.keys(limit=end + 1, **kwargs)
+        more = len(keys) > end
+        keys = keys[start:end]
+        puzzles = []
+        for k in keys:
+            try:
+                puzzles.append(corpus.get(k))
+            except CorpusError:  # gone since the keys were read
+                continue
+    infos = {i["key"]: i for i in corpus.info(keys)}
     rows = []
-    for info in corpus.info(keys):
-        row = {k: info.get(k) for k in ("key", "width", "height", "colors", "title", "site",
-                                         "source")}
-        try:
-            p = corpus.get(info["key"])
-        except CorpusError:
-            continue
-        row["palette"] = [c["hex"] for c in palette_json(p.palette)]
-        row["thumb"] = ("".join(chr(48 + int(v)) for v in p.goal.cells.ravel())
-                        if p.goal is not None else None)
-        rows.append(row)
+    for p in puzzles:
+        info = infos.get(p.key, {})
+        rows.append({
+            "key": p.key, "width": p.width, "height": p.height, "colors": p.ncolors,
+            "title": info.get("title"), "site": info.get("site"),
+            "source": info.get("source"),
+            "palette": [c.hex for c in p.palette],
+            "thumb": thumbnail(p.goal.cells) if p.goal is not None else None,
+        })
     return {"page": q.page, "per_page": q.per_page, "more": more, "items": rows,
             "filters": f.to_dict()}
+
+
+def thumbnail(cells: np.ndarray) -> str:
+    """A picture as the page's thumbnail text: one character a cell, row by row, ``"0"``
+    plus its colour index.
+
+    >>> thumbnail(np.array([[0, 1], [2, 0]]))
+    '0120'
+    """
+    return (np.asarray(cells, dtype=np.uint8).ravel() + 48).tobytes().decode("latin-1")
 
 
 def corpus_document(corpus: Corpus, key: str) -> dict[str, Any]:
