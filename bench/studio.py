@@ -12,8 +12,9 @@ a time) of:
   the first check of a blank 20x20 grid, right after start (cold, once) and again (warm);
 * **stroke to verdict**: ``/api/check`` after a stroke of 1-3 cells on a picture made by
   ``/api/picture`` from the bundled koala at 30x30 black-and-white and at 45x45 in 4
-  colours (each stroke on the picture as generated, so every check is of a near-unique
-  picture: the verdict, the undecided and differing cells and the suggestions);
+  colours: strokes of random cells in a random other colour, each kept, the picture reset
+  to the generated one every :data:`RESET` strokes (so the checks see it unique, then
+  ambiguous and stuck, with differing cells and suggestions to find);
 * **corpus page**: ``/api/corpus`` pages of 50 puzzles with thumbnails, the first pages,
   pages deep in the corpus, and filtered.
 
@@ -40,6 +41,9 @@ import requests
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from corpus import _generated  # noqa: E402  (the seeded corpus generator: one home)
+
+#: Strokes after which the bench's picture is reset to the generated one.
+RESET = 8
 
 
 def percentiles(xs: list[float]) -> str:
@@ -128,8 +132,10 @@ def strokes(studio: Studio, size: int, colours: int, n: int, seed: int) -> list[
     rng = np.random.default_rng(seed)
     times: list[float] = []
     verdicts: dict[str, int] = {}
+    cells = base.copy()
     for k in range(n):
-        cells = base.copy()
+        if k % RESET == 0:
+            cells = base.copy()
         y, x = int(rng.integers(h)), int(rng.integers(w))
         colour = int((cells[y, x] + rng.integers(1, ncol)) % ncol)
         for dx in range(int(rng.integers(1, 4))):  # a stroke of 1-3 cells along a row

@@ -178,3 +178,22 @@ def test_open_save_browse_download(client, headers) -> None:
     assert "width 5" in r.text
     r = client.post("/api/download", json={"format": "nope", "document": doc}, headers=headers)
     one_line_error(r, 422)
+
+
+def test_repair_and_grade(client, headers) -> None:
+    out = client.post("/api/repair", json=SWITCH, headers=headers).json()
+    assert out["accepted"] and out["status"] == "unique" and len(out["changed"]) >= 1
+    again = client.post("/api/check", json={**SWITCH, "cells": out["cells"]}, headers=headers)
+    assert again.json()["line_solves"]
+    dancer = client.post("/api/open?example=dancer", headers=headers).json()["document"]
+    graded = client.post("/api/grade", json=dancer, headers=headers).json()
+    assert graded["status"] == "unique" and graded["grade"] in range(1, 6)
+    one_line_error(client.post("/api/repair", content=b"[]", headers=headers), 422)
+
+
+def test_pasted_clues_open_with_the_solvers_picture(client, headers) -> None:
+    text = (DATA / "dancer.non").read_text(encoding="utf-8")
+    clues = "\n".join(line for line in text.splitlines() if not line.startswith("goal"))
+    out = client.post("/api/open?name=pasted", content=clues.encode(), headers=headers).json()
+    doc = out["document"]
+    assert "solver" in doc["note"] and (doc["width"], doc["height"]) == (5, 10)

@@ -148,9 +148,13 @@ def test_a_designers_session(studio: str, browser) -> None:
     first.find_element("css selector", "button.apply").click()
     wait(d, lambda d: verdict_is(d, "unique"), "the top suggestion makes it unique")
     assert board_says(d, "differ") == "0"
-    # undo and redo go through the same check
+    # undo and redo go through the same check; so does generate's repair
     d.find_element("id", "undo").click()
     wait(d, lambda d: verdict_is(d, "multiple"), "undo brings the ambiguity back")
+    d.find_element("id", "repair").click()
+    wait(d, lambda d: verdict_is(d, "unique"), "the fewest-edits repair fixes it")
+    d.find_element("id", "undo").click()
+    wait(d, lambda d: verdict_is(d, "multiple"), "the repair is undone as one change")
     d.find_element("id", "redo").click()
     wait(d, lambda d: verdict_is(d, "unique"), "redo fixes it again")
     title = d.find_element("id", "doc-title")
@@ -174,6 +178,8 @@ def test_a_designers_session(studio: str, browser) -> None:
     shot(d, "picture")
     d.find_element("id", "pic-edit").click()
     wait(d, lambda d: verdict_is(d, "unique"), "the generated puzzle opens in the editor")
+    d.find_element("id", "grade").click()
+    wait(d, lambda d: "of 5" in d.find_element("id", "fact-grade").text, "it is graded")
     # saved under a hostile title
     title = d.find_element("id", "doc-title")
     title.clear()

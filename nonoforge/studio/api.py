@@ -44,6 +44,47 @@ def check_document(raw: Any) -> dict[str, Any]:
     return check(puzzle_of(doc.cells, doc.palette)).to_dict()
 
 
+#: The largest share of cells the editor's "fix with fewest edits" may change.
+REPAIR_BUDGET = 0.1
+
+
+def repair_document(raw: Any) -> dict[str, Any]:
+    """The page's picture repaired as ``generate`` repairs one (the same function,
+    :func:`nonoforge.images.generate.repair`: one cell a round, fewest edits, until line
+    logic finishes it or :data:`REPAIR_BUDGET` of the cells, or two, are spent). Without a source
+    picture every colour is as far from every cell's source, so only the shape terms rank
+    the edits. The picture comes back with the cells it changed."""
+    from nonoforge.images.generate import repair
+    from nonoforge.puzzle import Grid
+
+    doc = Document.parse(raw)
+    fid = np.zeros((*doc.cells.shape, len(doc.palette)))
+    budget = max(REPAIR_BUDGET, min(1.0, 2 / doc.cells.size))  # a small grid: 2 edits
+    rep = repair(Grid(doc.cells), doc.palette, fid, budget=budget)
+    after = rep.grid.cells.astype(np.int64)
+    ys, xs = np.nonzero(after != doc.cells)
+    return {"accepted": rep.accepted, "status": str(rep.status), "technique": rep.technique,
+            "refusal": rep.refusal, "cells": after.tolist(),
+            "changed": [[int(y), int(x), int(after[y, x])] for y, x in zip(ys, xs, strict=True)]}
+
+
+def grade_document(raw: Any) -> dict[str, Any]:
+    """How hard the page's picture is as a puzzle for a person: the human-effort score and
+    grade 1..5 of the rating (:func:`nonoforge.pipeline.rate.human_fields`), with the
+    solver's verdict and technique."""
+    from nonoforge.pipeline.rate import human_fields
+    from nonoforge.solver import solve
+
+    doc = Document.parse(raw)
+    p = doc.puzzle()
+    res = solve(p, max_solutions=2, budget=20_000_000)
+    fields = human_fields(p, str(res.status.value))
+    human = fields.get("human") or {}
+    return {"status": str(res.status.value), "technique": res.technique,
+            "grade": fields.get("human_grade"), "score": fields.get("human_score"),
+            "steps": human.get("steps"), "hardest": human.get("hardest")}
+
+
 def writable_formats() -> list[dict[str, Any]]:
     """Every format the registry can write: name, first extension, colour, description."""
     from nonoforge.formats import FORMATS

@@ -233,6 +233,18 @@ class Studio:
         out = await run_in_threadpool(check_document, raw)
         return JSONResponse({"seq": seq, **out})
 
+    async def repair(self, request: Request) -> Response:
+        from nonoforge.studio.api import repair_document
+
+        raw = await json_body(request)
+        return JSONResponse(await run_in_threadpool(repair_document, raw))
+
+    async def grade(self, request: Request) -> Response:
+        from nonoforge.studio.api import grade_document
+
+        raw = await json_body(request)
+        return JSONResponse(await run_in_threadpool(grade_document, raw))
+
     async def open_file(self, request: Request) -> Response:
         from nonoforge.studio.api import open_bytes, open_example
 
@@ -343,6 +355,8 @@ def make_app(settings: Settings) -> ASGIApp:
         Route("/api/formats", studio.formats),
         Route("/api/example-image/{name:str}", studio.example_image),
         Route("/api/check", studio.check, methods=["POST"]),
+        Route("/api/repair", studio.repair, methods=["POST"]),
+        Route("/api/grade", studio.grade, methods=["POST"]),
         Route("/api/open", studio.open_file, methods=["POST"]),
         Route("/api/picture", studio.from_picture, methods=["POST"]),
         Route("/api/save", studio.save, methods=["POST"]),

@@ -297,7 +297,7 @@ function redo() { const c = state.redo.pop(); if (!c) return; applyChanges(c, tr
 $("undo").addEventListener("click", undo);
 $("redo").addEventListener("click", redo);
 document.addEventListener("keydown", (e) => {
-  if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+  if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.target instanceof HTMLTextAreaElement) return;
   if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "z") { e.preventDefault(); if (e.shiftKey) redo(); else undo(); }
   else if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "y") { e.preventDefault(); redo(); }
   else if (/^[0-9]$/.test(e.key) && Number(e.key) < doc.palette.length) { state.colour = Number(e.key); renderPalette(); }
@@ -315,7 +315,42 @@ function changed() {
   runCheck(state.seq);
 }
 
+function gradeButton() {
+  const b = document.createElement("button");
+  b.id = "grade"; b.className = "link"; b.textContent = "grade it";
+  b.addEventListener("click", gradeIt);
+  $("fact-grade").replaceChildren(b);
+}
+
+async function gradeIt() {
+  const seq = state.seq;
+  $("fact-grade").textContent = "…";
+  try {
+    const out = await api("/api/grade", { method: "POST", json: documentJSON() });
+    if (seq !== state.seq) return; // graded a grid the page no longer holds
+    $("fact-grade").textContent = out.grade == null ? `— (${out.status})` : `${out.grade} of 5 · score ${Math.round(out.score)}`;
+  } catch (err) { if (seq === state.seq) { gradeButton(); toast(err.message, "error"); } }
+}
+
+async function repairIt() {
+  const seq = state.seq;
+  $("repair").disabled = true;
+  try {
+    const out = await api("/api/repair", { method: "POST", json: documentJSON() });
+    if (seq !== state.seq) return; // the picture changed meanwhile: its repair is stale
+    if (!out.changed.length) { toast(out.accepted ? "nothing to fix" : `no fix found (${out.refusal})`, out.accepted ? "ok" : "error"); return; }
+    const changes = out.changed.map(([y, x, v]) => [y * doc.w + x, doc.cells[y * doc.w + x], v]);
+    applyChanges(changes, true);
+    state.undo.push(changes); state.redo = [];
+    for (const [y, x, v] of out.changed) state.edits.push([y, x, v]);
+    toast(`${out.accepted ? "fixed" : "improved"} with ${out.changed.length} edit${out.changed.length > 1 ? "s" : ""}`);
+    changed();
+  } catch (err) { toast(err.message, "error"); } finally { $("repair").disabled = false; }
+}
+$("repair").addEventListener("click", repairIt);
+
 function showChecking() {
+  gradeButton();
   $("verdict-card").dataset.verdict = "checking";
   $("verdict").textContent = "Checking…";
   $("verdict-sub").textContent = "";
@@ -353,6 +388,7 @@ function showCheck(out) {
   $("fact-undecided").textContent = String(out.undecided.length);
   $("fact-differ").textContent = out.verdict === "multiple" ? String(out.differ.length) : "—";
   $("fact-technique").textContent = out.technique || "—";
+  $("repair").disabled = out.line_solves;
   const list = $("suggestions");
   list.replaceChildren();
   $("sugg-count").textContent = out.suggestions.length ? `(${out.suggestions.length})` : "";
@@ -423,6 +459,16 @@ $("open-file").addEventListener("change", async (e) => {
     if (out.count > 1) toast(`opened the first of ${out.count} puzzles in the file`);
   } catch (err) { toast(err.message, "error"); }
   e.target.value = "";
+});
+
+$("paste-toggle").addEventListener("click", () => { $("paste-box").hidden = !$("paste-box").hidden; });
+$("paste-open").addEventListener("click", async () => {
+  const text = $("paste-text").value;
+  if (!text.trim()) return;
+  try {
+    const out = await api("/api/open?name=pasted", { method: "POST", body: new Blob([text], { type: "text/plain" }) });
+    loadDocument(out.document, { origin: "pasted" });
+  } catch (err) { toast(err.message, "error"); }
 });
 
 // -- saving ---------------------------------------------------------------------------------
