@@ -69,6 +69,11 @@ def test_hosts_for_loopback_and_others() -> None:
     assert hosts_for("127.0.0.1", 8000) >= {"127.0.0.1:8000", "localhost:8000"}
     assert hosts_for("192.168.1.5", 80) == frozenset({"192.168.1.5:80"})
     assert "[::1]:9" in hosts_for("::1", 9)
+    import socket
+
+    every = hosts_for("0.0.0.0", 7)  # every interface: this machine's names too
+    assert {"127.0.0.1:7", "localhost:7", f"{socket.gethostname()}:7"} <= every
+    assert "evil.example:7" not in every
 
 
 @pytest.mark.parametrize("drop", ["X-Studio-Token", "Origin"])

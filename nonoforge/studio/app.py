@@ -15,9 +15,11 @@ Safety, for an app that listens on a port of the user's machine (docs/studio.md)
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
+import socket
 import sys
 import tempfile
 import threading
@@ -380,12 +382,29 @@ def make_app(settings: Settings) -> ASGIApp:
 
 def hosts_for(host: str, port: int) -> frozenset[str]:
     """The Host header values a studio bound to ``host:port`` answers to: the address
-    itself, and ``localhost`` when it is a loopback address."""
-    shown = f"[{host}]" if ":" in host else host
-    names = {f"{shown}:{port}"}
-    if host in ("127.0.0.1", "::1", "localhost"):
-        names |= {f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}"}
+    itself, ``localhost`` when it is a loopback address, and for a wildcard address
+    (``0.0.0.0``, ``::``: every interface) this machine's own names and addresses.
+
+    >>> sorted(hosts_for("192.168.1.5", 80))
+    ['192.168.1.5:80']
+    """
+    def shown(h: str) -> str:
+        return f"[{h}]" if ":" in h else h
+
+    names = {f"{shown(host)}:{port}"}
+    loopback = {"127.0.0.1", "::1", "localhost"}
+    if host in loopback or host in WILDCARDS:
+        names |= {f"{shown(h)}:{port}" for h in loopback}
+    if host in WILDCARDS:
+        own = {socket.gethostname(), socket.getfqdn()}
+        with contextlib.suppress(OSError):
+            own |= {str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None)}
+        names |= {f"{shown(h)}:{port}" for h in own if h}
     return frozenset(names)
+
+
+#: Addresses that mean every interface of the machine.
+WILDCARDS = frozenset({"0.0.0.0", "::", ""})
 
 
 __all__ = ["MAX_UPLOAD", "Settings", "hosts_for", "make_app"]
