@@ -4,7 +4,8 @@
 A designer's session: a blank grid, cells painted until the verdict turns multiple and the
 cells where two solutions differ are marked, the top suggestion applied, unique again;
 saved to the corpus under a hostile title, found again by filter (the title shown as text),
-downloaded as a file; a bundled picture made into a puzzle. Chromium's network log shows
+downloaded as a file; a bundled picture uploaded and made into a puzzle; strokes faster
+than the checks never show an older grid's verdict. Chromium's network log shows
 the page asked nothing of any other host. With ``NONOFORGE_STUDIO_SHOTS=DIR`` the
 screenshots docs/studio.md shows are written there (``make`` does not; see the doc).
 Skips, saying why, where Chromium or its driver is not installed.
@@ -22,6 +23,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+
+from nonoforge.examples import example_path
 
 pytest.importorskip("starlette", reason="the studio's extra (nonoforge[studio]) not installed")
 pytest.importorskip("uvicorn", reason="the studio's extra (nonoforge[studio]) not installed")
@@ -148,6 +151,15 @@ def test_a_designers_session(studio: str, browser) -> None:
     first.find_element("css selector", "button.apply").click()
     wait(d, lambda d: verdict_is(d, "unique"), "the top suggestion makes it unique")
     assert board_says(d, "differ") == "0"
+    # strokes faster than the checks: only the last grid's verdict is ever shown
+    d.find_element("id", "undo").click()
+    d.find_element("id", "redo").click()
+    d.find_element("id", "undo").click()
+    wait(d, lambda d: d.execute_script("return state.shownSeq === state.seq"),
+         "the newest grid is checked")
+    assert verdict_is(d, "multiple")
+    d.find_element("id", "redo").click()
+    wait(d, lambda d: verdict_is(d, "unique"), "redo fixes it")
     # undo and redo go through the same check; so does generate's repair
     d.find_element("id", "undo").click()
     wait(d, lambda d: verdict_is(d, "multiple"), "undo brings the ambiguity back")
@@ -169,8 +181,7 @@ def test_a_designers_session(studio: str, browser) -> None:
         el = d.find_element("id", field)
         el.clear()
         el.send_keys(value)
-    d.find_element("id", "picture-example").find_element(
-        "css selector", 'option[value="house"]').click()
+    d.find_element("id", "picture-file").send_keys(str(example_path("house")))  # an upload
     wait(d, lambda d: d.find_element("id", "pic-card").get_attribute("data-verdict")
          not in ("", "checking"), "the picture is made into a puzzle", timeout=240)
     assert d.find_element("id", "pic-verdict").text.startswith("Unique")
