@@ -88,6 +88,9 @@ def test_a_check_answers_with_its_sequence_number(client, headers) -> None:
     r = client.post("/api/check", json={"seq": 41, **SWITCH}, headers=headers)
     out = r.json()
     assert out["seq"] == 41 and out["verdict"] == "multiple"
+    thorough = client.post("/api/check", json={"seq": 42, "thorough": True, **SWITCH},
+                           headers=headers).json()
+    assert {**thorough, "seq": 41} == out
     assert out["differ"] == [[1, 1], [1, 2], [2, 1], [2, 2]]
     assert out["suggestions"][0]["unique"]
 

@@ -90,3 +90,13 @@ def test_every_suggestion_does_what_it_says(cells: np.ndarray) -> None:
         after = checked(changed)
         assert len(after.undecided) == s.undecided < len(c.undecided)
         assert s.unique == (after.line_solves and after.verdict == "unique")
+
+
+def test_a_picture_too_hard_to_decide_at_once_says_so() -> None:
+    from nonoforge.studio.check import CHECK_WORK
+
+    rng = np.random.default_rng(4)
+    noise = (rng.random((100, 100)) < 0.5).astype(int)  # random noise: no foothold at all
+    c = checked(noise)
+    assert c.verdict == "budget" and c.work >= CHECK_WORK  # the same on every machine
+    assert len(c.undecided) == 100 * 100 and c.differ == []

@@ -19,7 +19,7 @@ import numpy as np
 
 from nonoforge.errors import CorpusError, UsageError
 from nonoforge.puzzle import Meta
-from nonoforge.studio.check import check, puzzle_of
+from nonoforge.studio.check import CHECK_WORK, THOROUGH_WORK, check, puzzle_of
 from nonoforge.studio.docs import (
     SOURCE,
     Document,
@@ -39,9 +39,13 @@ MAX_LISTED = 200
 
 
 def check_document(raw: Any) -> dict[str, Any]:
-    """The solver's view of the page's picture (:func:`nonoforge.studio.check.check`)."""
+    """The solver's view of the page's picture (:func:`nonoforge.studio.check.check`), the
+    verdict under :data:`~nonoforge.studio.check.CHECK_WORK`, or ``THOROUGH_WORK`` when the
+    page asks for a thorough check."""
     doc = Document.parse(raw)
-    return check(puzzle_of(doc.cells, doc.palette)).to_dict()
+    thorough = isinstance(raw, dict) and raw.get("thorough") is True
+    work = THOROUGH_WORK if thorough else CHECK_WORK
+    return check(puzzle_of(doc.cells, doc.palette), work=work).to_dict()
 
 
 #: The largest share of cells the editor's "fix with fewest edits" may change.

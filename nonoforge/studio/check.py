@@ -33,9 +33,13 @@ from nonoforge.errors import UsageError
 from nonoforge.puzzle import Clue, Grid, Palette, Puzzle, clue_of
 from nonoforge.solving import mask_counts
 
-#: Work (the solver's deterministic ``work`` count) the full verdict may take: beyond it
-#: the verdict is ``budget`` ("too hard to decide while drawing"), the same on every machine.
-CHECK_WORK = 3_000_000
+#: Work (the solver's deterministic ``work`` count) the full verdict may take after a
+#: stroke: beyond it the verdict is ``budget`` ("too hard to decide while drawing"), the
+#: same on every machine. About a second of CPU at most; most pictures need far less (a
+#: 30x30 picture with two solutions: about 12,000).
+CHECK_WORK = 200_000
+#: The work a check asked for on purpose ("check thoroughly") may take.
+THOROUGH_WORK = 20_000_000
 #: How many one-cell changes are re-solved for suggestions, cheapest first.
 TRIALS = 32
 #: How many suggestions an answer lists.

@@ -359,12 +359,12 @@ function showChecking() {
   $("sugg-count").textContent = "";
 }
 
-async function runCheck(seq) {
+async function runCheck(seq, thorough = false) {
   if (state.controller) state.controller.abort(); // the newest stroke supersedes a running check
   const controller = new AbortController();
   state.controller = controller;
   try {
-    const out = await api("/api/check", { method: "POST", json: { seq, ...documentJSON() }, signal: controller.signal });
+    const out = await api("/api/check", { method: "POST", json: { seq, thorough, ...documentJSON() }, signal: controller.signal });
     if (out.seq !== state.seq) return; // an answer for a grid the page no longer holds
     state.check = out; state.shownSeq = out.seq;
     showCheck(out);
@@ -383,7 +383,18 @@ function showCheck(out) {
   $("verdict").textContent = WORDS[out.verdict] || out.verdict;
   $("verdict-sub").textContent = out.verdict === "unique"
     ? (out.line_solves ? "solvable by line logic alone" : "unique, but line logic alone gets stuck")
-    : out.verdict === "multiple" ? "the clues allow more than one picture" : out.verdict === "none" ? "" : "the check ran out of its work budget";
+    : out.verdict === "multiple" ? "the clues allow more than one picture" : out.verdict === "none" ? "" : "the quick check ran out of its work budget";
+  if (out.verdict === "budget" || out.verdict === "timeout") {
+    const more = document.createElement("button");
+    more.className = "link"; more.id = "thorough"; more.textContent = "check thoroughly";
+    more.addEventListener("click", () => {
+      const seq = state.seq;
+      showChecking();
+      $("verdict").textContent = "Checking thoroughly…";
+      runCheck(seq, true);
+    });
+    $("verdict-sub").append(" · ", more);
+  }
   $("fact-line").textContent = out.line_solves ? "finishes it" : "gets stuck";
   $("fact-undecided").textContent = String(out.undecided.length);
   $("fact-differ").textContent = out.verdict === "multiple" ? String(out.differ.length) : "—";
