@@ -205,3 +205,17 @@ def test_pasted_clues_open_with_the_solvers_picture(client, headers) -> None:
     out = client.post("/api/open?name=pasted", content=clues.encode(), headers=headers).json()
     doc = out["document"]
     assert "solver" in doc["note"] and (doc["width"], doc["height"]) == (5, 10)
+
+
+def test_a_token_that_is_not_even_ascii_is_refused_in_one_line(client, headers) -> None:
+    odd = {k: v.encode("ascii") for k, v in headers.items()}
+    odd["X-Studio-Token"] = "\u00e9t\u00e9".encode("latin-1")  # bytes a client may send
+    one_line_error(client.post("/api/check", json=SWITCH, headers=odd), 403)
+
+
+def test_a_corpus_that_cannot_open_is_one_line(tmp_path: Path) -> None:
+    where = tmp_path / "not-a-folder"
+    where.write_text("a file where the corpus's folder should be", encoding="utf-8")
+    settings = Settings(db=str(where / "c.db"), hosts=frozenset({"testserver"}))
+    with TestClient(make_app(settings)) as client:
+        assert one_line_error(client.get("/api/corpus"), 422)

@@ -99,7 +99,8 @@ class Guard:
         if host not in self.settings.hosts:
             refusal = error(421, "this studio does not serve that host name")
         elif scope["method"] not in ("GET", "HEAD"):
-            if not secrets.compare_digest(headers.get(TOKEN_HEADER, ""), self.settings.token):
+            given = headers.get(TOKEN_HEADER, "").encode("latin-1")
+            if not secrets.compare_digest(given, self.settings.token.encode("ascii")):
                 refusal = error(403, "missing or wrong studio token: reload the page")
             elif headers.get("origin") != f"http://{host}":
                 refusal = error(403, "requests that change anything must come from the "
