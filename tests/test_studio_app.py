@@ -178,6 +178,11 @@ def test_open_save_browse_download(client, headers) -> None:
     assert client.get("/api/corpus?size=6x6..9x9").json()["items"] == []
     one_line_error(client.get("/api/corpus?size=huge"), 422)
     one_line_error(client.get("/api/corpus?per_page=100000"), 400)
+    play = client.get(f"/play/{saved['key']}")
+    assert play.status_code == 200 and "<script>alert(1)" not in play.text
+    assert "script-src 'unsafe-inline'" in play.headers["content-security-policy"]
+    assert "connect-src" not in play.headers["content-security-policy"]  # one policy only
+    one_line_error(client.get("/play/nope"), 422)
     opened = client.get(f"/api/corpus/{saved['key']}").json()["document"]
     assert opened["cells"] == doc["cells"]
     one_line_error(client.get("/api/corpus/nope"), 422)

@@ -219,6 +219,15 @@ def test_a_designers_session(studio: str, browser) -> None:
     card = d.find_element("css selector", ".card")
     assert card.find_element("css selector", ".t").text == HOSTILE
     assert not d.find_elements("css selector", ".card img")  # no element made of the title
+    # and played in the playable page, in a tab of its own
+    studio_tab = d.current_window_handle
+    card.find_element("css selector", "a.play").click()
+    wait(d, lambda d: len(d.window_handles) == 2, "the playable page opens")
+    d.switch_to.window([h for h in d.window_handles if h != studio_tab][0])
+    wait(d, lambda d: d.find_elements("css selector", "#board td.cell"), "its grid is drawn")
+    assert HOSTILE in d.title  # the title, as text
+    d.close()
+    d.switch_to.window(studio_tab)
     # nothing was asked of another host
     origin = urlsplit(studio).netloc
     for entry in d.get_log("performance"):

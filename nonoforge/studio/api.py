@@ -305,6 +305,25 @@ def thumbnail(cells: np.ndarray) -> str:
     return (np.asarray(cells, dtype=np.uint8).ravel() + 48).tobytes().decode("latin-1")
 
 
+def play_page(corpus: Corpus, key: str) -> str:
+    """A corpus puzzle as the playable page ``collection export --to F.html`` writes
+    (:func:`nonoforge.pipeline.html.page`), for one puzzle: its answer the stored goal or
+    the solver's solution, its verdict the solver's."""
+    from nonoforge.pipeline.html import page
+    from nonoforge.pipeline.item import ExportItem
+    from nonoforge.solver import solve
+
+    if len(key) > 200:
+        raise UsageError("not a puzzle key")
+    p = corpus.get(key)
+    res = solve(p, max_solutions=2, budget=20_000_000)
+    answer = p.goal if p.goal is not None else res.solution
+    if answer is None:
+        raise UsageError(f"puzzle {key} has no solution to play towards ({res.status})")
+    item = ExportItem(p, 1, {}, answer, str(res.status.value))
+    return page([item], item.title)
+
+
 def corpus_document(corpus: Corpus, key: str) -> dict[str, Any]:
     """A corpus puzzle as the page's document (opened in the editor)."""
     if len(key) > 200:

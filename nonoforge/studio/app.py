@@ -56,6 +56,10 @@ CSP = ("default-src 'self'; img-src 'self' blob: data:; style-src 'self'; script
        "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
        "form-action 'self'")
 
+#: The playable page's own policy (what its file says in its meta element).
+PLAY_CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
+            "img-src data:; base-uri 'none'; form-action 'none'")
+
 
 @dataclass
 class Settings:
@@ -114,9 +118,10 @@ class Guard:
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
-                message.setdefault("headers", [])
-                message["headers"] = [*message["headers"],
-                                      (b"content-security-policy", CSP.encode()),
+                have = list(message.get("headers", []))
+                if not any(k.lower() == b"content-security-policy" for k, _ in have):
+                    have.append((b"content-security-policy", CSP.encode()))
+                message["headers"] = [*have,
                                       (b"x-content-type-options", b"nosniff"),
                                       (b"referrer-policy", b"no-referrer"),
                                       (b"cache-control", b"no-store")]
@@ -313,6 +318,16 @@ class Studio:
         )
         return JSONResponse(await run_in_threadpool(corpus_page, self.corpus(), q))
 
+    async def play(self, request: Request) -> Response:
+        """A corpus puzzle in the playable page, under that page's own policy (inline
+        script and style, nothing fetched: it is one self-contained file)."""
+        from nonoforge.studio.api import play_page
+
+        key = request.path_params["key"]
+        html = await run_in_threadpool(play_page, self.corpus(), key)
+        return Response(html, media_type="text/html; charset=utf-8", headers={
+            "content-security-policy": PLAY_CSP})
+
     async def corpus_item(self, request: Request) -> Response:
         from nonoforge.studio.api import corpus_document
 
@@ -366,6 +381,7 @@ def make_app(settings: Settings) -> ASGIApp:
         Route("/api/download", studio.download, methods=["POST"]),
         Route("/api/corpus", studio.corpus_page),
         Route("/api/corpus/{key:str}", studio.corpus_item),
+        Route("/play/{key:str}", studio.play),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(

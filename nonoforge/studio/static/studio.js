@@ -489,7 +489,10 @@ $("save").addEventListener("click", async () => {
     const prov = { ...(doc.provenance || {}), edits: state.edits };
     const out = await api("/api/save", { method: "POST", json: { document: documentJSON(), provenance: prov } });
     const note = out.new ? "saved to the corpus" : "already in the corpus";
-    $("saved-note").textContent = `${note}: ${out.key}`;
+    const a = document.createElement("a");
+    a.href = `/play/${encodeURIComponent(out.key)}`; a.target = "_blank"; a.rel = "noopener";
+    a.textContent = "play it";
+    $("saved-note").replaceChildren(`${note}: ${out.key} · `, a);
     toast(note);
   } catch (err) { toast(err.message, "error"); }
 });
@@ -628,7 +631,11 @@ async function loadCorpus() {
       const m = document.createElement("div"); m.className = "m";
       m.textContent = `${item.width}×${item.height} · ${item.colors} col · ${item.source || item.site || ""}`;
       const box = document.createElement("div"); box.className = "thumb"; box.appendChild(cv);
-      card.append(box, t, m);
+      const play = document.createElement("a");
+      play.className = "play"; play.textContent = "Play"; play.target = "_blank"; play.rel = "noopener";
+      play.href = `/play/${encodeURIComponent(item.key)}`;
+      play.addEventListener("click", (e) => e.stopPropagation());
+      card.append(box, t, m, play);
       card.addEventListener("click", async () => {
         try {
           const d = await api(`/api/corpus/${encodeURIComponent(item.key)}`);
