@@ -224,3 +224,21 @@ def test_a_corpus_that_cannot_open_is_one_line(tmp_path: Path) -> None:
     settings = Settings(db=str(where / "c.db"), hosts=frozenset({"testserver"}))
     with TestClient(make_app(settings)) as client:
         assert one_line_error(client.get("/api/corpus"), 422)
+
+
+def test_a_selection_exports_as_a_book_a_page_a_dataset_or_rofl(client, headers) -> None:
+    keys = []
+    for name in ("dancer", "petro"):
+        doc = client.post(f"/api/open?example={name}", headers=headers).json()["document"]
+        keys.append(client.post("/api/save", json={"document": doc}, headers=headers)
+                    .json()["key"])
+    starts = {"pdf": b"%PDF-", "html": b"<!DOCTYPE html>", "jsonl": b"{", "rofl": b""}
+    for to, start in starts.items():
+        r = client.post("/api/export", json={"keys": keys, "to": to, "name": "My <b>book"},
+                        headers=headers)
+        assert r.status_code == 200, r.text
+        assert r.content.startswith(start) and len(r.content) > 100
+        assert r.headers["content-disposition"].endswith(f'my-b-book.{to}"')
+    for bad in ({"keys": [], "to": "pdf"}, {"keys": keys, "to": "exe"},
+                {"keys": ["nope"], "to": "pdf"}):
+        one_line_error(client.post("/api/export", json=bad, headers=headers), 422)

@@ -219,6 +219,13 @@ def test_a_designers_session(studio: str, browser) -> None:
     card = d.find_element("css selector", ".card")
     assert card.find_element("css selector", ".t").text == HOSTILE
     assert not d.find_elements("css selector", ".card img")  # no element made of the title
+    # put into a collection and exported as a book, downloaded
+    card.find_element("css selector", "input.pick").click()
+    wait(d, lambda d: d.find_element("id", "sel-count").text == "1 selected", "it is selected")
+    d.find_element("id", "sel-export").click()
+    book = wait(d, lambda d: [p for p in Path(d.downloads).glob("*.pdf")], "the book lands")
+    assert book[0].name == "studio-selection.pdf"
+    assert book[0].read_bytes().startswith(b"%PDF-")
     # and played in the playable page, in a tab of its own
     studio_tab = d.current_window_handle
     card.find_element("css selector", "a.play").click()

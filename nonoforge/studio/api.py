@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import base64
 import itertools
+import os
 import re
+import tempfile
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +29,7 @@ from nonoforge.studio.docs import (
     document_of,
     provenance_note,
 )
+from nonoforge.util import safe_text
 
 if TYPE_CHECKING:
     from nonoforge.db import Corpus
@@ -322,6 +325,42 @@ def play_page(corpus: Corpus, key: str) -> str:
         raise UsageError(f"puzzle {key} has no solution to play towards ({res.status})")
     item = ExportItem(p, 1, {}, answer, str(res.status.value))
     return page([item], item.title)
+
+
+#: What a selection may be exported as, by the export kind's suffix (pipeline/export.py).
+EXPORTS = {"pdf": ".pdf", "html": ".html", "jsonl": ".jsonl", "rofl": ".rofl"}
+#: The most puzzles one export from the page may hold.
+MAX_EXPORT = 500
+
+
+def export_selection(corpus: Corpus, raw: Any) -> tuple[bytes, str, str]:
+    """Store the page's selection as a named collection of the corpus and export it as
+    ``collection export`` does (:func:`nonoforge.pipeline.export.export_collection`: a
+    PDF book, the playable page, a JSONL dataset or ROFL), as (content, file name, type)."""
+    from nonoforge.pipeline.export import ExportOptions, export_collection
+
+    if not isinstance(raw, dict):
+        raise UsageError("expected a JSON object")
+    keys = raw.get("keys")
+    if not isinstance(keys, list) or not keys or not all(isinstance(k, str) for k in keys):
+        raise UsageError("select the puzzles to export")
+    if len(keys) > MAX_EXPORT:
+        raise UsageError(f"export at most {MAX_EXPORT} puzzles at once")
+    kind = raw.get("to")
+    if kind not in EXPORTS:
+        raise UsageError(f"export as one of {', '.join(EXPORTS)}")
+    name = safe_text(raw["name"], 80).strip() if isinstance(raw.get("name"), str) else ""
+    name = name or "studio selection"
+    corpus.create_collection(name, list(dict.fromkeys(keys)),
+                             {"title": name, "made_with": SOURCE})
+    with tempfile.TemporaryDirectory(prefix="nonoforge-studio-") as tmp:
+        target = os.path.join(tmp, f"{file_stem(name)}{EXPORTS[kind]}")
+        export_collection(corpus, name, target, ExportOptions(include_ambiguous=False))
+        with open(target, "rb") as f:
+            data = f.read()
+    media = {"pdf": "application/pdf", "html": "text/html; charset=utf-8",
+             "jsonl": "application/jsonl", "rofl": "application/octet-stream"}[kind]
+    return data, os.path.basename(target), media
 
 
 def corpus_document(corpus: Corpus, key: str) -> dict[str, Any]:

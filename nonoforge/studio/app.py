@@ -318,6 +318,14 @@ class Studio:
         )
         return JSONResponse(await run_in_threadpool(corpus_page, self.corpus(), q))
 
+    async def export(self, request: Request) -> Response:
+        from nonoforge.studio.api import export_selection
+
+        raw = await json_body(request)
+        data, filename, media = await run_in_threadpool(export_selection, self.corpus(), raw)
+        return Response(data, media_type=media, headers={
+            "content-disposition": f'attachment; filename="{filename}"'})
+
     async def play(self, request: Request) -> Response:
         """A corpus puzzle in the playable page, under that page's own policy (inline
         script and style, nothing fetched: it is one self-contained file)."""
@@ -382,6 +390,7 @@ def make_app(settings: Settings) -> ASGIApp:
         Route("/api/corpus", studio.corpus_page),
         Route("/api/corpus/{key:str}", studio.corpus_item),
         Route("/play/{key:str}", studio.play),
+        Route("/api/export", studio.export, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(

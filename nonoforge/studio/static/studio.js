@@ -593,7 +593,32 @@ $("pic-edit").addEventListener("click", () => {
 
 // -- the corpus -----------------------------------------------------------------------------
 
-const corpus = { page: 0, more: false };
+const corpus = { page: 0, more: false, picked: new Map() };
+
+function showSelection() {
+  $("selection").hidden = corpus.picked.size === 0;
+  $("sel-count").textContent = `${corpus.picked.size} selected`;
+}
+$("sel-clear").addEventListener("click", () => {
+  corpus.picked.clear();
+  document.querySelectorAll(".card").forEach((c) => { c.classList.remove("picked"); c.querySelector(".pick").checked = false; });
+  showSelection();
+});
+$("sel-export").addEventListener("click", async () => {
+  const to = $("sel-to").value;
+  $("sel-export").disabled = true;
+  try {
+    const res = await api("/api/export", { method: "POST", raw: true,
+      json: { keys: [...corpus.picked.keys()], to, name: $("sel-name").value } });
+    const blob = await res.blob();
+    const m = /filename="([^"]+)"/.exec(res.headers.get("content-disposition") || "");
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob); a.download = m ? m[1] : `selection.${to}`;
+    document.body.appendChild(a); a.click(); a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 5000);
+    toast(`exported ${corpus.picked.size} puzzle${corpus.picked.size > 1 ? "s" : ""}`);
+  } catch (err) { toast(err.message, "error"); } finally { $("sel-export").disabled = false; }
+});
 
 function drawThumb(canvas, item) {
   const w = item.width, h = item.height;
@@ -635,7 +660,17 @@ async function loadCorpus() {
       play.className = "play"; play.textContent = "Play"; play.target = "_blank"; play.rel = "noopener";
       play.href = `/play/${encodeURIComponent(item.key)}`;
       play.addEventListener("click", (e) => e.stopPropagation());
-      card.append(box, t, m, play);
+      const pick = document.createElement("input");
+      pick.type = "checkbox"; pick.className = "pick"; pick.title = "Select for a collection";
+      pick.checked = corpus.picked.has(item.key);
+      card.classList.toggle("picked", pick.checked);
+      pick.addEventListener("click", (e) => e.stopPropagation());
+      pick.addEventListener("change", () => {
+        if (pick.checked) corpus.picked.set(item.key, item.title); else corpus.picked.delete(item.key);
+        card.classList.toggle("picked", pick.checked);
+        showSelection();
+      });
+      card.append(pick, box, t, m, play);
       card.addEventListener("click", async () => {
         try {
           const d = await api(`/api/corpus/${encodeURIComponent(item.key)}`);
