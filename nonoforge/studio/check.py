@@ -151,11 +151,8 @@ def candidates(
     from nonoforge.images.measure import neighbour_counts
 
     undecided = mask_counts(state) > 1
-    near = undecided.copy()
-    near[1:] |= undecided[:-1]
-    near[:-1] |= undecided[1:]
-    near[:, 1:] |= undecided[:, :-1]
-    near[:, :-1] |= undecided[:, 1:]
+    # an undecided cell or a 4-neighbour of one
+    near = undecided | (neighbour_counts(undecided.astype(np.int64), 2)[1] > 0)
     counts = neighbour_counts(cells, ncolours)
     colours = np.arange(ncolours)[:, None, None]
     allowed = (np.asarray(state, dtype=np.uint64)[None] >> colours.astype(np.uint64)) & 1
