@@ -18,7 +18,9 @@ a time) of:
 * **corpus page**: ``/api/corpus`` pages of 50 puzzles with thumbnails, the first pages,
   pages deep in the corpus, and filtered.
 
-Targets (issue 34): stroke p95 < 150 ms at 30x30 B&W, < 400 ms at 45x45 in 4 colours; a
+Each line also gives the studio process's CPU time per request (from /proc, on Linux): on a
+shared machine that, not the wall time, is what the studio itself costs. Targets (issue
+34): stroke p95 < 150 ms at 30x30 B&W, < 400 ms at 45x45 in 4 colours; a
 corpus page of 50 < 300 ms at 100,000 puzzles; first load < 1 s. Figures are wall time on
 whatever machine runs it: run on a quiet one (a shared machine's load shows in the tail).
 """
@@ -87,6 +89,14 @@ class Studio:
         self.http = requests.Session()
         self.token = ""
 
+    def cpu(self) -> float:
+        """CPU seconds the studio's process has used so far (Linux: /proc), or nan."""
+        try:
+            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return float("nan")
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def close(self) -> None:
         self.proc.terminate()
         self.proc.wait(timeout=30)
@@ -119,16 +129,21 @@ class Studio:
         return time.perf_counter() - t0
 
 
-def strokes(studio: Studio, size: int, colours: int, n: int, seed: int) -> list[float]:
-    """Seconds from each stroke's check request to its answer, on koala at ``size``."""
+def picture(studio: Studio, size: int, colours: int) -> dict[str, Any]:
+    """The document ``/api/picture`` makes of the bundled koala at ``size``."""
     out = studio.post(f"/api/picture?example=koala&width={size}&height={size}"
                       f"&colours={colours}").json()
     doc = out["document"]
+    print(f"  koala {doc['width']}x{doc['height']}, {len(doc['palette']) - 1} colour(s): "
+          f"{out['summary']['status']}, {out['summary']['technique']}", file=sys.stderr)
+    return dict(doc)
+
+
+def strokes(studio: Studio, doc: dict[str, Any], n: int, seed: int) -> list[float]:
+    """Seconds from each stroke's check request to its answer, on the picture ``doc``."""
     base = np.array(doc["cells"])
     h, w = base.shape
     ncol = len(doc["palette"])
-    print(f"  koala {w}x{h}, {ncol - 1} colour(s): {out['summary']['status']}, "
-          f"{out['summary']['technique']}", file=sys.stderr)
     rng = np.random.default_rng(seed)
     times: list[float] = []
     verdicts: dict[str, int] = {}
@@ -176,19 +191,27 @@ def main() -> int:
     studio = Studio(db)
     try:
         cold = studio.first_load()
-        warm = [studio.first_load() for _ in range(10)]
         print(f"first load, cold (just started)      {cold * 1000:7.1f} ms")
-        print(f"first load, again                    {percentiles(warm)}")
-        bw = strokes(studio, 30, 1, args.strokes, 1)
-        print(f"stroke -> verdict, 30x30 B&W         {percentiles(bw)}")
-        colour = strokes(studio, 45, 4, args.strokes, 2)
-        print(f"stroke -> verdict, 45x45 4 colours   {percentiles(colour)}")
-        print(f"corpus page of 50, first pages       "
-              f"{percentiles(pages(studio, args.size, args.pages))}")
-        print(f"corpus page of 50, anywhere          "
-              f"{percentiles(pages(studio, args.size, args.pages, deep=True))}")
-        print(f"corpus page of 50, size filter       "
-              f"{percentiles(pages(studio, args.size, args.pages, '&size=25x25'))}")
+        bw, colour = picture(studio, 30, 1), picture(studio, 45, 4)
+        phases: list[tuple[str, Any]] = [
+            ("first load, again                   ", lambda: [studio.first_load()
+                                                              for _ in range(10)]),
+            ("stroke -> verdict, 30x30 B&W        ", lambda: strokes(studio, bw, args.strokes,
+                                                                     1)),
+            ("stroke -> verdict, 45x45 4 colours  ", lambda: strokes(studio, colour,
+                                                                     args.strokes, 2)),
+            ("corpus page of 50, first pages      ", lambda: pages(studio, args.size,
+                                                                   args.pages)),
+            ("corpus page of 50, anywhere         ", lambda: pages(studio, args.size,
+                                                                   args.pages, deep=True)),
+            ("corpus page of 50, size filter      ", lambda: pages(studio, args.size,
+                                                                   args.pages, "&size=25x25")),
+        ]
+        for name, run in phases:
+            cpu0 = studio.cpu()
+            times = run()
+            cpu = (studio.cpu() - cpu0) / len(times) * 1000
+            print(f"{name} {percentiles(times)}   server CPU {cpu:6.1f} ms each")
     finally:
         studio.close()
     return 0
