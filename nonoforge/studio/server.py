@@ -62,9 +62,16 @@ def serve(opts: StudioOptions, announce: Callable[[str], None]) -> None:
         import uvicorn
     except ImportError:
         raise UsageError(INSTALL_HINT) from None
+    from nonoforge.solver import warmup
     from nonoforge.studio.app import Settings, hosts_for, make_app
 
     sock = bind(opts.host, opts.port)
+    # the solver's kernels and what the routes import load before the address is given:
+    # the first page and its first check then answer at once, not behind the loading
+    warmup()
+    import nonoforge.db
+    import nonoforge.formats
+    import nonoforge.studio.api  # noqa: F401
     host, port = sock.getsockname()[:2]
     app = make_app(Settings(db=opts.db, hosts=hosts_for(opts.host, port)))
     url = url_of(opts.host, port)
