@@ -235,6 +235,15 @@ def test_a_designers_session(studio: str, browser) -> None:
     assert HOSTILE in d.title  # the title, as text
     d.close()
     d.switch_to.window(studio_tab)
+    # the picture resized: kept where it fits, checked again
+    d.find_element("id", "tab-editor").click()
+    for field, value in (("new-w", "25"), ("new-h", "22")):
+        el = d.find_element("id", field)
+        el.clear()
+        el.send_keys(value)
+    d.find_element("id", "resize").click()
+    wait(d, lambda d: d.find_element("id", "doc-dims").text.startswith("25 × 22")
+         and d.execute_script("return state.shownSeq === state.seq"), "the resized grid")
     # nothing was asked of another host
     origin = urlsplit(studio).netloc
     for entry in d.get_log("performance"):

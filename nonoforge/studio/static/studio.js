@@ -192,6 +192,12 @@ function draw() {
       }
     }
   }
+  if (state.cursor) { // the row and column under the pointer, and their clues
+    const { x, y } = state.cursor;
+    ctx.fillStyle = "rgba(59, 108, 246, 0.10)";
+    ctx.fillRect(0, top + y * cs, left + doc.w * cs, cs);
+    ctx.fillRect(left + x * cs, 0, cs, top + doc.h * cs);
+  }
   // grid lines: thin, every fifth darker
   for (let x = 0; x <= doc.w; x++) {
     ctx.fillStyle = x % 5 === 0 || x === doc.w ? "#5b6475" : "#d3d7de";
@@ -272,10 +278,16 @@ board.addEventListener("pointerdown", (e) => {
   paintCell(c);
 });
 board.addEventListener("pointermove", (e) => {
-  if (!stroke) return;
   const c = cellAt(e);
-  if (c) paintCell(c);
+  const key = c ? `${c.y},${c.x}` : "";
+  if (key !== state.cursorKey) {
+    state.cursor = c; state.cursorKey = key;
+    $("cursor").textContent = c ? `R${c.y + 1} C${c.x + 1}` : "";
+    if (!stroke) draw();
+  }
+  if (stroke && c) paintCell(c);
 });
+board.addEventListener("pointerleave", () => { state.cursor = null; state.cursorKey = ""; $("cursor").textContent = ""; if (!stroke) draw(); });
 function endStroke() {
   if (!stroke) return;
   const s = stroke;
@@ -449,6 +461,15 @@ $("new-blank").addEventListener("click", () => {
   if (!(w >= 1 && w <= 100 && h >= 1 && h <= 100)) { toast("a grid is 1..100 cells a side", "error"); return; }
   loadDocument({ width: w, height: h, cells: Array.from({ length: h }, () => new Array(w).fill(0)),
     palette: doc.palette, title: "", author: "" }, { origin: "blank" });
+});
+
+$("resize").addEventListener("click", () => {
+  const w = Number($("new-w").value), h = Number($("new-h").value);
+  if (!(w >= 1 && w <= 100 && h >= 1 && h <= 100)) { toast("a grid is 1..100 cells a side", "error"); return; }
+  const cells = Array.from({ length: h }, (_, y) => Array.from({ length: w },
+    (_, x) => (y < doc.h && x < doc.w ? doc.cells[y * doc.w + x] : 0)));
+  const keep = { title: doc.title, author: doc.author };
+  loadDocument({ width: w, height: h, cells, palette: doc.palette, ...keep }, doc.provenance);
 });
 
 $("example-select").addEventListener("change", async (e) => {
