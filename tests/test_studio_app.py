@@ -242,3 +242,13 @@ def test_a_selection_exports_as_a_book_a_page_a_dataset_or_rofl(client, headers)
     for bad in ({"keys": [], "to": "pdf"}, {"keys": keys, "to": "exe"},
                 {"keys": ["nope"], "to": "pdf"}):
         one_line_error(client.post("/api/export", json=bad, headers=headers), 422)
+
+
+def test_a_check_superseded_by_a_newer_stroke_stops(client, headers) -> None:
+    newer = client.post("/api/check", json={"seq": 7, "page": "p1", **SWITCH}, headers=headers)
+    assert newer.json()["verdict"] == "multiple"
+    older = client.post("/api/check", json={"seq": 6, "page": "p1", **SWITCH}, headers=headers)
+    assert "superseded" in one_line_error(older, 409)
+    other_page = client.post("/api/check", json={"seq": 6, "page": "p2", **SWITCH},
+                             headers=headers)
+    assert other_page.json() == {**newer.json(), "seq": 6}  # the same answer for the grid

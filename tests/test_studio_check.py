@@ -100,3 +100,14 @@ def test_a_picture_too_hard_to_decide_at_once_says_so() -> None:
     c = checked(noise)
     assert c.verdict == "budget" and c.work >= CHECK_WORK  # the same on every machine
     assert len(c.undecided) == 100 * 100 and c.differ == []
+
+
+def test_a_check_no_longer_wanted_stops() -> None:
+    import pytest
+
+    from nonoforge.studio.check import Superseded
+
+    switch = puzzle_of(grid(["....", ".#..", "..#.", "...."]), BW)
+    with pytest.raises(Superseded):
+        check(switch, stale=lambda: True)
+    assert check(switch, stale=lambda: False) == check(switch)

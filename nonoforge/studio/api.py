@@ -14,6 +14,7 @@ import itertools
 import os
 import re
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -41,14 +42,15 @@ MAX_LISTED = 200
 # -- the editor ---------------------------------------------------------------------------
 
 
-def check_document(raw: Any) -> dict[str, Any]:
+def check_document(raw: Any, stale: Callable[[], bool] | None = None) -> dict[str, Any]:
     """The solver's view of the page's picture (:func:`nonoforge.studio.check.check`), the
     verdict under :data:`~nonoforge.studio.check.CHECK_WORK`, or ``THOROUGH_WORK`` when the
-    page asks for a thorough check."""
+    page asks for a thorough check. ``stale`` says when a newer stroke's check has started
+    (:class:`~nonoforge.studio.check.Superseded`)."""
     doc = Document.parse(raw)
     thorough = isinstance(raw, dict) and raw.get("thorough") is True
     work = THOROUGH_WORK if thorough else CHECK_WORK
-    return check(puzzle_of(doc.cells, doc.palette), work=work).to_dict()
+    return check(puzzle_of(doc.cells, doc.palette), work=work, stale=stale).to_dict()
 
 
 #: The largest share of cells the editor's "fix with fewest edits" may change.

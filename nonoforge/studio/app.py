@@ -24,7 +24,7 @@ import sys
 import tempfile
 import threading
 import traceback
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +40,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from nonoforge.errors import NonoforgeError, UsageError
+from nonoforge.studio.check import Superseded
 
 STATIC = Path(__file__).resolve().parent / "static"
 #: The largest request body read: an image or a puzzle file (more is refused unread).
@@ -48,6 +49,8 @@ MAX_UPLOAD = 16 * 2**20
 MAX_JSON = 2 * 2**20
 #: Rows a corpus page may have.
 MAX_PAGE = 200
+#: Pages whose newest check is remembered (the oldest forgotten first).
+MAX_PAGES = 256
 #: The header that carries the per-launch token.
 TOKEN_HEADER = "x-studio-token"
 #: Content security: only this origin's scripts, styles, images (blob: and data: for
@@ -175,6 +178,7 @@ class Studio:
         self.settings = settings
         self._corpus: Any = None
         self._lock = threading.Lock()
+        self._newest: dict[str, int] = {}  # each page's newest check (Studio.newest)
         index = (STATIC / "index.html").read_text(encoding="utf-8")
         self.index_html = index.replace("{{TOKEN}}", settings.token)
 
@@ -238,8 +242,22 @@ class Studio:
 
         raw = await json_body(request)
         seq = raw.get("seq") if isinstance(raw, dict) else None
-        out = await run_in_threadpool(check_document, raw)
+        stale = self.newest(raw.get("page") if isinstance(raw, dict) else None, seq)
+        out = await run_in_threadpool(check_document, raw, stale)
         return JSONResponse({"seq": seq, **out})
+
+    def newest(self, page: Any, seq: Any) -> Callable[[], bool] | None:
+        """Note check ``seq`` of the page ``page`` (an id each page load makes) as its
+        newest, and a test whether a newer one has started since: a superseded check stops
+        instead of working on for an answer nobody will see."""
+        if not isinstance(page, str) or not 0 < len(page) <= 64 or not isinstance(seq, int):
+            return None
+        with self._lock:
+            if seq > self._newest.get(page, -1):
+                self._newest[page] = seq
+                while len(self._newest) > MAX_PAGES:
+                    self._newest.pop(next(iter(self._newest)))
+        return lambda: self._newest.get(page, -1) > seq
 
     async def repair(self, request: Request) -> Response:
         from nonoforge.studio.api import repair_document
@@ -362,6 +380,10 @@ async def _studio_error(request: Request, exc: Exception) -> Response:
     return error(exc.status, exc.message)
 
 
+async def _superseded(request: Request, exc: Exception) -> Response:
+    return error(409, "superseded by a newer stroke")
+
+
 async def _our_error(request: Request, exc: Exception) -> Response:
     return error(422 if isinstance(exc, NonoforgeError) else 400, str(exc).splitlines()[0]
                  if str(exc) else type(exc).__name__)
@@ -397,6 +419,7 @@ def make_app(settings: Settings) -> ASGIApp:
         routes=routes,
         exception_handlers={
             StudioError: _studio_error,
+            Superseded: _superseded,
             NonoforgeError: _our_error,
             HTTPException: _http_error,
         },

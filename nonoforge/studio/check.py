@@ -24,6 +24,7 @@ This module imports no web framework: it is library code the web layer calls.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -106,9 +107,24 @@ def puzzle_of(cells: np.ndarray, palette: Palette) -> Puzzle:
     return Puzzle.from_grid(Grid(cells), palette)
 
 
-def check(puzzle: Puzzle, *, trials: int = TRIALS, work: int = CHECK_WORK) -> Check:
-    """Check ``puzzle`` (one with a goal, the picture being drawn): see the module doc."""
+class Superseded(Exception):
+    """A newer stroke's check has started: this one's answer would never be shown."""
+
+
+def check(
+    puzzle: Puzzle, *, trials: int = TRIALS, work: int = CHECK_WORK,
+    stale: Callable[[], bool] | None = None,
+) -> Check:
+    """Check ``puzzle`` (one with a goal, the picture being drawn): see the module doc.
+
+    ``stale`` is asked between the solves: once it says a newer check has started, this
+    one stops with :class:`Superseded` (what it would say depends only on the picture; it
+    is just no longer wanted)."""
     from nonoforge.solver import solve
+
+    def still_wanted() -> None:
+        if stale is not None and stale():
+            raise Superseded("superseded by a newer stroke")
 
     goal = puzzle.goal
     if goal is None:
@@ -121,13 +137,16 @@ def check(puzzle: Puzzle, *, trials: int = TRIALS, work: int = CHECK_WORK) -> Ch
         verdict, technique, spent, differ = "unique", lines.technique, lines.effort.get(
             "work", 0), np.zeros_like(stuck)
     else:
+        still_wanted()
         full = solve(puzzle, max_solutions=2, budget=work)
         verdict, technique = str(full.status.value), full.technique
         spent = full.effort.get("work", 0)
         differ = np.zeros_like(stuck)
         if len(full.solutions) >= 2:
             differ = full.solutions[0].cells != full.solutions[1].cells
-    suggestions = [] if line_solves else suggest(puzzle, cells, lines.state, differ, trials)
+    still_wanted()
+    suggestions = [] if line_solves else suggest(puzzle, cells, lines.state, differ, trials,
+                                                 still_wanted)
     return Check(
         verdict=verdict, technique=technique, line_solves=line_solves,
         undecided=_coords(stuck), differ=_coords(differ), suggestions=suggestions,
@@ -170,7 +189,8 @@ def candidates(
 
 
 def suggest(
-    puzzle: Puzzle, cells: np.ndarray, state: np.ndarray, differ: np.ndarray, trials: int
+    puzzle: Puzzle, cells: np.ndarray, state: np.ndarray, differ: np.ndarray, trials: int,
+    still_wanted: Callable[[], None] | None = None,
 ) -> list[Suggestion]:
     """The one-cell changes (of the cheapest ``trials`` :func:`candidates`) after which line
     logic leaves fewer cells undecided, best first: those that finish the puzzle, then by
@@ -183,6 +203,8 @@ def suggest(
     work = cells.astype(np.uint8)
     found: list[Suggestion] = []
     for cost, y, x, c in candidates(cells, state, differ, puzzle.ncolors + 1)[:trials]:
+        if still_wanted is not None:
+            still_wanted()
         old = work[y, x]
         work[y, x] = c
         row: Clue = clue_of(work[y].tobytes())

@@ -4,6 +4,8 @@
 "use strict";
 
 const TOKEN = document.querySelector('meta[name="studio-token"]').content;
+// this page load's id: the server stops a check once a newer one of the same page starts
+const PAGE = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
 const $ = (id) => document.getElementById(id);
 
 // -- talking to the server ------------------------------------------------------------------
@@ -376,7 +378,7 @@ async function runCheck(seq, thorough = false) {
   const controller = new AbortController();
   state.controller = controller;
   try {
-    const out = await api("/api/check", { method: "POST", json: { seq, thorough, ...documentJSON() }, signal: controller.signal });
+    const out = await api("/api/check", { method: "POST", json: { seq, page: PAGE, thorough, ...documentJSON() }, signal: controller.signal });
     if (out.seq !== state.seq) return; // an answer for a grid the page no longer holds
     state.check = out; state.shownSeq = out.seq;
     showCheck(out);
