@@ -252,3 +252,24 @@ def test_a_check_superseded_by_a_newer_stroke_stops(client, headers) -> None:
     other_page = client.post("/api/check", json={"seq": 6, "page": "p2", **SWITCH},
                              headers=headers)
     assert other_page.json() == {**newer.json(), "seq": 6}  # the same answer for the grid
+
+
+def test_the_studio_is_a_face_like_the_cli() -> None:
+    """Only the command line starts the studio, and only the studio's web layer knows the
+    web framework (the import graph as tests/test_architecture.py reads it)."""
+    import ast
+
+    from test_architecture import GRAPH, MODULES
+
+    studio = {m for m in GRAPH if m == "nonoforge.studio" or m.startswith("nonoforge.studio.")}
+    for name, deps in GRAPH.items():
+        if name not in studio and name != "nonoforge.cli":
+            assert not deps & studio, f"{name} imports the studio"
+    web = ("starlette", "uvicorn")
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                mods = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                        else [node.module or ""])
+                if any(m.split(".")[0] in web for m in mods):
+                    assert name in ("nonoforge.studio.app", "nonoforge.studio.server"), name
