@@ -16,7 +16,8 @@ a time) of:
   to the generated one every :data:`RESET` strokes (so the checks see it unique, then
   ambiguous and stuck, with differing cells and suggestions to find);
 * **corpus page**: ``/api/corpus`` pages of 50 puzzles with thumbnails, the first pages,
-  pages deep in the corpus, and filtered.
+  pages deep in the corpus, filtered by size, and searched by title (``g9-99``: titles
+  are not indexed, so this scans to the last file's puzzles).
 
 Each line also gives the studio process's CPU time per request (from /proc, on Linux): on a
 shared machine that, not the wall time, is what the studio itself costs. Targets (issue
@@ -206,6 +207,8 @@ def main() -> int:
                                                                    args.pages, deep=True)),
             ("corpus page of 50, size filter      ", lambda: pages(studio, args.size,
                                                                    args.pages, "&size=25x25")),
+            ("corpus page, title search (a scan)  ", lambda: pages(studio, args.size, 3,
+                                                                   "&text=g9-99")),
         ]
         for name, run in phases:
             cpu0 = studio.cpu()

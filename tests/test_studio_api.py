@@ -84,6 +84,9 @@ def test_the_corpus_pages_with_thumbnails(tmp_path: Path) -> None:
         assert item["source"] == "nonoforge studio"
         colour = corpus_page(corpus, CorpusQuery(colours="2.."))["items"]
         assert colour and all(i["colors"] >= 2 for i in colour)
+        dancer = corpus_page(corpus, CorpusQuery(text="DAN"))["items"]
+        assert [i["title"] for i in dancer] == ["Dancer"]  # the title of webpbn #1's file
+        assert corpus_page(corpus, CorpusQuery(text="dancer nothing"))["items"] == []
         stored = corpus.provenance(keys[0])[0]
         assert '"origin":"file"' in stored["note"]
         assert corpus_document(corpus, keys[0])["document"]["key"] == keys[0]

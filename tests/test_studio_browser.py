@@ -212,6 +212,7 @@ def test_a_designers_session(studio: str, browser) -> None:
     wait(d, lambda d: len(d.find_elements("css selector", ".card")) >= 12, "the corpus pages")
     shot(d, "corpus")
     # found again by filter; its title is text, not markup
+    d.find_element("id", "f-text").send_keys("PATTERN")
     d.find_element("id", "f-source").send_keys("nonoforge studio")
     d.find_element("id", "f-size").send_keys("15x15..30x30")
     d.find_element("id", "f-apply").click()

@@ -242,6 +242,8 @@ class CorpusQuery:
     grade: str | None = None
     source: str | None = None
     status: str | None = None
+    #: words the title must hold (case does not matter)
+    text: str | None = None
 
     def filters(self) -> Any:
         from nonoforge.db.filters import Filters
@@ -270,7 +272,10 @@ def corpus_page(corpus: Corpus, q: CorpusQuery) -> dict[str, Any]:
     kwargs = f.query_kwargs()
     kwargs.pop("limit", None)
     start, end = q.page * q.per_page, (q.page + 1) * q.per_page
-    if end < STREAMED_PAGES:
+    if q.text:
+        keys, more = _titled(corpus, q.text, kwargs, start, end)
+        puzzles = _fetched(corpus, keys)
+    elif end < STREAMED_PAGES:
         puzzles = list(itertools.islice(corpus.query(limit=end + 1, **kwargs), start, None))
         more = len(puzzles) > q.per_page
         puzzles = puzzles[:q.per_page]
@@ -279,12 +284,7 @@ def corpus_page(corpus: Corpus, q: CorpusQuery) -> dict[str, Any]:
         keys = corpus.keys(limit=end + 1, **kwargs)
         more = len(keys) > end
         keys = keys[start:end]
-        puzzles = []
-        for k in keys:
-            try:
-                puzzles.append(corpus.get(k))
-            except CorpusError:  # gone since the keys were read
-                continue
+        puzzles = _fetched(corpus, keys)
     infos = {i["key"]: i for i in corpus.info(keys)}
     rows = []
     for p in puzzles:
@@ -298,6 +298,34 @@ def corpus_page(corpus: Corpus, q: CorpusQuery) -> dict[str, Any]:
         })
     return {"page": q.page, "per_page": q.per_page, "more": more, "items": rows,
             "filters": f.to_dict()}
+
+
+def _fetched(corpus: Corpus, keys: list[str]) -> list[Any]:
+    """The puzzles of these keys, one by one (those gone since the keys were read left out)."""
+    puzzles = []
+    for k in keys:
+        try:
+            puzzles.append(corpus.get(k))
+        except CorpusError:
+            continue
+    return puzzles
+
+
+def _titled(
+    corpus: Corpus, text: str, kwargs: dict[str, Any], start: int, end: int
+) -> tuple[list[str], bool]:
+    """The keys of page ``start:end`` of the puzzles whose title holds every word of
+    ``text``, and whether more follow: a scan of the listing (titles are not indexed),
+    streamed a page of the store at a time, stopping once the page is full."""
+    words = text.casefold().split()
+    found: list[str] = []
+    for row in corpus.listing(**kwargs):
+        title = (row.get("title") or "").casefold()
+        if all(w in title for w in words):
+            found.append(row["key"])
+            if len(found) > end:
+                break
+    return found[start:end], len(found) > end
 
 
 def thumbnail(cells: np.ndarray) -> str:

@@ -333,6 +333,7 @@ class Studio:
             grade=request.query_params.get("grade") or None,
             source=request.query_params.get("source") or None,
             status=request.query_params.get("status") or None,
+            text=(request.query_params.get("text") or "")[:200] or None,
         )
         return JSONResponse(await run_in_threadpool(corpus_page, self.corpus(), q))
 

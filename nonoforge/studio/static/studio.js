@@ -661,7 +661,7 @@ function drawThumb(canvas, item) {
 
 async function loadCorpus() {
   const q = new URLSearchParams({ page: String(corpus.page), per_page: "50" });
-  for (const [id, name] of [["f-size", "size"], ["f-colours", "colours"], ["f-grade", "grade"], ["f-source", "source"], ["f-status", "status"]]) {
+  for (const [id, name] of [["f-text", "text"], ["f-size", "size"], ["f-colours", "colours"], ["f-grade", "grade"], ["f-source", "source"], ["f-status", "status"]]) {
     if ($(id).value.trim()) q.set(name, $(id).value.trim());
   }
   try {
@@ -710,6 +710,9 @@ async function loadCorpus() {
   } catch (err) { toast(err.message, "error"); }
 }
 $("f-apply").addEventListener("click", () => { corpus.page = 0; loadCorpus(); });
+document.querySelectorAll(".filters input").forEach((el) => el.addEventListener("keydown", (e) => {
+  if (e.key === "Enter") { corpus.page = 0; loadCorpus(); }
+}));
 $("f-prev").addEventListener("click", () => { if (corpus.page > 0) { corpus.page--; loadCorpus(); } });
 $("f-next").addEventListener("click", () => { if (corpus.more) { corpus.page++; loadCorpus(); } });
 
