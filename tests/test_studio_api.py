@@ -87,6 +87,15 @@ def test_the_corpus_pages_with_thumbnails(tmp_path: Path) -> None:
         dancer = corpus_page(corpus, CorpusQuery(text="DAN"))["items"]
         assert [i["title"] for i in dancer] == ["Dancer"]  # the title of webpbn #1's file
         assert corpus_page(corpus, CorpusQuery(text="dancer nothing"))["items"] == []
+        import nonoforge.studio.api as api
+
+        api.MAX_SCAN, kept = 2, api.MAX_SCAN
+        try:  # a search that stops reading says so
+            assert corpus_page(corpus, CorpusQuery(text="zzz"))["search_cut"]
+            api.MAX_SCAN = 4  # all of them
+            assert not corpus_page(corpus, CorpusQuery(text="zzz"))["search_cut"]
+        finally:
+            api.MAX_SCAN = kept
         stored = corpus.provenance(keys[0])[0]
         assert '"origin":"file"' in stored["note"]
         assert corpus_document(corpus, keys[0])["document"]["key"] == keys[0]

@@ -272,8 +272,9 @@ def corpus_page(corpus: Corpus, q: CorpusQuery) -> dict[str, Any]:
     kwargs = f.query_kwargs()
     kwargs.pop("limit", None)
     start, end = q.page * q.per_page, (q.page + 1) * q.per_page
+    cut = False
     if q.text:
-        keys, more = _titled(corpus, q.text, kwargs, start, end)
+        keys, more, cut = _titled(corpus, q.text, kwargs, start, end)
         puzzles = _fetched(corpus, keys)
     elif end < STREAMED_PAGES:
         puzzles = list(itertools.islice(corpus.query(limit=end + 1, **kwargs), start, None))
@@ -297,7 +298,7 @@ def corpus_page(corpus: Corpus, q: CorpusQuery) -> dict[str, Any]:
             "thumb": thumbnail(p.goal.cells) if p.goal is not None else None,
         })
     return {"page": q.page, "per_page": q.per_page, "more": more, "items": rows,
-            "filters": f.to_dict()}
+            "filters": f.to_dict(), "search_cut": cut}
 
 
 def _fetched(corpus: Corpus, keys: list[str]) -> list[Any]:
@@ -311,21 +312,29 @@ def _fetched(corpus: Corpus, keys: list[str]) -> list[Any]:
     return puzzles
 
 
+#: The most puzzles a title search reads (of those the other filters select): titles are
+#: not indexed, and a scan of 100,000 took seconds.
+MAX_SCAN = 20_000
+
+
 def _titled(
     corpus: Corpus, text: str, kwargs: dict[str, Any], start: int, end: int
-) -> tuple[list[str], bool]:
+) -> tuple[list[str], bool, bool]:
     """The keys of page ``start:end`` of the puzzles whose title holds every word of
-    ``text``, and whether more follow: a scan of the listing (titles are not indexed),
-    streamed a page of the store at a time, stopping once the page is full."""
+    ``text``, whether more follow, and whether the search stopped at :data:`MAX_SCAN`
+    puzzles read: a scan of the listing (titles are not indexed), streamed a page of the
+    store at a time, stopping once the page is full."""
     words = text.casefold().split()
     found: list[str] = []
-    for row in corpus.listing(**kwargs):
+    for read, row in enumerate(corpus.listing(limit=MAX_SCAN + 1, **kwargs), start=1):
+        if read > MAX_SCAN:
+            return found[start:end], False, True
         title = (row.get("title") or "").casefold()
         if all(w in title for w in words):
             found.append(row["key"])
             if len(found) > end:
-                break
-    return found[start:end], len(found) > end
+                return found[start:end], True, False
+    return found[start:end], False, False
 
 
 def thumbnail(cells: np.ndarray) -> str:

@@ -703,7 +703,9 @@ async function loadCorpus() {
       });
       cards.appendChild(card);
     }
-    $("corpus-empty").textContent = out.items.length ? "" : "No puzzle matches these filters.";
+    $("corpus-empty").textContent = out.search_cut
+      ? "The title search read the first 20,000 puzzles the other filters select and stopped there: narrow them to search the rest."
+      : out.items.length ? "" : "No puzzle matches these filters.";
     $("f-page").textContent = `page ${corpus.page + 1}`;
     $("f-prev").disabled = corpus.page === 0;
     $("f-next").disabled = !corpus.more;
