@@ -89,3 +89,12 @@ def test_provenance_keeps_what_it_knows_and_drops_the_rest() -> None:
 def test_palette_json_is_what_parse_reads() -> None:
     pal = Palette.of(("white", "#ffffff"), ("red", "#d03030"))
     assert Document.parse({"palette": palette_json(pal), "cells": [[1]]}).palette == pal
+
+
+def test_what_the_editor_cannot_hold_is_said() -> None:
+    big = Puzzle.from_grid(Grid(np.zeros((3, 101), dtype=int) + 1))
+    with pytest.raises(UsageError, match="up to 100 cells a side"):
+        document_of(big)
+    (switch, _) = read_file(DATA / "givens.nonpack")  # two squares on a diagonal, one given
+    assert switch.givens
+    assert "given cell(s) are left out" in document_of(switch)["note"]

@@ -25,6 +25,8 @@ from nonoforge.util import safe_text
 MAX_EDIT_COLOURS = 16
 #: The largest side of a grid the studio edits.
 MAX_EDIT_SIDE = 100
+#: Work the solver may spend finding the picture of a puzzle opened as clues alone.
+OPEN_WORK = 2_000_000
 #: What a saved puzzle's provenance names as its source.
 SOURCE = "nonoforge studio"
 
@@ -101,19 +103,26 @@ class Document:
 def document_of(p: Puzzle) -> dict[str, Any]:
     """A puzzle as the page's document. A puzzle without its picture (clues only) gets the
     solver's first solution (``solved`` says so), or a blank grid when it has none."""
+    if max(p.width, p.height) > MAX_EDIT_SIDE or p.ncolors > MAX_EDIT_COLOURS:
+        raise UsageError(f"the studio edits grids of up to {MAX_EDIT_SIDE} cells a side in up "
+                         f"to {MAX_EDIT_COLOURS} colours; this one is {p.width}x{p.height} in "
+                         f"{p.ncolors}")
     note = None
     if p.goal is not None:
         cells = p.goal.cells
     else:
         from nonoforge.solver import solve
 
-        res = solve(p, max_solutions=2, budget=20_000_000)
+        res = solve(p, max_solutions=2, budget=OPEN_WORK)
         if res.solutions:
             cells = res.solutions[0].cells
             note = f"clues only: the picture is the solver's first solution ({res.status})"
         else:
             cells = np.zeros((p.height, p.width), dtype=np.int64)
             note = f"clues only, and the solver found no picture ({res.status})"
+    if p.givens:
+        left = f"its {len(p.givens)} given cell(s) are left out: the studio checks the clues alone"
+        note = f"{note}; {left}" if note else left
     return {
         "title": p.meta.title, "author": p.meta.author,
         "width": p.width, "height": p.height,
