@@ -493,7 +493,7 @@ def studio(
         "--host", help="Address to listen on; keep 127.0.0.1 unless others must reach it.")
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option(
-        "--port", help="Port to listen on [default: 0, any free one].")] = 0,
+        "--port", help="Port to listen on (0: any free one).")] = 0,
     open_browser: Annotated[bool, typer.Option(
         "--open", help="Open the studio in the web browser.")] = False,
 ) -> None:

@@ -157,7 +157,7 @@ def test_formats_and_solver_build_only_on_the_model(layer: str) -> None:
 
 
 FACES = ("nonoforge.cli", "nonoforge.cliapp", "nonoforge.cliparams", "nonoforge.commands",
-         "nonoforge.__main__")
+         "nonoforge.studio", "nonoforge.__main__")
 
 
 def _is_face(name: str) -> bool:
