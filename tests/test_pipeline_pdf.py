@@ -12,12 +12,26 @@ import pypdfium2.raw as pdfium_c
 import pytest
 
 from nonoforge.errors import UsageError
-from nonoforge.pipeline.pdf import INCH, BookEntry, Layout, book, gutter, inks, page_size
+from nonoforge.pipeline.pdf import (
+    DIGIT_PT,
+    INCH,
+    BookEntry,
+    BookOptions,
+    Layout,
+    book,
+    cover,
+    cover_size,
+    gutter,
+    inks,
+    page_size,
+    section_of,
+    spine_width,
+)
 from nonoforge.puzzle import Grid, Palette, Puzzle
 
 MM = 72 / 25.4  # PDF points per millimetre
-#: The first puzzle page, from 0: after the title page and the contents page.
-FIRST = 2
+#: The first puzzle page, from 0: after the title page, the contents and how to solve.
+FIRST = 3
 
 
 def entries() -> list[BookEntry]:
@@ -74,9 +88,9 @@ def test_every_font_is_embedded_and_is_dejavu(tmp_path) -> None:
 
 
 @pytest.mark.parametrize(("page", "inches"), [("a4", (8.27, 11.69)), ("letter", (8.5, 11)),
-                                                ("6x9", (6, 9))])
+                                                ("6x9", (6, 9)), ("7x10", (7, 10))])
 def test_page_size_per_option(tmp_path, page: str, inches: tuple[float, float]) -> None:
-    doc = open_pdf(book(entries(), "Sizes", page=page), tmp_path)
+    doc = open_pdf(book(entries(), "Sizes", BookOptions(page)), tmp_path)
     for i in range(len(doc)):
         w, h = doc[i].get_size()
         assert abs(w - inches[0] * 72) < 1.5 and abs(h - inches[1] * 72) < 1.5
@@ -87,8 +101,9 @@ def test_pages_and_solutions_at_the_back(tmp_path) -> None:
     doc = open_pdf(book(es, "Test book"), tmp_path)
     assert len(doc) == Layout.of(es, page_size("a4")).pages  # the count the gutter is set by
     text = [page_text(doc, i) for i in range(len(doc))]
-    assert "Solutions at the back" in text[0]
-    divider = next(i for i, t in enumerate(text) if t.split()[0] == "Solutions")
+    assert "Solutions at the back" in " ".join(text[0].split())
+    divider = next(i for i, t in enumerate(text) if t.split()[:1] == ["Solutions"])
+    assert divider % 2 == 0  # a right-hand page (the first page is 0)
     fronts, backs = text[FIRST:divider], text[divider + 1:]
     for e in es:  # every puzzle once in front, once at the back, with its grade
         assert sum(f"{e.number}. {e.title}" in t for t in fronts) == 1
@@ -96,7 +111,7 @@ def test_pages_and_solutions_at_the_back(tmp_path) -> None:
     assert "Easy (grade 1)" in text[FIRST]
     # a solution page is filled in: far more ink than the empty grids in front
     ink = [(pixels(doc, i, 0.5).sum(axis=2) < 300).mean() for i in range(len(doc))]
-    assert max(ink[divider + 1:]) > 3 * max(ink[FIRST:divider])
+    assert max(ink[divider + 1:]) > 1.5 * max(ink[FIRST:divider])
 
 
 def test_an_entry_without_any_answer_is_refused() -> None:
@@ -155,7 +170,7 @@ def test_greyscale_uses_distinct_greys_named_in_the_key(tmp_path) -> None:
                ("blue", "#2020e0"), ("yellow", "#f0f020")]
     p = Puzzle.from_grid(Grid(np.array([[1, 2, 3, 4], [4, 3, 2, 1], [1, 0, 3, 0]])),
                          palette=Palette.of(*colours))
-    doc = open_pdf(book([BookEntry(p, 1, "Grey")], "Grey", greyscale=True), tmp_path)
+    doc = open_pdf(book([BookEntry(p, 1, "Grey")], "Grey", BookOptions(greyscale=True)), tmp_path)
     for i in range(len(doc)):
         img = pixels(doc, i, 1.0)
         chroma = img.max(axis=2) - img.min(axis=2)
@@ -185,9 +200,10 @@ def test_the_colour_key_lists_colours_in_their_order(tmp_path, greyscale: bool) 
                      ("ink-d", "#3030d0"), ("ink-c", "#e0c020"))
     p = Puzzle.from_grid(Grid(np.array([[1, 2, 3, 4], [4, 3, 2, 1], [1, 0, 3, 0]])),
                          palette=pal)
-    doc = open_pdf(book([BookEntry(p, 1, "Key")], "K", greyscale=greyscale), tmp_path)
+    doc = open_pdf(book([BookEntry(p, 1, "Key")], "K", BookOptions(greyscale=greyscale)), tmp_path)
     text = page_text(doc, FIRST)
-    at = [text.index(f"ink-{c}") for c in "abcd"]
+    # named by what a reader sees (ink-a is green, b red, c yellow, d blue), in a b c d order
+    at = [text.index(name) for name in ("green", "red", "yellow", "blue")]
     assert at == sorted(at), text
 
 
@@ -217,10 +233,10 @@ def test_a_puzzle_too_large_for_a_page_is_printed_in_parts_never_clipped(tmp_pat
     blocks = (rng.random((12, 20)) < 0.5).astype(int)
     p = Puzzle.from_grid(Grid(np.kron(blocks, np.ones((5, 5), dtype=int))[:59, :99]))
     warnings: list[str] = []
-    doc = open_pdf(book([BookEntry(p, 1, "Huge")], "Huge", page="6x9", warn=warnings.append),
+    doc = open_pdf(book([BookEntry(p, 1, "Huge")], "Huge", BookOptions("6x9"), warn=warnings.append),
                    tmp_path)
     assert any("99x59" in w and "parts" in w for w in warnings), warnings
-    heads = [page_text(doc, i).splitlines()[0] for i in range(1, len(doc))]
+    heads = [t.splitlines()[0] for i in range(1, len(doc)) if (t := page_text(doc, i))]
     parts = [m.groups() for t in heads
              if (m := re.match(r"1\. part \d+ of \d+: rows (\d+)\D(\d+), columns (\d+)\D(\d+)", t))]
     assert len(parts) > 1
@@ -240,7 +256,7 @@ def test_what_parts_cannot_fit_is_printed_small_with_a_warning(tmp_path) -> None
     g[1:, :3] = 1
     p = Puzzle.from_grid(Grid(g))
     warnings: list[str] = []
-    doc = open_pdf(book([BookEntry(p, 1, "Wide")], "Wide", page="6x9", warn=warnings.append),
+    doc = open_pdf(book([BookEntry(p, 1, "Wide")], "Wide", BookOptions("6x9"), warn=warnings.append),
                    tmp_path)
     assert any("120x4" in w and "mm cells" in w for w in warnings), warnings
     x0, y0, x1, y1, w, h = inked_box(doc, FIRST)
@@ -288,14 +304,15 @@ def test_givens_are_printed_solved_on_the_puzzle_page_only(tmp_path, greyscale: 
     are; other cells stay paper and the solution pages are those of the puzzle without them."""
     plain = Puzzle.from_grid(Grid(GIVEN_GRID), palette=GIVEN_PALETTE, meta=None)
     p = plain.replace(givens=GIVENS)
-    doc = open_pdf(book([BookEntry(p, 1, "Givens", 2)], "G", greyscale=greyscale),
+    doc = open_pdf(book([BookEntry(p, 1, "Givens", 2)], "G", BookOptions(greyscale=greyscale)),
                    tmp_path)
-    bare = open_pdf(book([BookEntry(plain, 1, "Givens", 2)], "G", greyscale=greyscale),
+    bare = open_pdf(book([BookEntry(plain, 1, "Givens", 2)], "G", BookOptions(greyscale=greyscale)),
                     tmp_path, "bare.pdf")
-    assert len(doc) == len(bare) == 5  # title, contents, puzzle, divider, solution
+    assert len(doc) == len(bare) == 6  # title, contents, how to, puzzle, divider, solution
     assert "given" in page_text(doc, 0) and "given" not in page_text(bare, 0)
     assert "1. Givens \u00b7 Medium (grade 2) \u00b7 5 cells given" in page_text(doc, FIRST)
     assert "given" not in page_text(doc, FIRST + 2)
+    assert page_text(doc, FIRST + 1).split()[:1] == ["Solutions"]
     img = pixels(doc, FIRST, 2.0)
     x0, y0, cell = grid_of(pixels(bare, FIRST, 2.0), p.width, p.height)
     assert (x0, y0, cell) == grid_of(img, p.width, p.height)  # same place, with or without
@@ -318,7 +335,7 @@ def test_givens_are_printed_solved_on_the_puzzle_page_only(tmp_path, greyscale: 
                 assert (at(i, j) > 240).all(), (i, j)
     if greyscale:
         assert (img.max(axis=2) - img.min(axis=2)).max() <= 8
-    assert (pixels(doc, 3) == pixels(bare, 3)).all()  # the solutions, unchanged
+    assert (pixels(doc, FIRST + 2) == pixels(bare, FIRST + 2)).all()  # the solutions, unchanged
 
 
 def test_a_black_and_white_puzzle_in_parts_prints_each_given_on_its_part(tmp_path) -> None:
@@ -328,10 +345,10 @@ def test_a_black_and_white_puzzle_in_parts_prints_each_given_on_its_part(tmp_pat
     givens = [(0, 0, int(g[0, 0])), (30, 50, int(g[30, 50])), (58, 98, int(g[58, 98])),
               (12, 70, int(g[12, 70]))]
     p = Puzzle.from_grid(Grid(g)).replace(givens=givens)
-    doc = open_pdf(book([BookEntry(p, 1, "Huge")], "Huge", page="6x9"), tmp_path)
+    doc = open_pdf(book([BookEntry(p, 1, "Huge")], "Huge", BookOptions("6x9")), tmp_path)
     counted = 0
     for i in range(1, len(doc)):
-        head = page_text(doc, i).splitlines()[0]
+        head = (page_text(doc, i).splitlines() or [""])[0]
         m = re.match(r"1\. part \d+ of \d+: rows (\d+)\D(\d+), columns (\d+)\D(\d+)", head)
         if not m:
             continue
