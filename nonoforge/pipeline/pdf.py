@@ -26,7 +26,6 @@ reader expect (issue 37):
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -452,20 +451,20 @@ def _parts(e: BookEntry, box: tuple[float, ...]) -> tuple[list[Piece], float]:
 
 def _grid_for(fits: Sequence[_Fit], box: tuple[float, ...], per_page: int,
               solved: bool) -> tuple[tuple[int, int], float]:
-    """A section's slot grid and cell: the most to a page at which SHARE of its puzzles
-    keep legible clues, at the largest cell that SHARE of them reach."""
+    """A section's slot grid and its one cell: the most to a page at which SHARE of its
+    puzzles keep legible clues, at the largest cell all of those reach (the others get a
+    page of their own at that cell, or parts)."""
     grids = SOLUTION_GRIDS if solved else tuple(
         g for g in PUZZLE_GRIDS if g[0] * g[1] <= per_page)
     top = SOLUTION_MAX if solved else MAX_CELL
-    floor = min(f.need(solved) for f in fits)
     for g in grids:
         w, h = _slot_size(g, box)
-        cells = sorted((min(top, f.cell(w, h)) for f in fits), reverse=True)
-        cell = cells[max(0, math.ceil(SHARE * len(cells)) - 1)]
-        sharing = [f for f in fits if min(top, f.cell(w, h)) >= cell]
-        if cell >= max(f.need(solved) for f in sharing):
-            return g, cell
-    return grids[-1], max(floor, cell)
+        ok = [c for f in fits if (c := min(top, f.cell(w, h))) >= f.need(solved)]
+        if ok and len(ok) >= SHARE * len(fits):
+            return g, min(ok)
+        if ok and g == grids[-1]:
+            return g, min(ok)
+    return grids[-1], max(f.need(solved) for f in fits)  # all in parts
 
 
 def _section_pages(entries: Sequence[BookEntry], box: tuple[float, ...], per_page: int,
