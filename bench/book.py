@@ -47,12 +47,11 @@ SHAPES = (((15, 15), 1), ((20, 20), 3), ((25, 25), 1), ((12, 12), 2))
 
 
 def build(out: Path, count: int, emoji: int) -> dict[str, Any]:
-    """The corpus, the collection and its exports; what was made and how long it took."""
+    """The corpus and the collection; what was made and how long it took."""
     from nonoforge.db import Corpus
     from nonoforge.images import generate
     from nonoforge.pipeline import jobs
     from nonoforge.pipeline.collection import BuildOptions, Filters
-    from nonoforge.pipeline.export import ExportOptions
     from nonoforge.pipeline.rate import RateOptions
     from nonoforge.scraper.ingest import ingest_path
 
@@ -83,6 +82,19 @@ def build(out: Path, count: int, emoji: int) -> dict[str, Any]:
                                        opts=BuildOptions(title="Picture Logic: 100 Puzzles"),
                                        warn=warnings.append)
         report["collection"] = len(chosen)
+        report["warnings"] = warnings
+    return report
+
+
+def export(out: Path) -> dict[str, Any]:
+    """The collection as a letter and a 6x9 book with their covers, a page and a dataset."""
+    from nonoforge.db import Corpus
+    from nonoforge.pipeline import jobs
+    from nonoforge.pipeline.export import ExportOptions
+
+    report: dict[str, Any] = {}
+    warnings: list[str] = []
+    with Corpus.open(str(out / "corpus.db")) as corpus:
         for to, page in (("book-letter.pdf", "letter"), ("book-6x9.pdf", "6x9"),
                          ("book.html", "a4"), ("book.jsonl", "a4")):
             t = time.process_time()
@@ -92,7 +104,7 @@ def build(out: Path, count: int, emoji: int) -> dict[str, Any]:
                 warn=warnings.append)
             report[to] = {"count": done.count, "cpu_s": round(time.process_time() - t, 1),
                           "also": list(done.also)}
-        report["warnings"] = warnings
+    report["warnings"] = warnings
     return report
 
 
@@ -269,11 +281,13 @@ def main() -> None:
     ap.add_argument("--count", type=int, default=100)
     ap.add_argument("--emoji", type=int, default=40, help="images to generate from")
     ap.add_argument("--png", help="render chosen pages into this folder (docs/)")
-    ap.add_argument("--skip-build", action="store_true", help="check what --out holds")
+    ap.add_argument("--skip-build", action="store_true",
+                    help="export and check the collection --out holds")
     args = ap.parse_args()
     out = Path(args.out)
     if not args.skip_build:
         print(json.dumps(build(out, args.count, args.emoji), indent=1))
+    print(json.dumps(export(out), indent=1))
     counts = {}
     for line in (out / "book.jsonl").read_text(encoding="utf-8").splitlines():
         counts[json.loads(line)["position"]] = json.loads(line)["display_title"]

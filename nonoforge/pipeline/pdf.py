@@ -368,6 +368,10 @@ class _Fit:
         room = h - HEAD - self.key_height(w)
         return max(0.1, min(w / self.width, room / self.height))
 
+    def height_mm(self, cell: float, w: float) -> float:
+        """The figure's height at ``cell`` in a box ``w`` wide: heading, clues, grid, key."""
+        return HEAD + self.height * cell + self.key_height(w)
+
     def need(self, solved: bool) -> float:
         """The smallest cell this piece may be printed at: its digits at DIGIT_PT."""
         if solved:
@@ -451,20 +455,25 @@ def _parts(e: BookEntry, box: tuple[float, ...]) -> tuple[list[Piece], float]:
 
 def _grid_for(fits: Sequence[_Fit], box: tuple[float, ...], per_page: int,
               solved: bool) -> tuple[tuple[int, int], float]:
-    """A section's slot grid and its one cell: the most to a page at which SHARE of its
-    puzzles keep legible clues, at the largest cell all of those reach (the others get a
-    page of their own at that cell, or parts)."""
+    """A section's slot grid and its one cell. A grid qualifies when SHARE of the section's
+    puzzles keep legible clues in its slots; its cell is the largest all of those reach (the
+    others get a page of their own at that cell, or parts). Of the grids that qualify, the
+    one that takes the fewest pages, and of those the largest cell: a section of one or two
+    puzzles is not drawn small to share a page with nothing."""
     grids = SOLUTION_GRIDS if solved else tuple(
         g for g in PUZZLE_GRIDS if g[0] * g[1] <= per_page)
     top = SOLUTION_MAX if solved else MAX_CELL
+    best: tuple[int, float, tuple[int, int]] | None = None
     for g in grids:
         w, h = _slot_size(g, box)
         ok = [c for f in fits if (c := min(top, f.cell(w, h))) >= f.need(solved)]
-        if ok and len(ok) >= SHARE * len(fits):
-            return g, min(ok)
-        if ok and g == grids[-1]:
-            return g, min(ok)
-    return grids[-1], max(f.need(solved) for f in fits)  # all in parts
+        if ok and (len(ok) >= SHARE * len(fits) or g == (1, 1)):
+            pages = -(-len(ok) // (g[0] * g[1])) + len(fits) - len(ok)
+            if best is None or (pages, -min(ok)) < (best[0], -best[1]):
+                best = (pages, min(ok), g)
+    if best is None:
+        return grids[-1], max(f.need(solved) for f in fits)  # all in parts
+    return best[2], best[1]
 
 
 def _section_pages(entries: Sequence[BookEntry], box: tuple[float, ...], per_page: int,
@@ -676,9 +685,11 @@ class _Drawer:
                 for t in (0.25, 0.5, 0.75):
                     pdf.line(x + w * t, y, x + w * t, y + h)
 
-    def puzzle(self, pc: Piece, box: tuple[float, ...], cell: float, solved: bool) -> None:
+    def puzzle(self, pc: Piece, box: tuple[float, ...], cell: float, solved: bool,
+               row_h: float | None = None) -> None:
         """A piece centred in ``box`` at ``cell`` mm: its heading, then its clues, grid and
-        key (the figure) centred as one block."""
+        key (the figure) centred as one block; across the box, and down it as the tallest
+        figure of its row (``row_h``) is, so that the figures of a row share their top."""
         x, y, w, h = box
         e = pc.entry
         fit = _Fit.of(pc, solved)
@@ -686,7 +697,7 @@ class _Drawer:
             self.small.append(f"puzzle {e.number} ({e.puzzle.width}x{e.puzzle.height}) is "
                               f"printed with {cell:.1f} mm cells: its clue digits are under "
                               f"{DIGIT_PT:g} pt")
-        fh = HEAD + fit.height * cell + fit.key_height(w)
+        fh = row_h if row_h is not None else fit.height_mm(cell, w)
         x0 = x + (w - fit.width * cell) / 2
         y0 = y + max(0.0, (h - fh) / 2)
         self.heading(pc, x, y0, w, solved)
@@ -932,10 +943,16 @@ def book(
 
 
 def _draw_page(draw: _Drawer, plan: PagePlan, solved: bool) -> None:
+    """A page of pieces: each centred across its slot; the figures of one row share their
+    top, the row's tallest centred in its height."""
     draw.pdf.add_page()
-    for pc, slot in zip(plan.pieces, _slots(plan.grid, draw.pdf.frame(), len(plan.pieces)),
-                        strict=True):
-        draw.puzzle(pc, slot, plan.cell, solved)
+    slots = _slots(plan.grid, draw.pdf.frame(), len(plan.pieces))
+    cols = plan.grid[0]
+    tall = [_Fit.of(pc, solved).height_mm(plan.cell, slots[k][2])
+            for k, pc in enumerate(plan.pieces)]
+    for k, (pc, slot) in enumerate(zip(plan.pieces, slots, strict=True)):
+        row = tall[k - k % cols:k - k % cols + cols]
+        draw.puzzle(pc, slot, plan.cell, solved, max(row))
 
 
 def _warn(warn: Warn, draw: _Drawer, layout: Layout, entries: Sequence[BookEntry]) -> None:
