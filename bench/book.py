@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 SHARED = ROOT.parent / "shared"
-HEAD = re.compile(r"^(\d+)\. (?:part \d+ of \d+: [^\u00b7]*\u00b7\s+)?(.+?)"
+HEAD = re.compile(r"^(\d+)\. (.+?)(?:, part \d+ of \d+: rows .*)?"
                   r"(?: \u00b7 (?:Easy|Medium|Hard|Very hard|Expert) \(grade \d\).*)?$")
 #: What each emoji becomes: (size, colours), in turn.
 SHAPES = (((15, 15), 1), ((20, 20), 3), ((25, 25), 1), ((12, 12), 2))
@@ -115,13 +115,28 @@ def texts(doc: Any) -> list[str]:
     return [doc[i].get_textpage().get_text_range() for i in range(len(doc))]
 
 
-def headings(text: str) -> list[tuple[int, str]]:
+def headings(page: Any) -> list[tuple[int, str]]:
+    """(number, title) of every puzzle heading on a page, one text object each (a page's
+    text lines would run the headings of one row of puzzles together)."""
+    import pypdfium2 as pdfium
+
     out = []
-    for line in text.splitlines():
-        m = HEAD.match(line.strip())
-        if m:
-            out.append((int(m.group(1)), m.group(2).strip()))
+    for obj in page.get_objects(textpage=page.get_textpage()):
+        if isinstance(obj, pdfium.PdfTextObj):
+            m = HEAD.match(obj.extract().strip())
+            if m:
+                out.append((int(m.group(1)), m.group(2).strip()))
     return out
+
+
+def same_title(front: str, back: str | None) -> bool:
+    """A title at the back matches the one in front, or is it cut to fit (``…``)."""
+    if back is None:
+        return False
+    front = front.split(" \u00b7 ")[0]  # a difficulty cut short by the ellipsis
+    a, b = front.rstrip("\u2026").rstrip(), back.rstrip("\u2026").rstrip()
+    return a == b or (front.endswith("\u2026") and b.startswith(a)) or (
+        back.endswith("\u2026") and a.startswith(b))
 
 
 def digit_sizes(page: Any) -> list[float]:
@@ -178,16 +193,17 @@ def check_pdf(path: Path, trim: str, count: int) -> dict[str, Any]:
     pages = len(doc)
     txt = texts(doc)
     divider = next(i for i, t in enumerate(txt) if t.split()[:1] == ["Solutions"])
-    fronts = [h for t in txt[:divider] for h in headings(t)]
-    backs = [h for t in txt[divider + 1:] for h in headings(t)]
+    heads = [headings(doc[i]) for i in range(pages)]
+    fronts = [h for hs in heads[:divider] for h in hs]
+    backs = [h for hs in heads[divider + 1:] for h in hs]
     front_n = dict(fronts)  # parts repeat a number: one title each
     back_n = dict(backs)
-    puzzle_pages = [i for i in range(divider) if headings(txt[i])]
+    puzzle_pages = [i for i in range(divider) if heads[i]]
     digits = [s for i in puzzle_pages for s in digit_sizes(doc[i])]
     need_in, need_out = gutter(pages), 0.25 * INCH
     worst_in = worst_out = 99.0
     bad_margins = []
-    centring = []
+    centring, centring_one = [], []
     scale = 0.7
     for i in range(pages):
         cols = ink_columns(doc, i, scale)
@@ -206,6 +222,8 @@ def check_pdf(path: Path, trim: str, count: int) -> dict[str, Any]:
             frame_mid = fl + (w - fl - fr) / 2
             ink_mid = left + (w - left - right) / 2
             centring.append(abs(ink_mid - frame_mid))
+            if len(heads[i]) == 1:
+                centring_one.append(abs(ink_mid - frame_mid))
     fonts = subprocess.run(["pdffonts", str(path)], capture_output=True, text=True).stdout
     rows = [ln.split() for ln in fonts.splitlines()[2:] if ln.strip()]
     embedded = all("yes" in r[-5:-2] for r in rows) if rows else False
@@ -215,9 +233,11 @@ def check_pdf(path: Path, trim: str, count: int) -> dict[str, Any]:
         "puzzle_pages": len(puzzle_pages), "solution_pages": pages - divider - 1,
         "numbers_front": sorted(front_n) == list(range(1, count + 1)),
         "numbers_back": sorted(back_n) == list(range(1, count + 1)),
-        "titles_alike": all(front_n[n] == back_n.get(n) for n in front_n),
+        "titles_alike": all(same_title(front_n[n], back_n.get(n)) for n in front_n),
+        "headings_front_back": (len(fronts), len(backs)),
         "smallest_clue_digit_pt": round(min(digits), 2) if digits else None,
         "centring_worst_mm": round(max(centring), 2) if centring else None,
+        "centring_worst_one_a_page_mm": round(max(centring_one), 2) if centring_one else None,
         "centring_median_mm": round(sorted(centring)[len(centring) // 2], 2) if centring else None,
         "gutter_in": round(need_in / INCH, 3),
         "inside_min_in": round(worst_in / INCH, 3), "outside_min_in": round(worst_out / INCH, 3),
@@ -266,7 +286,7 @@ def pick_pages(path: Path) -> list[int]:
     shown.append(how + 1)
     seen: set[str] = set()
     for i in range(how + 1, divider):
-        n = len(headings(txt[i]))
+        n = len(headings(doc[i]))
         kind = "part" if " part " in txt[i].split("\n")[0] else str(n)
         if n and kind not in seen:
             seen.add(kind)

@@ -7,7 +7,8 @@ reader expect (issue 37):
 - trims A4, US letter (8.5x11 in), 6x9 and 7x10 in, with mirrored margins: the inside
   (gutter) on every page grows with the page count as KDP requires (0.375 in for 24-150
   pages, 0.5 in to 300, 0.625 in to 500, 0.75 in to 700, 0.875 in beyond), the outside is
-  0.375 in (KDP asks at least 0.25 in);
+  0.375 in (KDP asks at least 0.25 in); pages are planned for the gutter their own count
+  needs, not the widest;
 - a title page, the contents, a "How to solve" page with a small worked example (a real
   puzzle, its clues and its solved grid), the puzzles, then the solutions, numbered alike;
 - sections by size (:func:`section_of`): each section prints its puzzles 4, 2 or 1 to a
@@ -81,6 +82,7 @@ SOLUTION_GRIDS = ((3, 3), (2, 3), (2, 2), (1, 2), (1, 1))
 #: Sections by the puzzle's longer side: up to 10, 15, 20 ... cells.
 SECTION_SIDES = (10, 15, 20, 25, 30, 40, 60)
 GAP = 4.0  # between slots (mm)
+RULE = 0.6  # room for the frame's thick rule, half of which lies outside the grid (mm)
 HEAD = 7.0  # the line above each puzzle
 #: One line of the contents page (mm), and the room its heading takes.
 CONTENTS_LINE = 5.5
@@ -94,8 +96,10 @@ HATCHES = ("", "/", "\\", "x", "-", "|")
 GREY_LEVELS = 4
 #: The darkest and lightest grey fills (0-255): 97 % and 25 % grey.
 DARKEST, LIGHTEST = 8, 191
-#: The worked example of the "How to solve" page: webpbn #1 by Jan Wolter (bundled).
-EXAMPLE = "dancer"
+#: Worked examples for the "How to solve" page, bundled puzzles from Jan Wolter's survey set
+#: (name, webpbn number, title): the first that is not itself in the book, whose answer the
+#: page would give away.
+EXAMPLES = (("dancer", 1, "Dancer"), ("edge", 23, "Edge"), ("skid", 21, "Skid"))
 
 
 @dataclass(frozen=True)
@@ -143,7 +147,11 @@ class BookEntry:
 
 
 def gutter(pages: int) -> float:
-    """The inside margin (mm) for a book of ``pages`` pages (KDP's table)."""
+    """The inside margin (mm) for a book of ``pages`` pages (KDP's table).
+
+    >>> [round(gutter(n) / INCH, 3) for n in (24, 150, 151, 300, 301, 500, 501, 700, 701)]
+    [0.375, 0.375, 0.5, 0.5, 0.625, 0.625, 0.75, 0.75, 0.875]
+    """
     for upto, inches in GUTTERS:
         if pages <= upto:
             return inches * INCH
@@ -365,8 +373,8 @@ class _Fit:
 
     def cell(self, w: float, h: float) -> float:
         """The cell (mm) that fits this piece, its heading and key into a ``w`` x ``h`` box."""
-        room = h - HEAD - self.key_height(w)
-        return max(0.1, min(w / self.width, room / self.height))
+        room = h - HEAD - self.key_height(w) - RULE
+        return max(0.1, min((w - RULE) / self.width, room / self.height))
 
     def height_mm(self, cell: float, w: float) -> float:
         """The figure's height at ``cell`` in a box ``w`` wide: heading, clues, grid, key."""
@@ -405,10 +413,9 @@ def _slots(grid: tuple[int, int], box: tuple[float, ...], count: int) -> list[tu
     return out
 
 
-def _narrowest(size: tuple[float, float]) -> tuple[float, float, float, float]:
-    """The printable box of the widest-gutter page: plans never depend on the gutter, so
-    the page count (which sets the gutter) cannot change under them."""
-    return (0.0, 0.0, size[0] - GUTTERS[-1][1] * INCH - OUTSIDE, size[1] - TOP - BOTTOM)
+def _box(size: tuple[float, float], inside: float) -> tuple[float, float, float, float]:
+    """The printable box of a page with an ``inside`` margin (mm), from its corner."""
+    return (0.0, 0.0, size[0] - inside - OUTSIDE, size[1] - TOP - BOTTOM)
 
 
 @dataclass(frozen=True)
@@ -511,9 +518,10 @@ def _section_pages(entries: Sequence[BookEntry], box: tuple[float, ...], per_pag
 
 
 def _plan(entries: Sequence[BookEntry], size: tuple[float, float], per_page: int,
-          solved: bool) -> list[PagePlan]:
-    """The pages of puzzles (or solutions), section by section in the entries' order."""
-    box = _narrowest(size)
+          solved: bool, inside: float) -> list[PagePlan]:
+    """The pages of puzzles (or solutions), section by section in the entries' order, for
+    pages with an ``inside`` margin of that many mm."""
+    box = _box(size, inside)
     pages: list[PagePlan] = []
     start = 0
     for i in range(1, len(entries) + 1):
@@ -535,13 +543,23 @@ class Layout:
     fronts: list[PagePlan]
     backs: list[PagePlan]
     contents: int = 1
+    #: The inside margin (mm) the pages are planned for: at least KDP's for the page count.
+    gutter: float = GUTTERS[0][1] * INCH
 
     @classmethod
     def of(cls, entries: Sequence[BookEntry], size: tuple[float, float],
            per_page: int = 4) -> Layout:
-        return cls(_plan(entries, size, per_page, solved=False),
-                   _plan(entries, size, per_page, solved=True),
-                   -(-len(entries) // contents_lines(size)))
+        """The layout planned for the narrowest gutter its own page count allows: planned
+        for a gutter, counted, and planned again for a wider one while the count asks for
+        it (a wider gutter only adds pages, so this ends within the table's five rows)."""
+        contents = -(-len(entries) // contents_lines(size))
+        inside = GUTTERS[0][1] * INCH
+        while True:
+            lay = cls(_plan(entries, size, per_page, False, inside),
+                      _plan(entries, size, per_page, True, inside), contents, inside)
+            if gutter(lay.pages) <= inside:
+                return lay
+            inside = gutter(lay.pages)
 
     @property
     def lead(self) -> int:
@@ -577,7 +595,50 @@ class Layout:
 
 def contents_lines(size: tuple[float, float]) -> int:
     """How many puzzles one contents page lists."""
-    return max(1, int((_narrowest(size)[3] - CONTENTS_HEAD) // CONTENTS_LINE))
+    return max(1, int((_box(size, 0.0)[3] - CONTENTS_HEAD) // CONTENTS_LINE))
+
+
+def worked_example(entries: Sequence[BookEntry]) -> tuple[Puzzle, int, str]:
+    """The "How to solve" page's example: the first of :data:`EXAMPLES` not in the book."""
+    from nonoforge.examples import example_path
+    from nonoforge.formats import read_file
+
+    keys = {e.puzzle.key for e in entries}
+    found = [(read_file(example_path(name))[0], n, title) for name, n, title in EXAMPLES]
+    return next((f for f in found if f[0].key not in keys), found[-1])
+
+
+def worked_steps(p: Puzzle) -> str:
+    """Two steps on a puzzle in words: what a clue of several numbers asks, and a block
+    long enough to cover some cells however it sits (the overlap a first pass finds).
+
+    >>> from nonoforge.puzzle import Grid, Puzzle
+    >>> import numpy as np
+    >>> steps = worked_steps(Puzzle.from_grid(Grid(np.array([[1, 1, 0, 1], [0, 1, 1, 1]]))))
+    >>> print(steps.replace(". ", ".|").replace(": ", ":|").replace("|", chr(10)))
+    Row 1's clue 2 1 asks for a block of 2, at least one empty cell, then a block of 1.
+    Row 2's clue 3 has 4 cells to sit in:
+    however it sits, it covers cells 2 to 3, so those can be filled at once.
+    """
+    lines = [("Row", i, c, p.width) for i, c in enumerate(p.rows)] + [
+        ("Column", j, c, p.height) for j, c in enumerate(p.columns)]
+    out = []
+    several = next((t for t in lines if len(t[2]) >= 2), None)
+    if several:
+        kind, i, clue, _ = several
+        nums = [b.length for b in clue]
+        blocks = ", then a block of ".join(str(n) for n in nums[1:])
+        out.append(f"{kind} {i + 1}'s clue {' '.join(map(str, nums))} asks for a block of "
+                   f"{nums[0]}, at least one empty cell, then a block of {blocks}.")
+    overlap = next((t for t in lines if len(t[2]) == 1 and 2 * t[2][0].length > t[3]), None)
+    if overlap:
+        kind, i, clue, n = overlap
+        b = clue[0].length
+        out.append(f"{kind} {i + 1}'s clue {b} has {n} cells to sit in: however it sits, it "
+                   f"covers cells {n - b + 1} to {b}, so those can be filled at once.")
+    if not overlap:
+        out.append("Start with the longest blocks: they leave the fewest ways to sit.")
+    return " ".join(out)
 
 
 # -- drawing --------------------------------------------------------------------------------
@@ -598,28 +659,38 @@ class _Drawer:
     def fitted(self, s: str, w: float) -> str:
         """``s`` cut with an ellipsis to ``w`` mm in the current font."""
         pdf = self.pdf
+        w -= 2 * pdf.c_margin  # a cell pads its text on both sides
         while len(s) > 4 and pdf.get_string_width(s) > w:
             s = s[:-2].rstrip() + "\u2026"
         return s
 
     def heading(self, pc: Piece, x: float, y: float, w: float, solved: bool) -> None:
-        """The line above a puzzle, centred over its box."""
+        """The line above a puzzle, centred over its box: number and title, which part (a
+        puzzle in parts), difficulty, given cells, note. Too long for the box, the
+        difficulty goes first (the contents and the first part say it), then the title is
+        cut with an ellipsis; the number and the part are never cut."""
         pdf = self.pdf
         e = pc.entry
-        head = f"{e.number}. {e.title}"
-        if e.grade is not None and not solved:
-            head += f" \u00b7 {difficulty(e.grade)}"
+        part = (f", part {pc.part} of {pc.parts}: rows {pc.r0 + 1}\u2013{pc.r1}, columns "
+                f"{pc.c0 + 1}\u2013{pc.c1}" if pc.parts > 1 else "")
         given = 0 if solved else len(_givens_in(pc))
+        tail = ""
         if given:  # printed solved: the reader is told they are part of the puzzle
-            head += f"  \u00b7 {given} cell{'s' if given > 1 else ''} given"
+            tail += f"  \u00b7 {given} cell{'s' if given > 1 else ''} given"
         if e.note:
-            head += f"  [{e.note}]"
-        if pc.parts > 1:
-            head = (f"{e.number}. part {pc.part} of {pc.parts}: rows {pc.r0 + 1}\u2013{pc.r1}, "
-                    f"columns {pc.c0 + 1}\u2013{pc.c1}  \u00b7  {head[len(str(e.number)) + 2:]}")
+            tail += f"  [{e.note}]"
+        grade = f" \u00b7 {difficulty(e.grade)}" if e.grade is not None and not solved else ""
         pdf.set_text_color(0, 0, 0)
         pdf.set_font(FONT, style="B", size=10 if w > 100 else 8.5)
-        head = self.fitted(self.text(head), w)
+        room = w - 2 * pdf.c_margin
+        title = self.text(e.title)
+        head = f"{e.number}. {title}{part}{grade}{tail}"
+        if pdf.get_string_width(head) > room:
+            head = f"{e.number}. {title}{part}{tail}"
+        if pdf.get_string_width(head) > room:
+            fixed = pdf.get_string_width(f"{e.number}. {part}{tail}\u2026")
+            title = self.fitted(title, max(8.0, room - fixed) + 2 * pdf.c_margin)
+            head = self.fitted(f"{e.number}. {title}{part}{tail}", w)
         pdf.set_xy(x, y)
         pdf.cell(w, 6, head, align="C")
 
@@ -844,16 +915,14 @@ class _Drawer:
         pdf.set_xy(x, y + h - 10)
         pdf.cell(w, 5, "Made with nonoforge.", align="C")
 
-    def how_to(self) -> None:
+    def how_to(self, entries: Sequence[BookEntry]) -> None:
         """The "How to solve" page: the rules in a few lines and a small worked example, a
-        real puzzle (webpbn #1) shown with its clues and solved."""
-        from nonoforge.examples import example_path
-        from nonoforge.formats import read_file
-
+        real puzzle (:data:`EXAMPLES`) shown with its clues and solved, and two steps on it
+        put in words (:func:`worked_steps`)."""
         pdf = self.pdf
         pdf.add_page()
         x, y, w, h = pdf.frame()
-        p = read_file(example_path(EXAMPLE))[0]
+        p, number, name = worked_example(entries)
         pdf.set_text_color(0, 0, 0)
         pdf.set_font(FONT, style="B", size=16)
         pdf.set_xy(x, y)
@@ -886,11 +955,8 @@ class _Drawer:
         pdf.set_font(FONT, size=8.5)
         pdf.set_xy(x, gy + p.height * cell + 6)
         pdf.multi_cell(w, 4.6, printable(
-            "In the example, row 2's clue 2 1 asks for a block of two, at least one empty "
-            "cell, then a single cell. Column 3's clue 7 has 10 cells to sit in: however it "
-            "sits, it covers rows 4 to 7, so those four cells can be filled at once. Start "
-            "with the longest blocks: they leave the fewest ways to sit. (Example: "
-            "\"Dancer\", webpbn.com puzzle #1, by Jan Wolter.)", limit=2000))
+            f"{worked_steps(p)} (Example: \"{name}\", webpbn.com puzzle #{number}, by Jan "
+            "Wolter.)", limit=2000))
 
 
 def book(
@@ -914,12 +980,12 @@ def book(
         raise UsageError(f"no solution known for puzzle(s) {unsolved[:5]}: solve them first")
     layout = Layout.of(entries, size, opts.per_page)
     pdf = _Book(safe_text(title, 200), size)
-    pdf.gutter = gutter(layout.pages)
+    pdf.gutter = layout.gutter
     draw = _Drawer(pdf, opts.greyscale)
     pdf.book_title = draw.text(safe_text(title, 80))
     draw.title_page(entries, title, opts.greyscale)
     draw.contents(entries, layout)
-    draw.how_to()
+    draw.how_to(entries)
     for plan in layout.fronts:
         _draw_page(draw, plan, solved=False)
     while pdf.page_no() < layout.divider - 1:  # the divider opens on a right-hand page
