@@ -540,3 +540,15 @@ def test_the_worked_example_never_gives_a_puzzle_of_the_book_away(tmp_path) -> N
     text = " ".join(page_text(doc, FIRST - 1).split())
     assert "webpbn.com puzzle #23" in text and "#1," not in text
     assert "clue" in text and "longest blocks" in text  # Edge has no block over half a line
+
+
+def test_nothing_is_transparent_in_the_book_or_its_cover() -> None:
+    """No soft mask, blend mode, opacity or transparency group anywhere: printers flatten
+    transparency, sometimes badly (the graphics state dictionaries are where PDF keeps it)."""
+    pal = Palette.of(("white", "#ffffff"), ("red", "#d03030"), ("navy", "#102060"))
+    colour = Puzzle.from_grid(Grid(np.array([[1, 2, 0], [2, 1, 1]])), palette=pal)
+    es = [*entries(), BookEntry(colour, 6, "Colour")]
+    for data in (book(es, "Flat"), book(es, "Flat", BookOptions(greyscale=True)),
+                 cover(es, "Flat", 120)):
+        for sign in (b"/ExtGState", b"/SMask", b"/CA ", b"/ca ", b"/Transparency", b"/BM "):
+            assert sign not in data, sign
