@@ -552,3 +552,10 @@ def test_nothing_is_transparent_in_the_book_or_its_cover() -> None:
                  cover(es, "Flat", 120)):
         for sign in (b"/ExtGState", b"/SMask", b"/CA ", b"/ca ", b"/Transparency", b"/BM "):
             assert sign not in data, sign
+
+
+def test_a_book_holding_both_examples_shows_dancer_mirrored(tmp_path) -> None:
+    both = [BookEntry(real("dancer"), 1, "Dancer"), BookEntry(real("edge"), 2, "Edge")]
+    doc = open_pdf(book(both, "Both"), tmp_path)
+    text = " ".join(page_text(doc, FIRST - 1).split())
+    assert '"Dancer, mirrored", webpbn.com puzzle #1' in text

@@ -96,10 +96,10 @@ HATCHES = ("", "/", "\\", "x", "-", "|")
 GREY_LEVELS = 4
 #: The darkest and lightest grey fills (0-255): 97 % and 25 % grey.
 DARKEST, LIGHTEST = 8, 191
-#: Worked examples for the "How to solve" page, bundled puzzles from Jan Wolter's survey set
-#: (name, webpbn number, title): the first that is not itself in the book, whose answer the
-#: page would give away.
-EXAMPLES = (("dancer", 1, "Dancer"), ("edge", 23, "Edge"), ("skid", 21, "Skid"))
+#: Worked examples for the "How to solve" page, small bundled puzzles from Jan Wolter's
+#: survey set (name, webpbn number, title): the first that is not itself in the book, whose
+#: answer the page would give away; when both are, Dancer mirrored.
+EXAMPLES = (("dancer", 1, "Dancer"), ("edge", 23, "Edge"))
 
 
 @dataclass(frozen=True)
@@ -605,7 +605,12 @@ def worked_example(entries: Sequence[BookEntry]) -> tuple[Puzzle, int, str]:
 
     keys = {e.puzzle.key for e in entries}
     found = [(read_file(example_path(name))[0], n, title) for name, n, title in EXAMPLES]
-    return next((f for f in found if f[0].key not in keys), found[-1])
+    free = next((f for f in found if f[0].key not in keys), None)
+    if free is not None:
+        return free
+    p, n, title = found[0]
+    assert p.goal is not None
+    return Puzzle.from_grid(Grid(p.goal.cells[:, ::-1].copy())), n, f"{title}, mirrored"
 
 
 def worked_steps(p: Puzzle) -> str:
@@ -630,12 +635,15 @@ def worked_steps(p: Puzzle) -> str:
         blocks = ", then a block of ".join(str(n) for n in nums[1:])
         out.append(f"{kind} {i + 1}'s clue {' '.join(map(str, nums))} asks for a block of "
                    f"{nums[0]}, at least one empty cell, then a block of {blocks}.")
-    overlap = next((t for t in lines if len(t[2]) == 1 and 2 * t[2][0].length > t[3]), None)
-    if overlap:
+    over = [t for t in lines if len(t[2]) == 1 and 2 * t[2][0].length > t[3]]
+    overlap = max(over, key=lambda t: 2 * t[2][0].length - t[3]) if over else None
+    if overlap:  # the line where the block covers the most cells whichever way it sits
         kind, i, clue, n = overlap
         b = clue[0].length
+        cells = (f"cell {b}, so it" if n - b + 1 == b else
+                 f"cells {n - b + 1} to {b}, so those")
         out.append(f"{kind} {i + 1}'s clue {b} has {n} cells to sit in: however it sits, it "
-                   f"covers cells {n - b + 1} to {b}, so those can be filled at once.")
+                   f"covers {cells} can be filled at once.")
     if not overlap:
         out.append("Start with the longest blocks: they leave the fewest ways to sit.")
     return " ".join(out)
@@ -941,7 +949,8 @@ class _Drawer:
         top = pdf.get_y() + 6
         pdf.set_font(FONT, style="B", size=9)
         fit = _Fit.of(Piece.whole(BookEntry(p, 0, "")), False)
-        cell = min(6.0, (w - 20) / (fit.width + p.width), (y + h - top - 30) / fit.height)
+        cell = min(6.0, (w - 20 - 2 * RULE) / (fit.width + p.width),
+                   (y + h - top - 30) / fit.height)
         pw = (fit.width + p.width) * cell + 20
         left = x + (w - pw) / 2
         example = BookEntry(p, 0, "")
