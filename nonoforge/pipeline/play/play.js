@@ -90,7 +90,7 @@
 
   // The cell (px) that fits the puzzle, clues included, into the window below the tools: as
   // large as the window allows up to MAX_CELL, and never under MIN_CELL, whose clue digits
-  // (0.6 of a cell) stay readable (row clues take 0.8 of a cell each, play.css); a puzzle that needs smaller scrolls instead (a 45x41
+  // (0.6 of a cell) stay readable; a puzzle that needs smaller scrolls instead (a 45x41
   // puzzle's clues were once 7 px while half the window was empty: issue 37).
   var MIN_CELL = 18, MAX_CELL = 48;
   function fitCell(p) {
@@ -98,7 +98,7 @@
     var top = Math.max(1, Math.max.apply(null, p.cols.map(function (c) { return c.length; })));
     var room = Math.max(200, window.innerHeight - board.getBoundingClientRect().top - 16);
     var wide = (document.documentElement.clientWidth || window.innerWidth) - 40;
-    var px = Math.floor(Math.min(wide / (p.w + 0.8 * left + 0.5), room / (p.h + top), MAX_CELL)) - 1;
+    var px = Math.floor(Math.min(wide / (p.w + left + 0.5), room / (p.h + top), MAX_CELL)) - 1;
     board.style.setProperty("--cell", Math.max(MIN_CELL, px) + "px");
   }
 
@@ -836,6 +836,6 @@
 
   if (linked() >= 0) open(linked(), true);  // a link names the puzzle: it wins over the last
   else open(lastOpen());
-  board.focus();
+  board.focus({ preventScroll: true });  // the title and tools stay in view
   restore();
 })();
