@@ -453,7 +453,8 @@ def collection_export(
         "--to", help="A folder, or FILE.pdf (book), .html (playable page), .jsonl (dataset), "
         ".rofl; any other suffix is refused.")],
     fmt: Annotated[str, typer.Option("--format", "-f", help="File format in a folder.")] = "non",
-    page: Annotated[str, typer.Option(help="PDF page size: a4, letter or 6x9.")] = "a4",
+    page: Annotated[str, typer.Option(
+        "--page", "--trim", help="PDF trim: a4, letter, 6x9 or 7x10.")] = "a4",
     greyscale: Annotated[bool, typer.Option(
         "--greyscale", help="PDF for black-and-white printing: colours as named greys.")] = False,
     overwrite: Annotated[bool, typer.Option(
@@ -464,22 +465,30 @@ def collection_export(
     include_ambiguous: Annotated[bool, typer.Option(
         "--include-ambiguous", help="PDF/HTML: keep puzzles without a proven unique "
         "solution, marked.")] = False,
+    per_page: Annotated[int, typer.Option(
+        "--per-page", help="PDF: the most puzzles a page holds (1, 2 or 4).")] = 4,
+    cover: Annotated[bool, typer.Option(
+        "--cover", help="PDF: also write NAME-cover.pdf, the full-wrap cover (KDP).")] = False,
+    paper: Annotated[str, typer.Option(
+        help="PDF cover: the paper, which sets the spine: white, cream or colour.")] = "white",
     db: CorpusOption = None,
 ) -> None:
     """Export a collection: files in a folder, ROFL, a PDF book, an HTML page or a dataset.
 
-    Example: nonoforge collection export starter --to starter.pdf --page letter
+    Example: nonoforge collection export starter --to starter.pdf --page 6x9 --cover
     """
     from nonoforge.pipeline import jobs
     from nonoforge.pipeline.export import ExportOptions
 
-    opts = ExportOptions(fmt, page, greyscale, overwrite, steps, include_ambiguous)
+    opts = ExportOptions(fmt, page, greyscale, overwrite, steps, include_ambiguous,
+                         per_page, paper, cover)
     with open_corpus(db) as corpus:
         done = jobs.export_collection(corpus, name, to, opts=opts,
                                       warn=lambda m: err.print(f"warning: {m}", markup=False))
     if not is_quiet():
         err.print(f"wrote {done.count} puzzle(s) to {done.path} ({done.kind})"
-                  + (f"; {done.refused} left out" if done.refused else ""))
+                  + (f"; {done.refused} left out" if done.refused else "")
+                  + "".join(f"; and {p}" for p in done.also))
     if done.refused:  # puzzles the format cannot hold, each named in a warning
         raise typer.Exit(FAILED_EXIT)
 

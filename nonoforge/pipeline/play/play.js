@@ -88,15 +88,24 @@
     if (!clue.length) { var z = document.createElement("span"); z.textContent = "0"; td.appendChild(z); }
   }
 
-  function build(p) {
-    board.textContent = "";
-    board.className = p.bw ? "bw" : "colour";
+  // The cell (px) that fits the puzzle, clues included, into the window below the tools: as
+  // large as the window allows up to MAX_CELL, and never under MIN_CELL, whose clue digits
+  // (0.6 of a cell) stay readable; a puzzle that needs smaller scrolls instead (a 45x41
+  // puzzle's clues were once 7 px while half the window was empty: issue 37).
+  var MIN_CELL = 18, MAX_CELL = 48;
+  function fitCell(p) {
     var left = Math.max(1, Math.max.apply(null, p.rows.map(function (c) { return c.length; })));
     var top = Math.max(1, Math.max.apply(null, p.cols.map(function (c) { return c.length; })));
     var room = Math.max(200, window.innerHeight - board.getBoundingClientRect().top - 16);
-    var px = Math.floor(Math.min((window.innerWidth - 40) / (p.w + left),
-                                 room / (p.h + top), 29)) - 1;  // 1 px of border
-    board.style.setProperty("--cell", Math.max(12, px) + "px");
+    var wide = (document.documentElement.clientWidth || window.innerWidth) - 40;
+    var px = Math.floor(Math.min(wide / (p.w + left + 0.5), room / (p.h + top), MAX_CELL)) - 1;
+    board.style.setProperty("--cell", Math.max(MIN_CELL, px) + "px");
+  }
+
+  function build(p) {
+    board.textContent = "";
+    board.className = p.bw ? "bw" : "colour";
+    fitCell(p);
     var tr = board.insertRow(), td = tr.insertCell();
     td.className = "corner";
     p.cols.forEach(function (clue, j) {
@@ -249,6 +258,9 @@
     mine.undo.forEach(function (ch) { ch.forEach(function (c) { c[1] = cells[c[0]]; cells[c[0]] = c[2]; }); });
     cur = { n: n, p: p, cells: cells, fixed: given.fixed, undo: mine.undo, redo: [], time: (kept.t || 0) + mine.played, solved: false, from: from };
     if (chosen) { acted = true; store.set(lastKey, { n: n }); }
+    if (location.hash !== "#" + (n + 1)) {  // the puzzle's own link, #1, #2, ...
+      try { history.replaceState(null, "", "#" + (n + 1)); } catch (e) { /* a file: URL may refuse */ }
+    }
     $("pick").value = String(n);
     $("title").textContent = p.title;
     var ng = p.givens.length;
@@ -744,6 +756,17 @@
     var last = store.get(lastKey), n = last && last.n;
     return typeof n === "number" && n >= 0 && n < book.puzzles.length ? n : 0;
   }
+  // A link to one puzzle, "#n" (from 1, as the book numbers them): the puzzle it names, or
+  // -1 when the address names none.
+  function linked() {
+    var m = /^#(\d+)$/.exec(location.hash), n = m ? +m[1] - 1 : -1;
+    return n >= 0 && n < book.puzzles.length ? n : -1;
+  }
+  window.addEventListener("hashchange", function () {
+    var n = linked();
+    if (n >= 0 && (!cur || n !== cur.n)) open(n, true);
+  });
+  window.addEventListener("resize", function () { if (cur) fitCell(cur.p); });
 
   // Read IndexedDB once; take its records where newer, copy ours over where they are newer.
   // When it is read the board says so: data-restored="yes"; where IndexedDB is unavailable,
@@ -811,7 +834,8 @@
     refreshPicker();
   }
 
-  open(lastOpen());
-  board.focus();
+  if (linked() >= 0) open(linked(), true);  // a link names the puzzle: it wins over the last
+  else open(lastOpen());
+  board.focus({ preventScroll: true });  // the title and tools stay in view
   restore();
 })();
