@@ -135,6 +135,7 @@ BOTTOM = {
     "nonoforge.util": set(),
     "nonoforge.solving": {"nonoforge.puzzle"},  # for types only
     "nonoforge.results": set(),
+    "nonoforge.colournames": set(),
     "nonoforge.ranges": {"nonoforge.errors"},
     "nonoforge.puzzle": {"nonoforge.errors", "nonoforge.util"},
 }
