@@ -5,8 +5,7 @@ solution limit; only the wall-clock safety net is shorter, ``--timeout``) and it
 technique and effort are kept in ``--cache`` (default: ``nonoforge-grades-<solver
 version>.json`` in the temporary folder, outside the repository, since it holds what the
 webpbn puzzles gave), so a second run (another grading rule, more corpora) solves only what
-is new. No time is
-measured: the score and both grades are pure functions of the effort.
+is new. No time is measured: the score and both grades are pure functions of the effort.
 
 - *before*: the rule shipped up to issue 37: the ranking of ``(technique rung, score)``
   cut at the 1.3 model's quintile cut-points (a puzzle that needs one probe outranks every
@@ -14,12 +13,13 @@ measured: the score and both grades are pure functions of the effort.
 - *now*: :meth:`nonoforge.pipeline.difficulty.Model.grade` of the shipped model.
 
 Corpora (from ../shared/corpora): survey-free, jwilk-nin, mikix-db, the tournament sets
-(``--tournament N`` puzzles of each of the 27 sets, chosen by key: all 27,000 take about
-35 min of CPU), and with ``--webpbn DIR`` the 6,746 webpbn puzzles of
+(``--tournament N`` puzzles of each of the 27 sets, chosen by key: 40 each took 80 CPU s,
+all 27,000 would take about half an hour), and with ``--webpbn DIR`` the 6,746 webpbn puzzles of
 github:Storyyeller/griddler-solver (``oldstuff/python/scraper/results``; local use only,
 never committed), ``--webpbn-sample N`` of them (chosen by key) or all.
 
-    nice .venv/bin/python bench/grades.py --tournament 40 --webpbn /tmp/webpbn
+    nice .venv/bin/python bench/grades.py --tournament 40 \
+        --webpbn /tmp/griddler-solver/oldstuff/python/scraper/results
 """
 
 from __future__ import annotations

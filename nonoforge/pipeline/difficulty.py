@@ -240,11 +240,11 @@ GRADING = 2
 #: The grading effort's cut-points, in seconds of predicted solve time times the search
 #: factor: grade g+1 when the grading effort passes the g-th. Fixed, so a grade is a
 #: property of the puzzle (the same alone or in any corpus) and a refit of the weights
-#: keeps the bands, the score being calibrated in seconds. Geometric, each band about
-#: three times the one below. On puzzles solved line by line (factor 1): about 20x20 and
-#: below is grade 1, 25x25 to 35x35 grade 2, 40x40 to 60x60 grade 3, larger grade 4; a
-#: line-solved puzzle reaches 5 only when it is enormous. Chosen on the reference set
-#: and the 6,746 webpbn puzzles (docs/difficulty.md has the histograms).
+#: keeps the bands, the score being calibrated in seconds. The bands widen upward (each
+#: cut 1.7 to 7 times the one below), since search multiplies the effort. On puzzles
+#: solved line by line (factor 1): up to about 16x16 is grade 1, 20x20 to 30x30 grade 2,
+#: 35x35 to 60x60 grade 3, larger grade 4; grade 5 takes search. Chosen on the reference
+#: set and the 6,723 distinct webpbn puzzles (docs/difficulty.md has the histograms).
 GRADE_CUTS: tuple[float, ...] = (0.00027, 0.00045, 0.0012, 0.008)
 
 #: Search depth at which the search factor doubles (a depth of 4 nested guesses).
