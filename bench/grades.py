@@ -18,7 +18,7 @@ all 27,000 would take about half an hour), and with ``--webpbn DIR`` the 6,746 w
 github:Storyyeller/griddler-solver (``oldstuff/python/scraper/results``; local use only,
 never committed), ``--webpbn-sample N`` of them (chosen by key) or all.
 
-    nice .venv/bin/python bench/grades.py --tournament 40 \
+    nice .venv/bin/python bench/grades.py --tournament 40 \\
         --webpbn /tmp/griddler-solver/oldstuff/python/scraper/results
 """
 
