@@ -123,6 +123,9 @@ def main() -> None:
             for feat in ("steps", "hardest", "trials", "footholds", "bottleneck",
                          "human_score"):
                 a = [float(r[feat]) for r in rows]
+                if len(set(a)) == 1:
+                    print(f"  rho({feat}, ...) n/a: {a[0]:g} on every puzzle")
+                    continue
                 rs = spearman(a, [r["score"] for r in rows])
                 rl = spearman(a, [r["lines"] for r in rows])
                 print(f"  rho({feat}, score) {rs:+.2f}   rho({feat}, engine line solves) "
