@@ -31,6 +31,7 @@ from nonoforge.solver.human import (
     next_step,
     parse_state,
     path_rows,
+    path_text,
     rung,
 )
 from nonoforge.solver.quick import line_logic as quick_line_logic
@@ -207,6 +208,10 @@ def test_two_solutions_stall_where_the_engine_searches() -> None:
     path = explain_path(p)
     assert path.stop is Stop.STALLED and not path.steps and path.bottleneck == 0
     assert solve(p).status.value == "multiple"
+    # it says so: the rest needs search (the engine's), or there are several solutions
+    assert path_text(path)[0] == ("Stuck: no technique on the ladder applies here; the rest "
+                                  "needs guessing (search), or the puzzle has more than one "
+                                  "solution.")
 
 
 def test_trial_rungs_name_the_cell_on_an_example() -> None:
