@@ -470,8 +470,6 @@ def scale(sizes: list[int], pg: str | None, keep: str | None, sqlite: bool = Tru
             if reuse and record.exists() and _count(db) == (n, n):
                 figures = json.loads(record.read_text())
                 print(f"reusing {db} (built and imported {figures['measured']})")
-            if "bulk" in figures:
-                print(f"{name} {n:,}: built by the bulk path ({figures['bulk']})")
             else:
                 if server is None:
                     for f in folder.glob(f"scale-{n}.db*"):
@@ -503,6 +501,8 @@ def scale(sizes: list[int], pg: str | None, keep: str | None, sqlite: bool = Tru
                 else:
                     figures = build(db, files, n, record)
             cpu = figures["import_cpu_s"]
+            if "bulk" in figures:
+                print(f"{name} {n:,}: built by the bulk path ({figures['bulk']})")
             if build_only:
                 print(f"{name} {n:>9,}: built, import {n / cpu:.0f} puzzles/s ({cpu:.1f} s CPU)")
                 continue
