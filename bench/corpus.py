@@ -71,6 +71,15 @@ DEFAULT = ROOT.parent / "shared" / "corpora" / "tournament" / "question"
 
 
 def _db_bytes(path: Path) -> int:
+    """A SQLite corpus's bytes once its WAL is checkpointed into the file (a WAL left by
+    the last write is not the corpus's size)."""
+    import sqlite3
+
+    con = sqlite3.connect(path)
+    try:
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        con.close()
     return sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
 
 
