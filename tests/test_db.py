@@ -1416,9 +1416,11 @@ def test_the_human_features_migration_keeps_ratings_and_rate_fills_them(
         assert (row["key"], row["times"], row["grade"]) == (key, [0.25], 3)
         assert row["human"] is row["human_score"] is row["human_grade"] is None
         assert [p.key for p, _ in c.lacking_human(SOLVER_VERSION)] == [key]
-    with sqlite3.connect(old) as conn:
+    from nonoforge.db.connect import HEAD_REVISION
+
+    with sqlite3.connect(old) as conn:  # through 0009 to the head
         assert conn.execute(f"SELECT version_num FROM {m.VERSION_TABLE}").fetchall() == [
-            ("0009",)]
+            (HEAD_REVISION,)]
     r = CliRunner().invoke(app, ["-q", "rate", "--db", str(old), "--workers", "1", "--runs",
                                  "1", "--budget", "200000", "--json"])
     assert r.exit_code == 0, r.output
