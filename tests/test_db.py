@@ -1499,3 +1499,24 @@ def test_an_exact_size_selects_what_the_range_does(url: str) -> None:
         assert got == c.keys(min_size=(6, 5), max_size=(6, 6)) and len(got) == 6
         assert c.keys(colors=1) == c.keys(colors=(1, 1)) == c.keys()
         assert [r["key"] for r in c.listing(min_size=(6, 5), max_size=(6, 5), limit=4)] == got[:4]
+
+
+def test_a_large_pick_is_the_same_on_every_backend(url: str, tmp_path: Path) -> None:
+    """``collection build``'s pick from a supply large enough to be sought grade by grade
+    gives the same puzzles on this backend as on a SQLite corpus of the same ratings."""
+    from nonoforge.db.filters import Filters
+    from nonoforge.pipeline.collection import pick
+    from nonoforge.ranges import Span
+
+    ps = puzzles(150, 52, size=(6, 6))
+    rows = [{"key": p.key, "grade": 1 + i % 3, "score": ((i * 37) % 150) / 7}
+            for i, p in enumerate(ps)]
+    got = []
+    for where in (url, str(tmp_path / "ref.db")):
+        with Corpus.open(where) as c:
+            c.add(ps)
+            c.save_results(rows, "v")
+            got.append([(x.puzzle.key, x.grade, x.score)
+                        for x in pick(c, "v", Filters(grade=Span(1, 2)), 12)])
+    assert got[0] == got[1] and len(got[0]) == 12
+    assert [g for _, g, _ in got[0]] == [1] * 6 + [2] * 6
