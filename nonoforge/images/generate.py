@@ -535,6 +535,8 @@ class Generated:
     #: ``auto``'s scores of each style's picture as drawn, before repair (structure
     #: measure, :mod:`~nonoforge.images.structure`); empty when one style was asked for
     style_scores: dict[str, float] = field(default_factory=dict)
+    #: the background's colours (Lab rows) saliency was measured against, when found
+    ground: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def givens(self) -> tuple[tuple[int, int, int], ...]:
@@ -572,7 +574,7 @@ class Generated:
     def structure(self) -> float:
         """Agreement of the puzzle picture's edges with its source's salient edges at the
         grid's scale (:func:`~nonoforge.images.structure.structure`)."""
-        return picture_structure(self.quantised, self.repair.grid.cells)
+        return picture_structure(self.quantised, self.repair.grid.cells, self.ground)
 
     @property
     def colors_note(self) -> str | None:
@@ -717,15 +719,7 @@ def generate(
         size=size, width=width, colors=colors, seed=seed, fill=fill, merge_delta=merge_delta,
         max_technique=max_technique, edit_budget=edit_budget, candidates=candidates,
         crop=crop, photo=photo, repair_with=repair_with)
-    if options is None:
-        opts = given
-    else:
-        if replace(given, size=None, width=None) != GenerateOptions():
-            raise UsageError("give the generation options either as an options record or "
-                             "as keyword arguments, not both")
-        opts = options if size is None and width is None else replace(
-            options, size=size, width=width)
-    opts = opts.checked()
+    opts = _options(options, given)
     if solver is None:
         from nonoforge.solver import warmup
 
@@ -739,40 +733,7 @@ def generate(
     # read, shrunk and (photos) smoothed once: only the crumbs differ between attempts
     pre = prepare(rgba, size=opts.size, width=opts.width, colors=opts.colors, fill=opts.fill,
                   crop=opts.crop, photo=opts.photo)
-    style = opts.style
-    if style is Style.AUTO and (opts.colors > 1 or opts.fill is not None or not pre.photo):
-        style = Style.SILHOUETTE
-    scores: dict[str, float] = {}
-    if style is Style.SILHOUETTE:
-        q, rep = _silhouette_attempts(pre, opts, solver, progress)
-    else:
-        regions = _regions(rgba, opts)
-        drawn: dict[Style, Quantised | None] = {
-            s: _styled(regions, s, 0) for s in (Style.OUTLINE, Style.TONES)}
-        if style is Style.AUTO:
-            if progress is not None:
-                progress("scoring the styles")
-            try:
-                drawn[Style.SILHOUETTE] = pre.quantise(
-                    seed=opts.seed, merge_delta=opts.merge_delta, crumb=CRUMBS[0])
-            except ImageError:
-                drawn[Style.SILHOUETTE] = None
-            scores = {s.value: (-1.0 if d is None else picture_structure(d, d.grid.cells))
-                      for s, d in drawn.items()}
-            order = sorted((s for s in DRAWN if drawn[s] is not None),
-                           key=lambda s: (-scores[s.value], DRAWN.index(s)))
-        else:
-            order = [style]
-        tried: list[tuple[Style, Quantised, Repair]] = []
-        for s in order:
-            if s is Style.SILHOUETTE:
-                q, rep = _silhouette_attempts(pre, opts, solver, progress, drawn[s])
-            else:
-                q, rep = _style_attempts(regions, s, opts, solver, progress, drawn[s])
-            tried.append((s, q, rep))
-            if rep.accepted:
-                break
-        style, q, rep = next((t for t in tried if t[2].accepted), tried[0])
+    style, q, rep, scores, ground = _draw(rgba, pre, opts, solver, progress)
     if opts.crop:
         q, rep = _trim_edges(q, rep)
     if title is None and isinstance(image, str | os.PathLike):  # koala-20x20 -> Koala
@@ -794,9 +755,72 @@ def generate(
         ok, r = accept(puzzle, opts.max_technique, solver)
         rep = replace(rep, accepted=ok, status=r.status, technique=r.technique,
                       solves=rep.solves + 1, result=r)
-    if style is Style.AUTO:
+    return Generated(puzzle, q, rep, time.perf_counter() - t0, style, scores, ground)
+
+
+def _options(options: GenerateOptions | None, given: GenerateOptions) -> GenerateOptions:
+    """The options :func:`generate` works with: ``options``, or the keywords ``given``
+    (which, beside ``options``, may set only the grid's size or width), checked."""
+    if options is None:
+        return given.checked()
+    if replace(given, size=None, width=None) != GenerateOptions():
+        raise UsageError("give the generation options either as an options record or "
+                         "as keyword arguments, not both")
+    if given.size is not None or given.width is not None:
+        options = replace(options, size=given.size, width=given.width)
+    return options.checked()
+
+
+def _draw(
+    rgba: np.ndarray, pre: Prepared, opts: GenerateOptions, solver: Solver | None,
+    progress: Callable[[str], None] | None,
+) -> tuple[Style, Quantised, Repair, dict[str, float], np.ndarray | None]:
+    """The picture in the options' style, repaired: ``(style drawn, picture, repair,
+    auto's scores)``. ``auto`` scores each style's first picture and repairs them best
+    first, and keeps the accepted one of highest score after repair (it stops once one scores
+    at least what the next scored as drawn); the best scored as drawn when none is
+    accepted. Also the background's colours (None for the silhouette alone)."""
+    style = opts.style
+    if style is Style.AUTO and (opts.colors > 1 or opts.fill is not None or not pre.photo):
         style = Style.SILHOUETTE
-    return Generated(puzzle, q, rep, time.perf_counter() - t0, style, scores)
+    scores: dict[str, float] = {}
+    ground = None
+    if style is Style.SILHOUETTE:
+        q, rep = _silhouette_attempts(pre, opts, solver, progress)
+    else:
+        regions, ground = _regions(rgba, opts)
+        drawn: dict[Style, Quantised | None] = {
+            s: _styled(regions, s, 0, ground) for s in (Style.OUTLINE, Style.TONES)}
+        if style is Style.AUTO:
+            if progress is not None:
+                progress("scoring the styles")
+            try:
+                drawn[Style.SILHOUETTE] = pre.quantise(
+                    seed=opts.seed, merge_delta=opts.merge_delta, crumb=CRUMBS[0])
+            except ImageError:
+                drawn[Style.SILHOUETTE] = None
+            scores = {s.value: (-1.0 if d is None else picture_structure(d, d.grid.cells, ground))
+                      for s, d in drawn.items()}
+            order = sorted((s for s in DRAWN if drawn[s] is not None),
+                           key=lambda s: (-scores[s.value], DRAWN.index(s)))
+        else:
+            order = [style]
+        tried: list[tuple[float, Style, Quantised, Repair]] = []
+        for i, s in enumerate(order):
+            if s is Style.SILHOUETTE:
+                q, rep = _silhouette_attempts(pre, opts, solver, progress, drawn[s])
+            else:
+                q, rep = _style_attempts(regions, s, opts, solver, progress, drawn[s], ground)
+            after = picture_structure(q, rep.grid.cells, ground) if rep.accepted else -1.0
+            tried.append((after, s, q, rep))
+            best = max(t[0] for t in tried)
+            # a repair seldom raises a picture's score: once an accepted picture scores at
+            # least what the next style scored as drawn, that style cannot beat it
+            if best >= 0 and (i + 1 == len(order) or best >= scores[order[i + 1].value]):
+                break
+        _, style, q, rep = max(tried, key=lambda t: t[0]) if any(
+            t[0] >= 0 for t in tried) else tried[0]
+    return style, q, rep, scores, ground
 
 
 def _repair(q: Quantised, opts: GenerateOptions, solver: Solver | None,
@@ -839,35 +863,47 @@ def _silhouette_attempts(
     return _best_attempt(attempts)
 
 
-def _regions(rgba: np.ndarray, opts: GenerateOptions) -> Quantised:
-    """The subject's regions: the subject's crop (:func:`~nonoforge.images.subject.find_subject`,
-    the whole frame without ``crop``) quantised in REGION_COLOURS colours, pieces under
-    :func:`region_crumb` cells merged into their surroundings."""
-    from nonoforge.images.styles import REGION_COLOURS
+def _regions(rgba: np.ndarray, opts: GenerateOptions) -> tuple[Quantised, np.ndarray | None]:
+    """The subject's regions and the background's colours: the subject's crop
+    (:func:`~nonoforge.images.subject.find_subject`; the whole frame without ``crop``),
+    equalised and smoothed hard (REGION_TV: fur and grass flatten, the shapes stay),
+    quantised in REGION_COLOURS colours, pieces under :func:`region_crumb` cells merged
+    into their surroundings."""
+    from nonoforge.images.light import block_reduce_linear, lab_to_srgb
+    from nonoforge.images.quantise import ANALYSIS_PER_CELL, equalised_lab
+    from nonoforge.images.smoothing import smooth_lab
+    from nonoforge.images.styles import REGION_COLOURS, REGION_TV
     from nonoforge.images.subject import find_subject
 
+    subject = find_subject(rgba)
     if opts.crop:
-        t, b, l_, r = find_subject(rgba).box
+        t, b, l_, r = subject.box
         rgba = rgba[t:b, l_:r]
-    q = prepare(rgba, size=opts.size, width=opts.width, colors=REGION_COLOURS,
+    long = max(opts.size) if opts.size is not None else max(opts.width or 1, 30)
+    k = -(-max(rgba.shape[:2]) // max(128, ANALYSIS_PER_CELL * long))
+    smooth = block_reduce_linear(rgba, k) if k > 1 else rgba.copy()  # smoothing is the time
+    smooth[..., :3] = lab_to_srgb(smooth_lab(equalised_lab(smooth), REGION_TV))
+    q = prepare(smooth, size=opts.size, width=opts.width, colors=REGION_COLOURS,
                 crop=opts.crop, photo=True).quantise(seed=opts.seed,
                                                      merge_delta=opts.merge_delta)
     cells = merge_crumbs(q.grid.cells, region_crumb(q.grid.cells.size))
-    return replace(q, grid=Grid(cells))
+    return replace(q, grid=Grid(cells)), subject.ground
 
 
 def region_crumb(cells: int) -> int:
-    """Regions smaller than this many cells are merged away: 6 at 30x30, 4 to 10 in all."""
-    return int(min(10, max(4, round(cells / 150))))
+    """Regions smaller than this many cells are merged away: 10 at 30x30, 4 to 16 in all."""
+    return int(min(16, max(4, round(cells / 90))))
 
 
-def _styled(regions: Quantised, style: Style, detail: int) -> Quantised | None:
+def _styled(regions: Quantised, style: Style, detail: int,
+            ground: np.ndarray | None) -> Quantised | None:
     """The black-and-white picture of ``style`` drawn from the subject's ``regions`` at
-    level of ``detail``, as a quantised picture (None when it draws nothing)."""
+    level of ``detail``, as a quantised picture (None when it draws nothing); ``ground``:
+    the background's colours, what the cells' saliency is measured against."""
     from nonoforge.images.styles import outline, tones
     from nonoforge.images.subject import saliency
 
-    sal = saliency(regions.source_lab)
+    sal = saliency(regions.source_lab, ground)
     draw = outline if style is Style.OUTLINE else tones
     cells = draw(regions.grid.cells, regions.palette_lab, sal, detail)
     if not cells.any():
@@ -879,6 +915,7 @@ def _styled(regions: Quantised, style: Style, detail: int) -> Quantised | None:
 def _style_attempts(
     regions: Quantised, style: Style, opts: GenerateOptions, solver: Solver | None,
     progress: Callable[[str], None] | None, first: Quantised | None,
+    ground: np.ndarray | None,
 ) -> tuple[Quantised, Repair]:
     """Outline or tones: drawn and repaired at each level of detail
     (:func:`~nonoforge.images.styles.levels`) until a repair is accepted; the first
@@ -887,7 +924,8 @@ def _style_attempts(
 
     attempts: list[tuple[Quantised, Repair]] = []
     for detail in range(levels()):
-        q = first if detail == 0 and first is not None else _styled(regions, style, detail)
+        q = first if detail == 0 and first is not None else _styled(regions, style, detail,
+                                                                    ground)
         if q is None:
             continue
         tell = None if progress is None else _attempt(progress, len(attempts) + 1)
@@ -902,12 +940,13 @@ def _style_attempts(
     return next((a for a in attempts if a[1].accepted), attempts[0])
 
 
-def picture_structure(q: Quantised, cells: np.ndarray) -> float:
+def picture_structure(q: Quantised, cells: np.ndarray, ground: np.ndarray | None = None
+                      ) -> float:
     """The structure measure of a picture ``cells`` of ``q``'s grid against ``q``'s source
-    (:mod:`~nonoforge.images.structure`)."""
+    (:mod:`~nonoforge.images.structure`; ``ground``: the background's colours)."""
     from nonoforge.images.structure import source_edges, structure
 
-    return structure(source_edges(q.source_lab), cells)
+    return structure(source_edges(q.source_lab, ground), cells)
 
 
 def _attempt(progress: Callable[[str], None], n: int) -> Callable[[str], None]:

@@ -7,9 +7,10 @@ and the few inner lines that carry it (petals, glasses, a roof's tiers). So both
 are reduced to the same abstraction, **edges at the grid's scale**, and compared:
 
 * the source's **salient edges** (:func:`source_edges`): for each cell, the largest CIE Lab
-  difference (ΔE76) to its right or lower neighbour, the cells being the source averaged
-  to the grid; weighted by the cell's saliency (:func:`~nonoforge.images.subject.saliency`,
-  floor SALIENCY_FLOOR), so the background's texture counts little; scaled so its
+  difference (ΔE76) to a 4-neighbour, the cells being the source averaged to the grid and
+  smoothed there (total variation, EDGE_TV: a texture of cells flattens); weighted by the
+  cell's saliency (:func:`~nonoforge.images.subject.saliency`, floor SALIENCY_FLOOR), so
+  the background's texture counts little; scaled so its
   EDGE_QUANTILE quantile is 1 and clipped there (one very strong edge does not make the
   rest invisible); edges under NOISE of that scale are noise and dropped;
 * the puzzle's **drawn edges** (:func:`drawn_edges`): the ink cells with a paper
@@ -29,6 +30,9 @@ from __future__ import annotations
 
 import numpy as np
 
+#: Total-variation smoothing of the cells before their edges are taken: a texture of cells
+#: (fur, grass, gravel) flattens, a subject's contour stays.
+EDGE_TV = 0.1
 #: Saliency weight of an edge in the least salient cell (1 in the most salient).
 SALIENCY_FLOOR = 0.15
 #: The source's edge strengths are scaled so this quantile (of the cells with an edge) is 1.
@@ -51,13 +55,15 @@ def cell_edges(lab: np.ndarray) -> np.ndarray:
     return out
 
 
-def source_edges(lab: np.ndarray, sal: np.ndarray | None = None) -> np.ndarray:
+def source_edges(lab: np.ndarray, ground: np.ndarray | None = None) -> np.ndarray:
     """The salient edges of a source fitted to the grid (``lab``: ``(H, W, 3)`` per cell),
-    0..1 (module doc); ``sal`` is the cells' saliency (found from ``lab`` when not given)."""
+    0..1 (module doc); ``ground`` is the background's colours saliency is measured against
+    (:func:`~nonoforge.images.subject.saliency`; default: the grid's border's)."""
+    from nonoforge.images.smoothing import smooth_lab
     from nonoforge.images.subject import saliency
 
-    if sal is None:
-        sal = saliency(lab)
+    sal = saliency(lab, ground)
+    lab = smooth_lab(lab, EDGE_TV) if min(lab.shape[:2]) >= 3 else lab
     e = cell_edges(lab) * (SALIENCY_FLOOR + (1.0 - SALIENCY_FLOOR) * sal)
     nz = e[e > 1e-9]
     if not len(nz):

@@ -16,8 +16,10 @@ the few inner lines that carry it, and fill only where a filled mass reads. The 
   (the INNER_SHARES share of largest ΔE between the regions' colours, fewer at each
   retry); boundaries in cells of low saliency (under QUIET) are the background's texture
   and dropped;
-* ``tones``: the darkest regions filled (the darkest colour, and the next while it is dark,
-  up to TONES_FILL of the cells) plus the outline where the other regions meet;
+* ``tones``: the darkest regions filled (the darkest painted colour, and the next while it
+  is dark, under TONES_DARK, and the filled cells stay under TONES_FILL) plus the outline
+  where the other regions meet; a dark piece of the background (mean saliency under
+  QUIET) is not filled;
 * ``auto``: each style's picture scored by the structure measure
   (:func:`~nonoforge.images.structure.structure`), repaired best first; the first accepted
   is the puzzle.
@@ -58,12 +60,15 @@ class Style(StrEnum):
 #: The styles ``auto`` chooses among, in the order ties go.
 DRAWN = (Style.SILHOUETTE, Style.TONES, Style.OUTLINE)
 #: Colours the subject is quantised in to find its regions.
-REGION_COLOURS = 4
+REGION_COLOURS = 3
+#: Total-variation weight of the picture regions are found in (Lab scaled to 0..1): as the
+#: sketches' (quantise.SKETCH_TV), so fur, grass and grain are flat at a cell's scale.
+REGION_TV = 0.9
 #: Cells whose saliency is below this draw no boundary (the background goes quiet).
-QUIET = 0.2
+QUIET = 0.3
 #: Share of the inner boundaries (between two subject regions) drawn, strongest first, at
 #: each level of detail: a retry after a failed repair draws fewer.
-INNER_SHARES = (0.6, 0.35, 0.15, 0.0)
+INNER_SHARES = (0.35, 0.2, 0.1, 0.0)
 #: Ink pieces smaller than this (8-connected) are dropped at each level of detail.
 DETAIL_CRUMBS = (3, 3, 4, 6)
 #: Tones: most share of the cells filled; a second-darkest colour is filled only while its
@@ -139,6 +144,20 @@ def outline(labels: np.ndarray, palette_lab: np.ndarray, sal: np.ndarray,
     return _clean(ink, DETAIL_CRUMBS[detail]).astype(np.int64)
 
 
+def _salient_pieces(mask: np.ndarray, sal: np.ndarray) -> np.ndarray:
+    """The pieces of ``mask`` (8-connected) whose mean saliency is QUIET or more: a dark
+    mass of the background is not filled."""
+    from scipy.ndimage import label
+
+    parts, n = label(mask, structure=np.ones((3, 3)))
+    if not n:
+        return mask
+    mean = np.bincount(parts.ravel(), weights=sal.ravel()) / np.bincount(parts.ravel())
+    keep = mean >= QUIET
+    keep[0] = False
+    return keep[parts]
+
+
 def tones(labels: np.ndarray, palette_lab: np.ndarray, sal: np.ndarray,
           detail: int = 0) -> np.ndarray:
     """The tones picture (0/1 labels): the darkest regions filled, outline where the others
@@ -147,10 +166,8 @@ def tones(labels: np.ndarray, palette_lab: np.ndarray, sal: np.ndarray,
     painted.sort(key=lambda c: float(palette_lab[c, 0]))
     filled = np.zeros(labels.shape, dtype=bool)
     for i, c in enumerate(painted):
-        more = filled | (labels == c)
+        more = filled | _salient_pieces(labels == c, sal)
         if i and (float(palette_lab[c, 0]) >= TONES_DARK or more.mean() > TONES_FILL):
-            break
-        if float(palette_lab[c, 0]) >= float(palette_lab[0, 0]):  # lighter than the ground
             break
         filled = more
     ink = filled | _boundaries(labels, palette_lab, sal, INNER_SHARES[detail], filled)

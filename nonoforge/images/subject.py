@@ -52,21 +52,33 @@ class Subject:
     box: tuple[int, int, int, int]
     found: bool
     share: float
+    #: the background's colours (Lab, one a row): the dominant colours of the whole
+    #: frame's border, what saliency inside the crop is measured against (the crop's own
+    #: border is the subject's margin, partly subject)
+    ground: np.ndarray | None = None
 
 
-def saliency(lab: np.ndarray) -> np.ndarray:
-    """``(H, W)`` in 0..1: how much each pixel of the Lab picture ``lab`` stands out from
-    the border's dominant colours, weighted towards the middle (module doc)."""
+def ground_colours(lab: np.ndarray) -> np.ndarray:
+    """The dominant colours of the border of the Lab picture ``lab`` (k-means clusters
+    holding BORDER_SHARE of it or more), one a row."""
     from nonoforge.images.quantise import kmeans
 
-    h, w = lab.shape[:2]
-    if h < 3 or w < 3:
-        return np.ones((h, w))
     border = np.concatenate([lab[0], lab[-1], lab[1:-1, 0], lab[1:-1, -1]])
     centres, labels = kmeans(border[:: max(1, len(border) // 400)], BORDER_CLUSTERS, seed=0,
                              n_init=1)
     share = np.bincount(labels, minlength=len(centres)) / len(labels)
-    ground = centres[share >= min(BORDER_SHARE, float(share.max()))]
+    return np.asarray(centres[share >= min(BORDER_SHARE, float(share.max()))])
+
+
+def saliency(lab: np.ndarray, ground: np.ndarray | None = None) -> np.ndarray:
+    """``(H, W)`` in 0..1: how much each pixel of the Lab picture ``lab`` stands out from
+    the background's colours ``ground`` (default: its own border's,
+    :func:`ground_colours`), weighted towards the middle (module doc)."""
+    h, w = lab.shape[:2]
+    if h < 3 or w < 3:
+        return np.ones((h, w))
+    if ground is None:
+        ground = ground_colours(lab)
     dist = np.min([np.sqrt(((lab - c) ** 2).sum(-1)) for c in ground], axis=0)
     contrast = np.clip(dist / CONTRAST_FULL, 0.0, 1.0)
     yy = (np.arange(h) + 0.5) / h - 0.5
@@ -93,7 +105,10 @@ def find_subject(rgba: np.ndarray) -> Subject:
         return whole
     k = -(-max(h, w) // SALIENCY_SIDE)
     small = block_reduce_linear(rgba, k) if k > 1 else rgba
-    sal = saliency(rgb2lab(small[..., :3]))
+    lab = rgb2lab(small[..., :3])
+    ground = ground_colours(lab)
+    whole = Subject((0, h, 0, w), False, 1.0, ground)
+    sal = saliency(lab, ground)
     if float(np.ptp(sal)) < 1e-6:
         return whole
     mask = sal > float(threshold_otsu(sal))
@@ -111,6 +126,6 @@ def find_subject(rgba: np.ndarray) -> Subject:
     t, b = max(0, int(t - mh)), min(sh, int(np.ceil(b + mh)))
     l_, r = max(0, int(l_ - mw)), min(sw, int(np.ceil(r + mw)))
     if share < LEAST_AREA or (b - t) * (r - l_) >= MOST_AREA * sh * sw:
-        return Subject((0, h, 0, w), False, share)
+        return Subject((0, h, 0, w), False, share, ground)
     box = (t * k, min(h, b * k), l_ * k, min(w, r * k))
-    return Subject(box, True, share)
+    return Subject(box, True, share, ground)
