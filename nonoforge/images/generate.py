@@ -799,7 +799,7 @@ def _draw(
                     seed=opts.seed, merge_delta=opts.merge_delta, crumb=CRUMBS[0])
             except ImageError:
                 drawn[Style.SILHOUETTE] = None
-            scores = {s.value: (-1.0 if d is None else picture_structure(d, d.grid.cells, ground))
+            scores = {s.value: (0.0 if d is None else picture_structure(d, d.grid.cells, ground))
                       for s, d in drawn.items()}
             order = sorted((s for s in DRAWN if drawn[s] is not None),
                            key=lambda s: (-scores[s.value], DRAWN.index(s)))
