@@ -104,3 +104,10 @@ def test_options_and_keywords_are_not_mixed_but_size_may_be_given() -> None:
         generate(example_path("koala"), opts, colors=2)
     g = generate(example_path("koala"), opts, size=(15, 15))  # the grade aim's way
     assert max(g.puzzle.width, g.puzzle.height) <= 15
+
+
+def test_a_style_that_draws_nothing_gives_the_silhouette_and_says_so() -> None:
+    """The page of text at 30 cells: no region boundary is salient enough for an outline;
+    the puzzle is drawn as a silhouette and ``style`` says so."""
+    g = generate(skimage.data.page(), GenerateOptions(size=(30, 30), style=Style.OUTLINE))
+    assert g.style is Style.SILHOUETTE and g.accepted

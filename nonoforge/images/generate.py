@@ -803,12 +803,15 @@ def _draw(
                       for s, d in drawn.items()}
             order = sorted((s for s in DRAWN if drawn[s] is not None),
                            key=lambda s: (-scores[s.value], DRAWN.index(s)))
+            order = order or [Style.SILHOUETTE]  # which says why nothing can be drawn
+        elif drawn[style] is None:  # nothing of it drawn: the silhouette, said by .style
+            order = [Style.SILHOUETTE]
         else:
             order = [style]
         tried: list[tuple[float, Style, Quantised, Repair]] = []
         for i, s in enumerate(order):
             if s is Style.SILHOUETTE:
-                q, rep = _silhouette_attempts(pre, opts, solver, progress, drawn[s])
+                q, rep = _silhouette_attempts(pre, opts, solver, progress, drawn.get(s))
             else:
                 q, rep = _style_attempts(regions, s, opts, solver, progress, drawn[s], ground)
             after = picture_structure(q, rep.grid.cells, ground) if rep.accepted else -1.0
