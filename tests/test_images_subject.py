@@ -45,3 +45,16 @@ def test_a_transparent_picture_is_its_own_subject() -> None:
     rgba = scene().copy()
     rgba[:20, :, 3] = 0.0
     assert not find_subject(rgba).found
+
+
+def test_a_strip_is_widened_to_a_picture() -> None:
+    """A salient strip (a far horizon) would make a puzzle of a few lines: the box is
+    widened to at most MAX_ASPECT : 1."""
+    from nonoforge.images.subject import MAX_ASPECT
+
+    im = Image.new("RGB", (400, 300), (120, 140, 170))
+    ImageDraw.Draw(im).rectangle((60, 150, 340, 160), fill=(200, 40, 30))
+    sub = find_subject(as_rgba(np.asarray(im)))
+    t, b, l_, r = sub.box
+    assert sub.found and (r - l_) <= MAX_ASPECT * (b - t) + 8
+    assert t <= 150 and b >= 160

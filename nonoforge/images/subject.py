@@ -38,6 +38,10 @@ CENTRE_WEIGHT = 0.5
 MARGIN = 0.08
 #: Pieces of the salient mask smaller than this share of the largest are left out of the box.
 PIECE_SHARE = 0.15
+#: The box's long side is at most this many times its short side: it is widened about its
+#: middle (within the frame) when the salient part is a strip (a horizon, a row of horses
+#: far away), which would make a puzzle of a few lines.
+MAX_ASPECT = 2.0
 #: A box this share of the frame or more is no crop (the whole frame is subject).
 MOST_AREA = 0.8
 #: A salient mask under this share of the frame is too small to trust: no crop.
@@ -125,7 +129,22 @@ def find_subject(rgba: np.ndarray) -> Subject:
     mh, mw = MARGIN * (b - t), MARGIN * (r - l_)
     t, b = max(0, int(t - mh)), min(sh, int(np.ceil(b + mh)))
     l_, r = max(0, int(l_ - mw)), min(sw, int(np.ceil(r + mw)))
+    t, b = _widen(t, b, (r - l_) / MAX_ASPECT, sh)
+    l_, r = _widen(l_, r, (b - t) / MAX_ASPECT, sw)
     if share < LEAST_AREA or (b - t) * (r - l_) >= MOST_AREA * sh * sw:
         return Subject((0, h, 0, w), False, share, ground)
     box = (t * k, min(h, b * k), l_ * k, min(w, r * k))
     return Subject(box, True, share, ground)
+
+
+def _widen(lo: int, hi: int, least: float, most: int) -> tuple[int, int]:
+    """``[lo, hi)`` widened about its middle to at least ``least`` (within ``0..most``)."""
+    if hi - lo >= least:
+        return lo, hi
+    mid = (lo + hi) / 2
+    lo, hi = int(mid - least / 2), int(np.ceil(mid + least / 2))
+    if lo < 0:
+        lo, hi = 0, hi - lo
+    if hi > most:
+        lo, hi = max(0, lo - (hi - most)), most
+    return lo, hi
