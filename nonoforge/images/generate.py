@@ -911,8 +911,11 @@ def _styled(regions: Quantised, style: Style, detail: int,
     cells = draw(regions.grid.cells, regions.palette_lab, sal, detail)
     if not cells.any():
         return None
-    return replace(regions, grid=Grid(cells), palette=Palette.bw(), palette_lab=BW_LAB,
-                   wanted_colors=1, colors_note=None)
+    q = replace(regions, grid=Grid(cells), palette=Palette.bw(), palette_lab=BW_LAB,
+                wanted_colors=1, colors_note=None)
+    # its empty edge lines go before the repair, as the quantiser crops its own: the edit
+    # budget is a share of the puzzle's cells, not of lines that will be trimmed away
+    return _trim_edges(q, Repair(q.grid, True, "", None, 0, 0, 0, False))[0]
 
 
 def _style_attempts(
