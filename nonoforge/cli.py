@@ -299,8 +299,8 @@ def generate(
         "--title", help="The puzzle's title [default: the image's name made readable, "
         "e.g. koala-20x20.png -> Koala, 1f354.png -> Hamburger].")] = None,
     style: Annotated[str, typer.Option(
-        "--style", help="B&W drawing: auto, silhouette, outline or tones (auto: the one "
-        "whose edges best match the photo's; see docs/images.md).")] = "auto",
+        "--style", help="B&W drawing: silhouette, outline, tones or auto (auto: the one "
+        "whose edges best match the photo's; see docs/images.md).")] = "silhouette",
 ) -> None:
     """Turn images into puzzles the solver proves unique, repairing them with few edits.
 

@@ -659,7 +659,9 @@ class GenerateOptions:
     crop: bool = True
     photo: bool | None = None
     repair_with: str = "edits"
-    style: Style = Style.AUTO
+    #: silhouette until auto's pick reads for most photos (docs/images.md, "Styles": 7 of
+    #: 25 at 30x30 on the bench) -- opt in with ``Style.AUTO``
+    style: Style = Style.SILHOUETTE
 
     def checked(self) -> GenerateOptions:
         """These options with the style parsed, or a one-line UsageError for a bad knob."""
