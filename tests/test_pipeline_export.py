@@ -15,6 +15,7 @@ from nonoforge.cli import app
 from nonoforge.db import Corpus
 from nonoforge.errors import FAILED_EXIT
 from nonoforge.formats import read_file
+from nonoforge.pipeline.pdf import section_of
 from nonoforge.puzzle import Grid, Meta, Puzzle, clue_of
 from nonoforge.titles import DIFFICULTY
 
@@ -179,8 +180,8 @@ def test_a_new_export_kind_is_one_registration(tmp_path) -> None:
         lines = target.read_text().splitlines()
         assert len(lines) == len(puzzles) - ambiguous(puzzles)
         assert all(line.endswith(" unique") for line in lines)
-        assert [line.split()[1] for line in lines] == [
-            p.key for p in puzzles if p.meta.title != "data001"]
+        assert [line.split()[1] for line in lines] == [  # grouped by size, as a book is
+            p.key for p in sorted(puzzles, key=section_of) if p.meta.title != "data001"]
         assert ".toy (toy list)" in export(db, "nin", "--to", str(tmp_path / "x.bad")).output
         with pytest.raises(ValueError):  # a suffix belongs to one kind
             register_kind(ExportKind("clash", (".toy",), "clash", write_keys))
@@ -192,7 +193,7 @@ def test_a_new_export_kind_is_one_registration(tmp_path) -> None:
 def test_bad_options_are_one_line_errors(tmp_path) -> None:
     db = corpus_with(tmp_path, nin_puzzles()[:1])
     res = export(db, "nin", "--to", str(tmp_path / "x.pdf"), "--page", "a5")
-    assert res.exit_code == 2 and "unknown page size" in res.output
+    assert res.exit_code == 2 and "unknown trim" in res.output
     assert not (tmp_path / "x.pdf").exists()
     res = export(db, "nope", "--to", str(tmp_path / "y.pdf"))
     assert res.exit_code != 0 and "error:" in res.output and "Traceback" not in res.output
@@ -207,7 +208,7 @@ def test_the_dataset_holds_clues_solution_rating_provenance_and_steps(tmp_path) 
     assert res.exit_code == 0, res.output
     lines = target.read_text(encoding="utf-8").splitlines()
     assert len(lines) == len(puzzles) + 1
-    for line, p in zip(lines, [*puzzles, colour], strict=True):
+    for line, p in zip(lines, sorted([*puzzles, colour], key=section_of), strict=True):
         r = json.loads(line)
         assert {"key", "width", "height", "palette", "rows", "columns", "solution", "verdict",
                 "technique", "effort", "score", "grade", "source", "licence"} <= set(r)
@@ -284,7 +285,8 @@ def test_a_rated_collection_exports_its_scores_grades_and_verdicts(tmp_path) -> 
     target = tmp_path / "rated.jsonl"
     assert export(db, "rated", "--to", str(target)).exit_code == 0
     got = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
-    assert [r["key"] for r in got] == [x.puzzle.key for x in chosen]
+    assert [r["key"] for r in got] == [
+        x.puzzle.key for x in sorted(chosen, key=lambda x: section_of(x.puzzle))]
     for r in got:
         stored = rows[r["key"]]
         assert (r["verdict"], r["technique"], r["effort"], r["score"], r["grade"]) == (
@@ -429,10 +431,10 @@ def test_a_built_book_has_its_title_the_given_titles_a_contents_page_and_matchin
     doc = pdfium.PdfDocument(str(pdf))
     text = [doc[i].get_textpage().get_text_range() for i in range(len(doc))]
     assert "Roofs and Cats" in text[0] and "Contents" in text[1]
-    divider = next(i for i, t in enumerate(text) if t.split()[0] == "Solutions")
+    divider = next(i for i, t in enumerate(text) if t.split()[:1] == ["Solutions"])
     lines = [ln for ln in text[1].splitlines() if ln[:1].isdigit() or ln.startswith(" ")]
     with Corpus.open(db) as c:
-        order = c.collection("b")
+        order = sorted(c.collection("b"), key=section_of)  # the book's sections, by size
     assert len(lines) == len(order)
     for n, (line, p) in enumerate(zip(lines, order, strict=True), start=1):
         grade = next(1 + i % 5 for i, q in enumerate(puzzles) if q.key == p.key)
@@ -449,3 +451,32 @@ def test_a_built_book_has_its_title_the_given_titles_a_contents_page_and_matchin
     rows = [json.loads(x) for x in jsonl.read_text(encoding="utf-8").splitlines()]
     assert [r["key"] for r in rows] == [p.key for p in order]
     assert "The second one" in [r["display_title"] for r in rows]
+
+
+def test_a_7x10_book_with_its_cover_through_the_cli(tmp_path) -> None:
+    """--page 7x10 --per-page 2 --cover --paper cream: the book at the trim, and beside it
+    NAME-cover.pdf whose spine is the book's page count x KDP's cream paper; bad values of the
+    new options are one line each, and a cover is never written over unless --overwrite."""
+    puzzles = [p for p in nin_puzzles() if p.meta.title != "data001"]
+    db = corpus_with(tmp_path, puzzles)
+    pdf = tmp_path / "trim.pdf"
+    res = export(db, "nin", "--to", str(pdf), "--page", "7x10", "--per-page", "2", "--cover",
+                 "--paper", "cream")
+    assert res.exit_code == 0, res.output
+    assert "trim-cover.pdf" in res.output
+    book = pdfium.PdfDocument(str(pdf))
+    w, h = book[0].get_size()
+    assert (round(w / 72, 2), round(h / 72, 2)) == (7.0, 10.0)
+    cover = pdfium.PdfDocument(str(tmp_path / "trim-cover.pdf"))
+    cw, ch = cover[0].get_size()
+    assert abs(cw / 72 - (14 + len(book) * 0.0025 + 0.25)) < 0.005
+    assert abs(ch / 72 - 10.25) < 0.005
+    res = export(db, "nin", "--to", str(tmp_path / "again.pdf"), "--cover")
+    assert res.exit_code == 0
+    (tmp_path / "again.pdf").unlink()
+    res = export(db, "nin", "--to", str(tmp_path / "again.pdf"), "--cover")
+    assert res.exit_code == 2 and "again-cover.pdf exists" in res.output
+    for bad, word in ((["--per-page", "3"], "per-page"), (["--paper", "gold"], "paper")):
+        res = export(db, "nin", "--to", str(tmp_path / "bad.pdf"), *bad)
+        assert res.exit_code == 2 and word in res.output and "Traceback" not in res.output
+        assert not (tmp_path / "bad.pdf").exists()

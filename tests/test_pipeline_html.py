@@ -757,6 +757,37 @@ def test_hints_alone_solve_a_puzzle_and_say_what_the_step_solver_says(browser, t
     assert {asked for asked, doc in requests_made(browser) if doc == url} <= {url}
 
 
+def test_trial_hints_name_the_cell_and_the_line_where_the_trial_fails(browser, tmp_path) -> None:
+    """A puzzle line deduction cannot finish: hints followed until it is solved, each the step
+    nonoforge.solver.human takes from the page's grid, the two-line and contradiction ones
+    included (the assumed cell marked with what it is, the failing line framed)."""
+    from nonoforge.solver.human import Technique, next_step
+
+    p = Puzzle.from_grid(Grid.from_rows(["#..##", "..#.#", ".###.", "..#.#", "##..."]))
+    path = tmp_path / "trial.html"
+    path.write_text(page([ExportItem(p, 1, {"grade": 1}, p.goal, "unique")], "Trials"),
+                    encoding="utf-8")
+    clean_start(browser, tmp_path)
+    errors(browser)
+    reload(browser, path.as_uri())
+    seen = set()
+    for _ in range(p.width * p.height):
+        if solved(browser):
+            break
+        want = next_step(p, page_state(browser, p)).steps[0]
+        said, cells = hint(browser)
+        assert said == "Hint \u2014 " + want.sentence
+        assert cells == {c.row * p.width + c.col: 1 if c.after == 2 else -1 for c in want.cells}
+        clue = ("rc" if want.kind.value == "row" else "cc") + str(want.index)
+        assert "hclue" in browser.find_element("id", clue).get_attribute("class")
+        if want.technique in (Technique.TWO_LINE, Technique.CONTRADICTION):
+            seen.add(want.technique)
+            assert len(cells) == 1 and "if" in said
+        follow(browser, cells, colour=False)
+    assert solved(browser) and seen == {Technique.TWO_LINE, Technique.CONTRADICTION}
+    assert errors(browser) == []
+
+
 def test_a_wrong_cell_is_reported_before_any_hint(browser, tmp_path) -> None:
     its, url = book_page(browser, tmp_path, "Wrong")
     reload(browser, url)
@@ -896,3 +927,63 @@ def clue(line: list[int]) -> list[list[int]]:
         elif v:
             out.append([1, v])
     return out
+
+
+# -- links and sizing ---------------------------------------------------------------------------
+
+
+def sized_items() -> list[ExportItem]:
+    """The test book and a large real puzzle (webpbn #529, 45x45, clues of up to 12 numbers)."""
+    swing = read_file(Path(__file__).parent.parent / "nonoforge" / "examples" / "puzzles"
+                      / "swing.non")[0]
+    return [*items(), ExportItem(swing, 3, {"grade": 4}, swing.goal, "unique")]
+
+
+def test_every_puzzle_has_a_link_with_its_title_and_difficulty() -> None:
+    its = sized_items()
+    html = page(its, "Links")
+    for n, it in enumerate(its, start=1):
+        assert f'<a href="#{n}">' in html
+        line = html.split(f'<a href="#{n}">')[1].split("</li>")[0]
+        assert it.difficulty and it.difficulty in line
+
+
+def board_metrics(driver) -> dict:
+    return driver.execute_script("""
+        var b = document.getElementById('board'), r = b.getBoundingClientRect();
+        var clue = b.querySelector('td.rc span');
+        return {cell: b.querySelector('td.cell').getBoundingClientRect().width,
+                font: parseFloat(getComputedStyle(clue).fontSize),
+                width: r.width, right: r.right, inner: document.documentElement.clientWidth,
+                title: document.getElementById('title').textContent, hash: location.hash};""")
+
+
+def test_a_link_opens_its_puzzle_and_each_puzzle_is_sized_to_the_window(browser, tmp_path) -> None:
+    """#n opens puzzle n (over the one last played), the address follows the puzzle shown,
+    and each puzzle gets the cell the window allows: a 45x45 puzzle's clues stay readable
+    (they were 7 px: issue 37) and it fits the window's width; a small one is drawn larger."""
+    its = sized_items()
+    path = tmp_path / "book.html"
+    path.write_text(page(its, "Links"), encoding="utf-8")
+    clean_start(browser, tmp_path)
+    browser.set_window_size(1280, 1000)
+    reload(browser, path.as_uri() + "#3")
+    big = board_metrics(browser)
+    assert big["title"] == its[2].title and big["hash"] == "#3"
+    assert big["font"] >= 10 and big["cell"] >= 18
+    assert big["right"] <= big["inner"] + 1  # fits the width: no sideways scrolling
+    pick(browser, 0)
+    small = board_metrics(browser)
+    assert small["hash"] == "#1" and small["title"] == its[0].title
+    assert small["cell"] > big["cell"] * 1.5
+    browser.execute_script("location.hash = '#2'")  # a link followed within the page
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, 10).until(lambda d: board_metrics(d)["title"] == its[1].title)
+    browser.set_window_size(1000, 900)  # a narrower window: the puzzle shrinks with it,
+    browser.execute_script("location.hash = '#3'")  # down to readable clues (then it scrolls)
+    WebDriverWait(browser, 10).until(lambda d: board_metrics(d)["title"] == its[2].title)
+    narrow = board_metrics(browser)
+    assert narrow["cell"] <= big["cell"] and narrow["font"] >= 10
+    assert errors(browser) == []
+    browser.set_window_size(1000, 900)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import re
+from pathlib import Path
 
 import numpy as np
 import pypdfium2 as pdfium
@@ -12,12 +13,27 @@ import pypdfium2.raw as pdfium_c
 import pytest
 
 from nonoforge.errors import UsageError
-from nonoforge.pipeline.pdf import INCH, BookEntry, Layout, book, gutter, inks, page_size
+from nonoforge.formats import read_file
+from nonoforge.pipeline.pdf import (
+    DIGIT_PT,
+    INCH,
+    BookEntry,
+    BookOptions,
+    Layout,
+    book,
+    cover,
+    cover_size,
+    gutter,
+    inks,
+    page_size,
+    section_of,
+    spine_width,
+)
 from nonoforge.puzzle import Grid, Palette, Puzzle
 
 MM = 72 / 25.4  # PDF points per millimetre
-#: The first puzzle page, from 0: after the title page and the contents page.
-FIRST = 2
+#: The first puzzle page, from 0: after the title page, the contents and how to solve.
+FIRST = 3
 
 
 def entries() -> list[BookEntry]:
@@ -74,9 +90,9 @@ def test_every_font_is_embedded_and_is_dejavu(tmp_path) -> None:
 
 
 @pytest.mark.parametrize(("page", "inches"), [("a4", (8.27, 11.69)), ("letter", (8.5, 11)),
-                                                ("6x9", (6, 9))])
+                                                ("6x9", (6, 9)), ("7x10", (7, 10))])
 def test_page_size_per_option(tmp_path, page: str, inches: tuple[float, float]) -> None:
-    doc = open_pdf(book(entries(), "Sizes", page=page), tmp_path)
+    doc = open_pdf(book(entries(), "Sizes", BookOptions(page)), tmp_path)
     for i in range(len(doc)):
         w, h = doc[i].get_size()
         assert abs(w - inches[0] * 72) < 1.5 and abs(h - inches[1] * 72) < 1.5
@@ -87,8 +103,9 @@ def test_pages_and_solutions_at_the_back(tmp_path) -> None:
     doc = open_pdf(book(es, "Test book"), tmp_path)
     assert len(doc) == Layout.of(es, page_size("a4")).pages  # the count the gutter is set by
     text = [page_text(doc, i) for i in range(len(doc))]
-    assert "Solutions at the back" in text[0]
-    divider = next(i for i, t in enumerate(text) if t.split()[0] == "Solutions")
+    assert "Solutions at the back" in " ".join(text[0].split())
+    divider = next(i for i, t in enumerate(text) if t.split()[:1] == ["Solutions"])
+    assert divider % 2 == 0  # a right-hand page (the first page is 0)
     fronts, backs = text[FIRST:divider], text[divider + 1:]
     for e in es:  # every puzzle once in front, once at the back, with its grade
         assert sum(f"{e.number}. {e.title}" in t for t in fronts) == 1
@@ -96,7 +113,7 @@ def test_pages_and_solutions_at_the_back(tmp_path) -> None:
     assert "Easy (grade 1)" in text[FIRST]
     # a solution page is filled in: far more ink than the empty grids in front
     ink = [(pixels(doc, i, 0.5).sum(axis=2) < 300).mean() for i in range(len(doc))]
-    assert max(ink[divider + 1:]) > 3 * max(ink[FIRST:divider])
+    assert max(ink[divider + 1:]) > 1.5 * max(ink[FIRST:divider])
 
 
 def test_an_entry_without_any_answer_is_refused() -> None:
@@ -155,7 +172,7 @@ def test_greyscale_uses_distinct_greys_named_in_the_key(tmp_path) -> None:
                ("blue", "#2020e0"), ("yellow", "#f0f020")]
     p = Puzzle.from_grid(Grid(np.array([[1, 2, 3, 4], [4, 3, 2, 1], [1, 0, 3, 0]])),
                          palette=Palette.of(*colours))
-    doc = open_pdf(book([BookEntry(p, 1, "Grey")], "Grey", greyscale=True), tmp_path)
+    doc = open_pdf(book([BookEntry(p, 1, "Grey")], "Grey", BookOptions(greyscale=True)), tmp_path)
     for i in range(len(doc)):
         img = pixels(doc, i, 1.0)
         chroma = img.max(axis=2) - img.min(axis=2)
@@ -185,9 +202,10 @@ def test_the_colour_key_lists_colours_in_their_order(tmp_path, greyscale: bool) 
                      ("ink-d", "#3030d0"), ("ink-c", "#e0c020"))
     p = Puzzle.from_grid(Grid(np.array([[1, 2, 3, 4], [4, 3, 2, 1], [1, 0, 3, 0]])),
                          palette=pal)
-    doc = open_pdf(book([BookEntry(p, 1, "Key")], "K", greyscale=greyscale), tmp_path)
+    doc = open_pdf(book([BookEntry(p, 1, "Key")], "K", BookOptions(greyscale=greyscale)), tmp_path)
     text = page_text(doc, FIRST)
-    at = [text.index(f"ink-{c}") for c in "abcd"]
+    # named by what a reader sees (ink-a is green, b red, c yellow, d blue), in a b c d order
+    at = [text.index(name) for name in ("green", "red", "yellow", "blue")]
     assert at == sorted(at), text
 
 
@@ -217,12 +235,13 @@ def test_a_puzzle_too_large_for_a_page_is_printed_in_parts_never_clipped(tmp_pat
     blocks = (rng.random((12, 20)) < 0.5).astype(int)
     p = Puzzle.from_grid(Grid(np.kron(blocks, np.ones((5, 5), dtype=int))[:59, :99]))
     warnings: list[str] = []
-    doc = open_pdf(book([BookEntry(p, 1, "Huge")], "Huge", page="6x9", warn=warnings.append),
-                   tmp_path)
+    doc = open_pdf(book([BookEntry(p, 1, "Huge")], "Huge", BookOptions("6x9"),
+                        warn=warnings.append), tmp_path)
     assert any("99x59" in w and "parts" in w for w in warnings), warnings
-    heads = [page_text(doc, i).splitlines()[0] for i in range(1, len(doc))]
+    heads = [t.splitlines()[0] for i in range(1, len(doc)) if (t := page_text(doc, i))]
     parts = [m.groups() for t in heads
-             if (m := re.match(r"1\. part \d+ of \d+: rows (\d+)\D(\d+), columns (\d+)\D(\d+)", t))]
+             if (m := re.match(r"1\. .*part \d+ of \d+: rows (\d+)\D(\d+), columns (\d+)\D(\d+)",
+                               t))]
     assert len(parts) > 1
     covered = np.zeros((59, 99), dtype=int)  # the parts tile the grid exactly once
     for r0, r1, c0, c1 in parts:
@@ -240,8 +259,8 @@ def test_what_parts_cannot_fit_is_printed_small_with_a_warning(tmp_path) -> None
     g[1:, :3] = 1
     p = Puzzle.from_grid(Grid(g))
     warnings: list[str] = []
-    doc = open_pdf(book([BookEntry(p, 1, "Wide")], "Wide", page="6x9", warn=warnings.append),
-                   tmp_path)
+    doc = open_pdf(book([BookEntry(p, 1, "Wide")], "Wide", BookOptions("6x9"),
+                        warn=warnings.append), tmp_path)
     assert any("120x4" in w and "mm cells" in w for w in warnings), warnings
     x0, y0, x1, y1, w, h = inked_box(doc, FIRST)
     assert x0 > 0.3 * INCH * MM * 2 and x1 < w - 0.3 * INCH * MM * 2
@@ -288,14 +307,15 @@ def test_givens_are_printed_solved_on_the_puzzle_page_only(tmp_path, greyscale: 
     are; other cells stay paper and the solution pages are those of the puzzle without them."""
     plain = Puzzle.from_grid(Grid(GIVEN_GRID), palette=GIVEN_PALETTE, meta=None)
     p = plain.replace(givens=GIVENS)
-    doc = open_pdf(book([BookEntry(p, 1, "Givens", 2)], "G", greyscale=greyscale),
+    doc = open_pdf(book([BookEntry(p, 1, "Givens", 2)], "G", BookOptions(greyscale=greyscale)),
                    tmp_path)
-    bare = open_pdf(book([BookEntry(plain, 1, "Givens", 2)], "G", greyscale=greyscale),
+    bare = open_pdf(book([BookEntry(plain, 1, "Givens", 2)], "G", BookOptions(greyscale=greyscale)),
                     tmp_path, "bare.pdf")
-    assert len(doc) == len(bare) == 5  # title, contents, puzzle, divider, solution
+    assert len(doc) == len(bare) == 6  # title, contents, how to, puzzle, divider, solution
     assert "given" in page_text(doc, 0) and "given" not in page_text(bare, 0)
     assert "1. Givens \u00b7 Medium (grade 2) \u00b7 5 cells given" in page_text(doc, FIRST)
     assert "given" not in page_text(doc, FIRST + 2)
+    assert page_text(doc, FIRST + 1).split()[:1] == ["Solutions"]
     img = pixels(doc, FIRST, 2.0)
     x0, y0, cell = grid_of(pixels(bare, FIRST, 2.0), p.width, p.height)
     assert (x0, y0, cell) == grid_of(img, p.width, p.height)  # same place, with or without
@@ -318,7 +338,7 @@ def test_givens_are_printed_solved_on_the_puzzle_page_only(tmp_path, greyscale: 
                 assert (at(i, j) > 240).all(), (i, j)
     if greyscale:
         assert (img.max(axis=2) - img.min(axis=2)).max() <= 8
-    assert (pixels(doc, 3) == pixels(bare, 3)).all()  # the solutions, unchanged
+    assert (pixels(doc, FIRST + 2) == pixels(bare, FIRST + 2)).all()  # the solutions, unchanged
 
 
 def test_a_black_and_white_puzzle_in_parts_prints_each_given_on_its_part(tmp_path) -> None:
@@ -328,11 +348,11 @@ def test_a_black_and_white_puzzle_in_parts_prints_each_given_on_its_part(tmp_pat
     givens = [(0, 0, int(g[0, 0])), (30, 50, int(g[30, 50])), (58, 98, int(g[58, 98])),
               (12, 70, int(g[12, 70]))]
     p = Puzzle.from_grid(Grid(g)).replace(givens=givens)
-    doc = open_pdf(book([BookEntry(p, 1, "Huge")], "Huge", page="6x9"), tmp_path)
+    doc = open_pdf(book([BookEntry(p, 1, "Huge")], "Huge", BookOptions("6x9")), tmp_path)
     counted = 0
     for i in range(1, len(doc)):
-        head = page_text(doc, i).splitlines()[0]
-        m = re.match(r"1\. part \d+ of \d+: rows (\d+)\D(\d+), columns (\d+)\D(\d+)", head)
+        head = (page_text(doc, i).splitlines() or [""])[0]
+        m = re.match(r"1\. .*part \d+ of \d+: rows (\d+)\D(\d+), columns (\d+)\D(\d+)", head)
         if not m:
             continue
         r0, r1, c0, c1 = (int(v) for v in m.groups())
@@ -340,3 +360,202 @@ def test_a_black_and_white_puzzle_in_parts_prints_each_given_on_its_part(tmp_pat
         assert (f"\u00b7 {len(inside)} cell" in head) == bool(inside), head
         counted += len(inside)
     assert counted == len(givens)
+
+
+# -- layout a typesetter accepts (issue 37) ---------------------------------------------------
+
+EXAMPLES = Path(__file__).parent.parent / "nonoforge" / "examples" / "puzzles"
+
+
+def real(name: str) -> Puzzle:
+    """A bundled puzzle from Jan Wolter's survey set (webpbn), goal included."""
+    return read_file(EXAMPLES / f"{name}.non")[0]
+
+
+def random_entries(sizes: list[tuple[int, int]], seed: int = 3) -> list[BookEntry]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for n, (w, h) in enumerate(sizes, start=1):
+        g = (rng.random((h, w)) < 0.55).astype(int)
+        g[0, 0] = 1
+        out.append(BookEntry(Puzzle.from_grid(Grid(g)), n, f"R{n}", 1 + n % 5))
+    return out
+
+
+@pytest.mark.parametrize("trim", ["letter", "6x9"])
+def test_each_section_has_one_cell_size_and_groups_puzzles_by_size(trim: str) -> None:
+    sizes = [(10, 10)] * 7 + [(15, 12)] * 5 + [(20, 20)] * 4 + [(30, 25)] * 3
+    es = random_entries(sizes)
+    layout = Layout.of(es, page_size(trim))
+    cells: dict[int, set[float]] = {}
+    for plan in layout.fronts:
+        assert len({section_of(pc.entry.puzzle) for pc in plan.pieces}) == 1
+        assert plan.grid in ((2, 2), (1, 2), (1, 1))
+        assert len(plan.pieces) <= plan.grid[0] * plan.grid[1]
+        if plan.pieces[0].parts == 1:  # a puzzle in parts has its own cell
+            cells.setdefault(plan.section, set()).add(round(plan.cell, 6))
+    assert all(len(c) == 1 for c in cells.values()), cells
+    assert {plan.section for plan in layout.fronts} == {0, 1, 2, 4}
+    # small puzzles share pages: 10x10s four to a page (one whose clues would be under 7 pt
+    # so gets a page of its own)
+    assert max(len(plan.pieces) for plan in layout.fronts if plan.section == 0) == 4
+    numbers = [pc.entry.number for plan in layout.fronts for pc in plan.pieces]
+    assert numbers == sorted(numbers)  # in order: sections follow the book's numbering
+
+
+def test_per_page_caps_how_many_puzzles_share_a_page(tmp_path) -> None:
+    es = random_entries([(8, 8)] * 5)
+    doc = open_pdf(book(es, "One a page", BookOptions("letter", per_page=1)), tmp_path)
+    heads = [sum(bool(re.match(r"\d+\. R\d", ln)) for ln in page_text(doc, i).splitlines())
+             for i in range(FIRST, FIRST + 5)]
+    assert heads == [1, 1, 1, 1, 1]
+    with pytest.raises(UsageError, match="per-page"):
+        BookOptions(per_page=3).check()
+
+
+def digit_points(doc: pdfium.PdfDocument, i: int) -> list[float]:
+    tp = doc[i].get_textpage()
+    return [pdfium_c.FPDFText_GetFontSize(tp, k) for k in range(tp.count_chars())
+            if 48 <= pdfium_c.FPDFText_GetUnicode(tp, k) <= 57]
+
+
+@pytest.mark.parametrize("trim", ["6x9", "a4"])
+def test_clue_digits_are_never_under_7_points(tmp_path, trim: str) -> None:
+    """Real large puzzles (webpbn #529 45x45, #803 50x45, #1611 55x60) and small ones: every
+    digit on every puzzle page is at least 7 pt; what cannot fit so is printed in parts."""
+    ps = [real("dancer"), real("edge"), real("cat"), real("swing"), real("light"),
+          real("merka")]
+    es = [BookEntry(p, n, f"P{n}") for n, p in enumerate(ps, start=1)]
+    warnings: list[str] = []
+    doc = open_pdf(book(es, "Digits", BookOptions(trim), warn=warnings.append), tmp_path)
+    divider = next(i for i in range(len(doc)) if page_text(doc, i).split()[:1] == ["Solutions"])
+    sizes = [s for i in range(FIRST, divider) for s in digit_points(doc, i)]
+    assert sizes and min(sizes) >= DIGIT_PT - 0.01, min(sizes)
+    assert not any("under" in w for w in warnings), warnings
+    if trim == "6x9":
+        assert any("parts" in w for w in warnings)
+
+
+def ink_edges(doc: pdfium.PdfDocument, i: int) -> tuple[float, float, float, float]:
+    """Distance (mm) of the page's ink from the left, right, top edges, and its width; the
+    footer (page number) aside."""
+    img = pixels(doc, i, 2.0).sum(axis=2)
+    h = img.shape[0]
+    body = img[: int(h - 14 * MM * 2)]
+    cols = np.nonzero((body < 600).any(axis=0))[0]
+    rows = np.nonzero((body < 600).any(axis=1))[0]
+    px = 1 / (MM * 2)
+    return cols[0] * px, (img.shape[1] - 1 - cols[-1]) * px, rows[0] * px, img.shape[1] * px
+
+
+@pytest.mark.parametrize("trim", ["letter", "7x10"])
+def test_each_puzzle_is_centred_between_its_margins_on_both_sides(tmp_path, trim: str) -> None:
+    """One puzzle a page, on right- and left-hand pages: the figure (clues, grid, heading)
+    sits in the middle of the printable box, which has the gutter on the inside."""
+    es = [BookEntry(real("cat"), 1, "Cat"), BookEntry(real("skid"), 2, "Skid"),
+          BookEntry(real("edge"), 3, "Edge")]
+    opts = BookOptions(trim, per_page=1)
+    doc = open_pdf(book(es, "Centred", opts), tmp_path)
+    pages = Layout.of(es, opts.size, 1).pages
+    g = gutter(pages)
+    for i in range(FIRST, FIRST + 3):
+        left, right, _, width = ink_edges(doc, i)
+        right_hand = (i + 1) % 2 == 1
+        inside, outside = (left, right) if right_hand else (right, left)
+        # centred in the box: the ink's slack is split evenly, the gutter added inside
+        assert abs((inside - g) - (outside - 0.375 * INCH)) < 1.0, (i, inside, outside)
+        assert inside >= g - 0.2 and outside >= 0.25 * INCH
+
+
+def test_the_gutter_is_on_the_inside_of_every_page(tmp_path) -> None:
+    es = random_entries([(25, 30)] * 6)
+    opts = BookOptions("6x9", per_page=1)
+    doc = open_pdf(book(es, "Gutter", opts), tmp_path)
+    g = gutter(len(doc))
+    assert len(doc) % 2 == 0
+    for i in range(1, len(doc)):
+        text = page_text(doc, i)
+        if not text.strip():
+            continue  # a blank page (before the divider, or the last)
+        left, right, _, _ = ink_edges(doc, i)
+        inside, outside = (left, right) if (i + 1) % 2 == 1 else (right, left)
+        assert inside >= g - 0.2 and outside >= 0.25 * INCH - 0.2, (i + 1, inside, outside)
+
+
+def test_how_to_solve_shows_a_real_worked_example(tmp_path) -> None:
+    doc = open_pdf(book(entries()[:2], "How"), tmp_path)
+    text = page_text(doc, FIRST - 1)
+    assert text.startswith("How to solve") and "webpbn.com puzzle #1" in text
+    assert "The puzzle" in text and "Solved" in text
+    dancer = real("dancer")  # its clues, as printed: row 2 is "2 1", column 3 is "7"
+    assert "2\r\n1" in text or "2 1" in text
+    assert len(dancer.rows) == 10
+    assert not text.rstrip().endswith("\u2026")  # nothing cut short
+
+
+def test_the_key_names_colours_as_a_reader_sees_them(tmp_path) -> None:
+    pal = Palette.of(("white", "#ffffff"), ("a", "#a6d388"), ("b", "#101060"))
+    p = Puzzle.from_grid(Grid(np.array([[1, 1, 0, 2], [2, 0, 1, 1], [1, 2, 2, 0]])), palette=pal)
+    doc = open_pdf(book([BookEntry(p, 1, "Names")], "N"), tmp_path)
+    text = page_text(doc, FIRST)
+    assert "light green" in text and "navy" in text
+
+
+# -- the cover --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("pages", "paper", "spine_in"), [
+    (200, "white", 0.4504), (200, "cream", 0.5), (120, "colour", 0.28164), (24, "white", 0.054048)])
+def test_the_spine_is_as_wide_as_kdp_computes(pages: int, paper: str, spine_in: float) -> None:
+    assert abs(spine_width(pages, paper) / INCH - spine_in) < 1e-6
+    geo = cover_size(pages, BookOptions("6x9", paper=paper))
+    assert abs(geo.width / INCH - (12 + spine_in + 0.25)) < 1e-6
+    assert abs(geo.height / INCH - 9.25) < 1e-6
+
+
+@pytest.mark.parametrize("pages", [40, 120])
+def test_the_cover_is_one_wrap_with_bleed_and_a_spine_title_when_thick(tmp_path,
+                                                                     pages: int) -> None:
+    es = entries()
+    opts = BookOptions("letter")
+    warnings: list[str] = []
+    doc = open_pdf(cover(es, "Cover test", pages, opts, warn=warnings.append), tmp_path)
+    assert len(doc) == 1
+    w, h = doc[0].get_size()
+    assert abs(w / 72 - (17 + pages * 0.002252 + 0.25)) < 0.01
+    assert abs(h / 72 - 11.25) < 0.01
+    text = page_text(doc, 0)
+    assert text.count("Cover test") == (3 if pages >= 79 else 2)  # back, front, spine
+    img = pixels(doc, 0, 0.5)
+    assert (abs(img[1, 1] - np.array([28, 48, 84])) < 4).all()  # the ground runs into the bleed
+    assert all(embedded for _, embedded in fonts_of(doc))
+    assert not warnings
+
+
+def test_the_worked_example_never_gives_a_puzzle_of_the_book_away(tmp_path) -> None:
+    """Dancer (webpbn #1) is the example unless the book holds it: then Edge (#23), with
+    the steps put in words from its own clues."""
+    with_dancer = [BookEntry(real("dancer"), 1, "Dancer"), *entries()[:1]]
+    doc = open_pdf(book(with_dancer, "Has dancer"), tmp_path)
+    text = " ".join(page_text(doc, FIRST - 1).split())
+    assert "webpbn.com puzzle #23" in text and "#1," not in text
+    assert "clue" in text and "longest blocks" in text  # Edge has no block over half a line
+
+
+def test_nothing_is_transparent_in_the_book_or_its_cover() -> None:
+    """No soft mask, blend mode, opacity or transparency group anywhere: printers flatten
+    transparency, sometimes badly (the graphics state dictionaries are where PDF keeps it)."""
+    pal = Palette.of(("white", "#ffffff"), ("red", "#d03030"), ("navy", "#102060"))
+    colour = Puzzle.from_grid(Grid(np.array([[1, 2, 0], [2, 1, 1]])), palette=pal)
+    es = [*entries(), BookEntry(colour, 6, "Colour")]
+    for data in (book(es, "Flat"), book(es, "Flat", BookOptions(greyscale=True)),
+                 cover(es, "Flat", 120)):
+        for sign in (b"/ExtGState", b"/SMask", b"/CA ", b"/ca ", b"/Transparency", b"/BM "):
+            assert sign not in data, sign
+
+
+def test_a_book_holding_both_examples_shows_dancer_mirrored(tmp_path) -> None:
+    both = [BookEntry(real("dancer"), 1, "Dancer"), BookEntry(real("edge"), 2, "Edge")]
+    doc = open_pdf(book(both, "Both"), tmp_path)
+    text = " ".join(page_text(doc, FIRST - 1).split())
+    assert '"Dancer, mirrored", webpbn.com puzzle #1' in text

@@ -131,6 +131,7 @@ CHECKS: dict[str, Callable[[Path, str, str], None]] = {
     "collection build": _says("err", "collection 'starter'"),
     "collection export": _pdf("starter.pdf"),
     "demo": _made("nonoforge-demo/demo.pdf", "nonoforge-demo/demo.html"),
+    "studio": _says("out", "Example: nonoforge studio"),
 }
 
 

@@ -29,11 +29,14 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nonoforge.errors import UsageError
 from nonoforge.pipeline.item import ExportItem
 from nonoforge.util import write_atomic
+
+if TYPE_CHECKING:
+    from nonoforge.pipeline.pdf import BookOptions
 
 Warn = Callable[[str], None]
 
@@ -45,7 +48,8 @@ OUR_FILE = re.compile(r"\d{3,}-g\d+-[a-z0-9-]+(\.[a-z0-9]+)+")
 
 @dataclass(frozen=True)
 class ExportOptions:
-    """How to export: folder format, book page and ink, overwriting, dataset traces."""
+    """How to export: folder format, the book's trim, ink, puzzles a page, paper and
+    cover, overwriting, dataset traces."""
 
     fmt: str = "non"
     page: str = "a4"
@@ -53,6 +57,16 @@ class ExportOptions:
     overwrite: bool = False
     steps: bool = False
     include_ambiguous: bool = False
+    per_page: int = 4
+    paper: str = "white"
+    #: Also write the matching full-wrap cover, ``NAME-cover.pdf`` beside the book.
+    cover: bool = False
+
+    def book(self) -> BookOptions:
+        """The book's own options (:class:`nonoforge.pipeline.pdf.BookOptions`)."""
+        from nonoforge.pipeline.pdf import BookOptions
+
+        return BookOptions(self.page, self.greyscale, self.per_page, self.paper)
 
 
 @dataclass(frozen=True)
@@ -64,6 +78,8 @@ class Exported:
     #: Puzzles the target's format cannot hold (given cells in ROFL, colour in a
     #: black-and-white format), left out with a warning each: the exit code tells.
     refused: int = 0
+    #: Other files written with it (a book's cover).
+    also: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -277,12 +293,29 @@ def export_collection(
     chosen = playable(items, ambiguous, warn, answers=kind.answers)
     if not chosen:
         raise UsageError(f"collection {name!r}: no puzzle with a known unique solution")
+    chosen = book_order(chosen)
     for n, it in enumerate(chosen, start=1):  # numbered alike in every kind
         it.number = n
     title = str(params.get("title") or name)
     kind.write(ExportJob(chosen, target, title, opts, warn))
+    also = (str(cover_path(target)),) if kind.name == "pdf" and opts.cover else ()
     return Exported(str(target) if kind.folder else to, kind.name, len(chosen),
-                    len(items) - len(chosen), refused)
+                    len(items) - len(chosen), refused, also)
+
+
+def book_order(items: Sequence[ExportItem]) -> list[ExportItem]:
+    """The collection's order grouped by size, as a book's sections are
+    (:func:`nonoforge.pipeline.pdf.section_of`), the collection's order (easiest first)
+    kept within each: every kind numbers the puzzles in this order, so that puzzle 12 is
+    the same puzzle in the book, the page, the dataset and the folder."""
+    from nonoforge.pipeline.pdf import section_of
+
+    return sorted(items, key=lambda it: section_of(it.puzzle))
+
+
+def cover_path(target: Path) -> Path:
+    """Where a book's cover goes: ``book.pdf`` -> ``book-cover.pdf``."""
+    return target.with_name(f"{target.stem}-cover{target.suffix}")
 
 
 def writable(
@@ -324,18 +357,22 @@ def _write_rofl(job: ExportJob) -> None:
 
 
 def _check_pdf(opts: ExportOptions) -> None:
-    from nonoforge.pipeline.pdf import page_size
-
-    page_size(opts.page)
+    opts.book().check()
 
 
 def _write_pdf(job: ExportJob) -> None:
-    from nonoforge.pipeline.pdf import BookEntry, book
+    """The book, and with ``cover`` its cover, whose spine fits the book's page count."""
+    from nonoforge.pipeline.pdf import BookEntry, Layout, book, cover
 
+    bo = job.opts.book()
     entries = [BookEntry(it.puzzle, it.number, it.title, it.grade, it.answer, it.note)
                for it in job.items]
-    write_atomic(job.target, book(entries, title=job.title, page=job.opts.page,
-                                  greyscale=job.opts.greyscale, warn=job.warn))
+    if job.opts.cover:
+        claim_file(cover_path(job.target), job.opts.overwrite)
+    write_atomic(job.target, book(entries, title=job.title, opts=bo, warn=job.warn))
+    if job.opts.cover:
+        pages = Layout.of(entries, bo.size, bo.per_page).pages
+        write_atomic(cover_path(job.target), cover(entries, job.title, pages, bo, job.warn))
 
 
 def _write_html(job: ExportJob) -> None:

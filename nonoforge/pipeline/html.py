@@ -81,6 +81,18 @@ def _script_json(data: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+def links(items: Sequence[ExportItem]) -> str:
+    """One link per puzzle, ``#n`` (numbered as the book is), with its title, size and
+    difficulty: a link opens that puzzle, and can be shared or bookmarked."""
+    out = []
+    for n, it in enumerate(items, start=1):
+        p = it.puzzle
+        meta = f"{p.width}\u00d7{p.height}" + (f", {it.difficulty}" if it.difficulty else "")
+        out.append(f'<li value="{n}"><a href="#{n}">{xml_text(safe_text(it.title, 200))}</a> '
+                   f'<span class="meta">{xml_text(meta)}</span></li>')
+    return "\n".join(out)
+
+
 def page(items: Sequence[ExportItem], title: str = "nonoforge puzzles") -> str:
     """The whole page as text."""
     keys = [it.puzzle.key for it in items]
@@ -111,6 +123,10 @@ style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
 <button type="button" id="prev" aria-label="previous puzzle">\u25c0</button>
 <select id="pick" aria-label="choose a puzzle"></select>
 <button type="button" id="next" aria-label="next puzzle">\u25b6</button></nav></header>
+<details id="list"><summary>All {len(items)} puzzles</summary>
+<ol>
+{links(items)}
+</ol></details>
 <h2 id="title"></h2><div id="info"></div>
 <div class="tools">
 <span id="palette" aria-label="colours"></span>

@@ -17,7 +17,7 @@ kernel is defined: numba is being imported then anyway, so start-up does not not
 It works through numba's list of cache locators (``numba.core.caching``, not a public API;
 ``CacheImpl``, ``_CacheImpl`` in older numba). With a numba that lacks it, or with
 ``NUMBA_CACHE_LOCATOR_CLASSES`` set, kernels are cached as numba does by itself, and
-tests/test_kernel_cache.py fails to say so.
+tests/test_solver_kernel_cache.py fails to say so.
 
 The first run after an install (or after a change to the sources) compiles the kernels:
 a minute or more of CPU during which nothing else happens. :func:`announce_if_cold` says
@@ -37,7 +37,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 #: The files the solver's kernels are compiled from: those that define kernels and the
-#: solver modules whose names the kernels use (tests/test_kernel_cache.py keeps it whole).
+#: solver modules whose names the kernels use (tests/test_solver_kernel_cache.py keeps it whole).
 SOURCES = ("cnf.py", "engine.py", "line.py", "phases.py", "tables.py")
 
 #: The stamp of each folder whose kernels are stamped (its real path, as numba sees files).

@@ -1,0 +1,409 @@
+"""What each of the studio's requests does, as plain functions over plain data.
+
+The web layer (:mod:`nonoforge.studio.app`) parses a request into these functions'
+arguments and answers what they return as JSON; the functions call the library (the
+solver, ``generate``, the formats registry, the corpus's public query functions) and
+raise our error family for bad input. No web framework here, so the tests and the bench
+can reason about them, and other faces could call them.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import os
+import re
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from nonoforge.errors import CorpusError, UsageError
+from nonoforge.puzzle import Meta
+from nonoforge.studio.check import CHECK_WORK, THOROUGH_WORK, check, puzzle_of
+from nonoforge.studio.docs import (
+    SOURCE,
+    Document,
+    digest,
+    document_of,
+    provenance_note,
+)
+from nonoforge.util import safe_text
+
+if TYPE_CHECKING:
+    from nonoforge.db import Corpus
+
+#: The most puzzles an opened file shows in the picker (the first one is opened).
+MAX_LISTED = 200
+
+
+# -- the editor ---------------------------------------------------------------------------
+
+
+def check_document(raw: Any, stale: Callable[[], bool] | None = None) -> dict[str, Any]:
+    """The solver's view of the page's picture (:func:`nonoforge.studio.check.check`), the
+    verdict under :data:`~nonoforge.studio.check.CHECK_WORK`, or ``THOROUGH_WORK`` when the
+    page asks for a thorough check. ``stale`` says when a newer stroke's check has started
+    (:class:`~nonoforge.studio.check.Superseded`)."""
+    doc = Document.parse(raw)
+    thorough = isinstance(raw, dict) and raw.get("thorough") is True
+    work = THOROUGH_WORK if thorough else CHECK_WORK
+    return check(puzzle_of(doc.cells, doc.palette), work=work, stale=stale).to_dict()
+
+
+#: The largest share of cells the editor's "fix with fewest edits" may change.
+REPAIR_BUDGET = 0.1
+
+
+def repair_document(raw: Any) -> dict[str, Any]:
+    """The page's picture repaired as ``generate`` repairs one (the same function,
+    :func:`nonoforge.images.generate.repair`: one cell a round, fewest edits, until line
+    logic finishes it or :data:`REPAIR_BUDGET` of the cells, or two, are spent). Without a source
+    picture every colour is as far from every cell's source, so only the shape terms rank
+    the edits. The picture comes back with the cells it changed."""
+    from nonoforge.images.generate import repair
+    from nonoforge.puzzle import Grid
+
+    doc = Document.parse(raw)
+    fid = np.zeros((*doc.cells.shape, len(doc.palette)))
+    budget = max(REPAIR_BUDGET, min(1.0, 2 / doc.cells.size))  # a small grid: 2 edits
+    rep = repair(Grid(doc.cells), doc.palette, fid, budget=budget)
+    after = rep.grid.cells.astype(np.int64)
+    ys, xs = np.nonzero(after != doc.cells)
+    return {"accepted": rep.accepted, "status": str(rep.status), "technique": rep.technique,
+            "refusal": rep.refusal, "cells": after.tolist(),
+            "changed": [[int(y), int(x), int(after[y, x])] for y, x in zip(ys, xs, strict=True)]}
+
+
+def grade_document(raw: Any) -> dict[str, Any]:
+    """How hard the page's picture is as a puzzle for a person: the human-effort score and
+    grade 1..5 of the rating (:func:`nonoforge.pipeline.rate.human_fields`), with the
+    solver's verdict and technique."""
+    from nonoforge.pipeline.rate import human_fields
+    from nonoforge.solver import solve
+
+    doc = Document.parse(raw)
+    p = doc.puzzle()
+    res = solve(p, max_solutions=2, budget=20_000_000)
+    fields = human_fields(p, str(res.status.value))
+    human = fields.get("human") or {}
+    return {"status": str(res.status.value), "technique": res.technique,
+            "grade": fields.get("human_grade"), "score": fields.get("human_score"),
+            "steps": human.get("steps"), "hardest": human.get("hardest")}
+
+
+def writable_formats() -> list[dict[str, Any]]:
+    """Every format the registry can write: name, first extension, colour, description."""
+    from nonoforge.formats import FORMATS
+
+    return [{"name": f.name, "extension": f.extensions[0] if f.extensions else "",
+             "color": f.color, "description": f.description}
+            for f in FORMATS.values() if f.write is not None]
+
+
+def download_document(raw: Any) -> tuple[bytes, str, str]:
+    """The page's picture as a file in the format it names: (content, file name, type)."""
+    from nonoforge.formats import dumps, get_format
+
+    if not isinstance(raw, dict) or not isinstance(raw.get("format"), str):
+        raise UsageError("name the format to download")
+    fmt = get_format(raw["format"])
+    doc = Document.parse(raw.get("document"))
+    p = doc.puzzle()
+    refusal = fmt.refusal(p)
+    if refusal is not None:
+        raise UsageError(refusal)
+    data = dumps(p, fmt)
+    content = data.encode("utf-8") if isinstance(data, str) else data
+    name = f"{file_stem(doc.title)}{fmt.extensions[0] if fmt.extensions else ''}"
+    media = "application/octet-stream" if fmt.binary else "text/plain; charset=utf-8"
+    return content, name, media
+
+
+def file_stem(title: str | None) -> str:
+    """A download's file name from a title: ASCII letters, digits and dashes only (a
+    hostile title cannot reach the Content-Disposition header or a path).
+
+    >>> file_stem('<b>My "cat"</b>'), file_stem(None)
+    ('b-my-cat-b', 'puzzle')
+    """
+    stem = re.sub(r"[^a-z0-9]+", "-", (title or "").lower()).strip("-")[:60]
+    return stem or "puzzle"
+
+
+# -- opening ------------------------------------------------------------------------------
+
+
+def open_bytes(data: bytes, name: str) -> dict[str, Any]:
+    """The puzzles of an uploaded file, in any format nonoforge reads (recognised by content,
+    then by the name's extension); the first is opened."""
+    from nonoforge.formats import loads
+
+    if not data:
+        raise UsageError("the file is empty")
+    shown = name[-100:] or "upload"
+    puzzles = []
+    for p in loads(data, path=shown):
+        puzzles.append(p)
+        if len(puzzles) >= MAX_LISTED:
+            break
+    if not puzzles:
+        raise UsageError(f"{shown}: no puzzle in the file")
+    return {"document": document_of(puzzles[0]), "count": len(puzzles), "name": shown}
+
+
+def open_example(name: str) -> dict[str, Any]:
+    """A bundled example puzzle, by name (``dancer``): never a path on the server."""
+    from nonoforge.examples import example_path
+
+    path = example_path(name.removeprefix("example:"))
+    if path.suffix != ".non":
+        raise UsageError(f"example {name!r} is a picture: open it from the picture tab")
+    return open_bytes(path.read_bytes(), path.name)
+
+
+# -- from a picture -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PictureSettings:
+    """What the picture tab sets: the largest size, colours, rung, crop."""
+
+    width: int = 30
+    height: int = 30
+    colours: int = 1
+    max_technique: str = "line"
+    crop: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"size": f"{self.width}x{self.height}", "colors": self.colours,
+                "max_technique": self.max_technique, "crop": self.crop}
+
+
+def from_picture(path: str, data: bytes, name: str, opts: PictureSettings) -> dict[str, Any]:
+    """Generate a puzzle from a picture as ``generate`` does (same function, same checks on
+    the image: :func:`nonoforge.images.load.load_image`), with what the page shows beside
+    it: the sheet, the verdict, the grade, the likeness and the edited cells."""
+    from nonoforge.images.generate import generate
+    from nonoforge.images.render import png_bytes, sheet_png
+    from nonoforge.pipeline.rate import human_fields
+    from nonoforge.titles import readable
+
+    g = generate(path, size=(opts.width, opts.height), colors=opts.colours,
+                 max_technique=opts.max_technique, crop=opts.crop,
+                 title=readable(name.removeprefix("example:")))
+    p = g.puzzle
+    summary = g.summary()
+    grade = human_fields(p, str(summary.get("status", "")))
+    sheet = base64.b64encode(png_bytes(sheet_png(p, cell=12))).decode("ascii")
+    doc = document_of(p)
+    ys, xs = np.nonzero(g.edited)
+    return {
+        "document": doc,
+        "summary": {k: summary.get(k) for k in (
+            "accepted", "status", "technique", "edits", "edit_fraction", "likeness",
+            "time_s", "key")},
+        "grade": grade.get("human_grade"), "score": grade.get("human_score"),
+        "edited": [[int(y), int(x)] for y, x in zip(ys, xs, strict=True)],
+        "sheet": f"data:image/png;base64,{sheet}",
+        "provenance": {"image_sha256": digest(data), "image_name": name[-200:],
+                       "settings": opts.to_dict(), "origin": "picture"},
+    }
+
+
+# -- the corpus ---------------------------------------------------------------------------
+
+
+def save_document(corpus: Corpus, raw: Any) -> dict[str, Any]:
+    """Store the page's picture in the corpus with its provenance (the source image's
+    digest, the settings, the edits) as its note, under the source ``nonoforge studio``."""
+    if not isinstance(raw, dict):
+        raise UsageError("expected a JSON object")
+    doc = Document.parse(raw.get("document"))
+    meta = Meta(title=doc.title, author=doc.author, source=SOURCE,
+                note=provenance_note(raw.get("provenance")))
+    p = doc.puzzle(meta)
+    stats = corpus.add([p])
+    return {"key": p.key, "new": stats.new, "duplicate": stats.duplicate,
+            "merged": stats.merged}
+
+
+@dataclass(frozen=True)
+class CorpusQuery:
+    """A page of the corpus browser: which page, how many, and the filters (in the command
+    line's grammar: ``size`` ``10x10..30x30``, ``colours`` and ``grade`` ``2..4``)."""
+
+    page: int = 0
+    per_page: int = 50
+    size: str | None = None
+    colours: str | None = None
+    grade: str | None = None
+    source: str | None = None
+    status: str | None = None
+    #: words the title must hold (case does not matter)
+    text: str | None = None
+
+    def filters(self) -> Any:
+        from nonoforge.db.filters import Filters
+        from nonoforge.ranges import SizeSpan, Span
+
+        return Filters(
+            size=SizeSpan.parse(self.size) if self.size else None,
+            colors=Span.parse(self.colours) if self.colours else None,
+            grade=Span.parse(self.grade) if self.grade else None,
+            source=self.source, status=self.status,
+        )
+
+
+#: Pages that end within this many puzzles are read with one query that decodes the
+#: puzzles before them too (:meth:`~nonoforge.db.Corpus.query`, cheap for the first pages,
+#: the ones people look at); deeper pages fetch their own puzzles by key.
+STREAMED_PAGES = 200
+
+
+def corpus_page(corpus: Corpus, q: CorpusQuery) -> dict[str, Any]:
+    """One page of puzzles matching the filters, oldest first, each with its thumbnail (the
+    picture as one character a cell, ``"0"`` the background, and its palette), through
+    the corpus's public query functions (:meth:`~nonoforge.db.Corpus.keys`, ``info``,
+    ``query``, ``get``)."""
+    f = q.filters()
+    kwargs = f.query_kwargs()
+    kwargs.pop("limit", None)
+    start, end = q.page * q.per_page, (q.page + 1) * q.per_page
+    cut = False
+    if q.text:
+        keys, more, cut = _titled(corpus, q.text, kwargs, start, end)
+        puzzles = _fetched(corpus, keys)
+    elif end < STREAMED_PAGES:
+        puzzles = list(itertools.islice(corpus.query(limit=end + 1, **kwargs), start, None))
+        more = len(puzzles) > q.per_page
+        puzzles = puzzles[:q.per_page]
+        keys = [p.key for p in puzzles]
+    else:
+        keys = corpus.keys(limit=end + 1, **kwargs)
+        more = len(keys) > end
+        keys = keys[start:end]
+        puzzles = _fetched(corpus, keys)
+    infos = {i["key"]: i for i in corpus.info(keys)}
+    rows = []
+    for p in puzzles:
+        info = infos.get(p.key, {})
+        rows.append({
+            "key": p.key, "width": p.width, "height": p.height, "colors": p.ncolors,
+            "title": info.get("title"), "site": info.get("site"),
+            "source": info.get("source"),
+            "palette": [c.hex for c in p.palette],
+            "thumb": thumbnail(p.goal.cells) if p.goal is not None else None,
+        })
+    return {"page": q.page, "per_page": q.per_page, "more": more, "items": rows,
+            "filters": f.to_dict(), "search_cut": cut}
+
+
+def _fetched(corpus: Corpus, keys: list[str]) -> list[Any]:
+    """The puzzles of these keys, one by one (those gone since the keys were read left out)."""
+    puzzles = []
+    for k in keys:
+        try:
+            puzzles.append(corpus.get(k))
+        except CorpusError:
+            continue
+    return puzzles
+
+
+#: The most puzzles a title search reads (of those the other filters select): titles are
+#: not indexed, and a scan of 100,000 took seconds.
+MAX_SCAN = 20_000
+
+
+def _titled(
+    corpus: Corpus, text: str, kwargs: dict[str, Any], start: int, end: int
+) -> tuple[list[str], bool, bool]:
+    """The keys of page ``start:end`` of the puzzles whose title holds every word of
+    ``text``, whether more follow, and whether the search stopped at :data:`MAX_SCAN`
+    puzzles read: a scan of the listing (titles are not indexed), streamed a page of the
+    store at a time, stopping once the page is full."""
+    words = text.casefold().split()
+    found: list[str] = []
+    for read, row in enumerate(corpus.listing(limit=MAX_SCAN + 1, **kwargs), start=1):
+        if read > MAX_SCAN:
+            return found[start:end], False, True
+        title = (row.get("title") or "").casefold()
+        if all(w in title for w in words):
+            found.append(row["key"])
+            if len(found) > end:
+                return found[start:end], True, False
+    return found[start:end], False, False
+
+
+def thumbnail(cells: np.ndarray) -> str:
+    """A picture as the page's thumbnail text: one character a cell, row by row, ``"0"``
+    plus its colour index.
+
+    >>> thumbnail(np.array([[0, 1], [2, 0]]))
+    '0120'
+    """
+    return (np.asarray(cells, dtype=np.uint8).ravel() + 48).tobytes().decode("latin-1")
+
+
+def play_page(corpus: Corpus, key: str) -> str:
+    """A corpus puzzle as the playable page ``collection export --to F.html`` writes
+    (:func:`nonoforge.pipeline.html.page`), for one puzzle: its answer the stored goal or
+    the solver's solution, its verdict the solver's."""
+    from nonoforge.pipeline.html import page
+    from nonoforge.pipeline.item import ExportItem
+    from nonoforge.solver import solve
+
+    if len(key) > 200:
+        raise UsageError("not a puzzle key")
+    p = corpus.get(key)
+    res = solve(p, max_solutions=2, budget=20_000_000)
+    answer = p.goal if p.goal is not None else res.solution
+    if answer is None:
+        raise UsageError(f"puzzle {key} has no solution to play towards ({res.status})")
+    item = ExportItem(p, 1, {}, answer, str(res.status.value))
+    return page([item], item.title)
+
+
+#: What a selection may be exported as, by the export kind's suffix (pipeline/export.py).
+EXPORTS = {"pdf": ".pdf", "html": ".html", "jsonl": ".jsonl", "rofl": ".rofl"}
+#: The most puzzles one export from the page may hold.
+MAX_EXPORT = 500
+
+
+def export_selection(corpus: Corpus, raw: Any) -> tuple[bytes, str, str]:
+    """Store the page's selection as a named collection of the corpus and export it as
+    ``collection export`` does (:func:`nonoforge.pipeline.export.export_collection`: a
+    PDF book, the playable page, a JSONL dataset or ROFL), as (content, file name, type)."""
+    from nonoforge.pipeline.export import ExportOptions, export_collection
+
+    if not isinstance(raw, dict):
+        raise UsageError("expected a JSON object")
+    keys = raw.get("keys")
+    if not isinstance(keys, list) or not keys or not all(isinstance(k, str) for k in keys):
+        raise UsageError("select the puzzles to export")
+    if len(keys) > MAX_EXPORT:
+        raise UsageError(f"export at most {MAX_EXPORT} puzzles at once")
+    kind = raw.get("to")
+    if kind not in EXPORTS:
+        raise UsageError(f"export as one of {', '.join(EXPORTS)}")
+    name = safe_text(raw["name"], 80).strip() if isinstance(raw.get("name"), str) else ""
+    name = name or "studio selection"
+    corpus.create_collection(name, list(dict.fromkeys(keys)),
+                             {"title": name, "made_with": SOURCE})
+    with tempfile.TemporaryDirectory(prefix="nonoforge-studio-") as tmp:
+        target = os.path.join(tmp, f"{file_stem(name)}{EXPORTS[kind]}")
+        export_collection(corpus, name, target, ExportOptions(include_ambiguous=False))
+        with open(target, "rb") as f:
+            data = f.read()
+    media = {"pdf": "application/pdf", "html": "text/html; charset=utf-8",
+             "jsonl": "application/jsonl", "rofl": "application/octet-stream"}[kind]
+    return data, os.path.basename(target), media
+
+
+def corpus_document(corpus: Corpus, key: str) -> dict[str, Any]:
+    """A corpus puzzle as the page's document (opened in the editor)."""
+    if len(key) > 200:
+        raise UsageError("not a puzzle key")
+    return {"document": document_of(corpus.get(key))}
