@@ -700,38 +700,31 @@ def _branch_score(hm, mn, mx, tot, prod):
 _SUM_INF = 1 << 40
 
 
-@njit(cache=True, nogil=True)
-def _sum_line(st, start, stride, n, blen, b0, k, w, lo, hi, out):
-    """Count a black-and-white line's black cells on even positions, over the placements
-    of its clue that the cell masks in ``st`` allow.
+@njit(cache=True, nogil=True, inline="always")
+def _sum_fits(st, start, stride, n, w, nbp, i, e):
+    """Whether a block may cover cells ``i..e-1`` (none of them white) with cell ``e``
+    (if any) white after it."""
+    return e <= n and w[nbp + e] == w[nbp + i] and \
+        (e == n or (st[start + e * stride] & U1) != U0)
 
-    With ``lo < 0``: returns ``(ok, fewest, most)`` (ok False: no placement at all). Else
-    the line is solved under ``lo <= count <= hi``: ``out[j]`` gets the colours cell ``j``
-    takes in some placement through which a count in range may pass (a transition is kept
-    when the fewest and the most counts through it straddle the range: sound, and exact
-    when the range is one end of the line's own range), and ``(ok, 0, 0)`` is returned.
-    ``w`` is scratch of at least ``4 (n + 1) (k + 1) + 4 (n + 1)`` words.
 
-    States are ``(i, b)``: cells before ``i`` placed with ``b`` blocks done (the gap after
-    a block included); from one, cell ``i`` is white, or block ``b`` starts at ``i``.
-    """
-    k1 = k + 1
-    sz = (n + 1) * k1
-    fmn = 0
-    fmx = sz
-    gmn = 2 * sz
-    gmx = 3 * sz
-    nbp = 4 * sz  # nbp[i]: cells before i that cannot be black
-    pcp = nbp + n + 1  # pcp[i]: even positions before i
-    dlt = pcp + n + 1  # black marks (a difference array) when solving
-    cw = dlt + n + 1  # white marks when solving
+@njit(cache=True, nogil=True, inline="always")
+def _sum_prefixes(st, start, stride, n, w, nbp, pcp):
+    """``w[nbp + i]``: cells before ``i`` that cannot be black; ``w[pcp + i]``: even
+    positions before ``i``."""
     w[nbp] = 0
     w[pcp] = 0
     for j in range(n):
         m = st[start + j * stride]
         w[nbp + j + 1] = w[nbp + j] + (1 if (m & U2) == U0 else 0)
         w[pcp + j + 1] = w[pcp + j] + (1 if (j & 1) == 0 else 0)
-    # backward: the fewest and most counted cells from (i, b) to the end
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _sum_backward(st, start, stride, n, blen, b0, k, w, gmn, gmx, nbp, pcp):
+    """The fewest and most counted cells from each state ``(i, b)`` to the end (``-1``
+    most: the end cannot be reached)."""
+    k1 = k + 1
     for i in range(n, -1, -1):
         for b in range(k, -1, -1):
             x = i * k1 + b
@@ -747,8 +740,7 @@ def _sum_line(st, start, stride, n, blen, b0, k, w, lo, hi, out):
                     mx = max(mx, w[gmx + y])
             if b < k:
                 e = i + blen[b0 + b]
-                if e <= n and w[nbp + e] == w[nbp + i] and \
-                        (e == n or (st[start + e * stride] & U1) != U0):
+                if _sum_fits(st, start, stride, n, w, nbp, i, e):
                     y = (min(e + 1, n)) * k1 + b + 1
                     if w[gmx + y] >= 0:
                         c = w[pcp + e] - w[pcp + i]
@@ -756,12 +748,16 @@ def _sum_line(st, start, stride, n, blen, b0, k, w, lo, hi, out):
                         mx = max(mx, w[gmx + y] + c)
             w[gmn + x] = mn
             w[gmx + x] = mx
-    if w[gmx] < 0:
-        return False, 0, 0
-    if lo < 0:
-        return True, w[gmn], w[gmx]
-    # forward: the fewest and most counted cells from the start to (i, b)
-    for x in range(sz):
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _sum_forward(st, start, stride, n, blen, b0, k, w, lo, hi, offsets):
+    """The forward pass under ``lo <= count <= hi``: the fewest and most counted cells
+    from the start to each state, marking the cells a placement in range may leave white
+    (``w[cw + i]``) and the blocks it may place (a difference array at ``w[dlt]``)."""
+    fmn, fmx, gmn, gmx, nbp, pcp, dlt, cw = offsets
+    k1 = k + 1
+    for x in range((n + 1) * k1):
         w[fmn + x] = _SUM_INF
         w[fmx + x] = -1
     for j in range(n + 1):
@@ -783,8 +779,7 @@ def _sum_line(st, start, stride, n, blen, b0, k, w, lo, hi, out):
                     w[fmx + y] = max(w[fmx + y], w[fmx + x])
             if b < k:
                 e = i + blen[b0 + b]
-                if e <= n and w[nbp + e] == w[nbp + i] and \
-                        (e == n or (st[start + e * stride] & U1) != U0):
+                if _sum_fits(st, start, stride, n, w, nbp, i, e):
                     y = (min(e + 1, n)) * k1 + b + 1
                     c = w[pcp + e] - w[pcp + i]
                     if w[gmx + y] >= 0 and w[fmn + x] + c + w[gmn + y] <= hi \
@@ -795,6 +790,40 @@ def _sum_line(st, start, stride, n, blen, b0, k, w, lo, hi, out):
                             w[cw + e] = 1
                         w[fmn + y] = min(w[fmn + y], w[fmn + x] + c)
                         w[fmx + y] = max(w[fmx + y], w[fmx + x] + c)
+
+
+@njit(cache=True, nogil=True)
+def _sum_line(st, start, stride, n, blen, b0, k, w, lo, hi, out):
+    """Count a black-and-white line's black cells on even positions, over the placements
+    of its clue that the cell masks in ``st`` allow.
+
+    With ``lo < 0``: returns ``(ok, fewest, most)`` (ok False: no placement at all). Else
+    the line is solved under ``lo <= count <= hi``: ``out[j]`` gets the colours cell ``j``
+    takes in some placement through which a count in range may pass (a transition is kept
+    when the fewest and the most counts through it straddle the range: sound, and exact
+    when the range is one end of the line's own range), and ``(ok, 0, 0)`` is returned.
+    ``w`` is scratch of at least ``4 (n + 1) (k + 1) + 4 (n + 1)`` words.
+
+    States are ``(i, b)``: cells before ``i`` placed with ``b`` blocks done (the gap after
+    a block included); from one, cell ``i`` is white, or block ``b`` starts at ``i``.
+    """
+    sz = (n + 1) * (k + 1)
+    fmn = 0
+    fmx = sz
+    gmn = 2 * sz
+    gmx = 3 * sz
+    nbp = 4 * sz  # nbp[i]: cells before i that cannot be black
+    pcp = nbp + n + 1  # pcp[i]: even positions before i
+    dlt = pcp + n + 1  # black marks (a difference array) when solving
+    cw = dlt + n + 1  # white marks when solving
+    _sum_prefixes(st, start, stride, n, w, nbp, pcp)
+    _sum_backward(st, start, stride, n, blen, b0, k, w, gmn, gmx, nbp, pcp)
+    if w[gmx] < 0:
+        return False, 0, 0
+    if lo < 0:
+        return True, w[gmn], w[gmx]
+    _sum_forward(st, start, stride, n, blen, b0, k, w, lo, hi,
+                 (fmn, fmx, gmn, gmx, nbp, pcp, dlt, cw))
     run_ = 0
     for j in range(n):
         run_ += w[dlt + j]
