@@ -43,10 +43,12 @@ if TYPE_CHECKING:
     from nonoforge.solver.tables import Tables
 
 #: Bump whenever a solve of the same puzzle could give a different result or effort.
-SOLVER_VERSION = "1.3"  # 1.1: MiniSat back-end (SAT conflict counts differ); 1.2: b/w lines of
+SOLVER_VERSION = "1.4"  # 1.1: MiniSat back-end (SAT conflict counts differ); 1.2: b/w lines of
 # 63-126 cells cached (line_solves become cache_hits), one-solution solves: probe records,
 # LalaFrogKK branching, MiniSat GitHub build; 1.3: belief-propagation phase hints at every
-# SAT hand-over, proofs by MiniSat's GitHub build too (SAT conflict counts differ)
+# SAT hand-over, proofs by MiniSat's GitHub build too (SAT conflict counts differ); 1.4:
+# parity summing (a rung that counts across lines: n-Dom without search; the effort of
+# puzzles past line logic moves, and sum_lines/cells_by_sum are counted)
 
 STRATEGIES = ("auto", "line", "probe", "search", "sat")
 _STRAT_LEVEL = {"line": 0, "probe": 1, "search": 2, "auto": 2}
