@@ -72,8 +72,9 @@ RETRY_EDITS = 0.5
 REPAIRS = ("edits", "givens")
 #: Rungs a generated puzzle may be required to stay within.
 MAX_TECHNIQUES = ("line", "probe")
-#: Default edit budget: at most this fraction of the cells may change.
-DEFAULT_BUDGET = 0.06
+#: The default edit share: at most this fraction of the cells a repair may change
+#: (``--edit-budget``; not a work budget, see "Budgets" in docs/architecture.md).
+EDIT_SHARE = 0.06
 #: Most work one repair may do (:func:`repair_work` units, about a microsecond of CPU
 #: each, summed over its solves); past it the repair ends like one whose rounds ran out
 #: (the best attempt kept, not accepted). A bound that is the same on every machine:
@@ -346,7 +347,7 @@ def repair(
     fid: np.ndarray,
     *,
     max_technique: str = "line",
-    budget: float = DEFAULT_BUDGET,
+    budget: float = EDIT_SHARE,
     candidates: int = DEFAULT_CANDIDATES,
     seed: int = 0,
     solver: Solver | None = None,
@@ -654,7 +655,7 @@ class GenerateOptions:
     fill: float | None = None
     merge_delta: float = DEFAULT_MERGE_DELTA
     max_technique: str = "line"
-    edit_budget: float = DEFAULT_BUDGET
+    edit_budget: float = EDIT_SHARE
     candidates: int = DEFAULT_CANDIDATES
     crop: bool = True
     photo: bool | None = None
@@ -687,7 +688,7 @@ def generate(
     fill: float | None = None,
     merge_delta: float = DEFAULT_MERGE_DELTA,
     max_technique: str = "line",
-    edit_budget: float = DEFAULT_BUDGET,
+    edit_budget: float = EDIT_SHARE,
     candidates: int = DEFAULT_CANDIDATES,
     title: str | None = None,
     solver: Solver | None = None,
