@@ -367,6 +367,18 @@ def test_get_unknown_key_is_a_corpus_error(corpus: Corpus) -> None:
     assert "0123456789abcdef" not in corpus
 
 
+def test_get_many_gives_what_get_gives_in_the_order_asked(corpus: Corpus) -> None:
+    ps = puzzles(7, 21, size=(6, 5)) + puzzles(3, 22, size=(5, 5), ncolors=2)
+    corpus.add(ps)
+    corpus.add([ps[0].replace(meta=Meta(source="later", source_id="1", title="second"))])
+    keys = [p.key for p in reversed(ps)]
+    got = corpus.get_many([*keys[:4], "0123456789abcdef", *keys[4:], keys[0]])
+    assert [p.key for p in got] == keys  # unknown left out, a repeat given once
+    assert got == [corpus.get(k) for k in keys]  # records, goals and first metadata
+    assert [p.meta for p in got] == [corpus.get(k).meta for k in keys]
+    assert corpus.get_many([]) == []
+
+
 # -- queries ------------------------------------------------------------------------------
 
 

@@ -302,6 +302,25 @@ class Corpus(Results, Collections, Stats):
             metas = first_meta(conn, [row.id])
         return with_meta(decode_record(row.rofl, key, row.givens), metas.get(row.id))
 
+    def get_many(self, keys: Iterable[str]) -> list[Puzzle]:
+        """The puzzles with these keys, in the order given, each as :meth:`get` gives it;
+        keys not in the corpus are left out (a page of a listing whose puzzle went since).
+        One query for the records and one for the metadata per
+        :data:`~nonoforge.db.records.CHUNK` keys, instead of two per puzzle (a page of 50
+        from deep in a big corpus)."""
+        p = m.puzzles
+        want = list(dict.fromkeys(keys))
+        got: dict[str, Puzzle] = {}
+        with self._read() as conn:
+            for chunk in chunks(want):
+                rows = conn.execute(select(p.c.id, p.c.key, p.c.rofl, p.c.givens)
+                                    .where(p.c.key.in_(chunk))).all()
+                metas = first_meta(conn, [r.id for r in rows])
+                for r in rows:
+                    got[r.key] = with_meta(decode_record(r.rofl, r.key, r.givens),
+                                           metas.get(r.id))
+        return [got[k] for k in want if k in got]
+
     def __contains__(self, key: object) -> bool:
         with self._read() as conn:
             return conn.scalar(select(m.puzzles.c.id).where(m.puzzles.c.key == key)) is not None

@@ -10,7 +10,6 @@ can reason about them, and other faces could call them.
 from __future__ import annotations
 
 import base64
-import itertools
 import os
 import re
 import tempfile
@@ -20,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nonoforge.errors import CorpusError, UsageError
+from nonoforge.errors import UsageError
 from nonoforge.puzzle import Meta
 from nonoforge.studio.check import CHECK_WORK, THOROUGH_WORK, check, puzzle_of
 from nonoforge.studio.docs import (
@@ -92,6 +91,48 @@ def grade_document(raw: Any) -> dict[str, Any]:
     return {"status": str(res.status.value), "technique": res.technique,
             "grade": fields.get("human_grade"), "score": fields.get("human_score"),
             "steps": human.get("steps"), "hardest": human.get("hardest")}
+
+
+#: What the page's "harder" and "easier" ask for.
+DIRECTIONS = ("harder", "easier")
+
+
+def regrade_document(raw: Any) -> dict[str, Any]:
+    """The page's picture moved toward the target human grade it names (``target`` 1..5),
+    ``harder`` by :func:`nonoforge.pipeline.harden.harden` (``generate --grade``'s search:
+    few edits, the ones that take the most footholds away first) or ``easier`` by
+    :func:`nonoforge.studio.grade.easier` (its mirror: edits that give footholds), every
+    step proven unique by the engine. The answer names the edits (applied by the page as
+    one undoable change), the grade and score before and after, and why it stopped short."""
+    from nonoforge.studio.grade import easier
+
+    if not isinstance(raw, dict):
+        raise UsageError("expected a JSON object")
+    direction, target = raw.get("direction"), raw.get("target")
+    if direction not in DIRECTIONS:
+        raise UsageError(f"say which way: one of {', '.join(DIRECTIONS)}")
+    if not isinstance(target, int) or isinstance(target, bool) or not 1 <= target <= 5:
+        raise UsageError("the target grade must be a whole number 1..5")
+    doc = Document.parse(raw)
+    p = doc.puzzle()
+    if direction == "easier":
+        return {"direction": direction, **easier(p, target).to_dict()}
+    return {"direction": direction, **_harder(p, target)}
+
+
+def _harder(p: Any, target: int) -> dict[str, Any]:
+    """:func:`~nonoforge.pipeline.harden.harden` toward ``target``, answered as
+    :meth:`~nonoforge.studio.grade.Regraded.to_dict` answers (the studio's pictures have
+    no givens, so its changes are edits)."""
+    from nonoforge.pipeline.harden import HardenOptions, harden
+
+    h = harden(p, HardenOptions(grade=target))
+    cells = h.puzzle.goal.cells if h.puzzle.goal is not None else p.goal.cells
+    return {"changed": [[c.row, c.col, c.after] for c in h.changes if c.kind == "edit"],
+            "cells": np.asarray(cells).astype(int).tolist(), "grade_wanted": target,
+            "grade_before": h.grade_before, "grade_after": h.grade_after,
+            "score_before": round(h.score_before, 1), "score_after": round(h.score_after, 1),
+            "reached": h.grade_after >= target, "note": h.note}
 
 
 def writable_formats() -> list[dict[str, Any]]:
@@ -257,17 +298,14 @@ class CorpusQuery:
         )
 
 
-#: Pages that end within this many puzzles are read with one query that decodes the
-#: puzzles before them too (:meth:`~nonoforge.db.Corpus.query`, cheap for the first pages,
-#: the ones people look at); deeper pages fetch their own puzzles by key.
-STREAMED_PAGES = 200
-
-
 def corpus_page(corpus: Corpus, q: CorpusQuery) -> dict[str, Any]:
     """One page of puzzles matching the filters, oldest first, each with its thumbnail (the
     picture as one character a cell, ``"0"`` the background, and its palette), through
-    the corpus's public query functions (:meth:`~nonoforge.db.Corpus.keys`, ``info``,
-    ``query``, ``get``)."""
+    the corpus's public query functions: the page's keys (:meth:`~nonoforge.db.Corpus.keys`,
+    or a title scan of :meth:`~nonoforge.db.Corpus.listing`), then its puzzles in one batch
+    (:meth:`~nonoforge.db.Corpus.get_many`) and their listing rows
+    (:meth:`~nonoforge.db.Corpus.info`): a page costs the same near the start of the corpus
+    and deep in it."""
     f = q.filters()
     kwargs = f.query_kwargs()
     kwargs.pop("limit", None)
@@ -275,17 +313,11 @@ def corpus_page(corpus: Corpus, q: CorpusQuery) -> dict[str, Any]:
     cut = False
     if q.text:
         keys, more, cut = _titled(corpus, q.text, kwargs, start, end)
-        puzzles = _fetched(corpus, keys)
-    elif end < STREAMED_PAGES:
-        puzzles = list(itertools.islice(corpus.query(limit=end + 1, **kwargs), start, None))
-        more = len(puzzles) > q.per_page
-        puzzles = puzzles[:q.per_page]
-        keys = [p.key for p in puzzles]
     else:
         keys = corpus.keys(limit=end + 1, **kwargs)
         more = len(keys) > end
         keys = keys[start:end]
-        puzzles = _fetched(corpus, keys)
+    puzzles = corpus.get_many(keys)  # a puzzle gone since its key was read is left out
     infos = {i["key"]: i for i in corpus.info(keys)}
     rows = []
     for p in puzzles:
@@ -299,17 +331,6 @@ def corpus_page(corpus: Corpus, q: CorpusQuery) -> dict[str, Any]:
         })
     return {"page": q.page, "per_page": q.per_page, "more": more, "items": rows,
             "filters": f.to_dict(), "search_cut": cut}
-
-
-def _fetched(corpus: Corpus, keys: list[str]) -> list[Any]:
-    """The puzzles of these keys, one by one (those gone since the keys were read left out)."""
-    puzzles = []
-    for k in keys:
-        try:
-            puzzles.append(corpus.get(k))
-        except CorpusError:
-            continue
-    return puzzles
 
 
 #: The most puzzles a title search reads (of those the other filters select): titles are
