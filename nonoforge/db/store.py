@@ -355,12 +355,18 @@ class Corpus(Results, Collections, Stats):
         """
         yield from self._decoded(conditions(**filters), limit)
 
-    def keys(self, *, limit: int | None = None, **filters: Unpack[QueryFilters]) -> list[str]:
-        """The keys of the puzzles :meth:`query` would give, in the same order."""
+    def keys(
+        self, *, limit: int | None = None, offset: int = 0, **filters: Unpack[QueryFilters]
+    ) -> list[str]:
+        """The keys of the puzzles :meth:`query` would give, in the same order; ``offset``
+        skips that many first (in the database: a page deep in a big corpus reads only its
+        own keys)."""
         where = conditions(**filters)
         q = select(m.puzzles.c.key).where(*where).order_by(m.puzzles.c.id)
         if limit is not None:
             q = q.limit(limit)
+        if offset:
+            q = q.offset(offset)
         with self._read() as conn:
             return list(conn.scalars(q))
 

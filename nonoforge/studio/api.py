@@ -301,11 +301,11 @@ class CorpusQuery:
 def corpus_page(corpus: Corpus, q: CorpusQuery) -> dict[str, Any]:
     """One page of puzzles matching the filters, oldest first, each with its thumbnail (the
     picture as one character a cell, ``"0"`` the background, and its palette), through
-    the corpus's public query functions: the page's keys (:meth:`~nonoforge.db.Corpus.keys`,
-    or a title scan of :meth:`~nonoforge.db.Corpus.listing`), then its puzzles in one batch
-    (:meth:`~nonoforge.db.Corpus.get_many`) and their listing rows
-    (:meth:`~nonoforge.db.Corpus.info`): a page costs the same near the start of the corpus
-    and deep in it."""
+    the corpus's public query functions: the page's keys (:meth:`~nonoforge.db.Corpus.keys`
+    from an offset, or a title scan of :meth:`~nonoforge.db.Corpus.listing`), then its
+    puzzles in one batch (:meth:`~nonoforge.db.Corpus.get_many`) and their listing rows
+    (:meth:`~nonoforge.db.Corpus.info`): a page deep in the corpus costs about what the
+    first one does."""
     f = q.filters()
     kwargs = f.query_kwargs()
     kwargs.pop("limit", None)
@@ -314,9 +314,9 @@ def corpus_page(corpus: Corpus, q: CorpusQuery) -> dict[str, Any]:
     if q.text:
         keys, more, cut = _titled(corpus, q.text, kwargs, start, end)
     else:
-        keys = corpus.keys(limit=end + 1, **kwargs)
-        more = len(keys) > end
-        keys = keys[start:end]
+        keys = corpus.keys(offset=start, limit=q.per_page + 1, **kwargs)
+        more = len(keys) > q.per_page
+        keys = keys[:q.per_page]
     puzzles = corpus.get_many(keys)  # a puzzle gone since its key was read is left out
     infos = {i["key"]: i for i in corpus.info(keys)}
     rows = []
