@@ -204,6 +204,37 @@ def test_repair_and_grade(client, headers) -> None:
     one_line_error(client.post("/api/repair", content=b"[]", headers=headers), 422)
 
 
+def test_easier_moves_toward_the_target_grade_with_edits_the_check_calls_unique(
+    client, headers
+) -> None:
+    cat = client.post("/api/open?example=cat", headers=headers).json()["document"]
+    graded = client.post("/api/grade", json=cat, headers=headers).json()
+    out = client.post("/api/regrade", json={**cat, "direction": "easier", "target": 1},
+                      headers=headers).json()
+    assert out["direction"] == "easier" and out["grade_before"] == graded["grade"] == 2
+    assert out["changed"] and out["score_after"] < out["score_before"]
+    cells = [list(r) for r in cat["cells"]]
+    for y, x, v in out["changed"]:
+        cells[y][x] = v
+    assert cells == out["cells"]
+    after = {**cat, "cells": cells}
+    assert client.post("/api/check", json=after, headers=headers).json()["verdict"] == "unique"
+    regraded = client.post("/api/grade", json=after, headers=headers).json()
+    assert regraded["grade"] == out["grade_after"]
+
+
+def test_regrade_refuses_bad_requests_in_one_line(client, headers) -> None:
+    for bad in ({**SWITCH, "direction": "sideways", "target": 2},
+                {**SWITCH, "direction": "easier", "target": 9},
+                {**SWITCH, "direction": "easier", "target": True},
+                {**SWITCH, "direction": "easier"}):
+        one_line_error(client.post("/api/regrade", json=bad, headers=headers), 422)
+    two = {"palette": BW, "cells": [[1, 0], [0, 1]]}  # two solutions
+    err = one_line_error(client.post("/api/regrade", json={**two, "direction": "easier",
+                                                           "target": 1}, headers=headers), 422)
+    assert "unique" in err
+
+
 def test_pasted_clues_open_with_the_solvers_picture(client, headers) -> None:
     text = (DATA / "dancer.non").read_text(encoding="utf-8")
     clues = "\n".join(line for line in text.splitlines() if not line.startswith("goal"))

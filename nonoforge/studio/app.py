@@ -271,6 +271,12 @@ class Studio:
         raw = await json_body(request)
         return JSONResponse(await run_in_threadpool(grade_document, raw))
 
+    async def regrade(self, request: Request) -> Response:
+        from nonoforge.studio.api import regrade_document
+
+        raw = await json_body(request)
+        return JSONResponse(await run_in_threadpool(regrade_document, raw))
+
     async def open_file(self, request: Request) -> Response:
         from nonoforge.studio.api import open_bytes, open_example
 
@@ -406,6 +412,7 @@ def make_app(settings: Settings) -> ASGIApp:
         Route("/api/check", studio.check, methods=["POST"]),
         Route("/api/repair", studio.repair, methods=["POST"]),
         Route("/api/grade", studio.grade, methods=["POST"]),
+        Route("/api/regrade", studio.regrade, methods=["POST"]),
         Route("/api/open", studio.open_file, methods=["POST"]),
         Route("/api/picture", studio.from_picture, methods=["POST"]),
         Route("/api/save", studio.save, methods=["POST"]),

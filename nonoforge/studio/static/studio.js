@@ -334,6 +334,12 @@ function gradeButton() {
   b.id = "grade"; b.className = "link"; b.textContent = "grade it";
   b.addEventListener("click", gradeIt);
   $("fact-grade").replaceChildren(b);
+  $("grade-now").textContent = "—";
+}
+
+function showGrade(grade, score, status) {
+  $("fact-grade").textContent = grade == null ? `— (${status})` : `${grade} of 5 · score ${Math.round(score)}`;
+  $("grade-now").textContent = grade == null ? "—" : `${grade} of 5`;
 }
 
 async function gradeIt() {
@@ -342,7 +348,8 @@ async function gradeIt() {
   try {
     const out = await api("/api/grade", { method: "POST", json: documentJSON() });
     if (seq !== state.seq) return; // graded a grid the page no longer holds
-    $("fact-grade").textContent = out.grade == null ? `— (${out.status})` : `${out.grade} of 5 · score ${Math.round(out.score)}`;
+    showGrade(out.grade, out.score, out.status);
+    if (out.grade != null) $("grade-target").value = String(Math.min(5, out.grade + 1));
   } catch (err) { if (seq === state.seq) { gradeButton(); toast(err.message, "error"); } }
 }
 
@@ -362,6 +369,32 @@ async function repairIt() {
   } catch (err) { toast(err.message, "error"); } finally { $("repair").disabled = false; }
 }
 $("repair").addEventListener("click", repairIt);
+
+// "harder" and "easier": edits toward the target human grade, each step proven unique
+async function regradeIt(direction) {
+  const seq = state.seq;
+  const target = Number($("grade-target").value);
+  for (const id of ["harder", "easier"]) $(id).disabled = true;
+  $("grade-note").textContent = `making it ${direction}: each edit is solved and rated…`;
+  try {
+    const out = await api("/api/regrade", { method: "POST", json: { direction, target, ...documentJSON() } });
+    if (seq !== state.seq) { $("grade-note").textContent = "the picture changed meanwhile: ask again"; return; }
+    const said = `grade ${out.grade_before} → ${out.grade_after} (wanted ${out.grade_wanted}), ${out.changed.length} edit${out.changed.length === 1 ? "" : "s"}${out.note ? `: ${out.note}` : ""}`;
+    if (out.changed.length) {
+      const changes = out.changed.map(([y, x, v]) => [y * doc.w + x, doc.cells[y * doc.w + x], v]);
+      applyChanges(changes, true);
+      state.undo.push(changes); state.redo = [];
+      for (const [y, x, v] of out.changed) state.edits.push([y, x, v]);
+      changed();
+    }
+    showGrade(out.grade_after, out.score_after, "unique");
+    $("grade-note").textContent = said;
+    toast(said, out.reached ? "ok" : "error");
+  } catch (err) { $("grade-note").textContent = err.message; toast(err.message, "error"); }
+  finally { for (const id of ["harder", "easier"]) $(id).disabled = false; }
+}
+$("harder").addEventListener("click", () => regradeIt("harder"));
+$("easier").addEventListener("click", () => regradeIt("easier"));
 
 function showChecking() {
   gradeButton();
