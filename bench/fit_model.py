@@ -14,12 +14,13 @@ repeated until their runs add up to 20 ms), in ``--passes`` passes of different 
 a pool of ``--workers``; the fastest run's CPU time is the puzzle's time (on a shared
 machine the least disturbed). The puzzles under 20 ms, whose times differ by less than the
 noise of a pool, are then timed again alone, in ``--quick-passes`` passes (see
-:func:`measure`). The model is fitted with every source weighing the same, its grade
-cut-points are the balanced quintiles of the reference set, and it is written into
+:func:`measure`). The model is fitted with every source weighing the same and written into
 ``nonoforge/pipeline/models.json`` under the solver version (other versions' models are
 kept). Prints Spearman rho of score against time per source, each puzzle scored by a model
 fitted without it (5-fold cross-validation, the same folds for every source; target >= 0.9
-on every source).
+on every source). The grades cut the grading effort (the score times the search factor)
+at the fixed cut-points of ``difficulty.GRADE_CUTS``, written with the model (``cuts``,
+``grading``); the script prints each source's grade histogram.
 
     # after a solver change (effort counts or speed): about 20 min on 2 shared cores
     .venv/bin/python bench/fit_model.py --workers 2 --sample 400
@@ -42,7 +43,7 @@ from pathlib import Path
 from nonoforge.examples import IMAGES
 from nonoforge.formats import read_file
 from nonoforge.formats.tournament import read_with_solutions
-from nonoforge.pipeline.difficulty import fit
+from nonoforge.pipeline.difficulty import GRADING, fit
 from nonoforge.pipeline.rate import LocalExecutor, RateOptions, add_runs, rate_puzzle, sample_of
 from nonoforge.puzzle import Puzzle
 
@@ -259,6 +260,7 @@ def main() -> int:
         if r["status"] not in ("unique", "multiple"):
             cut[r["status"]] = cut.get(r["status"], 0) + 1
     samples = []
+    statuses = {r["key"]: r["status"] for r in usable}
     for r in usable:
         s = sample_of(r)
         s.source = r["source"]
@@ -282,8 +284,16 @@ def main() -> int:
         print(f"| {src} | {f['n']} | {f['n_held_out']} | {f['spearman_held_out']:.3f} |")
     print(f"| all | {len(samples)} | {model.fit['n_held_out']} | "
           f"{model.fit['spearman_held_out']:.3f} |")
-    print("grade cut-points (rung, score s): "
-          + ", ".join(f"({a}, {b:.5f})" for a, b in model.thresholds))
+    print(f"grading rule {GRADING}: cut-points of the grading effort (s): "
+          + ", ".join(f"{c:g}" for c in model.cuts))
+    print("grades of the reference set (1 / 2 / 3 / 4 / 5), unique and several solutions:")
+    for src in sorted({r["source"] for r in usable}):
+        hist = [0] * 5
+        for s in samples:
+            if s.source == src:
+                unique = statuses[s.key] == "unique"
+                hist[model.grade(s.technique, model.score(s.features), s.features, unique) - 1] += 1
+        print(f"  {src}: " + " / ".join(map(str, hist)))
     weights = sorted(zip(model.names, model.weights, strict=True), key=lambda x: -x[1])
     print("weights: " + ", ".join(f"{n} {w:.3g}" for n, w in weights if w > 0)
           + f"; intercept {model.intercept:.3g}")

@@ -3,7 +3,8 @@
 For a sample of each shared corpus (survey-free, jwilk-nin, mikix-db, the tournament sets)
 each puzzle up to ``--max-cells`` cells is walked by :func:`nonoforge.solver.human.explain_path`
 and solved by the engine once. Printed per corpus: how the paths ended, the distribution of
-steps, hardest technique, footholds and bottleneck, and Spearman's rho of each feature
+steps, hardest technique, trial steps (two-line and contradiction), footholds and bottleneck,
+and Spearman's rho of each feature
 against the time-calibrated score (the shipped model's predicted seconds from the engine's
 deterministic effort, as ``rate`` scores it; no timing needed) and against the engine's
 line solves.
@@ -22,16 +23,23 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from nonoforge.errors import NonoforgeError  # noqa: E402
 from nonoforge.formats import read_file  # noqa: E402
-from nonoforge.pipeline.difficulty import features, spearman  # noqa: E402
+from nonoforge.pipeline.difficulty import features, human_score, spearman  # noqa: E402
 from nonoforge.pipeline.rate import bundled_model  # noqa: E402
 from nonoforge.puzzle import Puzzle  # noqa: E402
 from nonoforge.solver import SOLVER_VERSION, solve  # noqa: E402
-from nonoforge.solver.human import LADDER, HumanOptions, explain_path  # noqa: E402
+from nonoforge.solver.human import (  # noqa: E402
+    LADDER,
+    TRIAL_RUNGS,
+    HumanOptions,
+    explain_path,
+)
 
 SHARED = ROOT.parent / "shared" / "corpora"
 CORPORA = {
@@ -91,7 +99,10 @@ def main() -> None:
             score = (model.score(features(eff, p.width, p.height, p.ncolors)) if model
                      else float(eff.get("work", 0)))
             h = path.hardest
+            undecided = int((np.bitwise_count(path.state) != 1).sum())
             rows.append({
+                "human_score": human_score(path.summary(), undecided),
+                "trials": sum(1 for s in path.steps if s.technique in TRIAL_RUNGS),
                 "stop": path.stop.value, "steps": len(path.steps),
                 "hardest": h.rank if h else -1, "hname": h.value if h else "-",
                 "footholds": path.footholds, "bottleneck": path.bottleneck,
@@ -106,11 +117,15 @@ def main() -> None:
               " engine technique:", dict(Counter(r["engine"] for r in rows)))
         print("  hardest technique:", {t.value: n for t in LADDER
                                        if (n := sum(r["hname"] == t.value for r in rows))})
-        for feat in ("steps", "footholds", "bottleneck"):
+        for feat in ("steps", "trials", "footholds", "bottleneck"):
             print(f"  {feat:<10} {dist([r[feat] for r in rows])}")
         if len(rows) >= 4:
-            for feat in ("steps", "hardest", "footholds", "bottleneck"):
+            for feat in ("steps", "hardest", "trials", "footholds", "bottleneck",
+                         "human_score"):
                 a = [float(r[feat]) for r in rows]
+                if len(set(a)) == 1:
+                    print(f"  rho({feat}, ...) n/a: {a[0]:g} on every puzzle")
+                    continue
                 rs = spearman(a, [r["score"] for r in rows])
                 rl = spearman(a, [r["lines"] for r in rows])
                 print(f"  rho({feat}, score) {rs:+.2f}   rho({feat}, engine line solves) "

@@ -292,6 +292,9 @@ def generate(
     grade: Annotated[
         int | None, typer.Option("--grade", help="Aim at difficulty grade 1..5 (size <= --size).")
     ] = None,
+    grade_by: Annotated[str, typer.Option(
+        "--grade-by", help="time: the time grade; human: the human grade, made harder on "
+        "purpose with a few edits when the size alone falls short.")] = "time",
     title: Annotated[str | None, typer.Option(
         "--title", help="The puzzle's title [default: the image's name made readable, "
         "e.g. koala-20x20.png -> Koala, 1f354.png -> Hamburger].")] = None,
@@ -332,18 +335,18 @@ def generate(
         if title is not None:
             opts["title"] = title
         aimed: dict[str, Any] = {}
+        notes: list[str | None] = []
         with _status(f"{image}: starting") as tell:
             if tell is not None:  # where a long repair is, on a terminal's stderr
                 opts["progress"] = lambda line, image=image: tell(f"{image}: {line}")
             if grade is None:
                 g = make(resolve_input(image), size=grid_size, width=width, **opts)
             else:
-                from nonoforge.pipeline.aim import generate_for_grade
+                from nonoforge.pipeline.aim import aim
 
-                g, got, note = generate_for_grade(resolve_input(image), grade,
-                                                  size=grid_size, **opts)
-                aimed = {"grade": got, "grade_wanted": grade, "grade_note": note}
-        for note in (g.colors_note, aimed.get("grade_note")):
+                made = aim(resolve_input(image), grade, by=grade_by, size=grid_size, **opts)
+                g, aimed, notes = made.generated, made.fields(grade, grade_by), made.notes()
+        for note in (g.colors_note, *notes):
             if note:
                 err.print(f"note: {image}: {note}", markup=False, highlight=False)
         stem = unique_stem(example_stem(image), taken)

@@ -757,6 +757,37 @@ def test_hints_alone_solve_a_puzzle_and_say_what_the_step_solver_says(browser, t
     assert {asked for asked, doc in requests_made(browser) if doc == url} <= {url}
 
 
+def test_trial_hints_name_the_cell_and_the_line_where_the_trial_fails(browser, tmp_path) -> None:
+    """A puzzle line deduction cannot finish: hints followed until it is solved, each the step
+    nonoforge.solver.human takes from the page's grid, the two-line and contradiction ones
+    included (the assumed cell marked with what it is, the failing line framed)."""
+    from nonoforge.solver.human import Technique, next_step
+
+    p = Puzzle.from_grid(Grid.from_rows(["#..##", "..#.#", ".###.", "..#.#", "##..."]))
+    path = tmp_path / "trial.html"
+    path.write_text(page([ExportItem(p, 1, {"grade": 1}, p.goal, "unique")], "Trials"),
+                    encoding="utf-8")
+    clean_start(browser, tmp_path)
+    errors(browser)
+    reload(browser, path.as_uri())
+    seen = set()
+    for _ in range(p.width * p.height):
+        if solved(browser):
+            break
+        want = next_step(p, page_state(browser, p)).steps[0]
+        said, cells = hint(browser)
+        assert said == "Hint \u2014 " + want.sentence
+        assert cells == {c.row * p.width + c.col: 1 if c.after == 2 else -1 for c in want.cells}
+        clue = ("rc" if want.kind.value == "row" else "cc") + str(want.index)
+        assert "hclue" in browser.find_element("id", clue).get_attribute("class")
+        if want.technique in (Technique.TWO_LINE, Technique.CONTRADICTION):
+            seen.add(want.technique)
+            assert len(cells) == 1 and "if" in said
+        follow(browser, cells, colour=False)
+    assert solved(browser) and seen == {Technique.TWO_LINE, Technique.CONTRADICTION}
+    assert errors(browser) == []
+
+
 def test_a_wrong_cell_is_reported_before_any_hint(browser, tmp_path) -> None:
     its, url = book_page(browser, tmp_path, "Wrong")
     reload(browser, url)

@@ -21,6 +21,7 @@ from nonoforge.solver import solve
 from nonoforge.solver.human import (
     LADDER,
     LINE_RUNGS,
+    TRIAL_RUNGS,
     HumanOptions,
     Stop,
     Technique,
@@ -29,6 +30,8 @@ from nonoforge.solver.human import (
     line_logic,
     next_step,
     parse_state,
+    path_rows,
+    path_text,
     rung,
 )
 from nonoforge.solver.quick import line_logic as quick_line_logic
@@ -135,7 +138,7 @@ def _agrees(p: Puzzle) -> None:
     path = explain_path(p, options=HumanOptions(max_probe_lines=20_000))
     if res.technique in ("trivial", "overlap", "line"):
         assert path.stop is Stop.SOLVED
-        assert all(s.technique is not T.CONTRADICTION for s in path.steps)
+        assert all(s.technique not in TRIAL_RUNGS for s in path.steps)
     if path.stop is Stop.SOLVED:
         assert res.status.value == "unique"
         assert np.array_equal(_solution(path.state), res.solutions[0].cells)
@@ -205,14 +208,69 @@ def test_two_solutions_stall_where_the_engine_searches() -> None:
     path = explain_path(p)
     assert path.stop is Stop.STALLED and not path.steps and path.bottleneck == 0
     assert solve(p).status.value == "multiple"
+    # it says so: the rest needs search (the engine's), or there are several solutions
+    assert path_text(path)[0] == ("Stuck: no technique on the ladder applies here; the rest "
+                                  "needs guessing (search), or the puzzle has more than one "
+                                  "solution.")
 
 
-def test_contradiction_rung_names_the_cell() -> None:
+def test_trial_rungs_name_the_cell_on_an_example() -> None:
     p = read_file(resolve("example:edge"))[0]  # the engine needs probing here
     path = explain_path(p)
-    probes = [s for s in path.steps if s.technique is T.CONTRADICTION]
+    probes = [s for s in path.steps if s.technique in TRIAL_RUNGS]
     assert probes and path.stop is Stop.SOLVED
-    assert all(len(s.cells) == 1 and "if it were" in s.sentence for s in probes)
+    assert all(len(s.cells) == 1 and "if the cell at" in s.sentence for s in probes)
+    assert np.array_equal(_solution(path.state), solve(p).solutions[0].cells)
+
+
+def test_two_line_rung_on_a_hand_made_puzzle() -> None:
+    """No line has a deduction on the empty grid; two rows read together give the first:
+    row 1 (clue 1) with its cell 1 filled would have cells 2-4 empty, and columns 1 (clue 2)
+    and 4 (clue 1 1) would then fill cells 1 and 4 of row 2, which its clue 2 cannot hold."""
+    p = Puzzle.from_grid(Grid.from_rows(["...#", "##..", "#...", "..##"]))
+    path = explain_path(p)
+    first = path.steps[0]
+    assert path.footholds == 0 and path.bottleneck == 0
+    assert (first.technique, first.kind.value, first.index) == (T.TWO_LINE, "row", 1)
+    assert [(c.row, c.col, c.before, c.after) for c in first.cells] == [(0, 0, 3, 1)]
+    assert first.assumed == 2 and first.via is not None and first.via[0].value == "row"
+    assert first.via[1] == 0
+    assert first.sentence == (
+        "Rows 1 and 2 together: if the cell at row 1, column 1 were filled, row 1 would need "
+        "cells 2-4 empty; the columns through them then give row 2 cells 1 and 4 filled, "
+        "which its clue 2 cannot hold; so it is empty.")
+    assert path_rows(path)[0]["assumed"] == 1 and path_rows(path)[0]["via"] == {
+        "line": "row", "index": 0}
+    assert path.stop is Stop.SOLVED and path.hardest is T.TWO_LINE
+    assert np.array_equal(_solution(path.state), solve(p).solutions[0].cells)
+
+
+def test_contradiction_rung_where_two_lines_are_not_enough() -> None:
+    """Cell (1, 1) empty breaks column 4 only after line deduction has gone round more than
+    two lines: the contradiction rung, naming the cell and the line where it fails."""
+    p = Puzzle.from_grid(Grid.from_rows(["#..##", "..#.#", ".###.", "..#.#", "##..."]))
+    path = explain_path(p)
+    used = [s.technique for s in path.steps]
+    assert T.TWO_LINE in used and used.index(T.TWO_LINE) < used.index(T.CONTRADICTION)
+    step = next(s for s in path.steps if s.technique is T.CONTRADICTION)
+    assert (step.kind.value, step.index) == ("column", 3)
+    assert [(c.row, c.col, c.after) for c in step.cells] == [(0, 0, 2)]
+    assert step.assumed == 1 and step.via is None
+    assert step.sentence == ("Cell at row 1, column 1: if it were empty, line deduction "
+                             "would break column 4 (clue 1 1), so it is filled.")
+    # the state just before: no line rung and no two-line trial decides anything there
+    before = explain_path(p, options=HumanOptions(max_steps=used.index(T.CONTRADICTION)))
+    nxt = next_step(p, before.state)
+    assert [s.technique for s in nxt.steps] == [T.CONTRADICTION]
+    assert path.stop is Stop.SOLVED and path.hardest is T.CONTRADICTION
+    assert np.array_equal(_solution(path.state), solve(p).solutions[0].cells)
+
+
+def test_trials_stop_at_their_budget() -> None:
+    p = Puzzle.from_grid(Grid.from_rows(["#..##", "..#.#", ".###.", "..#.#", "##..."]))
+    path = explain_path(p, options=HumanOptions(max_probe_lines=3))
+    assert path.stop is Stop.BUDGET and path.probe_lines == 3
+    assert all(s.technique not in TRIAL_RUNGS for s in path.steps)
 
 
 def test_state_text_is_checked() -> None:

@@ -81,10 +81,10 @@ def explain(
 ) -> None:
     """Solve like a person: the easiest deduction anywhere, step by step, each named and said
     in a sentence (simple boxes, simple spaces, forcing, glue, completing, line deduction,
-    contradiction; docs/difficulty.md). Ends with the steps per technique, the hardest one,
-    the footholds (lines with a deduction on the empty grid) and the bottleneck (fewest
-    lines with one at any point). With --state, the next step from a partly solved grid
-    (a hint); a cell that differs from the solution is reported instead.
+    two lines together, contradiction; docs/difficulty.md). Ends with the steps per
+    technique, the hardest one, the footholds (lines with a deduction on the empty grid)
+    and the bottleneck (fewest lines with one at any point). With --state, the next step
+    from a partly solved grid (a hint); a cell that differs from the solution is reported instead.
 
     Example: nonoforge explain example:petro
 

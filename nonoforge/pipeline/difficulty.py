@@ -4,10 +4,12 @@ A puzzle's measured solve time is noisy and machine-dependent; its effort counts
 solves, probes, search nodes, SAT conflicts) are exact. So we fit, once per solver version,
 a *monotone* model from effort (and size, colours) to measured time: predicted seconds are
 a non-negative combination of the counts, so more work never scores easier. The score of a
-puzzle is its predicted time, a pure function of its effort. Grades 1..5 cut the ranking
-of ``(technique rung, score)`` at the calibration corpus's quintiles: ordering by the rung
-first is what makes the rung a floor (a puzzle that needs probing outranks, so never grades
-below, any puzzle solved line by line). See docs/difficulty.md.
+puzzle is its predicted time, a pure function of its effort. Its grade 1..5 cuts the
+*grading effort* -- the score times a factor for the search the puzzle needs (the share of
+the grid only guessing reaches, how many guesses, how deep: :func:`search_factor`) -- at
+fixed cut-points (:data:`GRADE_CUTS`): needing one shallow guess no longer outranks every
+puzzle solved line by line, and a puzzle without a proven unique solution never grades 5.
+See docs/difficulty.md.
 """
 
 from __future__ import annotations
@@ -65,7 +67,8 @@ class Model:
     names: list[str]
     weights: list[float]
     intercept: float
-    thresholds: list[tuple[int, float]] = field(default_factory=list)
+    #: the grading effort's cut-points (:data:`GRADE_CUTS` unless a model says otherwise)
+    cuts: list[float] = field(default_factory=lambda: list(GRADE_CUTS))
     fit: dict[str, Any] = field(default_factory=dict)
 
     def score(self, feats: Mapping[str, float]) -> float:
@@ -73,10 +76,16 @@ class Model:
         pairs = zip(self.names, self.weights, strict=True)
         return float(self.intercept + sum(w * feats.get(n, 0.0) for n, w in pairs))
 
-    def grade(self, technique: str, score: float) -> int:
-        """1 (easiest) .. 5: how many calibration quintile cuts ``(rung, score)`` passes."""
-        point = (rung(technique), score)
-        return 1 + sum(1 for t in self.thresholds if point > (t[0], t[1]))
+    def grade(
+        self, technique: str, score: float, feats: Mapping[str, float] | None = None,
+        unique: bool = True,
+    ) -> int:
+        """1 (easiest) .. 5: how many of the cut-points the grading effort
+        (:func:`grading_effort`) passes; a puzzle not proven ``unique`` at most
+        ``GRADES - 1`` (4), so that grade 5 never means "has several solutions"."""
+        value = grading_effort(technique, score, feats or {})
+        g = 1 + sum(1 for c in self.cuts if value > c)
+        return g if unique else min(g, GRADES - 1)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -84,18 +93,22 @@ class Model:
             "names": self.names,
             "weights": self.weights,
             "intercept": self.intercept,
-            "thresholds": [list(t) for t in self.thresholds],
+            "grading": GRADING,
+            "cuts": list(self.cuts),
             "fit": self.fit,
         }
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Model:
+        """A model as stored; one stored under an older grading rule (its ``thresholds``
+        cut ``(rung, score)``) keeps its weights and grades by today's rule."""
+        current = d.get("grading") == GRADING and "cuts" in d
         return cls(
             solver_version=str(d["solver_version"]),
             names=list(d["names"]),
             weights=[float(w) for w in d["weights"]],
             intercept=float(d["intercept"]),
-            thresholds=[(int(a), float(b)) for a, b in d.get("thresholds", [])],
+            cuts=[float(c) for c in d["cuts"]] if current else list(GRADE_CUTS),
             fit=dict(d.get("fit", {})),
         )
 
@@ -177,8 +190,6 @@ def fit(samples: Sequence[Sample], solver_version: str, balance: bool = False) -
             "spearman_train": _rho(model, train),
             "spearman_held_out": _rho(model, test),
         }
-    points = [(rung(s.technique), model.score(s.features)) for s in samples]
-    model.thresholds = cut_points(points, _weights(samples) if balance else np.ones(len(points)))
     return model
 
 
@@ -218,18 +229,70 @@ def _weights(samples: Sequence[Sample]) -> np.ndarray:
     return w * len(samples) / w.sum()
 
 
-def cut_points(
-    points: Sequence[tuple[int, float]], weights: Sequence[float] | np.ndarray
-) -> list[tuple[int, float]]:
-    """The GRADES-1 weighted quantiles of ``(rung, score)`` points, ordered rung first."""
-    order = sorted(range(len(points)), key=lambda i: points[i])
-    cum = np.cumsum(np.asarray(weights, float)[order])
-    total = cum[-1]
-    cuts = []
-    for q in range(1, GRADES):
-        i = int(np.searchsorted(cum, total * q / GRADES, side="left"))
-        cuts.append(points[order[min(i, len(order) - 1)]])
-    return cuts
+# -- the grade (issue 37) ------------------------------------------------------------------
+
+#: The grading rule's version, stored with every model (``grading``). A model stored under
+#: another rule (1: the ``(rung, score)`` quintiles before issue 37, no ``grading`` key)
+#: keeps its fitted weights and grades by this rule's :data:`GRADE_CUTS`. Bump it when
+#: :func:`search_factor` or the cut-points change meaning.
+GRADING = 2
+
+#: The grading effort's cut-points, in seconds of predicted solve time times the search
+#: factor: grade g+1 when the grading effort passes the g-th. Fixed, so a grade is a
+#: property of the puzzle (the same alone or in any corpus) and a refit of the weights
+#: keeps the bands, the score being calibrated in seconds. The bands widen upward (each
+#: cut 1.7 to 7 times the one below), since search multiplies the effort. On puzzles
+#: solved line by line (factor 1): up to about 16x16 is grade 1, 20x20 to 30x30 grade 2,
+#: 35x35 to 60x60 grade 3, larger grade 4; grade 5 takes search. Chosen on the reference
+#: set and the 6,723 distinct webpbn puzzles (docs/difficulty.md has the histograms).
+GRADE_CUTS: tuple[float, ...] = (0.00027, 0.00045, 0.0012, 0.008)
+
+#: Search depth at which the search factor doubles (a depth of 4 nested guesses).
+DEPTH_SCALE = 4.0
+
+
+def search_factor(technique: str | None, feats: Mapping[str, float]) -> float:
+    """How many times its predicted time a puzzle grades for the search it needs.
+
+    1 for a puzzle solved line by line. Otherwise the product of
+
+    - ``1 + share x log2(1 + guesses)``: *guesses* are the trial assumptions followed to a
+      contradiction (refuted probes), search nodes, backtracks and SAT conflicts -- the
+      size of the search, on a log scale, since the first guesses are the big step for a
+      solver as for a person; *share* is the part of the grid those guesses decide
+      (cells decided after a probe's contradiction over the cells; all of it once the
+      solver branches), so a guess that settles two cells of a 20x20 weighs little, one
+      the rest of the grid hangs on weighs in full;
+    - ``1 + depth / DEPTH_SCALE``: how many guesses were nested at once.
+
+    A small puzzle with one shallow guess gets about 1.5, a 25x25 that needs search 10 to
+    50, so the search a puzzle needs moves it up in proportion, not to the top.
+
+    >>> search_factor("line", {"effort.probe_contradictions": 5.0})
+    1.0
+    >>> search_factor("probe", {"cells": 400.0, "effort.cells_by_probe": 200.0,
+    ...                         "effort.probe_contradictions": 1.0})
+    1.5
+    >>> search_factor("search", {"cells": 625.0, "effort.nodes": 3.0, "effort.max_depth": 4.0,
+    ...                          "effort.probe_contradictions": 12.0})
+    10.0
+    """
+    if rung(technique) < rung("probe"):
+        return 1.0
+
+    def count(name: str) -> float:
+        return max(float(feats.get("effort." + name, 0.0)), 0.0)
+
+    guesses = sum(count(n) for n in
+                  ("probe_contradictions", "nodes", "backtracks", "sat_conflicts"))
+    cells = max(float(feats.get("cells", 0.0)), 1.0)
+    share = 1.0 if count("nodes") > 0 else min(1.0, count("cells_by_probe") / cells)
+    return (1.0 + share * math.log2(1.0 + guesses)) * (1.0 + count("max_depth") / DEPTH_SCALE)
+
+
+def grading_effort(technique: str | None, score: float, feats: Mapping[str, float]) -> float:
+    """What the grade cuts: the predicted seconds times :func:`search_factor`."""
+    return score * search_factor(technique, feats)
 
 
 # -- the human-effort score (issue 36) ------------------------------------------------------

@@ -620,8 +620,10 @@ def score_rows(rows: list[dict[str, Any]], model: Model) -> None:
     """Add ``score`` (predicted seconds) and ``grade`` to each row, in place.
 
     Puzzles cut off by the work budget and unsolvable puzzles get no grade: a grade
-    promises a puzzle to solve. Puzzles that could not be rated (``error``) or were cut off
-    by the wall clock (``timeout_wall``: their effort depends on the machine) get neither.
+    promises a puzzle to solve; one with several solutions grades at most 4
+    (:meth:`~nonoforge.pipeline.difficulty.Model.grade`), its status the marker. Puzzles
+    that could not be rated (``error``) or were cut off by the wall clock
+    (``timeout_wall``: their effort depends on the machine) get neither.
     """
     for row in rows:
         if row["status"] in ("error", "timeout_wall", "timeout"):  # effort cut by a clock
@@ -630,8 +632,8 @@ def score_rows(rows: list[dict[str, Any]], model: Model) -> None:
         s = sample_of(row)
         row["score"] = model.score(s.features)
         row["grade"] = (
-            model.grade(s.technique, row["score"]) if row["status"] in ("unique", "multiple")
-            else None
+            model.grade(s.technique, row["score"], s.features, row["status"] == "unique")
+            if row["status"] in GRADED else None
         )
 
 

@@ -30,6 +30,14 @@ puzzles use the same rungs, with "filled" meaning "of the block's colour"):
     Line deduction: every placement of the blocks consistent with what is known, the
     complete line solver; what all placements agree on. A catch-all for the cleverer
     single-line tricks people use without naming them.
+``two_line``
+    Two lines together: try a colour in an undecided cell, work line deduction on one line
+    through it (its row, else its column), then on the lines crossing that one where they
+    gained a cell; when a line parallel to the first can then take no placement, the cell
+    cannot have that colour. Two lines read side by side, the crossing lines carrying
+    the cells between them: the smallest trial that can fail (on a grid line deduction
+    has finished, a single line, or a line and one crossing line, can always take any
+    colour its cells allow, so no deduction from a crossing pair alone exists there).
 ``contradiction``
     Try a colour in an undecided cell and run line deduction over the grid; when some
     line can then take no placement, the cell cannot have that colour.
@@ -50,7 +58,7 @@ records are 0-based; the sentences count from 1, as players do.
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -67,6 +75,7 @@ __all__ = [
     "LineKind",
     "Step",
     "Stop",
+    "TRIAL_RUNGS",
     "Technique",
     "explain",
     "explain_path",
@@ -89,6 +98,7 @@ class Technique(enum.StrEnum):
     GLUE = "glue"
     COMPLETING = "completing"
     LINE = "line"
+    TWO_LINE = "two_line"
     CONTRADICTION = "contradiction"
 
     @property
@@ -100,7 +110,9 @@ class Technique(enum.StrEnum):
 #: The ladder, easiest first.
 LADDER: tuple[Technique, ...] = tuple(Technique)
 #: The rungs that look at one line alone.
-LINE_RUNGS: tuple[Technique, ...] = LADDER[:-1]
+LINE_RUNGS: tuple[Technique, ...] = LADDER[:-2]
+#: The rungs that try a colour in one cell and follow it through the lines (trials).
+TRIAL_RUNGS: tuple[Technique, ...] = LADDER[-2:]
 
 
 class LineKind(enum.StrEnum):
@@ -140,7 +152,12 @@ class CellChange:
 
 @dataclass(frozen=True)
 class Step:
-    """One deduction: a technique on one line (``kind``, ``index``) and what it decided."""
+    """One deduction: a technique on one line (``kind``, ``index``) and what it decided.
+
+    A trial step (``two_line``, ``contradiction``) decides one cell; its line is the one
+    where the trial fails (the line a hint frames), ``assumed`` the colour mask tried in
+    the cell and ``via`` (``two_line`` only) the line through the cell the trial started
+    from, the failing line's partner."""
 
     technique: Technique
     kind: LineKind
@@ -149,6 +166,10 @@ class Step:
     sentence: str
     #: lines where some deduction was available before this step (a measure of footholds)
     available: int
+    #: the colour mask assumed in the cell (trial steps)
+    assumed: int | None = None
+    #: the line through the assumed cell the two-line trial worked first
+    via: tuple[LineKind, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -490,6 +511,11 @@ class _Board:
     memo: list[dict[Technique, list[int] | None]] = field(default_factory=list)
     #: the cell (reading-order index) the contradiction rung starts from
     probe_from: int = 0
+    #: the same for the two-line rung
+    pair_from: int = 0
+    #: per line, the cells line deduction narrows when one cell is narrowed (position,
+    #: mask) as the path stands: the two-line rung's trials, kept until the line changes
+    implied: list[dict[tuple[int, int], dict[int, int] | bool]] = field(default_factory=list)
 
     @classmethod
     def of(cls, puzzle: Puzzle) -> _Board:
@@ -501,9 +527,11 @@ class _Board:
             lines = range(len(self.blocks))
             self.cur = [()] * len(self.blocks)
             self.memo = [{} for _ in self.blocks]
+            self.implied = [{} for _ in self.blocks]
         for li in lines:
             self.cur[li] = self.line(st, li)
             self.memo[li] = {}
+            self.implied[li] = {}
 
     def get(self, t: Technique, li: int) -> list[int] | None:
         """Rung ``t`` on line ``li`` as the path stands (after :meth:`sync`)."""
@@ -668,7 +696,9 @@ def explain_path(
             break
         step = _line_step(board, st, avail) if avail else None
         if step is None:
-            probed = _probe_step(board, st, budget)
+            probed = _pair_step(board, st, budget)
+            if probed is None:
+                probed = _probe_step(board, st, budget)
             if probed is None or isinstance(probed, Stop):
                 stop = probed or Stop.STALLED
                 break
@@ -705,34 +735,136 @@ def _line_step(board: _Board, st: np.ndarray, avail: int) -> Step | None:
     return None
 
 
-def _probe_step(board: _Board, st: np.ndarray, budget: list[int]) -> Step | Stop | None:
+def _undecided(st: np.ndarray, start: int) -> Iterator[tuple[int, int, int, int]]:
+    """``(row, col, mask, colour)`` for each colour of each undecided cell, reading order
+    from cell ``start`` round to the cell before it."""
     h, w = st.shape
-    # reading order, continuing from the cell the last contradiction came from: cells that
-    # gave nothing are tried again only after every other one has been
     for at in range(h * w):
-        r, c = divmod((board.probe_from + at) % (h * w), w)
+        r, c = divmod((start + at) % (h * w), w)
         m = int(st[r, c])
         if m & (m - 1) == 0:
             continue
         for k in range(m.bit_length()):
-            if not m >> k & 1:
-                continue
-            trial = st.copy()
-            trial[r, c] = np.uint64(1 << k)
-            hit = _propagate(board, trial, [r, h + c], budget)
+            if m >> k & 1:
+                yield r, c, m, k
+
+
+def _implied(board: _Board, li: int, changes: dict[int, int],
+             budget: list[int]) -> dict[int, int] | bool | None:
+    """Line deduction on line ``li`` as the path stands with the cells ``changes`` (position
+    in the line -> mask) narrowed: the positions it narrows further and to what (False
+    when the line breaks, None when the budget is spent). One cell's implications are kept
+    until the line changes; only a line content not solved before costs a line solve."""
+    one = next(iter(changes.items())) if len(changes) == 1 else None
+    memo = board.implied[li]
+    if one is not None and one in memo:
+        return memo[one]
+    masks = list(board.cur[li])
+    for j, m in changes.items():
+        masks[j] = m
+    key = (Technique.LINE.rank, li, tuple(masks))
+    if key not in board.cache:
+        if budget[0] <= 0:
+            return None
+        budget[0] -= 1
+        board.cache[key] = rung(Technique.LINE, masks, board.blocks[li])
+    out = board.cache[key]
+    got: dict[int, int] | bool = False if out is None else \
+        {j: o for j, (m, o) in enumerate(zip(masks, out, strict=True)) if m != o}
+    if one is not None:
+        memo[one] = got
+    return got
+
+
+_Cells = dict[tuple[int, int], int]
+
+
+def _pair_trial(board: _Board, r: int, c: int, k: int, first: int, budget: list[int],
+                ) -> tuple[int, _Cells, _Cells] | int | None:
+    """The two-line trial of colour ``k`` in cell (r, c), starting from line ``first`` (the
+    cell's row or column): ``(failing line, cells the first line decided, cells the
+    crossing lines gave the failing one)``; -1 when no line parallel to ``first`` fails;
+    None when the budget is spent. Works on the path's line contents (:attr:`_Board.cur`),
+    which are at a line-deduction fixpoint: a line that gains one narrowed cell can
+    always hold it, so only the lines parallel to ``first`` that gain two or more are
+    solved."""
+    h = board.puzzle.height
+    is_row = first < h
+    pos = c if is_row else r
+    got = _implied(board, first, {pos: 1 << k}, budget)
+    if not isinstance(got, dict):
+        return None if got is None else first
+    decided = {pos: 1 << k, **got}
+    at = first if is_row else first - h  # the first line's place in the crossing lines
+    # the crossing lines, each with its one new cell; what they give the parallel lines
+    carried: dict[int, dict[int, int]] = {}
+    for j in sorted(decided):
+        cross = h + j if is_row else j
+        more = _implied(board, cross, {at: decided[j]}, budget)
+        if not isinstance(more, dict):
+            return None if more is None else cross
+        for i, m in more.items():
+            carried.setdefault(i if is_row else h + i, {})[j] = m
+    for li in sorted(carried):
+        if li == first or len(carried[li]) < 2:
+            continue
+        res = _implied(board, li, carried[li], budget)
+        if res is None:
+            return None
+        if res is False:
+            cells = (lambda i, j: (i, j)) if is_row else (lambda i, j: (j, i - h))
+            return (li, {cells(first, j): m for j, m in decided.items()},
+                    {cells(li, j): m for j, m in carried[li].items()})
+    return -1
+
+
+def _pair_step(board: _Board, st: np.ndarray, budget: list[int]) -> Step | Stop | None:
+    """The first two-line step from the cell the last one came from (None: none)."""
+    h, w = st.shape
+    for r, c, m, k in _undecided(st, board.pair_from):
+        for first in (r, h + c):
+            hit = _pair_trial(board, r, c, k, first, budget)
             if hit is None:
                 return Stop.BUDGET
-            if hit < 0:
-                continue
+            if isinstance(hit, int):
+                if hit < 0:
+                    continue
+                empty: _Cells = {}
+                fails, decided, carried = hit, empty, empty
+            else:
+                fails, decided, carried = hit
+            board.pair_from = r * w + c
             after = m & ~(1 << k)
-            board.probe_from = r * w + c
-            kind, idx = _where(board, hit)
-            what = _colour_word(board.puzzle, 1 << k)
-            rest = _colour_word(board.puzzle, after)
-            sentence = (f"Cell at row {r + 1}, column {c + 1}: if it were {what}, line "
-                        f"deduction would break {kind.value} {idx + 1}, so it is {rest}.")
-            return Step(Technique.CONTRADICTION, LineKind.ROW, r,
-                        (CellChange(r, c, m, after),), sentence, 0)
+            kind, idx = _where(board, fails)
+            return Step(Technique.TWO_LINE, kind, idx, (CellChange(r, c, m, after),),
+                        _pair_sentence(board, (r, c, k, after), first, fails, decided, carried),
+                        0, 1 << k, _where(board, first))
+    return None
+
+
+def _probe_step(board: _Board, st: np.ndarray, budget: list[int]) -> Step | Stop | None:
+    h = board.puzzle.height
+    w = board.puzzle.width
+    # reading order, continuing from the cell the last contradiction came from: cells that
+    # gave nothing are tried again only after every other one has been
+    for r, c, m, k in _undecided(st, board.probe_from):
+        trial = st.copy()
+        trial[r, c] = np.uint64(1 << k)
+        hit = _propagate(board, trial, [r, h + c], budget)
+        if hit is None:
+            return Stop.BUDGET
+        if hit < 0:
+            continue
+        after = m & ~(1 << k)
+        board.probe_from = r * w + c
+        kind, idx = _where(board, hit)
+        what = _colour_word(board.puzzle, 1 << k)
+        rest = _colour_word(board.puzzle, after)
+        sentence = (f"Cell at row {r + 1}, column {c + 1}: if it were {what}, line "
+                    f"deduction would break {kind.value} {idx + 1} (clue "
+                    f"{_clue_text(board.blocks[hit])}), so it is {rest}.")
+        return Step(Technique.CONTRADICTION, kind, idx, (CellChange(r, c, m, after),),
+                    sentence, 0, 1 << k)
     return None
 
 
@@ -887,6 +1019,46 @@ def _sentence(board: _Board, t: Technique, li: int, masks: Sequence[int],
             f"agree on {result()}.")
 
 
+def _clue_text(blocks: Blocks) -> str:
+    return " ".join(str(ln) for ln, _ in blocks) or "0"
+
+
+def _cells_text(board: _Board, li: int, got: dict[tuple[int, int], int]) -> str:
+    """Cells of line ``li`` and their colours, as a player reads them: ``cells 4-6 filled
+    and cell 8 empty``."""
+    h = board.puzzle.height
+    groups: dict[int, list[int]] = {}
+    for (r, c), m in sorted(got.items()):
+        if (r if li < h else h + c) == li:
+            groups.setdefault(m, []).append(c if li < h else r)
+    parts = [f"{_spans(v)} {_colour_word(board.puzzle, m)}"
+             for m, v in sorted(groups.items(), key=lambda kv: min(kv[1]))]
+    return " and ".join(parts) or "nothing new"
+
+
+def _pair_sentence(board: _Board, cell: tuple[int, int, int, int], first: int, fails: int,
+                   decided: dict[tuple[int, int], int],
+                   carried: dict[tuple[int, int], int]) -> str:
+    """The two-line sentence: the two lines, the trial, what the first line then needs and
+    what the crossing lines leave the second, which its clue cannot hold."""
+    r, c, k, after = cell
+    (k1, i1), (k2, i2) = _where(board, first), _where(board, fails)
+    what = _colour_word(board.puzzle, 1 << k)
+    rest = _colour_word(board.puzzle, after)
+    plural = f"{k1.value.capitalize()}s {i1 + 1} and {i2 + 1}" if k1 is k2 else \
+        f"{k1.value.capitalize()} {i1 + 1} and {k2.value} {i2 + 1}"
+    others = {rc: m for rc, m in decided.items() if rc != (r, c)}
+    if fails == first or not carried:
+        return (f"{plural} together: if the cell at row {r + 1}, column {c + 1} were {what}, "
+                f"{k2.value} {i2 + 1} could not hold its clue {_clue_text(board.blocks[fails])}; "
+                f"so it is {rest}.")
+    cross = "columns" if k1 is LineKind.ROW else "rows"
+    return (f"{plural} together: if the cell at row {r + 1}, column {c + 1} were {what}, "
+            f"{k1.value} {i1 + 1} would need {_cells_text(board, first, others)}; the {cross} "
+            f"through them then give {k2.value} {i2 + 1} {_cells_text(board, fails, carried)}, "
+            f"which its clue {_clue_text(board.blocks[fails])} cannot hold; so it is {rest}.")
+
+
 def path_rows(path: HumanPath) -> list[dict[str, object]]:
     """Each step as a JSON-ready dict (0-based line and cells, masks as colour indices
     where decided)."""
@@ -898,5 +1070,7 @@ def path_rows(path: HumanPath) -> list[dict[str, object]]:
                        "value": (c.after.bit_length() - 1) if c.after & (c.after - 1) == 0
                        else None, "mask": c.after} for c in s.cells],
             "sentence": s.sentence, "available": s.available,
+            **({} if s.assumed is None else {"assumed": s.assumed.bit_length() - 1}),
+            **({} if s.via is None else {"via": {"line": s.via[0].value, "index": s.via[1]}}),
         })
     return rows

@@ -634,7 +634,9 @@
   }
 
   // The next step from cells (0 unknown, -1 empty, c > 0 colour c): {wrong: [cell indices]},
-  // {solved: true}, {line, technique, cells: [[index, value]], sentence} or {stuck: true}. Only
+  // {solved: true}, {line, technique, cells: [[index, value]], sentence, via} or {stuck: true}
+  // ({stuck, budget}: the trials' work ran out). A trial step's line is where the trial fails,
+  // via the line it started from (two_line). Only
   // cells a step decides are reported (a colour puzzle's "not red" has no place on the board);
   // when no rung decides one from the player's cells alone, colours ruled out line by line are
   // carried over to the crossing lines until one does.
@@ -674,7 +676,153 @@
         o.forEach(function (m, j) { if (m !== mine[j]) { carried[ls[n].cells[j]] = m; changed = true; } });
       }
     }
-    return { stuck: true };
+    return trialStep(p, ls, carried);
+  }
+
+  // -- trials: a colour tried in one cell and followed through the lines ------------------------
+  // human.py's two top rungs, in its order and words, on a grid line deduction has finished:
+  // two_line works the trial through one line of the cell, the lines crossing it, and a line
+  // parallel to it; contradiction through the whole grid. The first trial that fails decides
+  // the cell (in a colour puzzle only a trial that leaves one colour is a hint). Each hint may
+  // spend at most TRIAL_LINES line solves: a count, not a clock.
+  var TRIAL_LINES = 20000;
+
+  function numeric(a, b) { return a - b; }
+
+  function clueText(blocks) { return blocks.map(function (b) { return b[0]; }).join(" ") || "0"; }
+
+  // Line li with the cells changes (position -> mask) narrowed: what line logic narrows
+  // further (position -> mask), or null when the line breaks.
+  function solveWith(ls, masks, li, changes, work) {
+    work.lines++;
+    var have = ls[li].cells.map(function (c) { return masks[c]; }), got = {};
+    Object.keys(changes).forEach(function (j) { have[+j] = changes[j]; });
+    var out = lineLogic(have, ls[li].blocks);
+    if (!out) return null;
+    out.forEach(function (o, j) { if (o !== have[j]) got[j] = o; });
+    return got;
+  }
+
+  function pairTrial(p, ls, masks, r, c, k, first, work) {
+    var h = p.h, isRow = first < h, pos = isRow ? c : r, at = isRow ? first : first - h, j, i;
+    var decided = {};
+    decided[pos] = 1 << k;
+    var got = solveWith(ls, masks, first, decided, work);
+    if (!got) return { fails: first };
+    for (j in got) decided[j] = got[j];
+    var carried = {}, keys = Object.keys(decided).map(Number).sort(numeric);
+    for (var n = 0; n < keys.length; n++) {
+      var cross = isRow ? h + keys[n] : keys[n], one = {};
+      one[at] = decided[keys[n]];
+      var more = solveWith(ls, masks, cross, one, work);
+      if (!more) return { fails: cross };
+      for (i in more) {
+        var li = isRow ? +i : h + +i;
+        (carried[li] = carried[li] || {})[keys[n]] = more[i];
+      }
+    }
+    var par = Object.keys(carried).map(Number).sort(numeric);
+    for (n = 0; n < par.length; n++) {
+      if (par[n] === first || Object.keys(carried[par[n]]).length < 2) continue;
+      if (!solveWith(ls, masks, par[n], carried[par[n]], work)) {
+        return { fails: par[n], decided: decided, carried: carried[par[n]] };
+      }
+    }
+    return null;
+  }
+
+  // Line deduction over the grid from the lines start, lowest line first, as human.py's
+  // _propagate: the line that breaks, -1 for none.
+  function propagate(ls, h, trial, start, work) {
+    var dirty = start.slice(), queued = {};
+    start.forEach(function (x) { queued[x] = true; });
+    while (dirty.length) {
+      if (work.lines > TRIAL_LINES) return -2;
+      dirty.sort(numeric);
+      var li = dirty.shift(), got = solveWith(ls, trial, li, {}, work);
+      delete queued[li];
+      if (!got) return li;
+      for (var j in got) {
+        trial[ls[li].cells[+j]] = got[j];
+        var x = li < h ? h + +j : +j;
+        if (!queued[x]) { queued[x] = true; dirty.push(x); }
+      }
+    }
+    return -1;
+  }
+
+  // The cells of line li among cells (line position -> mask), as human.py's _cells_text.
+  function cellsText(p, groupsOf) {
+    var groups = {}, order = [];
+    Object.keys(groupsOf).map(Number).sort(numeric).forEach(function (j) {
+      var m = groupsOf[j];
+      if (!groups[m]) { groups[m] = []; order.push(m); }
+      groups[m].push(j);
+    });
+    return order.map(function (m) { return spans(groups[m]) + " " + colourWord(p, m); }).join(" and ") || "nothing new";
+  }
+
+  function pairSentence(p, ls, r, c, k, after, first, hit) {
+    var kind = function (li) { return li < p.h ? "row" : "column"; };
+    var num = function (li) { return li < p.h ? li + 1 : li - p.h + 1; };
+    var k1 = kind(first), k2 = kind(hit.fails), cap = k1.charAt(0).toUpperCase() + k1.slice(1);
+    var both = k1 === k2 ? cap + "s " + num(first) + " and " + num(hit.fails)
+                         : cap + " " + num(first) + " and " + k2 + " " + num(hit.fails);
+    var head = both + " together: if the cell at row " + (r + 1) + ", column " + (c + 1) + " were " + colourWord(p, 1 << k) + ", ";
+    var clue = clueText(ls[hit.fails].blocks), rest = colourWord(p, after);
+    if (hit.fails === first || !hit.carried) return head + k2 + " " + num(hit.fails) + " could not hold its clue " + clue + "; so it is " + rest + ".";
+    var others = {}, own = first < p.h ? c : r;
+    for (var j in hit.decided) if (+j !== own) others[j] = hit.decided[j];
+    return head + k1 + " " + num(first) + " would need " + cellsText(p, others) + "; the " + (k1 === "row" ? "columns" : "rows") +
+      " through them then give " + k2 + " " + num(hit.fails) + " " + cellsText(p, hit.carried) + ", which its clue " + clue +
+      " cannot hold; so it is " + rest + ".";
+  }
+
+  // Each colour of each undecided cell, reading order: fn(r, c, m, k) returns a step or null.
+  function eachTrial(p, masks, fn) {
+    for (var x = 0; x < masks.length; x++) {
+      var m = masks[x];
+      if (single(m)) continue;
+      for (var k = 0; (m >> k) > 0; k++) {
+        if (!((m >> k) & 1)) continue;
+        var got = fn(Math.floor(x / p.w), x % p.w, m, k);
+        if (got) return got;
+      }
+    }
+    return null;
+  }
+
+  function trialStep(p, ls, masks) {
+    var work = { lines: 0 }, over = { stuck: true, budget: true };
+    function decided(r, c, m, k, t, fails, said, via) {
+      var after = m & ~(1 << k);
+      if (!single(after)) return null;  // a colour ruled out, several left: no hint on the board
+      return { line: ls[fails], technique: t, cells: [[r * p.w + c, after === 1 ? -1 : 31 - Math.clz32(after)]],
+               sentence: said, via: via === undefined ? null : ls[via] };
+    }
+    var step = eachTrial(p, masks, function (r, c, m, k) {
+      var firsts = [r, p.h + c];
+      for (var f = 0; f < 2; f++) {
+        if (work.lines > TRIAL_LINES) return over;
+        var hit = pairTrial(p, ls, masks, r, c, k, firsts[f], work);
+        if (hit) {
+          return decided(r, c, m, k, "two_line", hit.fails,
+                         pairSentence(p, ls, r, c, k, m & ~(1 << k), firsts[f], hit), firsts[f]);
+        }
+      }
+      return null;
+    }) || eachTrial(p, masks, function (r, c, m, k) {
+      var trial = masks.slice();
+      trial[r * p.w + c] = 1 << k;
+      var hit = propagate(ls, p.h, trial, [r, p.h + c], work);
+      if (hit === -2) return over;
+      if (hit < 0) return null;
+      var where = (hit < p.h ? "row " + (hit + 1) : "column " + (hit - p.h + 1));
+      return decided(r, c, m, k, "contradiction", hit, "Cell at row " + (r + 1) + ", column " + (c + 1) +
+                     ": if it were " + colourWord(p, 1 << k) + ", line deduction would break " + where +
+                     " (clue " + clueText(ls[hit].blocks) + "), so it is " + colourWord(p, m & ~(1 << k)) + ".");
+    });
+    return step || { stuck: true };
   }
 
   function clearHint() {
@@ -697,11 +845,17 @@
           " row " + r + ", column " + c + " (marked in red). Clear it first.");
     } else if (st.solved) {
       say("Every cell is decided.");
+    } else if (st.budget) {
+      say("No hint within the work a hint may take: the next step needs a long trial.");
     } else if (st.stuck) {
-      say("No single line tells more from here: the next step needs trying a cell and following where it leads.");
+      say("No line, and no cell tried and followed through the lines, tells more from here: the next step needs guessing.");
     } else {
-      st.line.cells.forEach(function (i) { cellEl(i).classList.add("hline"); });
-      $(st.line.clue).classList.add("hclue");
+      // a trial step frames the line where the trial fails (and the line it started from)
+      [st.line, st.via].forEach(function (L) {
+        if (!L) return;
+        L.cells.forEach(function (i) { cellEl(i).classList.add("hline"); });
+        $(L.clue).classList.add("hclue");
+      });
       st.cells.forEach(function (d) { var el = cellEl(d[0]); el.classList.add("hint"); el.dataset.hint = String(d[1]); });
       say("Hint \u2014 " + st.sentence);
     }
