@@ -223,6 +223,23 @@ def test_easier_moves_toward_the_target_grade_with_edits_the_check_calls_unique(
     assert regraded["grade"] == out["grade_after"]
 
 
+def test_harder_runs_hardens_search_and_keeps_the_puzzle_unique(client, headers) -> None:
+    dancer = client.post("/api/open?example=dancer", headers=headers).json()["document"]
+    out = client.post("/api/regrade", json={**dancer, "direction": "harder", "target": 2},
+                      headers=headers).json()
+    assert out["direction"] == "harder" and out["grade_before"] == 1
+    assert out["changed"] and out["score_after"] > out["score_before"]
+    assert out["note"] and not out["reached"]  # dancer's 5x10 allows only 2 edits
+    cells = [list(r) for r in dancer["cells"]]
+    for y, x, v in out["changed"]:
+        cells[y][x] = v
+    assert cells == out["cells"]
+    after = {**dancer, "cells": cells}
+    assert client.post("/api/check", json=after, headers=headers).json()["verdict"] == "unique"
+    assert client.post("/api/grade", json=after, headers=headers).json()["score"] == \
+        pytest.approx(out["score_after"], abs=0.1)
+
+
 def test_regrade_refuses_bad_requests_in_one_line(client, headers) -> None:
     for bad in ({**SWITCH, "direction": "sideways", "target": 2},
                 {**SWITCH, "direction": "easier", "target": 9},
