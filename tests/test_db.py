@@ -1339,7 +1339,7 @@ def test_listing_streams_what_info_gives_page_after_page(url: str) -> None:
         assert [r["key"] for r in c.listing(limit=CHUNK + 2)] == [p.key for p in ps[:CHUNK + 2]]
 
 
-def test_rated_puzzles_are_counted_and_picked_by_position_in_the_database(url: str) -> None:
+def test_rated_puzzles_are_counted_and_read_by_seeks_in_the_database(url: str) -> None:
     from nonoforge.db.filters import Filters
     from nonoforge.ranges import Span
 
@@ -1350,13 +1350,37 @@ def test_rated_puzzles_are_counted_and_picked_by_position_in_the_database(url: s
                         for i, p in enumerate(ps)], "v")
         c.save_results([{"key": ps[0].key, "grade": None, "score": None}], "v")
         assert c.rated_supply("v") == {1: 19, 2: 20}
+        assert c.rated_supply("v", cap=5) == {1: 5, 2: 5}  # each grade counted up to 5
         assert c.rated_supply("v", Filters(grade=Span(2, 2))) == {2: 20}
+        assert c.rated_supply("v", Filters(grade=Span(2, 2)), cap=30) == {2: 20}
         assert c.rated_supply("v", Filters(source="nowhere")) == {}
-        got = c.rated_at("v", Filters(), {1: [0, 18], 2: [0]})
-        # grade 1 in score order: ps[38] (2.0), ..., ps[2] (38.0); grade 2: ps[39] first
-        assert [(x.grade, x.position, x.puzzle.key) for x in got] == [
-            (1, 0, ps[38].key), (1, 18, ps[2].key), (2, 0, ps[39].key)]
-        assert got[0].puzzle.meta.source == "s" and got[0].score == 2.0
+        assert c.rated_supply("v", Filters(source="nowhere"), cap=3) == {}
+        # grade 1 in score order: ps[38] (2.0), ps[36] (4.0), ..., ps[2] (38.0)
+        assert c.rated_bounds("v", Filters(), 1) == (2.0, 38.0)
+        assert c.rated_bounds("v", Filters(grade=Span(2, 2)), 1) is None  # outside the filter
+        first = c.rated_from("v", Filters(), 1, limit=2)
+        assert [(x.grade, x.score, x.puzzle.key) for x in first] == [
+            (1, 2.0, ps[38].key), (1, 4.0, ps[36].key)]
+        assert first[0].puzzle.meta.source == "s"
+        seek = c.rated_from("v", Filters(), 1, at_least=9.5, limit=1)
+        assert [x.puzzle.key for x in seek] == [ps[30].key]  # 10.0
+        after = c.rated_from("v", Filters(), 1, after=(seek[0].score, seek[0].id), limit=1)
+        assert [x.puzzle.key for x in after] == [ps[28].key]  # 12.0
+        assert len(c.rated_from("v", Filters(), 2)) == 20
+
+
+def test_ties_in_score_are_read_in_puzzle_order(url: str) -> None:
+    from nonoforge.db.filters import Filters
+
+    with Corpus.open(url) as c:
+        ps = puzzles(12, 47, size=(5, 5))
+        c.add(ps)
+        c.save_results([{"key": p.key, "grade": 3, "score": 1.5} for p in ps], "v")
+        keys = [x.puzzle.key for x in c.rated_from("v", Filters(), 3)]
+        assert keys == [p.key for p in ps]  # added in this order: ids in this order
+        x = c.rated_from("v", Filters(), 3, limit=5)[-1]
+        rest = c.rated_from("v", Filters(), 3, after=(x.score, x.id))
+        assert [y.puzzle.key for y in rest] == keys[5:]
 
 
 def test_the_head_revision_constant_is_the_migrations_head() -> None:
@@ -1408,9 +1432,11 @@ def test_the_human_features_migration_keeps_ratings_and_rate_fills_them(
         assert (row["key"], row["times"], row["grade"]) == (key, [0.25], 3)
         assert row["human"] is row["human_score"] is row["human_grade"] is None
         assert [p.key for p, _ in c.lacking_human(SOLVER_VERSION)] == [key]
-    with sqlite3.connect(old) as conn:
+    from nonoforge.db.connect import HEAD_REVISION
+
+    with sqlite3.connect(old) as conn:  # through 0009 to the head
         assert conn.execute(f"SELECT version_num FROM {m.VERSION_TABLE}").fetchall() == [
-            ("0009",)]
+            (HEAD_REVISION,)]
     r = CliRunner().invoke(app, ["-q", "rate", "--db", str(old), "--workers", "1", "--runs",
                                  "1", "--budget", "200000", "--json"])
     assert r.exit_code == 0, r.output
@@ -1425,3 +1451,88 @@ def test_the_human_features_migration_keeps_ratings_and_rate_fills_them(
                                    if x["status"] != "error")
     told = [json.loads(ln) for ln in r.stdout.splitlines() if ln.startswith("{")]
     assert any(e.get("key") == key and e["human"] == kept["human"] for e in told)
+
+
+def test_the_scale_indexes_migration_keeps_an_old_corpus_and_its_answers(
+    tmp_path: Path,
+) -> None:
+    """Migration 0010 on a corpus made at revision 0006 (see the test above it): the new
+    indexes are there and the old ones they replace are gone; the counts, a site filter,
+    an exact-size query and a rating of the old corpus give what they gave before."""
+    from nonoforge.db.filters import Filters
+
+    old = tmp_path / "old.db"
+    shutil.copy(ROOT / "tests" / "data" / "corpus-0006.db", old)
+    with sqlite3.connect(old) as conn:
+        pid, key = conn.execute("SELECT id, key FROM puzzles ORDER BY id LIMIT 1").fetchone()
+        conn.execute(  # a rating as nonoforge at revision 0006 stored it
+            "INSERT INTO results (puzzle_id, solver_version, status, technique, effort, "
+            "time_s, times, score, grade, rated_at) VALUES (?, 'v0', 'unique', 'line', '{}', "
+            "0.25, '[0.25]', 0.5, 3, '2026-01-02 03:04:05')", (pid,))
+        sizes = conn.execute("SELECT width, height, count(*) FROM puzzles "
+                             "GROUP BY width, height ORDER BY count(*) DESC").fetchall()
+    (w, h, n), *_ = sizes
+    with Corpus.open(old) as c:
+        ix = {t: {i["name"]: i["column_names"] for i in inspect(c.engine).get_indexes(t)}
+              for t in ("puzzles", "provenance", "results")}
+        s = c.stats()
+        exact = c.keys(min_size=(w, h), max_size=(w, h))
+        picked = c.rated_from("v0", Filters(), 3)
+    assert ix["puzzles"]["ix_puzzles_size"] == ["width", "height", "id"]
+    assert ix["provenance"]["ix_provenance_site_puzzle"] == ["site", "puzzle_id"]
+    assert "ix_provenance_site" not in ix["provenance"]
+    assert ix["results"]["ix_results_version_rated"] == ["solver_version", "rated_at"]
+    with sqlite3.connect(old) as conn:
+        assert conn.execute(f"SELECT version_num FROM {m.VERSION_TABLE}").fetchall() == [
+            ("0010",)]
+        want = [k for (k,) in conn.execute(
+            "SELECT key FROM puzzles WHERE width = ? AND height = ? ORDER BY id", (w, h))]
+    assert s["puzzles"] == 18 and s["by_site"] == {"file": 7, "webpbn": 11}
+    assert s["solver_version"] == "v0" and s["by_grade"] == {"3": 1, "unrated": 17}
+    assert exact == want and len(exact) == n
+    assert [(x.puzzle.key, x.score) for x in picked] == [(key, 0.5)]
+
+
+def test_stats_default_to_the_version_rated_last(url: str) -> None:
+    with Corpus.open(url) as c:
+        ps = puzzles(3, 48)
+        c.add(ps)
+        c.save_results([{"key": ps[0].key, "grade": 2, "rated_at": "2026-03-01T00:00:00+00:00"}],
+                       "b-older")
+        c.save_results([{"key": p.key, "grade": 1, "rated_at": "2026-01-01T00:00:00+00:00"}
+                        for p in ps], "a-newer")
+        c.save_results([{"key": ps[1].key, "grade": 4, "rated_at": "2026-05-01T00:00:00+00:00"}],
+                       "a-newer")
+        assert c.stats()["solver_version"] == "a-newer"
+        assert c.stats()["by_grade"] == {"1": 2, "4": 1}
+        assert c.stats("b-older")["by_grade"] == {"2": 1, "unrated": 2}
+
+
+def test_an_exact_size_selects_what_the_range_does(url: str) -> None:
+    with Corpus.open(url) as c:
+        c.add(puzzles(4, 49, size=(6, 5)) + puzzles(3, 50, size=(5, 6)) + puzzles(2, 51))
+        got = c.keys(min_size=(6, 5), max_size=(6, 5))
+        assert got == c.keys(min_size=(6, 5), max_size=(6, 6)) and len(got) == 6
+        assert c.keys(colors=1) == c.keys(colors=(1, 1)) == c.keys()
+        assert [r["key"] for r in c.listing(min_size=(6, 5), max_size=(6, 5), limit=4)] == got[:4]
+
+
+def test_a_large_pick_is_the_same_on_every_backend(url: str, tmp_path: Path) -> None:
+    """``collection build``'s pick from a supply large enough to be sought grade by grade
+    gives the same puzzles on this backend as on a SQLite corpus of the same ratings."""
+    from nonoforge.db.filters import Filters
+    from nonoforge.pipeline.collection import pick
+    from nonoforge.ranges import Span
+
+    ps = puzzles(150, 52, size=(6, 6))
+    rows = [{"key": p.key, "grade": 1 + i % 3, "score": ((i * 37) % 150) / 7}
+            for i, p in enumerate(ps)]
+    got = []
+    for where in (url, str(tmp_path / "ref.db")):
+        with Corpus.open(where) as c:
+            c.add(ps)
+            c.save_results(rows, "v")
+            got.append([(x.puzzle.key, x.grade, x.score)
+                        for x in pick(c, "v", Filters(grade=Span(1, 2)), 12)])
+    assert got[0] == got[1] and len(got[0]) == 12
+    assert [g for _, g, _ in got[0]] == [1] * 6 + [2] * 6

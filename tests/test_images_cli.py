@@ -282,6 +282,7 @@ def test_generate_says_where_it_is_on_a_terminal_only(
     from rich.console import Console
 
     import nonoforge.cli as cli
+    import nonoforge.commands.base as base
 
     plain = run("generate", str(picture), "--size", "14x10", "--colors", "3", "--out",
                 str(tmp_path / "a"), "--json")
@@ -290,6 +291,7 @@ def test_generate_says_where_it_is_on_a_terminal_only(
     screen = io.StringIO()
     tty = Console(file=screen, force_terminal=True, width=400, markup=False, highlight=False)
     monkeypatch.setattr(cli, "err", tty)
+    monkeypatch.setattr(base, "err", tty)  # the status line's home (commands/base.py)
     shown = run("generate", str(picture), "--size", "14x10", "--colors", "3", "--out",
                 str(tmp_path / "b"), "--json")
     assert shown.exit_code == 0, shown.output

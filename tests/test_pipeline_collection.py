@@ -96,19 +96,87 @@ def _rated_corpus(tmp_path, n: int, version: str = "v-test"):  # noqa: ANN202
     return c, cands
 
 
-def test_pick_in_the_database_is_select_on_everything(tmp_path) -> None:
+def test_pick_of_a_small_supply_is_select_on_everything(tmp_path) -> None:
     from nonoforge.pipeline.collection import pick
 
     c, cands = _rated_corpus(tmp_path, 300)
     with c:
-        for f, count in ((Filters(grade=Span(1, 3)), 12), (Filters(), 7),
-                         (Filters(size=SizeSpan.parse("6x6..7x7"), grade=Span(2, 4)), 9),
+        # at most SMALL_SUPPLY (4) times the count qualify: every candidate is read
+        for f, count in ((Filters(grade=Span(1, 3)), 50), (Filters(), 75),
+                         (Filters(size=SizeSpan.parse("6x6..7x7"), grade=Span(2, 4)), 23),
                          (Filters(grade=Span(5, 5)), 200)):
             want = select(cands, f, count)
             got = pick(c, "v-test", f, count)
             assert [x.puzzle.key for x in got] == [x.puzzle.key for x in want], f
             assert [(x.grade, x.score) for x in got] == [(x.grade, x.score) for x in want]
         assert pick(c, "other-version", Filters(), 5) == []
+
+
+def _seeked(cands: list[Candidate], f: Filters, count: int) -> list[Candidate]:
+    """What a pick from a large supply takes, worked out on the candidates in plain Python
+    (no shape repeats among them): each grade's quota of even shares, and for each of its
+    ``n`` picks the first candidate after the previous pick scoring at least the i-th of
+    ``n`` evenly spaced scores over the grade's range."""
+    from nonoforge.pipeline.collection import _quotas
+
+    ok = [c for c in cands if f.admits(width=c.puzzle.width, height=c.puzzle.height,
+                                       colors=c.puzzle.ncolors, grade=c.grade)]
+    by_grade = {g: sorted((c for c in ok if c.grade == g), key=lambda c: c.score)
+                for g in {c.grade for c in ok}}
+    out = []
+    for g, n in sorted(_quotas({g: len(v) for g, v in by_grade.items()}, count).items()):
+        row = by_grade[g]
+        lo, hi = row[0].score, row[-1].score
+        i = 0
+        for k in range(n):
+            target = lo + (hi - lo) * (2 * k + 1) / (2 * n)
+            while row[i].score < target:
+                i += 1
+            out.append(row[i])
+            i += 1
+    return sorted(out, key=lambda c: (c.grade, c.score))
+
+
+def test_pick_of_a_large_supply_seeks_evenly_spaced_scores_in_each_grade(tmp_path) -> None:
+    from collections import Counter
+
+    from nonoforge.pipeline.collection import pick
+
+    c, cands = _rated_corpus(tmp_path, 300)
+    assert len({shape_key(x.puzzle) for x in cands}) == len(cands)
+    with c:
+        for f, count in ((Filters(grade=Span(1, 3)), 12), (Filters(), 7), (Filters(), 20),
+                         (Filters(size=SizeSpan.parse("6x6..7x7"), grade=Span(2, 4)), 9)):
+            got = pick(c, "v-test", f, count)
+            want = _seeked(cands, f, count)
+            assert [(x.puzzle.key, x.grade, x.score) for x in got] == [
+                (x.puzzle.key, x.grade, x.score) for x in want], f
+            assert pick(c, "v-test", f, count) == got  # deterministic
+            per_grade = Counter(x.grade for x in got)
+            assert max(per_grade.values()) - min(per_grade.values()) <= 1  # balanced
+        # a quota of 4 in each grade of 60, scores spread over 0..29.9: one pick in each
+        # quarter of the grade's range
+        got = pick(c, "v-test", Filters(), 20)
+        for g in range(1, 6):
+            scores = [x.score for x in got if x.grade == g]
+            row = sorted(x.score for x in cands if x.grade == g)
+            quarter = (row[-1] - row[0]) / 4
+            assert [int((s - row[0]) // quarter) for s in scores] == [0, 1, 2, 3]
+
+
+def test_pick_fills_from_the_bottom_when_the_seeks_run_off_the_top(tmp_path) -> None:
+    from nonoforge.db import Corpus
+    from nonoforge.pipeline.collection import pick
+
+    ps = [rand_puzzle(3000 + i, 6, 7) for i in range(50)]
+    with Corpus.open(tmp_path / "t.db") as c:
+        c.add(ps)
+        # 49 scores bunched in 0.00..0.48 under one at 100: the first seek (at 5.0) takes
+        # the top one and the next ones find nothing above it
+        c.save_results([{"key": p.key, "grade": 2, "score": 100.0 if i == 0 else i / 100}
+                        for i, p in enumerate(ps)], "v")
+        got = pick(c, "v", Filters(), 10)
+    assert [x.score for x in got] == [i / 100 for i in range(1, 10)] + [100.0]
 
 
 def test_pick_gives_way_to_the_next_puzzle_when_a_shape_is_taken(tmp_path) -> None:

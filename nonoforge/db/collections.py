@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, delete, func, select, tuple_
+from sqlalchemy import ColumnElement, delete, false, func, or_, select
 
 from nonoforge.db import models as m
 from nonoforge.db.filters import Filters, bounds, conditions
@@ -26,7 +26,7 @@ class Rated:
 
     grade: int
     score: float
-    position: int  # from 0, in (score, puzzle id) order within its grade
+    id: int  # the puzzle's row id, which breaks ties in score: (score, id) orders a grade
     puzzle: Puzzle
 
 
@@ -45,21 +45,32 @@ class Collections(Session):
     """Collections: a name, how they were built, and their puzzles in order."""
 
     # -- picking rated puzzles in the database -------------------------------------------
+    #
+    # Every read below is an index seek or a LIMIT-ed range of the results index
+    # (solver_version, grade, score, puzzle_id) of migration 0008 (0009's for ``human``):
+    # its cost grows with what is asked for, not with the corpus.
 
     @staticmethod
     def _rated_where(
-        solver_version: str, filters: Filters, by: str = "time"
+        solver_version: str, filters: Filters, by: str = "time", grade_no: int | None = None
     ) -> list[ColumnElement[bool]]:
+        """The conditions on the results (and their puzzles) ``filters`` set; with
+        ``grade_no``, of that one grade (an equality, not the filters' grade range beside
+        it: SQLite would seek by the range and sort)."""
         r = m.results
         grade, score = _graded_by(by)
         kw = filters.query_kwargs()
         where = [*conditions(**{k: kw[k] for k in _PUZZLE_FILTERS}),
-                 r.c.solver_version == solver_version,
-                 grade.is_not(None), score.is_not(None)]
+                 r.c.solver_version == solver_version, score.is_not(None)]
         lo, hi = bounds(kw["grade"], "grade")
-        if lo is not None:
+        if grade_no is not None:
+            inside = (lo is None or grade_no >= lo) and (hi is None or grade_no <= hi)
+            where.append(grade == grade_no if inside else false())
+        else:
+            where.append(grade.is_not(None))
+        if grade_no is None and lo is not None:
             where.append(grade >= lo)
-        if hi is not None:
+        if grade_no is None and hi is not None:
             where.append(grade <= hi)
         if filters.status is not None:
             where.append(r.c.status == filters.status)
@@ -67,71 +78,111 @@ class Collections(Session):
             where.append(r.c.technique == filters.technique)
         return where
 
+    @staticmethod
+    def _rated_from(filters: Filters) -> Any:
+        """The results, joined to their puzzles when a filter is on the puzzle itself."""
+        p, r = m.puzzles, m.results
+        kw = filters.query_kwargs()
+        if conditions(**{k: kw[k] for k in _PUZZLE_FILTERS}):
+            return r.join(p, p.c.id == r.c.puzzle_id)
+        return r
+
     def rated_supply(
-        self, solver_version: str, filters: Filters | None = None, by: str = "time"
+        self, solver_version: str, filters: Filters | None = None, by: str = "time",
+        cap: int | None = None,
     ) -> dict[int, int]:
         """How many puzzles the filters admit per grade of ``solver_version`` (those with
-        a grade and a score; ``by`` ``human``: the human ones): one indexed, grouped
-        count, nothing decoded."""
-        p, r = m.puzzles, m.results
+        a grade and a score; ``by`` ``human``: the human ones), nothing decoded.
+
+        Without ``cap``: one grouped count, which reads the index entry of every rated
+        puzzle. With ``cap``: each grade's count up to ``cap`` (``min(supply, cap)``), at a
+        cost that grows with ``cap``: the grades are found by seeks (one per grade, the
+        next one above the last) and each is counted over at most ``cap`` rows.
+        """
+        f = filters or Filters()
         grade, _ = _graded_by(by)
-        q = (
-            select(grade, func.count())
-            .select_from(r.join(p, p.c.id == r.c.puzzle_id))
-            .where(*self._rated_where(solver_version, filters or Filters(), by))
-            .group_by(grade)
-        )
+        where = self._rated_where(solver_version, f, by)
+        if cap is None:
+            q = (select(grade, func.count()).select_from(self._rated_from(f))
+                 .where(*where).group_by(grade))
+            with self._read() as conn:
+                return {int(g): int(n) for g, n in conn.execute(q)}
+        r = m.results
+        lo, hi = bounds(f.query_kwargs()["grade"], "grade")
+        out: dict[int, int] = {}
         with self._read() as conn:
-            return {int(g): int(n) for g, n in conn.execute(q)}
+            last: int | None = None
+            while True:
+                nxt = select(grade).where(r.c.solver_version == solver_version,
+                                          grade.is_not(None))
+                if last is not None:
+                    nxt = nxt.where(grade > last)
+                elif lo is not None:
+                    nxt = nxt.where(grade >= lo)
+                if hi is not None:
+                    nxt = nxt.where(grade <= hi)
+                g = conn.scalar(nxt.order_by(grade).limit(1))
+                if g is None:
+                    break
+                last = int(g)
+                rows = (select(r.c.id).select_from(self._rated_from(f))
+                        .where(*self._rated_where(solver_version, f, by, last))
+                        .limit(cap).subquery())
+                n = int(conn.scalar(select(func.count()).select_from(rows)) or 0)
+                if n:
+                    out[last] = n
+        return out
 
-    def rated_at(
-        self, solver_version: str, filters: Filters, positions: Mapping[int, Sequence[int]],
-        by: str = "time",
+    def rated_bounds(
+        self, solver_version: str, filters: Filters, grade_no: int, by: str = "time"
+    ) -> tuple[float, float] | None:
+        """The lowest and highest score of the puzzles of grade ``grade_no`` the filters
+        admit (None if none): two seeks, one from each end of the grade."""
+        grade, score = _graded_by(by)
+        q = (select(score).select_from(self._rated_from(filters))
+             .where(*self._rated_where(solver_version, filters, by, grade_no)))
+        with self._read() as conn:
+            lo = conn.scalar(q.order_by(score, m.results.c.puzzle_id).limit(1))
+            hi = conn.scalar(q.order_by(score.desc(), m.results.c.puzzle_id.desc()).limit(1))
+        return None if lo is None or hi is None else (float(lo), float(hi))
+
+    def rated_from(
+        self, solver_version: str, filters: Filters, grade_no: int, *,
+        at_least: float | None = None, after: tuple[float, int] | None = None,
+        limit: int | None = None, by: str = "time",
     ) -> list[Rated]:
-        """The puzzles at ``positions[grade]`` (from 0) of each grade's (score, puzzle id) order
-        of the puzzles :meth:`rated_supply` counts, decoded with their metadata (``by``:
-        whose grade and score, as there).
+        """The puzzles of grade ``grade_no`` the filters admit, in (score, puzzle id) order,
+        decoded with their metadata: those scoring ``at_least`` and coming ``after`` a
+        (score, id) in that order, the first ``limit`` of them (``by``: whose grade and
+        score, as in :meth:`rated_supply`).
 
-        The database numbers the rows (a window function) and hands back only those asked
-        for, so the cost grows with what is picked, not with the corpus.
+        One range of the results index read from a seek: with a ``limit`` its cost grows
+        with the limit, not with the corpus.
         """
         p, r = m.puzzles, m.results
-        wanted = [(g, i + 1) for g, ps in positions.items() for i in sorted(set(ps))]
-        if not wanted:
-            return []
-        # (score, puzzle id) order, which the results index holds: without puzzle filters
-        # the numbering reads the index alone, sorting nothing
         grade, score = _graded_by(by)
-        rn = func.row_number().over(partition_by=grade, order_by=(score, r.c.puzzle_id))
-        where = self._rated_where(solver_version, filters, by)
-        needs_puzzles = bool(conditions(**{k: filters.query_kwargs()[k]
-                                           for k in _PUZZLE_FILTERS}))
-        numbered = (
-            select(r.c.puzzle_id.label("id"), grade.label("grade"),
-                   score.label("score"), rn.label("rn"))
-            .select_from(r.join(p, p.c.id == r.c.puzzle_id) if needs_puzzles else r)
-            .where(*where, grade.in_(sorted(positions)))
-            .subquery()
+        q = (
+            select(r.c.puzzle_id, score.label("score"), p.c.key, p.c.rofl, p.c.givens)
+            .select_from(r.join(p, p.c.id == r.c.puzzle_id))
+            .where(*self._rated_where(solver_version, filters, by, grade_no))
         )
-        out: list[Rated] = []
+        if at_least is not None:
+            q = q.where(score >= at_least)
+        if after is not None:  # (score, id) > after, written so the score bound seeks
+            q = q.where(score >= after[0],
+                        or_(score > after[0], r.c.puzzle_id > after[1]))
+        q = q.order_by(score, r.c.puzzle_id)
+        if limit is not None:
+            q = q.limit(limit)
         with self._read() as conn:
-            for chunk in chunks(wanted):
-                q = (
-                    select(numbered.c.id, numbered.c.grade, numbered.c.score, numbered.c.rn,
-                           p.c.key, p.c.rofl, p.c.givens)
-                    .join(p, p.c.id == numbered.c.id)
-                    .where(tuple_(numbered.c.grade, numbered.c.rn).in_(list(chunk)))
-                )
-                rows = conn.execute(q).all()
-                metas = first_meta(conn, [row.id for row in rows])
-                out += [
-                    Rated(int(row.grade), float(row.score), int(row.rn) - 1,
-                          with_meta(decode_record(row.rofl, row.key, row.givens),
-                                    metas.get(row.id)))
-                    for row in rows
-                ]
-        out.sort(key=lambda x: (x.grade, x.position))
-        return out
+            rows = conn.execute(q).all()
+            metas = first_meta(conn, [row.puzzle_id for row in rows])
+        return [
+            Rated(grade_no, float(row.score), int(row.puzzle_id),
+                  with_meta(decode_record(row.rofl, row.key, row.givens),
+                            metas.get(row.puzzle_id)))
+            for row in rows
+        ]
 
     # -- collections --------------------------------------------------------------------
 

@@ -144,6 +144,19 @@ class QueryFilters(TypedDict, total=False):
 QUERY_FILTERS = frozenset(QueryFilters.__annotations__)
 
 
+def _between(
+    col: ColumnElement[int], lo: int | None, hi: int | None
+) -> list[ColumnElement[bool]]:
+    """``lo <= col <= hi`` (either end None: open), as an equality when the two ends meet:
+    an index then gives its rows in id order (``ix_puzzles_size`` holds the id), so a page
+    of ``db query --size 25x25`` is read from a seek instead of every puzzle of that size
+    being read and sorted (a range would be)."""
+    if lo is not None and lo == hi:
+        return [col == lo]
+    return [c for c in (None if lo is None else col >= lo,
+                        None if hi is None else col <= hi) if c is not None]
+
+
 def conditions(**filters: Unpack[QueryFilters]) -> list[ColumnElement[bool]]:
     """SQL conditions on ``puzzles`` for the query filters."""
     unknown = filters.keys() - QUERY_FILTERS
@@ -162,17 +175,10 @@ def conditions(**filters: Unpack[QueryFilters]) -> list[ColumnElement[bool]]:
         where.append(p.c.height == height)
     lo_w, lo_h = size_bounds(min_size, "min_size")
     hi_w, hi_h = size_bounds(max_size, "max_size")
-    for col, bound, cmp in (
-        (p.c.width, lo_w, "ge"), (p.c.height, lo_h, "ge"),
-        (p.c.width, hi_w, "le"), (p.c.height, hi_h, "le"),
-    ):
-        if bound is not None:
-            where.append(col >= bound if cmp == "ge" else col <= bound)
     c_lo, c_hi = bounds(colors, "colors")
-    if c_lo is not None:
-        where.append(p.c.colors >= c_lo)
-    if c_hi is not None:
-        where.append(p.c.colors <= c_hi)
+    for col, lo, hi in ((p.c.width, lo_w, hi_w), (p.c.height, lo_h, hi_h),
+                        (p.c.colors, c_lo, c_hi)):
+        where += _between(col, lo, hi)
     if source is not None:  # the site (webpbn), or a whole catalogue line as stored
         where.append(exists().where(
             t.c.puzzle_id == p.c.id, or_(t.c.site == site_filter(source), t.c.source == source)

@@ -70,7 +70,8 @@ puzzles = Table(
     # the puzzle's givens (cells printed solved), which ROFL does not hold: NULL when it
     # has none, else "row,column,colour" triples from 0, space-separated (migration 0006)
     Column("givens", Text),
-    Index("ix_puzzles_size", "width", "height"),
+    # with the id: an exact size is read in id order, a page at a time (migration 0010)
+    Index("ix_puzzles_size", "width", "height", "id"),
     Index("ix_puzzles_colors", "colors"),
 )
 
@@ -89,7 +90,7 @@ provenance = Table(
     Column("source", String(200), nullable=False, index=True),
     # the site it comes from, short ("webpbn", "file"): what filters and counts use
     # (nonoforge.db.sites; migration 0007 split it out of the source)
-    Column("site", String(100), nullable=False, server_default="unknown", index=True),
+    Column("site", String(100), nullable=False, server_default="unknown"),
     # NULLs are distinct in a unique constraint on SQLite and PostgreSQL alike, so the
     # constraint binds exactly the rows whose source_id is set
     Column("source_id", String(200)),
@@ -103,6 +104,8 @@ provenance = Table(
     # what the source says beyond the puzzle (nonograms: difficulty, rating, date, author id)
     Column("extra", JSON),  # migration 0005
     UniqueConstraint("source", "source_id"),
+    # a site's distinct puzzles counted from the index alone (migration 0010)
+    Index("ix_provenance_site_puzzle", "site", "puzzle_id"),
 )
 
 results = Table(
@@ -135,6 +138,8 @@ results = Table(
     # and in this one with --grade-by human (migration 0009)
     Index("ix_results_version_human_grade_score", "solver_version", "human_grade",
           "human_score", "puzzle_id"),
+    # the most recently rated version found by seeks (migration 0010)
+    Index("ix_results_version_rated", "solver_version", "rated_at"),
 )
 
 collections = Table(

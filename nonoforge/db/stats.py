@@ -4,11 +4,31 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Connection, func, select
 
 from nonoforge.db import models as m
 from nonoforge.db.filters import SIZE_BANDS, size_band
 from nonoforge.db.session import Session
+
+
+def _latest_version(conn: Connection) -> str | None:
+    """The solver version rated most recently (ties: the greatest name), found by seeks on
+    ``ix_results_version_rated``: one for each version and its latest rating, instead of
+    a read of every rating."""
+    r = m.results
+    best: tuple[Any, str] | None = None
+    last: str | None = None
+    while True:
+        q = select(r.c.solver_version)
+        if last is not None:
+            q = q.where(r.c.solver_version > last)
+        last = conn.scalar(q.order_by(r.c.solver_version).limit(1))
+        if last is None:
+            return None if best is None else best[1]
+        at = conn.scalar(select(r.c.rated_at).where(r.c.solver_version == last)
+                         .order_by(r.c.rated_at.desc()).limit(1))
+        if best is None or at >= best[0]:
+            best = (at, last)
 
 
 class Stats(Session):
@@ -27,7 +47,9 @@ class Stats(Session):
         p, t, r, f = m.puzzles, m.provenance, m.results, m.fetch_log
         with self._read() as conn:
             total = int(conn.scalar(select(func.count()).select_from(p)) or 0)
-            # by site, not by source: a source is a whole catalogue line, one per puzzle
+            # by site, not by source: a source is a whole catalogue line, one per puzzle;
+            # ix_provenance_site_puzzle gives each site's puzzles in order, so the distinct
+            # count is one pass over the index (no sort, no table row read)
             by_site = {
                 s: n
                 for s, n in conn.execute(
@@ -49,12 +71,7 @@ class Stats(Session):
                 )
             }
             if solver_version is None:
-                solver_version = conn.scalar(
-                    select(r.c.solver_version)
-                    .group_by(r.c.solver_version)
-                    .order_by(func.max(r.c.rated_at).desc())
-                    .limit(1)
-                )
+                solver_version = _latest_version(conn)
             by_grade: dict[str, int] = {}
             if solver_version is not None:
                 for g, n in conn.execute(

@@ -16,7 +16,7 @@ every finished batch and a re-run completes it exactly.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Unpack
 
@@ -374,37 +374,30 @@ class Corpus(Results, Collections, Stats):
         """Per puzzle: key, width, height, colors, has_goal, first provenance's title,
         site, source (the catalogue line), source id and extra, without decoding records
         (cheap listings for big corpora)."""
-        p, t = m.puzzles, m.provenance
-        t2 = m.provenance.alias("first")
-        # each puzzle's first provenance, found through the puzzle_id index (a grouped
-        # subquery over all provenance would be read whole for every page of a listing)
-        first = select(func.min(t2.c.id)).where(t2.c.puzzle_id == p.c.id).scalar_subquery()
-        q = (
-            select(p.c.key, p.c.width, p.c.height, p.c.colors, p.c.has_goal, t.c.title,
-                   t.c.site, t.c.source, t.c.source_id, t.c.extra)
-            .select_from(p)
-            .outerjoin(t, t.c.id == first)
-            .order_by(p.c.id)
-        )
-        out: list[dict[str, Any]] = []
+        p = m.puzzles
+        q = select(p.c.id, p.c.key)
         with self._read() as conn:
             if keys is None:
-                out = [dict(r) for r in conn.execute(q).mappings()]
-            else:
-                want = list(dict.fromkeys(keys))
-                got: dict[str, dict[str, Any]] = {}
-                for chunk in chunks(want):
-                    for r in conn.execute(q.where(p.c.key.in_(chunk))).mappings():
-                        got[r["key"]] = dict(r)
-                out = [got[k] for k in want if k in got]
-        return out
+                return [r for page in _pages(list(conn.execute(q.order_by(p.c.id))))
+                        for r in _info_rows(conn, page)]
+            want = list(dict.fromkeys(keys))
+            got: dict[str, dict[str, Any]] = {}
+            for chunk in chunks(want):
+                ids = conn.execute(q.where(p.c.key.in_(chunk))).all()
+                got.update((r["key"], r) for r in _info_rows(conn, ids))
+        return [got[k] for k in want if k in got]
 
     def listing(
         self, *, limit: int | None = None, **filters: Unpack[QueryFilters]
     ) -> Iterator[dict[str, Any]]:
         """The :meth:`info` rows of the puzzles :meth:`query` selects, in the same order,
         as a stream: one page of :data:`~nonoforge.db.records.CHUNK` puzzles per query,
-        nothing decoded, memory bounded whatever the corpus's size (``db query``)."""
+        nothing decoded, memory bounded whatever the corpus's size (``db query``).
+
+        A page is a seek from the last id (``id > last ... ORDER BY id LIMIT``), then its
+        puzzles and their provenance by id: its cost grows with the page (and with how
+        many puzzles the filters pass over to fill it), not with the corpus.
+        """
         where = conditions(**filters)
         p = m.puzzles
         last, left = 0, limit
@@ -413,9 +406,10 @@ class Corpus(Results, Collections, Stats):
             q = select(p.c.id, p.c.key).where(p.c.id > last, *where).order_by(p.c.id).limit(page)
             with self._read() as conn:
                 ids = conn.execute(q).all()
+                rows = _info_rows(conn, ids)
             if not ids:
                 return
-            yield from self.info([k for _, k in ids])
+            yield from rows
             last = ids[-1].id
             if left is not None:
                 left -= len(ids)
@@ -537,6 +531,44 @@ class Corpus(Results, Collections, Stats):
 
 
 # -- helpers ------------------------------------------------------------------------------
+
+def _pages(rows: list[Any]) -> Iterator[list[Any]]:
+    for i in range(0, len(rows), CHUNK):
+        yield rows[i:i + CHUNK]
+
+
+def _info_rows(conn: Connection, ids: Sequence[Any]) -> list[dict[str, Any]]:
+    """The :meth:`Corpus.info` rows of ``ids`` (``(id, key)`` pairs, at most a chunk), in
+    their order: the puzzles and all their provenance read by id (two index reads; a
+    join on each puzzle's first provenance id was planned as a scan of all provenance on
+    PostgreSQL), the first provenance of each kept."""
+    if not ids:
+        return []
+    p, t = m.puzzles, m.provenance
+    pids = [i for i, _ in ids]
+    puz = {r.id: r for r in conn.execute(
+        select(p.c.id, p.c.key, p.c.width, p.c.height, p.c.colors, p.c.has_goal)
+        .where(p.c.id.in_(pids)))}
+    first: dict[int, Any] = {}
+    for r in conn.execute(
+        select(t.c.puzzle_id, t.c.title, t.c.site, t.c.source, t.c.source_id, t.c.extra)
+        .where(t.c.puzzle_id.in_(pids)).order_by(t.c.puzzle_id, t.c.id)
+    ):
+        first.setdefault(r.puzzle_id, r)
+    out = []
+    for i, _ in ids:
+        x, f = puz.get(i), first.get(i)
+        if x is None:
+            continue
+        out.append({"key": x.key, "width": x.width, "height": x.height, "colors": x.colors,
+                    "has_goal": x.has_goal,
+                    "title": None if f is None else f.title,
+                    "site": None if f is None else f.site,
+                    "source": None if f is None else f.source,
+                    "source_id": None if f is None else f.source_id,
+                    "extra": None if f is None else f.extra})
+    return out
+
 
 def _provenance(it: _Item, puzzle_id: int) -> dict[str, Any]:
     """The provenance row an item brings: its metadata, the defaults filling the gaps.

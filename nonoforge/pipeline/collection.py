@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nonoforge.db.filters import Filters
 from nonoforge.formats.rofl.kernels import small_job
@@ -25,9 +25,10 @@ if TYPE_CHECKING:
 __all__ = ["Candidate", "Filters", "eligible", "pick", "select", "shape_key"]
 
 #: Up to this many candidates (this many times the count asked for), the whole supply is
-#: read and :func:`select` runs on it exactly; above, the database picks (see :func:`pick`).
+#: read and :func:`select` runs on it exactly; above, the database picks (see :func:`pick`);
+#: likewise for one grade and its quota (see :func:`_pick_grade`).
 SMALL_SUPPLY = 4
-#: Neighbours in score order read beside each pick, to stand in for a shape duplicate.
+#: Neighbours in score order read after a pick whose shape is taken, to stand in for it.
 OVERSAMPLE = 3
 
 
@@ -141,80 +142,123 @@ def pick(
     and orders them by the time-calibrated grade and score, ``human`` by the human-effort
     ones (``human_grade``, ``human_score``: see docs/difficulty.md).
 
-    The database counts the supply of each grade and hands back only the puzzles at the
-    evenly spread positions :func:`_spread` takes; only those are decoded and shape-keyed
-    (in plain Python: a hundred records cost less than loading numba's kernels). A pick
-    whose shape was taken already gives way to its next neighbour in score order (up to
-    :data:`OVERSAMPLE`), fetched in a second round only then. When the supply is small (at most
-    :data:`SMALL_SUPPLY` times ``count``) every candidate is read and :func:`select`
-    decides exactly: on a large corpus the two differ only where shape duplicates would
-    have shrunk a grade's supply before the quotas were shared.
+    The database counts each grade's supply only up to what the choice depends on
+    (:data:`SMALL_SUPPLY` times ``count``, plus one), so the quotas are those of the whole
+    supply. When the supply is that small, every candidate is read and :func:`select`
+    decides exactly. Otherwise each grade is picked by seeks in its (score, puzzle id)
+    order (:func:`_pick_grade`): only the picks, and the neighbours that stand in for a
+    taken shape, are decoded and shape-keyed (in plain Python: a hundred records cost less
+    than loading numba's kernels). The same corpus and filters give the same collection,
+    on SQLite and PostgreSQL alike.
     """
-    supply = corpus.rated_supply(version, filters, grade_by)
+    cap = SMALL_SUPPLY * count + 1
+    supply = corpus.rated_supply(version, filters, grade_by, cap=cap)
     total = sum(supply.values())
     if total == 0:
         return []
     if total <= SMALL_SUPPLY * count:
         with small_job(total):  # a few hundred records: plain Python beats loading numba
-            every = corpus.rated_at(version, filters,
-                                    {g: range(n) for g, n in supply.items()}, grade_by)
+            every = [x for g in sorted(supply)
+                     for x in corpus.rated_from(version, filters, g, by=grade_by)]
         cands = [Candidate(x.puzzle, x.grade, x.score) for x in every]
         return select(cands, replace(filters, source=None), count)
-    quotas = _quotas(supply, count)
-    want = {g: [(2 * i + 1) * supply[g] // (2 * n) for i in range(n)]
-            for g, n in quotas.items() if n}
-    # the picks first; a pick's neighbours only once it has to give way (rarely): about
-    # ``count`` records decoded, not ``count * (OVERSAMPLE + 1)``
-    need = {(g, q) for g, ps in want.items() for q in ps}
-    got: dict[tuple[int, int], Rated] = {}
-    fetched: set[tuple[int, int]] = set()
+    seen: set[str] = set()
     chosen: list[Candidate] = []
-    while need - fetched:
-        ask: dict[int, list[int]] = defaultdict(list)
-        for g, q in sorted(need - fetched):
-            ask[g].append(q)
-        with small_job(len(need - fetched)):
-            got.update(((x.grade, x.position), x)
-                       for x in corpus.rated_at(version, filters, ask, grade_by))
-        fetched |= need
-        chosen, unknown = _give_way(want, got, fetched, supply)
-        need |= unknown
+    with small_job(count):
+        for g, n in sorted(_quotas(supply, count).items()):
+            if n:
+                chosen += _pick_grade(corpus, _Grade(version, filters, g, grade_by),
+                                      n, supply[g], seen)
     return sorted(chosen, key=lambda c: (c.grade, c.score, c.puzzle.key))
 
 
-def _give_way(
-    want: dict[int, list[int]],
-    got: dict[tuple[int, int], Rated],
-    fetched: set[tuple[int, int]],
-    supply: dict[int, int],
-) -> tuple[list[Candidate], set[tuple[int, int]]]:
-    """Each pick, or the first of its :data:`OVERSAMPLE` neighbours in score order whose
-    shape is not taken yet; and the neighbours this needed that are not ``fetched`` yet
-    (when there are any, the choice is not final: fetch them and ask again)."""
-    seen: set[str] = set()
-    taken: set[tuple[int, int]] = set()
-    chosen: list[Candidate] = []
-    unknown: set[tuple[int, int]] = set()
-    for g in sorted(want):
-        for q in want[g]:
-            for k in range(OVERSAMPLE + 1):
-                if q + k >= supply[g]:
-                    continue
-                if (g, q + k) not in fetched:
-                    unknown |= {(g, q + j) for j in range(k, OVERSAMPLE + 1)
-                                if q + j < supply[g]}
-                    break
-                x = got.get((g, q + k))
-                if x is None or (g, q + k) in taken:
-                    continue
-                sk = shape_key(x.puzzle)
-                if sk in seen:
-                    continue
-                seen.add(sk)
-                taken.add((g, q + k))
-                chosen.append(Candidate(x.puzzle, x.grade, x.score))
-                break
-    return chosen, unknown
+@dataclass(frozen=True)
+class _Grade:
+    """One grade of one solver version's ratings, as :func:`pick` reads it."""
+
+    version: str
+    filters: Filters
+    grade: int
+    by: str
+
+    def read(self, corpus: Corpus, **where: Any) -> list[Rated]:
+        return corpus.rated_from(self.version, self.filters, self.grade, by=self.by, **where)
+
+
+def _pick_grade(
+    corpus: Corpus, grade: _Grade, n: int, supply: int, seen: set[str]
+) -> list[Candidate]:
+    """``n`` puzzles of one grade whose shapes are not in ``seen`` (which gains theirs),
+    spread over the grade's score range.
+
+    A grade of at most :data:`SMALL_SUPPLY` times ``n`` puzzles (``supply`` is its count,
+    capped above that) is read whole and spread by rank, as :func:`select` does. A larger
+    one is read by seeks: the lowest and highest score, then for each of ``n`` evenly
+    spaced scores between them the first puzzle at or above it that comes after the
+    previous pick; a puzzle whose shape is taken gives way to the next one in score order
+    (up to :data:`OVERSAMPLE` of them). Should the seeks run off the top of the grade (its
+    scores bunched low under a few high ones), the rest are the first unpicked puzzles
+    from the bottom. About ``n`` short range reads, each a few rows.
+    """
+    if supply <= SMALL_SUPPLY * n:
+        shapes: dict[str, Candidate] = {}  # the grade's first of each fresh shape
+        for r in grade.read(corpus):
+            sk = shape_key(r.puzzle)
+            if sk not in seen and sk not in shapes:
+                shapes[sk] = Candidate(r.puzzle, r.grade, r.score)
+        chosen = _spread(list(shapes.values()), n)
+        kept = {id(c) for c in chosen}
+        seen.update(sk for sk, c in shapes.items() if id(c) in kept)
+        return chosen
+    span = corpus.rated_bounds(grade.version, grade.filters, grade.grade, grade.by)
+    if span is None:  # pragma: no cover - the supply said there were some
+        return []
+    lo, hi = span
+    out: list[Candidate] = []
+    taken: set[int] = set()
+    prev: tuple[float, int] | None = None
+    for i in range(n):
+        target = lo + (hi - lo) * (2 * i + 1) / (2 * n)
+        x = _first_fresh(corpus, grade, seen, taken, at_least=target, after=prev)
+        if x is None:
+            break
+        out.append(Candidate(x.puzzle, x.grade, x.score))
+        prev = (x.score, x.id)
+    prev = None
+    while len(out) < n:  # off the top: fill from the bottom
+        x = _first_fresh(corpus, grade, seen, taken, after=prev, tries=None)
+        if x is None:
+            break
+        out.append(Candidate(x.puzzle, x.grade, x.score))
+        prev = (x.score, x.id)
+    return out
+
+
+def _first_fresh(
+    corpus: Corpus, grade: _Grade, seen: set[str], taken: set[int], *,
+    at_least: float | None = None, after: tuple[float, int] | None = None,
+    tries: int | None = OVERSAMPLE + 1,
+) -> Rated | None:
+    """The first puzzle of ``grade`` from a seek (scoring ``at_least``, after ``after``)
+    that is not ``taken`` and whose shape is not in ``seen``, looking at ``tries`` puzzles
+    at most (None: until the grade ends); it joins both sets."""
+    looked = 0
+    while tries is None or looked < tries:
+        got = grade.read(corpus, at_least=at_least, after=after, limit=1)
+        if not got:
+            return None
+        x = got[0]
+        looked += 1
+        after = (x.score, x.id)
+        if x.id in taken:
+            continue
+        sk = shape_key(x.puzzle)
+        if sk in seen:
+            continue
+        seen.add(sk)
+        taken.add(x.id)
+        return x
+    return None
 
 
 def _quotas(supply: dict[int, int], count: int) -> dict[int, int]:
