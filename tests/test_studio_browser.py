@@ -3,7 +3,7 @@
 
 A designer's session: a blank grid, cells painted until the verdict turns multiple and the
 cells where two solutions differ are marked, the top suggestion applied, unique again;
-saved to the corpus under a hostile title, found again by filter (the title shown as text),
+a picture made harder on purpose; saved to the corpus under a hostile title, found again by filter (the title shown as text),
 downloaded as a file; a bundled picture uploaded and made into a puzzle; strokes faster
 than the checks never show an older grid's verdict. Chromium's network log shows
 the page asked nothing of any other host. With ``NONOFORGE_STUDIO_SHOTS=DIR`` the
@@ -191,6 +191,14 @@ def test_a_designers_session(studio: str, browser) -> None:
     wait(d, lambda d: verdict_is(d, "unique"), "the generated puzzle opens in the editor")
     d.find_element("id", "grade").click()
     wait(d, lambda d: "of 5" in d.find_element("id", "fact-grade").text, "it is graded")
+    # made harder on purpose: the target is preset one above the grade; the edits come
+    # back as one undoable change, and the check calls the result unique
+    assert d.find_element("id", "grade-now").text == d.find_element("id", "fact-grade").text[:6]
+    d.find_element("id", "harder").click()
+    wait(d, lambda d: "→" in d.find_element("id", "grade-note").text, "it is made harder",
+         timeout=240)
+    wait(d, lambda d: verdict_is(d, "unique") and "of 5" in d.find_element(
+        "id", "grade-now").text, "the harder picture is unique, its grade shown")
     # saved under a hostile title
     title = d.find_element("id", "doc-title")
     title.clear()
