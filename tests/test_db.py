@@ -377,6 +377,10 @@ def test_get_many_and_keys_from_an_offset_read_a_page_in_a_batch(corpus: Corpus)
     assert got == [corpus.get(k) for k in keys]  # records, goals and first metadata
     assert [p.meta for p in got] == [corpus.get(k).meta for k in keys]
     assert corpus.get_many([]) == []
+    assert corpus.info([ps[1].key])[0]["author"] is None
+    by = puzzles(1, 23)[0]
+    corpus.add([by.replace(meta=Meta(source="x", source_id="1", title="T", author="Ann Bee"))])
+    assert corpus.info([by.key])[0]["author"] == "Ann Bee"  # the first provenance's
     every = corpus.keys()
     assert corpus.keys(offset=3, limit=4) == every[3:7]
     assert corpus.keys(offset=8) == every[8:]

@@ -87,6 +87,11 @@ def test_the_corpus_pages_with_thumbnails(tmp_path: Path) -> None:
         dancer = corpus_page(corpus, CorpusQuery(text="DAN"))["items"]
         assert [i["title"] for i in dancer] == ["Dancer"]  # the title of webpbn #1's file
         assert corpus_page(corpus, CorpusQuery(text="dancer nothing"))["items"] == []
+        # by words of the author (webpbn's "by" line), alone or with the title's
+        wolter = corpus_page(corpus, CorpusQuery(author="wolter JAN"))["items"]
+        assert [(i["title"], i["author"]) for i in wolter] == [("Dancer", "Jan Wolter")]
+        assert corpus_page(corpus, CorpusQuery(text="dancer", author="wolter"))["items"]
+        assert corpus_page(corpus, CorpusQuery(text="flower", author="wolter"))["items"] == []
         import nonoforge.studio.api as api
 
         api.MAX_SCAN, kept = 2, api.MAX_SCAN

@@ -3,8 +3,9 @@
 
 A designer's session: a blank grid, cells painted until the verdict turns multiple and the
 cells where two solutions differ are marked, the top suggestion applied, unique again;
-a picture made harder on purpose; saved to the corpus under a hostile title, found again by filter (the title shown as text),
-downloaded as a file; a bundled picture uploaded and made into a puzzle; strokes faster
+a picture made harder on purpose; saved to the corpus under a hostile title, found again
+by filter (the title shown as text), downloaded as a file; a bundled picture uploaded and
+made into a puzzle; strokes faster
 than the checks never show an older grid's verdict. Chromium's network log shows
 the page asked nothing of any other host. With ``NONOFORGE_STUDIO_SHOTS=DIR`` the
 screenshots docs/studio.md shows are written there (``make`` does not; see the doc).

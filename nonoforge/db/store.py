@@ -372,7 +372,7 @@ class Corpus(Results, Collections, Stats):
 
     def info(self, keys: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """Per puzzle: key, width, height, colors, has_goal, first provenance's title,
-        site, source (the catalogue line), source id and extra, without decoding records
+        author, site, source (the catalogue line), source id and extra, without decoding records
         (cheap listings for big corpora)."""
         p = m.puzzles
         q = select(p.c.id, p.c.key)
@@ -551,7 +551,8 @@ def _info_rows(conn: Connection, ids: Sequence[Any]) -> list[dict[str, Any]]:
         .where(p.c.id.in_(pids)))}
     first: dict[int, Any] = {}
     for r in conn.execute(
-        select(t.c.puzzle_id, t.c.title, t.c.site, t.c.source, t.c.source_id, t.c.extra)
+        select(t.c.puzzle_id, t.c.title, t.c.author, t.c.site, t.c.source, t.c.source_id,
+               t.c.extra)
         .where(t.c.puzzle_id.in_(pids)).order_by(t.c.puzzle_id, t.c.id)
     ):
         first.setdefault(r.puzzle_id, r)
@@ -563,6 +564,7 @@ def _info_rows(conn: Connection, ids: Sequence[Any]) -> list[dict[str, Any]]:
         out.append({"key": x.key, "width": x.width, "height": x.height, "colors": x.colors,
                     "has_goal": x.has_goal,
                     "title": None if f is None else f.title,
+                    "author": None if f is None else f.author,
                     "site": None if f is None else f.site,
                     "source": None if f is None else f.source,
                     "source_id": None if f is None else f.source_id,

@@ -285,6 +285,8 @@ class CorpusQuery:
     status: str | None = None
     #: words the title must hold (case does not matter)
     text: str | None = None
+    #: words the author must hold (case does not matter)
+    author: str | None = None
 
     def filters(self) -> Any:
         from nonoforge.db.filters import Filters
@@ -302,7 +304,7 @@ def corpus_page(corpus: Corpus, q: CorpusQuery) -> dict[str, Any]:
     """One page of puzzles matching the filters, oldest first, each with its thumbnail (the
     picture as one character a cell, ``"0"`` the background, and its palette), through
     the corpus's public query functions: the page's keys (:meth:`~nonoforge.db.Corpus.keys`
-    from an offset, or a title scan of :meth:`~nonoforge.db.Corpus.listing`), then its
+    from an offset, or a title and author scan of :meth:`~nonoforge.db.Corpus.listing`), then its
     puzzles in one batch (:meth:`~nonoforge.db.Corpus.get_many`) and their listing rows
     (:meth:`~nonoforge.db.Corpus.info`): a page deep in the corpus costs about what the
     first one does."""
@@ -311,8 +313,8 @@ def corpus_page(corpus: Corpus, q: CorpusQuery) -> dict[str, Any]:
     kwargs.pop("limit", None)
     start, end = q.page * q.per_page, (q.page + 1) * q.per_page
     cut = False
-    if q.text:
-        keys, more, cut = _titled(corpus, q.text, kwargs, start, end)
+    if q.text or q.author:
+        keys, more, cut = _searched(corpus, q.text or "", q.author or "", kwargs, start, end)
     else:
         keys = corpus.keys(offset=start, limit=q.per_page + 1, **kwargs)
         more = len(keys) > q.per_page
@@ -324,7 +326,8 @@ def corpus_page(corpus: Corpus, q: CorpusQuery) -> dict[str, Any]:
         info = infos.get(p.key, {})
         rows.append({
             "key": p.key, "width": p.width, "height": p.height, "colors": p.ncolors,
-            "title": info.get("title"), "site": info.get("site"),
+            "title": info.get("title"), "author": info.get("author"),
+            "site": info.get("site"),
             "source": info.get("source"),
             "palette": [c.hex for c in p.palette],
             "thumb": thumbnail(p.goal.cells) if p.goal is not None else None,
@@ -333,25 +336,27 @@ def corpus_page(corpus: Corpus, q: CorpusQuery) -> dict[str, Any]:
             "filters": f.to_dict(), "search_cut": cut}
 
 
-#: The most puzzles a title search reads (of those the other filters select): titles are
-#: not indexed, and a scan of 100,000 took seconds.
+#: The most puzzles a title or author search reads (of those the other filters select):
+#: neither is indexed, and a scan of 100,000 took seconds.
 MAX_SCAN = 20_000
 
 
-def _titled(
-    corpus: Corpus, text: str, kwargs: dict[str, Any], start: int, end: int
+def _searched(
+    corpus: Corpus, text: str, author: str, kwargs: dict[str, Any], start: int, end: int
 ) -> tuple[list[str], bool, bool]:
     """The keys of page ``start:end`` of the puzzles whose title holds every word of
-    ``text``, whether more follow, and whether the search stopped at :data:`MAX_SCAN`
-    puzzles read: a scan of the listing (titles are not indexed), streamed a page of the
-    store at a time, stopping once the page is full."""
-    words = text.casefold().split()
+    ``text`` and whose author every word of ``author`` (the first provenance's), whether
+    more follow, and whether the search stopped at :data:`MAX_SCAN` puzzles read: a scan of
+    the listing (neither is indexed), streamed a page of the store at a time, stopping once
+    the page is full."""
+    words, by = text.casefold().split(), author.casefold().split()
     found: list[str] = []
     for read, row in enumerate(corpus.listing(limit=MAX_SCAN + 1, **kwargs), start=1):
         if read > MAX_SCAN:
             return found[start:end], False, True
         title = (row.get("title") or "").casefold()
-        if all(w in title for w in words):
+        who = (row.get("author") or "").casefold()
+        if all(w in title for w in words) and all(w in who for w in by):
             found.append(row["key"])
             if len(found) > end:
                 return found[start:end], True, False

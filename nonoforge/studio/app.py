@@ -340,6 +340,7 @@ class Studio:
             source=request.query_params.get("source") or None,
             status=request.query_params.get("status") or None,
             text=(request.query_params.get("text") or "")[:200] or None,
+            author=(request.query_params.get("author") or "")[:200] or None,
         )
         return JSONResponse(await run_in_threadpool(corpus_page, self.corpus(), q))
 

@@ -694,7 +694,7 @@ function drawThumb(canvas, item) {
 
 async function loadCorpus() {
   const q = new URLSearchParams({ page: String(corpus.page), per_page: "50" });
-  for (const [id, name] of [["f-text", "text"], ["f-size", "size"], ["f-colours", "colours"], ["f-grade", "grade"], ["f-source", "source"], ["f-status", "status"]]) {
+  for (const [id, name] of [["f-text", "text"], ["f-author", "author"], ["f-size", "size"], ["f-colours", "colours"], ["f-grade", "grade"], ["f-source", "source"], ["f-status", "status"]]) {
     if ($(id).value.trim()) q.set(name, $(id).value.trim());
   }
   try {
@@ -708,7 +708,7 @@ async function loadCorpus() {
       const cv = document.createElement("canvas");
       drawThumb(cv, item);
       const t = document.createElement("div"); t.className = "t"; t.textContent = item.title || "(untitled)";
-      t.title = item.title || "";
+      t.title = item.author ? `${item.title || "(untitled)"} by ${item.author}` : (item.title || "");
       const m = document.createElement("div"); m.className = "m";
       m.textContent = `${item.width}×${item.height} · ${item.colors} col · ${item.source || item.site || ""}`;
       const box = document.createElement("div"); box.className = "thumb"; box.appendChild(cv);
@@ -737,7 +737,7 @@ async function loadCorpus() {
       cards.appendChild(card);
     }
     $("corpus-empty").textContent = out.search_cut
-      ? "The title search read the first 20,000 puzzles the other filters select and stopped there: narrow them to search the rest."
+      ? "The title and author search read the first 20,000 puzzles the other filters select and stopped there: narrow them to search the rest."
       : out.items.length ? "" : "No puzzle matches these filters.";
     $("f-page").textContent = `page ${corpus.page + 1}`;
     $("f-prev").disabled = corpus.page === 0;
