@@ -152,6 +152,33 @@ def test_a_picture_becomes_a_puzzle(client, headers) -> None:
     assert len(out["provenance"]["image_sha256"]) == 64
 
 
+def test_a_rectangle_drawn_on_the_source_crops_it_before_generating(client, headers) -> None:
+    im = Image.new("RGB", (80, 40), "white")  # a disc on the left half, a bar on the right
+    for x in range(80):
+        for y in range(40):
+            if (x - 20) ** 2 + (y - 20) ** 2 < 150 or (x >= 50 and 15 <= y < 25):
+                im.putpixel((x, y), (0, 0, 0))
+    buf = io.BytesIO()
+    im.save(buf, format="PNG")
+    png = buf.getvalue()
+    url = "/api/picture?name=two.png&width=10&height=10&crop=0"
+    whole = client.post(url, content=png, headers=headers).json()["document"]
+    assert (whole["width"], whole["height"]) == (10, 5)  # the 2:1 picture
+    out = client.post(url + "&box=0,0,0.5,1", content=png, headers=headers).json()
+    doc = out["document"]
+    assert (doc["width"], doc["height"]) == (10, 10)  # its left half, square
+    cells = doc["cells"]
+    assert cells[5][5] == 1 and cells[0][0] == 0  # the disc, centred, corners empty
+    assert out["provenance"]["settings"]["box"] == "0.0000,0.0000,0.5000,1.0000"
+    for bad in ("0.5,0,0.2,1", "0,0,1", "a,b,c,d", "0,0,2,1"):
+        err = one_line_error(client.post(url + f"&box={bad}", content=png, headers=headers),
+                             422)
+        assert "left,top,right,bottom" in err
+    err = one_line_error(client.post(url + "&box=0,0,0.01,0.01", content=png,
+                                     headers=headers), 422)
+    assert "larger rectangle" in err
+
+
 def test_examples_are_named_never_paths(client, headers) -> None:
     names = {e["name"] for e in client.get("/api/examples").json()["examples"]}
     assert {"dancer", "koala"} <= names

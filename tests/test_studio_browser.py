@@ -5,7 +5,7 @@ A designer's session: a blank grid, cells painted until the verdict turns multip
 cells where two solutions differ are marked, the top suggestion applied, unique again;
 a picture made harder on purpose; saved to the corpus under a hostile title, found again
 by filter (the title shown as text), downloaded as a file; a bundled picture uploaded and
-made into a puzzle; strokes faster
+made into a puzzle, then cropped by a rectangle dragged on it; strokes faster
 than the checks never show an older grid's verdict. Chromium's network log shows
 the page asked nothing of any other host. With ``NONOFORGE_STUDIO_SHOTS=DIR`` the
 screenshots docs/studio.md shows are written there (``make`` does not; see the doc).
@@ -254,6 +254,21 @@ def test_a_designers_session(studio: str, browser) -> None:
     d.find_element("id", "resize").click()
     wait(d, lambda d: d.find_element("id", "doc-dims").text.startswith("25 × 22")
          and d.execute_script("return state.shownSeq === state.seq"), "the resized grid")
+    # a rectangle dragged on the source crops the picture, and it is made again
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    d.find_element("id", "tab-picture").click()
+    src = d.find_element("id", "pic-source")
+    made = d.find_element("id", "pic-sheet").get_attribute("src")
+    w, h = src.size["width"], src.size["height"]
+    ActionChains(d).move_to_element_with_offset(src, int(-0.4 * w), int(-0.45 * h)) \
+        .click_and_hold().move_by_offset(int(0.45 * w), int(0.5 * h)).release().perform()
+    assert d.execute_script("return picture.box !== null")
+    assert d.find_element("id", "crop-box").is_displayed()
+    wait(d, lambda d: d.find_element("id", "pic-sheet").get_attribute("src") != made
+         and d.find_element("id", "pic-card").get_attribute("data-verdict")
+         not in ("", "checking"), "the cropped picture is made into a puzzle", timeout=240)
+    shot(d, "crop")
     # nothing was asked of another host
     origin = urlsplit(studio).netloc
     for entry in d.get_log("performance"):

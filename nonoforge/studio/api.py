@@ -210,29 +210,78 @@ def open_example(name: str) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class PictureSettings:
-    """What the picture tab sets: the largest size, colours, rung, crop."""
+    """What the picture tab sets: the largest size, colours, rung, crop to the subject, and
+    the rectangle of the source drawn on it (``box``: left, top, right, bottom as fractions
+    of its width and height, None for all of it)."""
 
     width: int = 30
     height: int = 30
     colours: int = 1
     max_technique: str = "line"
     crop: bool = True
+    box: tuple[float, float, float, float] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"size": f"{self.width}x{self.height}", "colors": self.colours,
-                "max_technique": self.max_technique, "crop": self.crop}
+        out: dict[str, Any] = {"size": f"{self.width}x{self.height}", "colors": self.colours,
+                               "max_technique": self.max_technique, "crop": self.crop}
+        if self.box is not None:
+            out["box"] = ",".join(f"{v:.4f}" for v in self.box)
+        return out
+
+
+def parse_box(text: str) -> tuple[float, float, float, float]:
+    """A crop rectangle from the page: ``left,top,right,bottom``, fractions 0..1 of the
+    source's width and height, left < right and top < bottom.
+
+    >>> parse_box("0.1,0,0.9,0.5")
+    (0.1, 0.0, 0.9, 0.5)
+    """
+    parts = text.split(",")
+    try:
+        vals = [float(v) for v in parts]
+    except ValueError:
+        vals = []
+    if len(vals) != 4 or not all(0.0 <= v <= 1.0 for v in vals) or not (
+            vals[0] < vals[2] and vals[1] < vals[3]):
+        raise UsageError("the crop must be left,top,right,bottom: fractions 0..1 of the "
+                         "picture, left < right and top < bottom")
+    return vals[0], vals[1], vals[2], vals[3]
+
+
+def cropped(rgba: np.ndarray, box: tuple[float, float, float, float]) -> np.ndarray:
+    """The part of a decoded picture (``(H, W, 4)``) inside ``box`` (:func:`parse_box`),
+    at least one pixel each way; a part under 2x2 pixels is refused as ``generate``
+    refuses such a picture.
+
+    >>> cropped(np.zeros((10, 20, 4)), (0.5, 0.0, 1.0, 0.35)).shape
+    (4, 10, 4)
+    """
+    import math
+
+    h, w = rgba.shape[:2]
+    x0, y0 = min(w - 1, math.floor(box[0] * w)), min(h - 1, math.floor(box[1] * h))
+    x1, y1 = max(x0 + 1, math.ceil(box[2] * w)), max(y0 + 1, math.ceil(box[3] * h))
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        raise UsageError(f"the crop is {x1 - x0}x{y1 - y0} pixels: draw a larger rectangle")
+    return rgba[y0:y1, x0:x1]
 
 
 def from_picture(path: str, data: bytes, name: str, opts: PictureSettings) -> dict[str, Any]:
     """Generate a puzzle from a picture as ``generate`` does (same function, same checks on
-    the image: :func:`nonoforge.images.load.load_image`), with what the page shows beside
-    it: the sheet, the verdict, the grade, the likeness and the edited cells."""
+    the image: :func:`nonoforge.images.load.load_image`), cut to ``opts.box`` first when
+    the page drew one, with what the page shows beside it: the sheet, the verdict, the
+    grade, the likeness and the edited cells."""
     from nonoforge.images.generate import generate
     from nonoforge.images.render import png_bytes, sheet_png
     from nonoforge.pipeline.rate import human_fields
     from nonoforge.titles import readable
 
-    g = generate(path, size=(opts.width, opts.height), colors=opts.colours,
+    source: Any = path
+    if opts.box is not None:
+        from nonoforge.images.load import load_image
+
+        source = cropped(load_image(path), opts.box)  # read with every check, then cut
+    g = generate(source, size=(opts.width, opts.height), colors=opts.colours,
                  max_technique=opts.max_technique, crop=opts.crop,
                  title=readable(name.removeprefix("example:")))
     p = g.puzzle

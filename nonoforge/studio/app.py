@@ -288,13 +288,15 @@ class Studio:
         return JSONResponse(await run_in_threadpool(open_bytes, data, name))
 
     async def from_picture(self, request: Request) -> Response:
-        from nonoforge.studio.api import PictureSettings
+        from nonoforge.studio.api import PictureSettings, parse_box
 
         opts = PictureSettings(
             width=_int(request, "width", 30, 5, 100), height=_int(request, "height", 30, 5, 100),
             colours=_int(request, "colours", 1, 1, 8),
             max_technique=request.query_params.get("technique", "line"),
             crop=request.query_params.get("crop", "1") != "0",
+            box=parse_box(request.query_params["box"]) if request.query_params.get("box")
+            else None,
         )
         example = request.query_params.get("example")
         name = request.query_params.get("name", "picture")

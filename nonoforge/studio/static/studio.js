@@ -569,7 +569,7 @@ $("download").addEventListener("click", async () => {
 
 // -- from a picture -------------------------------------------------------------------------
 
-const picture = { file: null, example: null, result: null, seq: 0, url: null };
+const picture = { file: null, example: null, result: null, seq: 0, url: null, box: null };
 
 function drawPictureGrid(d, edited) {
   const c = $("pic-grid");
@@ -589,6 +589,7 @@ async function regenerate() {
     technique: $("pic-technique").value, crop: $("pic-crop").checked ? "1" : "0",
   });
   if (picture.example) q.set("example", picture.example); else q.set("name", picture.file.name);
+  if (picture.box) q.set("box", picture.box.map((v) => v.toFixed(4)).join(","));
   $("pane-picture").classList.add("busy");
   $("pic-card").dataset.verdict = "checking";
   $("pic-verdict").textContent = "Generating…";
@@ -615,7 +616,42 @@ async function regenerate() {
   }
 }
 
+// the crop: a rectangle dragged on the source, sent as fractions of its width and height
+function showCropBox() {
+  const b = picture.box, el = $("crop-box");
+  el.hidden = !b; $("pic-uncrop").hidden = !b;
+  if (!b) return;
+  Object.assign(el.style, { left: `${100 * b[0]}%`, top: `${100 * b[1]}%`, width: `${100 * (b[2] - b[0])}%`, height: `${100 * (b[3] - b[1])}%` });
+}
+function setCrop(box) { picture.box = box; showCropBox(); }
+let cropDrag = null;
+function cropPoint(e) {
+  const r = $("pic-source").getBoundingClientRect();
+  return [Math.min(1, Math.max(0, (e.clientX - r.left) / r.width)), Math.min(1, Math.max(0, (e.clientY - r.top) / r.height))];
+}
+function cropFrom(a, b) { return [Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[0], b[0]), Math.max(a[1], b[1])]; }
+$("crop-wrap").addEventListener("pointerdown", (e) => {
+  if (!$("pic-source").getAttribute("src")) return;
+  e.preventDefault();
+  $("crop-wrap").setPointerCapture(e.pointerId);
+  cropDrag = cropPoint(e);
+});
+$("crop-wrap").addEventListener("pointermove", (e) => {
+  if (!cropDrag) return;
+  picture.box = cropFrom(cropDrag, cropPoint(e)); showCropBox();
+});
+$("crop-wrap").addEventListener("pointerup", (e) => {
+  if (!cropDrag) return;
+  const box = cropFrom(cropDrag, cropPoint(e));
+  cropDrag = null;
+  // a click, or a sliver: no crop
+  setCrop(box[2] - box[0] > 0.03 && box[3] - box[1] > 0.03 ? box : null);
+  regenerate();
+});
+$("pic-uncrop").addEventListener("click", () => { setCrop(null); regenerate(); });
+
 function pickPicture(file) {
+  setCrop(null);
   picture.file = file; picture.example = null;
   if (picture.url) URL.revokeObjectURL(picture.url);
   picture.url = URL.createObjectURL(file);
@@ -633,6 +669,7 @@ drop.addEventListener("drop", (e) => {
 });
 $("picture-example").addEventListener("change", (e) => {
   if (!e.target.value) return;
+  setCrop(null);
   picture.example = e.target.value; picture.file = null;
   $("pic-source").src = `/api/example-image/${encodeURIComponent(picture.example)}`;
   regenerate();
