@@ -11,6 +11,21 @@ cells, worst under 6 %; median time under 1 s per image at 30x30.
     .venv/bin/python bench/generate.py --textures      # brick/grass/gravel only (stress)
     .venv/bin/python bench/generate.py --photos        # the photo set of issue 17
     .venv/bin/python bench/generate.py --photos --montage docs/images-photos.png
+    .venv/bin/python bench/generate.py --photos --styles --montage docs/images-styles.png
+
+``--photos --styles`` (issue 35) runs ``--style auto`` on the photo set plus the real photos
+of :data:`OTHER_PHOTOS` (other projects' test folders, kept out of this repository: see
+below) at 20/30/45 cells, black-and-white, and prints per photo: accepted, the style auto
+chose, each style's structure score (docs/images.md, "Styles"), edits, CPU; then per size
+the accepted rate and the CPU median. With ``--montage`` it first draws each photo in every
+style at 30x30 (source | silhouette | outline | tones | auto) and prints, per style, the
+structure measure beside SSIM, and whether the two measures pick the same style.
+
+The other projects' photos are read from ``--photo-dir`` (default ``../bench-photos``
+beside the checkout, or ``$NONOFORGE_BENCH_PHOTOS``); photos absent there are skipped with
+a note. Get them with git from the repositories named in :data:`OTHER_PHOTOS` (file and
+commit given); they are never committed here (provenance of the pictures themselves is
+not stated by those projects).
 
 ``--photos`` runs every picture-like ``skimage.data`` image at 20/30/45, black-and-white
 and 4 colours, and prints per image: accepted, edits, likeness (band-passed correlation in
@@ -30,6 +45,7 @@ when other work shares the machine.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -49,6 +65,26 @@ SAMPLES = (
 TEXTURES = ("brick", "grass", "gravel")
 #: The photo set: every picture-like image of skimage.data (chelsea is also ``cat``).
 PHOTOS = SAMPLES + ("retina", "hubble_deep_field")
+#: Real photos from other projects' test folders: (name, repository, path, commit, licence
+#: of the repository). darknet's data/ images ship with the YOLO licence ("public domain"),
+#: yolov5's with AGPL-3.0; the photos' own authors are not stated, so none is committed.
+OTHER_PHOTOS = (
+    ("darknet-dog.jpg", "pjreddie/darknet", "data/dog.jpg", "f6afaab", "YOLO (public domain)"),
+    ("darknet-eagle.jpg", "pjreddie/darknet", "data/eagle.jpg", "f6afaab", "YOLO (public domain)"),
+    ("darknet-giraffe.jpg", "pjreddie/darknet", "data/giraffe.jpg", "f6afaab",
+     "YOLO (public domain)"),
+    ("darknet-horses.jpg", "pjreddie/darknet", "data/horses.jpg", "f6afaab",
+     "YOLO (public domain)"),
+    ("darknet-kite.jpg", "pjreddie/darknet", "data/kite.jpg", "f6afaab", "YOLO (public domain)"),
+    ("darknet-person.jpg", "pjreddie/darknet", "data/person.jpg", "f6afaab",
+     "YOLO (public domain)"),
+    ("darknet-scream.jpg", "pjreddie/darknet", "data/scream.jpg", "f6afaab",
+     "YOLO (public domain); a photo of Munch's painting"),
+    ("yolov5-bus.jpg", "ultralytics/yolov5", "data/images/bus.jpg", "5081342", "AGPL-3.0"),
+    ("yolov5-zidane.jpg", "ultralytics/yolov5", "data/images/zidane.jpg", "5081342", "AGPL-3.0"),
+)
+PHOTO_DIR = Path(os.environ.get(
+    "NONOFORGE_BENCH_PHOTOS", Path(__file__).resolve().parents[1].parent / "bench-photos"))
 MONTAGE = ("chelsea", "astronaut", "rocket", "coffee", "camera", "horse", "hubble_deep_field")
 
 
@@ -205,6 +241,111 @@ def montage(path: str, size: int = 30) -> None:
     print(f"montage -> {path}")
 
 
+def style_photos(photo_dir: Path) -> list[tuple[str, object]]:
+    """The photo set and the other projects' photos found in ``photo_dir``."""
+    imgs: list[tuple[str, object]] = [(n, getattr(skimage.data, n)()) for n in PHOTOS]
+    missing = []
+    for name, *_ in OTHER_PHOTOS:
+        path = photo_dir / name
+        if path.is_file():
+            imgs.append((name.removesuffix(".jpg"), str(path)))
+        else:
+            missing.append(name)
+    if missing:
+        print(f"note: {len(missing)} photo(s) absent from {photo_dir}: {', '.join(missing)}",
+              file=sys.stderr)
+    return imgs
+
+
+def styles(sizes: list[int], imgs: list[tuple[str, object]], budget: float) -> None:
+    """``--style auto`` on every photo at each size: accepted, auto's choice, each style's
+    structure score, edits, CPU; then per size the accepted rate and CPU median."""
+    from nonoforge.images.generate import GenerateOptions
+
+    print(f"{len(imgs)} photos; B&W --style auto; acceptance at 'line'; edit budget {budget:.0%}; "
+          "scores = structure measure of each style's picture as drawn; cpu = process CPU s")
+    head = (f"{'photo':<22}{'size':>7}{'acc':>5}{'auto':>11}{'silh':>7}{'outl':>7}{'tones':>7}"
+            f"{'struct':>7}{'ssim':>7}{'edits':>6}{'specks':>7}{'cpu s':>7}")
+    summary = []
+    for size in sizes:
+        print(head)
+        rows = []
+        for name, img in imgs:
+            c0 = time.process_time()
+            g = generate(img, GenerateOptions(size=(size, size), seed=0, edit_budget=budget))
+            cpu = time.process_time() - c0
+            s = g.summary()
+            sc = s["style_scores"]
+            rows.append((s, cpu))
+            print(f"{name:<22}{s['width']:>3}x{s['height']:<3}{'yes' if s['accepted'] else 'NO':>5}"
+                  f"{s['style']:>11}" + "".join(f"{sc.get(k, float('nan')):>7.3f}" for k in
+                                                 ("silhouette", "outline", "tones"))
+                  + f"{s['structure']:>7.3f}{s['ssim'] or float('nan'):>7.3f}{s['edits']:>6}"
+                  f"{s['specks']:>7}{cpu:>7.2f}", flush=True)
+        chosen = {k: sum(r[0]["style"] == k for r in rows)
+                  for k in ("silhouette", "outline", "tones")}
+        summary.append((size, sum(r[0]["accepted"] for r in rows) / len(rows),
+                        statistics.median(r[1] for r in rows), max(r[1] for r in rows),
+                        statistics.median(100 * r[0]["edit_fraction"] for r in rows), chosen,
+                        len(rows)))
+    print()
+    print(f"{'size':<8}{'accepted':>9}{'cpu med':>8}{'cpu max':>8}{'edits med %':>12}  auto chose")
+    for size, acc, cmed, cmax, emed, chosen, n in summary:
+        print(f"{size}x{size:<5}{acc:>9.0%}{cmed:>8.2f}{cmax:>8.2f}{emed:>12.1f}  "
+              + ", ".join(f"{k} {v}" for k, v in chosen.items()) + f" (of {n})")
+
+
+def styles_montage(path: str, imgs: list[tuple[str, object]], size: int = 30) -> None:
+    """source | silhouette | outline | tones | auto at ``size`` for every photo, as one PNG;
+    prints each style's structure and SSIM (of the repaired puzzle) and where the two
+    measures would pick different styles."""
+    from PIL import Image
+
+    from nonoforge.images.generate import GenerateOptions
+    from nonoforge.images.load import as_rgba
+    from nonoforge.images.render import solution_png
+    from nonoforge.images.styles import Style
+
+    tile = 150
+    print(f"{'photo':<22}" + "".join(f"{s:>22}" for s in ("silhouette", "outline", "tones"))
+          + f"{'auto':>12}{'by ssim':>12}")
+    rows, agree = [], 0
+    for name, img in imgs:
+        rgba = as_rgba(img)  # type: ignore[arg-type]
+        src = Image.fromarray((rgba[..., :3] * 255).round().astype(np.uint8))
+        src.thumbnail((tile, tile))
+        tiles, cells = [src], []
+        figures = {}
+        for style in (Style.SILHOUETTE, Style.OUTLINE, Style.TONES, Style.AUTO):
+            g = generate(img, GenerateOptions(size=(size, size), seed=0, style=style))
+            assert g.puzzle.goal is not None
+            tiles.append(solution_png(g.puzzle.goal, g.puzzle.palette, tile // size))
+            s = g.summary()
+            figures[style.value] = (s["structure"], s["ssim"] or 0.0, s["accepted"], s["style"])
+            cells.append(g)
+        by_ssim = max(("silhouette", "outline", "tones"), key=lambda k: figures[k][1])
+        by_struct = max(("silhouette", "outline", "tones"), key=lambda k: figures[k][0])
+        agree += by_ssim == by_struct
+        print(f"{name:<22}" + "".join(
+            f"{f'{figures[k][0]:.3f}/{figures[k][1]:.3f}' + ('' if figures[k][2] else ' NO'):>22}"
+            for k in ("silhouette", "outline", "tones"))
+            + f"{figures['auto'][3]:>12}{by_ssim:>12}", flush=True)
+        row = Image.new("RGB", (sum(t.width for t in tiles) + 8 * len(tiles), tile), "white")
+        x = 0
+        for t in tiles:
+            row.paste(t, (x, (tile - t.height) // 2))
+            x += t.width + 8
+        rows.append(row)
+    print(f"(structure/SSIM of each style's repaired puzzle; NO: not accepted) the two measures "
+          f"pick the same style for {agree} of {len(imgs)} photos")
+    out = Image.new("RGB", (max(r.width for r in rows), (tile + 8) * len(rows)), "white")
+    for i, r in enumerate(rows):
+        out.paste(r, (0, (tile + 8) * i))
+    out = out.quantize(colors=64)
+    out.save(path, optimize=True)
+    print(f"montage -> {path}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="20,30,45")
@@ -216,8 +357,22 @@ def main() -> None:
     ap.add_argument("--photos", action="store_true",
                     help="the photo set: per-image likeness, margins, specks, colours")
     ap.add_argument("--montage", metavar="PNG", help="with --photos: write the montage")
+    ap.add_argument("--styles", action="store_true",
+                    help="with --photos: B&W styles (issue 35) on the photos and other projects'")
+    ap.add_argument("--photo-dir", type=Path, default=PHOTO_DIR,
+                    help="where the other projects' photos are (see OTHER_PHOTOS)")
+    ap.add_argument("--only", help="with --styles: these photos only (comma-separated)")
     args = ap.parse_args()
     warmup()
+    if args.photos and args.styles:
+        imgs = style_photos(args.photo_dir)
+        if args.only:
+            imgs = [i for i in imgs if i[0] in args.only.split(",")]
+        if args.montage:
+            styles_montage(args.montage, imgs)
+        if args.sizes != "none":
+            styles([int(s) for s in args.sizes.split(",")], imgs, args.budget)
+        return
     if args.photos:
         if args.montage:
             montage(args.montage)

@@ -298,6 +298,9 @@ def generate(
     title: Annotated[str | None, typer.Option(
         "--title", help="The puzzle's title [default: the image's name made readable, "
         "e.g. koala-20x20.png -> Koala, 1f354.png -> Hamburger].")] = None,
+    style: Annotated[str, typer.Option(
+        "--style", help="B&W drawing: silhouette, outline, tones or auto (auto: the one "
+        "whose edges best match the photo's; see docs/images.md).")] = "silhouette",
 ) -> None:
     """Turn images into puzzles the solver proves unique, repairing them with few edits.
 
@@ -312,10 +315,12 @@ def generate(
     """
     from nonoforge.examples import stem as example_stem
     from nonoforge.images.explain import summary_line
+    from nonoforge.images.generate import GenerateOptions
     from nonoforge.images.generate import generate as make
     from nonoforge.images.output import write_explain, write_generated
     from nonoforge.images.quantise import parse_size
     from nonoforge.images.render import preview
+    from nonoforge.images.styles import Style
     from nonoforge.ranges import check_picture_size
 
     if size is None and width is None and grade is None:
@@ -328,10 +333,12 @@ def generate(
     grid_size = parse_size(size, "--size") if size is not None else None
     taken: set[str] = set()
     rows = []
+    options = GenerateOptions(
+        size=grid_size, width=width, colors=colors, seed=seed, fill=fill,
+        max_technique=max_technique, edit_budget=edit_budget, crop=not no_crop,
+        repair_with=repair_with, style=Style.parse(style)).checked()
     for image in images:
-        opts: dict[str, Any] = {
-            "colors": colors, "seed": seed, "fill": fill, "max_technique": max_technique,
-            "edit_budget": edit_budget, "crop": not no_crop, "repair_with": repair_with}
+        opts: dict[str, Any] = {"options": options}
         if title is not None:
             opts["title"] = title
         aimed: dict[str, Any] = {}
@@ -340,7 +347,7 @@ def generate(
             if tell is not None:  # where a long repair is, on a terminal's stderr
                 opts["progress"] = lambda line, image=image: tell(f"{image}: {line}")
             if grade is None:
-                g = make(resolve_input(image), size=grid_size, width=width, **opts)
+                g = make(resolve_input(image), **opts)
             else:
                 from nonoforge.pipeline.aim import aim
 
@@ -364,7 +371,9 @@ def generate(
         verdict = "accepted" if g.accepted else f"NOT accepted ({g.repair.refusal})"
         verdict += f" with {len(g.givens)} given(s)" if g.givens else ""
         like = "-" if row["likeness"] is None else f"{row['likeness']:.2f}"  # computed once
-        out.print(f"{image}: {g.puzzle.width}x{g.puzzle.height}, {g.puzzle.ncolors} colour(s), "
+        drawn = f" ({g.style.value})" if g.puzzle.ncolors == 1 else ""
+        out.print(f"{image}: {g.puzzle.width}x{g.puzzle.height}, {g.puzzle.ncolors} colour(s)"
+                  f"{drawn}, "
                   f"{verdict}, {g.edits} edit(s) ({100 * g.edit_fraction:.1f} %), "
                   f"likeness {like}, "
                   f"{g.time_s:.2f} s -> {row['puzzle']}")

@@ -66,6 +66,18 @@ def test_generate_json_writes_puzzle_sheets_and_pictures(tmp_path: Path, picture
     ET.parse(row["files"]["sheet_svg"])
 
 
+def test_generate_style_is_passed_and_reported(tmp_path: Path, picture: Path) -> None:
+    for style in ("outline", "tones", "silhouette"):
+        r = run("generate", str(picture), "--size", "20x20", "--style", style, "--json",
+                "--out", str(tmp_path / style))
+        assert r.exit_code == 0, r.output
+        [row] = json.loads(r.stdout)
+        assert row["style"] == style and row["style_scores"] == {}
+        assert 0.0 <= row["structure"] <= 1.0
+    r = run("generate", str(picture), "--size", "20x20", "--out", str(tmp_path / "text"))
+    assert "(silhouette)" in r.stdout  # auto on a picture that is no photo
+
+
 def test_generate_default_non_file(tmp_path: Path, picture: Path) -> None:
     r = run("generate", str(picture), "--size", "12x10", "--out", str(tmp_path))
     assert r.exit_code == 0, r.output
@@ -137,7 +149,9 @@ def test_generate_bad_images_fail_in_one_line(tmp_path: Path, kind: str) -> None
 @pytest.mark.parametrize(
     "args",
     [[], ["--size", "10"], ["--size", "10x10", "--max-technique", "search"],
-     ["--size", "10x10", "--colors", "0"], ["--size", "10x10", "--edit-budget", "3"]],
+     ["--size", "10x10", "--colors", "0"], ["--size", "10x10", "--edit-budget", "3"],
+     ["--size", "10x10", "--style", "pencil"],
+     ["--size", "10x10", "--style", "outline", "-c", "3"]],
 )
 def test_generate_bad_arguments(tmp_path: Path, picture: Path, args: list[str]) -> None:
     assert_clean_error(run("generate", str(picture), "--out", str(tmp_path), *args))

@@ -163,11 +163,16 @@ def test_a_work_budget_ends_the_repair_at_the_same_point_every_time() -> None:
 
 def test_progress_says_the_attempt_and_the_round_and_changes_nothing() -> None:
     """``progress`` hears each attempt start and each repair round (edits and budgets
-    used), and the puzzle is the one made without it."""
+    used), and the puzzle is the one made without it (the silhouette style: its attempts
+    are the quantiser's)."""
+    from nonoforge.images.generate import GenerateOptions
+    from nonoforge.images.styles import Style
+
     img = skimage.data.coffee()
     lines: list[str] = []
-    g = generate(img, size=(30, 30), progress=lines.append)
-    assert g.puzzle.key == generate(img, size=(30, 30)).puzzle.key
+    opts = GenerateOptions(size=(30, 30), style=Style.SILHOUETTE)
+    g = generate(img, opts, progress=lines.append)
+    assert g.puzzle.key == generate(img, opts).puzzle.key
     rounds = g.repair.rounds
     assert rounds >= 2 and lines[:2] == ["preparing the picture", "attempt 1/4: quantising"]
     assert [line.split(":")[1] for line in lines[2:]] == [

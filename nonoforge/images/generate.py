@@ -42,11 +42,15 @@ from nonoforge.images.measure import (
     ssim,
 )
 from nonoforge.images.quantise import (
+    BW_LAB,
     DEFAULT_MERGE_DELTA,
     ImageSource,
+    Prepared,
     Quantised,
+    merge_crumbs,
     prepare,
 )
+from nonoforge.images.styles import DRAWN, Style
 from nonoforge.puzzle import Clue, Grid, Meta, Palette, Puzzle, clue_of
 from nonoforge.solving import TECHNIQUES, mask_counts
 
@@ -526,6 +530,13 @@ class Generated:
     quantised: Quantised
     repair: Repair
     time_s: float
+    #: the style the picture was drawn in (:mod:`~nonoforge.images.styles`)
+    style: Style = Style.SILHOUETTE
+    #: ``auto``'s scores of each style's picture as drawn, before repair (structure
+    #: measure, :mod:`~nonoforge.images.structure`); empty when one style was asked for
+    style_scores: dict[str, float] = field(default_factory=dict)
+    #: the background's colours (Lab rows) saliency was measured against, when found
+    ground: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def givens(self) -> tuple[tuple[int, int, int], ...]:
@@ -560,6 +571,12 @@ class Generated:
         return likeness(self.quantised.light, self.repair.grid.cells, self.quantised.transparent)
 
     @property
+    def structure(self) -> float:
+        """Agreement of the puzzle picture's edges with its source's salient edges at the
+        grid's scale (:func:`~nonoforge.images.structure.structure`)."""
+        return picture_structure(self.quantised, self.repair.grid.cells, self.ground)
+
+    @property
     def colors_note(self) -> str | None:
         """Why the puzzle has fewer painted colours than asked, or None."""
         q = self.quantised
@@ -591,6 +608,9 @@ class Generated:
             "photo": self.quantised.photo,
             "likeness": None if np.isnan(like) else round(like, 4),
             "ssim": None if np.isnan(sim) else round(sim, 4),
+            "structure": round(self.structure, 4),
+            "style": self.style.value,
+            "style_scores": {k: round(v, 4) for k, v in self.style_scores.items()},
             "specks": specks(cells),
             "empty_margins": empty_margins(cells),
             "accepted": self.accepted,
@@ -616,8 +636,49 @@ def fidelity_table(q: Quantised) -> np.ndarray:
     return deltaE_ciede2000(src, pal)
 
 
+@dataclass(frozen=True)
+class GenerateOptions:
+    """How a picture becomes a puzzle: the knobs of :func:`generate`, one typed record
+    (the CLI, the grade aim and the demo build one; :func:`generate`'s keyword arguments of
+    the same names are shorthands for it).
+
+    ``style`` draws black-and-white pictures as a ``silhouette`` (the quantiser's path),
+    an ``outline`` (line art at the grid's scale), ``tones`` (dark masses and lines) or
+    ``auto`` (the one of these that scores best on the structure measure; only photos,
+    other pictures are drawn as silhouettes): :mod:`~nonoforge.images.styles`."""
+
+    size: tuple[int, int] | None = None
+    width: int | None = None
+    colors: int = 1
+    seed: int = 0
+    fill: float | None = None
+    merge_delta: float = DEFAULT_MERGE_DELTA
+    max_technique: str = "line"
+    edit_budget: float = DEFAULT_BUDGET
+    candidates: int = DEFAULT_CANDIDATES
+    crop: bool = True
+    photo: bool | None = None
+    repair_with: str = "edits"
+    #: silhouette until auto's pick reads for most photos (docs/images.md, "Styles": 7 of
+    #: 25 at 30x30 on the bench) -- opt in with ``Style.AUTO``
+    style: Style = Style.SILHOUETTE
+
+    def checked(self) -> GenerateOptions:
+        """These options with the style parsed, or a one-line UsageError for a bad knob."""
+        _strategy(self.max_technique)
+        if self.repair_with not in REPAIRS:
+            raise UsageError(
+                f"repair must be one of {', '.join(REPAIRS)}, got {self.repair_with!r}")
+        style = Style.parse(self.style)
+        if style in (Style.OUTLINE, Style.TONES) and (self.colors > 1 or self.fill is not None):
+            raise UsageError(f"style {style.value} draws black and white: give colours 1 "
+                             "and no fill")
+        return replace(self, style=style)
+
+
 def generate(
     image: ImageSource,
+    options: GenerateOptions | None = None,
     *,
     size: tuple[int, int] | None = None,
     width: int | None = None,
@@ -637,6 +698,11 @@ def generate(
 ) -> Generated:
     """Quantise ``image`` and repair it into a puzzle unique at ``max_technique``.
 
+    ``options`` (:class:`GenerateOptions`) holds every knob; without it the keyword
+    arguments of the same names make one (with it they must stay at their defaults, but
+    for ``size`` and ``width``, which set the grid of the options given: the grade aim
+    tries several). ``title``, ``solver`` and ``progress`` are not options of the picture.
+
     The puzzle's goal is the repaired picture; ``.accepted`` says whether the solver proved
     it unique within the edit budget (if not, the best attempt is kept). With ``crop`` the
     subject fills the frame (see :func:`~nonoforge.images.quantise.quantise`), and edge lines
@@ -644,56 +710,41 @@ def generate(
     could use, so dropping it keeps the verdict. ``repair_with="givens"`` keeps the picture
     exact and makes it unique by line logic with a few cells printed solved instead
     (:mod:`~nonoforge.images.givens`). ``progress`` is told what is being done (a line for
-    people: the attempt, the repair's round).
+    people: the attempt, the repair's round). Black-and-white photos are drawn in the
+    options' ``style`` (:mod:`~nonoforge.images.styles`; ``auto`` by default).
 
     >>> g = generate("cat.png", size=(30, 30), colors=4)   # doctest: +SKIP
     >>> g.accepted, g.edits                                # doctest: +SKIP
     (True, 7)
     """
-    _strategy(max_technique)
+    given = GenerateOptions(
+        size=size, width=width, colors=colors, seed=seed, fill=fill, merge_delta=merge_delta,
+        max_technique=max_technique, edit_budget=edit_budget, candidates=candidates,
+        crop=crop, photo=photo, repair_with=repair_with)
+    opts = _options(options, given)
     if solver is None:
         from nonoforge.solver import warmup
 
         warmup()  # one-time compilation is not part of any image's time
-    if repair_with not in REPAIRS:
-        raise UsageError(f"repair must be one of {', '.join(REPAIRS)}, got {repair_with!r}")
     t0 = time.perf_counter()
-    attempts: list[tuple[Quantised, Repair]] = []
     if progress is not None:
         progress("preparing the picture")
+    from nonoforge.images.load import as_rgba
+
+    rgba = as_rgba(image)  # read once: the styles each fit it their own way
     # read, shrunk and (photos) smoothed once: only the crumbs differ between attempts
-    pre = prepare(image, size=size, width=width, colors=colors, fill=fill, crop=crop,
-                  photo=photo)
-    for crumb in CRUMBS:
-        tell = None if progress is None else _attempt(progress, len(attempts) + 1)
-        if tell is not None:
-            tell("quantising")
-        try:
-            q = pre.quantise(seed=seed, merge_delta=merge_delta, crumb=crumb)
-        except ImageError:
-            if not attempts:
-                raise
-            continue  # a retry simplified everything away: the others stand
-        rep = repair(
-            q.grid, q.palette, fidelity_table(q), max_technique=max_technique,
-            budget=edit_budget if repair_with == "edits" else 0.0, candidates=candidates,
-            seed=seed, solver=solver, progress=tell,
-        )
-        attempts.append((q, rep))
-        if repair_with != "edits" or not q.photo or (rep.accepted and len(attempts) == 1):
-            break
-        if rep.accepted and rep.edits <= RETRY_EDITS * edit_budget * q.grid.cells.size:
-            break
-    q, rep = _best_attempt(attempts)
-    if crop:
+    pre = prepare(rgba, size=opts.size, width=opts.width, colors=opts.colors, fill=opts.fill,
+                  crop=opts.crop, photo=opts.photo)
+    style, q, rep, scores, ground = _draw(rgba, pre, opts, solver, progress)
+    if opts.crop:
         q, rep = _trim_edges(q, rep)
     if title is None and isinstance(image, str | os.PathLike):  # koala-20x20 -> Koala
         from nonoforge.titles import readable
 
         title = readable(os.path.basename(os.fspath(image)))
-    meta = Meta(title=title, source=None, note=_note(rep, max_technique))
+    meta = Meta(title=title, source=None, note=_note(rep, opts.max_technique))
     puzzle = _puzzle(rep.grid, q.palette, meta)
-    if repair_with == "givens" and not rep.accepted:
+    if opts.repair_with == "givens" and not rep.accepted:
         from nonoforge.images.givens import find_givens
 
         assert puzzle.goal is not None
@@ -703,10 +754,207 @@ def generate(
         puzzle = puzzle.replace(givens=givens)  # part of the puzzle: files, sheets, solver
         # the verdict reported is the printed puzzle's (clues plus givens), proven by the
         # solver, not the clues' alone (the key, the file and every later solve are its)
-        ok, r = accept(puzzle, max_technique, solver)
+        ok, r = accept(puzzle, opts.max_technique, solver)
         rep = replace(rep, accepted=ok, status=r.status, technique=r.technique,
                       solves=rep.solves + 1, result=r)
-    return Generated(puzzle, q, rep, time.perf_counter() - t0)
+    return Generated(puzzle, q, rep, time.perf_counter() - t0, style, scores, ground)
+
+
+def _options(options: GenerateOptions | None, given: GenerateOptions) -> GenerateOptions:
+    """The options :func:`generate` works with: ``options``, or the keywords ``given``
+    (which, beside ``options``, may set only the grid's size or width), checked."""
+    if options is None:
+        return given.checked()
+    if replace(given, size=None, width=None) != GenerateOptions():
+        raise UsageError("give the generation options either as an options record or "
+                         "as keyword arguments, not both")
+    if given.size is not None or given.width is not None:
+        options = replace(options, size=given.size, width=given.width)
+    return options.checked()
+
+
+def _draw(
+    rgba: np.ndarray, pre: Prepared, opts: GenerateOptions, solver: Solver | None,
+    progress: Callable[[str], None] | None,
+) -> tuple[Style, Quantised, Repair, dict[str, float], np.ndarray | None]:
+    """The picture in the options' style, repaired: ``(style drawn, picture, repair,
+    auto's scores)``. ``auto`` scores each style's first picture and repairs them best
+    first, and keeps the accepted one of highest score after repair (it stops once one scores
+    at least what the next scored as drawn); the best scored as drawn when none is
+    accepted. Also the background's colours (None for the silhouette alone)."""
+    style = opts.style
+    if style is Style.AUTO and (opts.colors > 1 or opts.fill is not None or not pre.photo):
+        style = Style.SILHOUETTE
+    scores: dict[str, float] = {}
+    ground = None
+    if style is Style.SILHOUETTE:
+        q, rep = _silhouette_attempts(pre, opts, solver, progress)
+    else:
+        regions, ground = _regions(rgba, opts)
+        drawn: dict[Style, Quantised | None] = {
+            s: _styled(regions, s, 0, ground) for s in (Style.OUTLINE, Style.TONES)}
+        if style is Style.AUTO:
+            if progress is not None:
+                progress("scoring the styles")
+            try:
+                drawn[Style.SILHOUETTE] = pre.quantise(
+                    seed=opts.seed, merge_delta=opts.merge_delta, crumb=CRUMBS[0])
+            except ImageError:
+                drawn[Style.SILHOUETTE] = None
+            scores = {s.value: (0.0 if d is None else picture_structure(d, d.grid.cells, ground))
+                      for s, d in drawn.items()}
+            order = sorted((s for s in DRAWN if drawn[s] is not None),
+                           key=lambda s: (-scores[s.value], DRAWN.index(s)))
+            order = order or [Style.SILHOUETTE]  # which says why nothing can be drawn
+        elif drawn[style] is None:  # nothing of it drawn: the silhouette, said by .style
+            order = [Style.SILHOUETTE]
+        else:
+            order = [style]
+        tried: list[tuple[float, Style, Quantised, Repair]] = []
+        for i, s in enumerate(order):
+            if s is Style.SILHOUETTE:
+                q, rep = _silhouette_attempts(pre, opts, solver, progress, drawn.get(s))
+            else:
+                q, rep = _style_attempts(regions, s, opts, solver, progress, drawn[s], ground)
+            after = picture_structure(q, rep.grid.cells, ground) if rep.accepted else -1.0
+            tried.append((after, s, q, rep))
+            best = max(t[0] for t in tried)
+            # a repair seldom raises a picture's score: once an accepted picture scores at
+            # least what the next style scored as drawn, that style cannot beat it
+            if best >= 0 and (i + 1 == len(order) or best >= scores[order[i + 1].value]):
+                break
+        _, style, q, rep = max(tried, key=lambda t: t[0]) if any(
+            t[0] >= 0 for t in tried) else tried[0]
+    return style, q, rep, scores, ground
+
+
+def _repair(q: Quantised, opts: GenerateOptions, solver: Solver | None,
+            tell: Callable[[str], None] | None) -> Repair:
+    """:func:`repair` of a quantised picture with the options' rung, budget and seed."""
+    return repair(
+        q.grid, q.palette, fidelity_table(q), max_technique=opts.max_technique,
+        budget=opts.edit_budget if opts.repair_with == "edits" else 0.0,
+        candidates=opts.candidates, seed=opts.seed, solver=solver, progress=tell,
+    )
+
+
+def _silhouette_attempts(
+    pre: Prepared, opts: GenerateOptions, solver: Solver | None,
+    progress: Callable[[str], None] | None, first: Quantised | None = None,
+) -> tuple[Quantised, Repair]:
+    """The silhouette style (the quantiser's path): quantise and repair, on photos again
+    with ever coarser crumbs while the repair fails (:data:`CRUMBS`); ``first`` is the first
+    attempt's picture when it is drawn already."""
+    attempts: list[tuple[Quantised, Repair]] = []
+    for crumb in CRUMBS:
+        tell = None if progress is None else _attempt(progress, len(attempts) + 1)
+        if tell is not None:
+            tell("quantising")
+        try:
+            if first is not None and not attempts:
+                q = first
+            else:
+                q = pre.quantise(seed=opts.seed, merge_delta=opts.merge_delta, crumb=crumb)
+        except ImageError:
+            if not attempts:
+                raise
+            continue  # a retry simplified everything away: the others stand
+        rep = _repair(q, opts, solver, tell)
+        attempts.append((q, rep))
+        if opts.repair_with != "edits" or not q.photo or (rep.accepted and len(attempts) == 1):
+            break
+        if rep.accepted and rep.edits <= RETRY_EDITS * opts.edit_budget * q.grid.cells.size:
+            break
+    return _best_attempt(attempts)
+
+
+def _regions(rgba: np.ndarray, opts: GenerateOptions) -> tuple[Quantised, np.ndarray | None]:
+    """The subject's regions and the background's colours: the subject's crop
+    (:func:`~nonoforge.images.subject.find_subject`; the whole frame without ``crop``),
+    equalised and smoothed hard (REGION_TV: fur and grass flatten, the shapes stay),
+    quantised in REGION_COLOURS colours, pieces under :func:`region_crumb` cells merged
+    into their surroundings."""
+    from nonoforge.images.light import block_reduce_linear, lab_to_srgb
+    from nonoforge.images.quantise import ANALYSIS_PER_CELL, equalised_lab
+    from nonoforge.images.smoothing import smooth_lab
+    from nonoforge.images.styles import REGION_COLOURS, REGION_TV
+    from nonoforge.images.subject import find_subject
+
+    subject = find_subject(rgba)
+    if opts.crop:
+        t, b, l_, r = subject.box
+        rgba = rgba[t:b, l_:r]
+    long = max(opts.size) if opts.size is not None else max(opts.width or 1, 30)
+    k = -(-max(rgba.shape[:2]) // max(128, ANALYSIS_PER_CELL * long))
+    smooth = block_reduce_linear(rgba, k) if k > 1 else rgba.copy()  # smoothing is the time
+    smooth[..., :3] = lab_to_srgb(smooth_lab(equalised_lab(smooth), REGION_TV))
+    q = prepare(smooth, size=opts.size, width=opts.width, colors=REGION_COLOURS,
+                crop=opts.crop, photo=True).quantise(seed=opts.seed,
+                                                     merge_delta=opts.merge_delta)
+    cells = merge_crumbs(q.grid.cells, region_crumb(q.grid.cells.size))
+    return replace(q, grid=Grid(cells)), subject.ground
+
+
+def region_crumb(cells: int) -> int:
+    """Regions smaller than this many cells are merged away: 10 at 30x30, 4 to 16 in all."""
+    return int(min(16, max(4, round(cells / 90))))
+
+
+def _styled(regions: Quantised, style: Style, detail: int,
+            ground: np.ndarray | None) -> Quantised | None:
+    """The black-and-white picture of ``style`` drawn from the subject's ``regions`` at
+    level of ``detail``, as a quantised picture (None when it draws nothing); ``ground``:
+    the background's colours, what the cells' saliency is measured against."""
+    from nonoforge.images.styles import outline, tones
+    from nonoforge.images.subject import saliency
+
+    sal = saliency(regions.source_lab, ground)
+    draw = outline if style is Style.OUTLINE else tones
+    cells = draw(regions.grid.cells, regions.palette_lab, sal, detail)
+    if not cells.any():
+        return None
+    q = replace(regions, grid=Grid(cells), palette=Palette.bw(), palette_lab=BW_LAB,
+                wanted_colors=1, colors_note=None)
+    # its empty edge lines go before the repair, as the quantiser crops its own: the edit
+    # budget is a share of the puzzle's cells, not of lines that will be trimmed away
+    return _trim_edges(q, Repair(q.grid, True, "", None, 0, 0, 0, False))[0]
+
+
+def _style_attempts(
+    regions: Quantised, style: Style, opts: GenerateOptions, solver: Solver | None,
+    progress: Callable[[str], None] | None, first: Quantised | None,
+    ground: np.ndarray | None,
+) -> tuple[Quantised, Repair]:
+    """Outline or tones: drawn and repaired at each level of detail
+    (:func:`~nonoforge.images.styles.levels`) until a repair is accepted; the first
+    accepted, or the first attempt when none is."""
+    from nonoforge.images.styles import levels
+
+    attempts: list[tuple[Quantised, Repair]] = []
+    for detail in range(levels()):
+        q = first if detail == 0 and first is not None else _styled(regions, style, detail,
+                                                                    ground)
+        if q is None:
+            continue
+        tell = None if progress is None else _attempt(progress, len(attempts) + 1)
+        if tell is not None:
+            tell(f"drawing the {style.value}")
+        rep = _repair(q, opts, solver, tell)
+        attempts.append((q, rep))
+        if rep.accepted or opts.repair_with != "edits":
+            break
+    if not attempts:
+        raise ImageError(f"the {style.value} style draws nothing of this picture")
+    return next((a for a in attempts if a[1].accepted), attempts[0])
+
+
+def picture_structure(q: Quantised, cells: np.ndarray, ground: np.ndarray | None = None
+                      ) -> float:
+    """The structure measure of a picture ``cells`` of ``q``'s grid against ``q``'s source
+    (:mod:`~nonoforge.images.structure`; ``ground``: the background's colours)."""
+    from nonoforge.images.structure import source_edges, structure
+
+    return structure(source_edges(q.source_lab, ground), cells)
 
 
 def _attempt(progress: Callable[[str], None], n: int) -> Callable[[str], None]:

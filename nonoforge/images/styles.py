@@ -1,0 +1,174 @@
+"""Black-and-white styles: silhouette, outline, tones, and ``auto``, the one that reads best.
+
+A pixel artist does not threshold a photo. They choose the subject, draw its outline and
+the few inner lines that carry it, and fill only where a filled mass reads. The styles:
+
+* ``silhouette``: the quantiser's black-and-white path (shape filled, details cut out, or
+  its sketch; :func:`~nonoforge.images.quantise.quantise`), unchanged;
+* ``outline``: line art drawn **at the grid's scale**. The subject's crop
+  (:func:`~nonoforge.images.subject.find_subject`) is quantised in REGION_COLOURS colours
+  as the colour path would (so its regions are the shapes a colour puzzle of it shows, the
+  specks and crumbs already gone), and the boundaries between regions become lines one
+  cell wide: each boundary inks the cell on the subject's side (not the background
+  cluster's), or the darker one between two subject regions. Region boundaries are closed
+  curves, so the contour closes where the regions do. The contour (subject against
+  background) is kept where the cells are salient; inner boundaries only the strongest
+  (the INNER_SHARES share of largest ΔE between the regions' colours, fewer at each
+  retry); boundaries in cells of low saliency (under QUIET) are the background's texture
+  and dropped;
+* ``tones``: the darkest regions filled (the darkest painted colour, and the next while it
+  is dark, under TONES_DARK, and the filled cells stay under TONES_FILL) plus the outline
+  where the other regions meet; a dark piece of the background (mean saliency under
+  QUIET) is not filled;
+* ``auto``: each style's picture scored by the structure measure
+  (:func:`~nonoforge.images.structure.structure`), repaired best first; the first accepted
+  is the puzzle.
+
+Every style's picture goes through the same repair: unique by line logic (or the rung
+allowed) with the fewest edits, specks cleared, empty edge lines trimmed.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+import numpy as np
+
+from nonoforge.errors import UsageError
+
+
+class Style(StrEnum):
+    """How a black-and-white picture is drawn (module doc)."""
+
+    AUTO = "auto"
+    SILHOUETTE = "silhouette"
+    OUTLINE = "outline"
+    TONES = "tones"
+
+    @classmethod
+    def parse(cls, text: str | Style) -> Style:
+        """``text`` as a style, or a one-line UsageError naming the styles."""
+        if isinstance(text, Style):
+            return text
+        try:
+            return cls(text.strip().lower())
+        except ValueError:
+            names = ", ".join(s.value for s in cls)
+            raise UsageError(f"style must be one of {names}, got {text!r}") from None
+
+
+#: The styles ``auto`` chooses among, in the order ties go.
+DRAWN = (Style.SILHOUETTE, Style.TONES, Style.OUTLINE)
+#: Colours the subject is quantised in to find its regions.
+REGION_COLOURS = 3
+#: Total-variation weight of the picture regions are found in (Lab scaled to 0..1): as the
+#: sketches' (quantise.SKETCH_TV), so fur, grass and grain are flat at a cell's scale.
+REGION_TV = 0.9
+#: Cells whose saliency is below this draw no boundary (the background goes quiet).
+QUIET = 0.3
+#: Share of the inner boundaries (between two subject regions) drawn, strongest first, at
+#: each level of detail: a retry after a failed repair draws fewer.
+INNER_SHARES = (0.35, 0.2, 0.1, 0.0)
+#: Ink pieces smaller than this (8-connected) are dropped at each level of detail.
+DETAIL_CRUMBS = (3, 3, 4, 6)
+#: Tones: most share of the cells filled; a second-darkest colour is filled only while its
+#: lightness is under TONES_DARK.
+TONES_FILL = 0.45
+TONES_DARK = 40.0
+
+
+def levels() -> int:
+    """How many levels of detail a style is drawn at (a retry draws the next)."""
+    return len(INNER_SHARES)
+
+
+def _boundaries(
+    labels: np.ndarray, palette_lab: np.ndarray, sal: np.ndarray, share: float,
+    filled: np.ndarray | None = None,
+) -> np.ndarray:
+    """Ink where regions of ``labels`` meet (module doc): the contour where salient, the
+    strongest ``share`` of inner boundaries; none beside a ``filled`` cell."""
+    h, w = labels.shape
+    light = palette_lab[:, 0]
+    pairs = []  # (strength, inner, y, x) of the cell to ink, per boundary
+    for dy, dx in ((0, 1), (1, 0)):
+        a, b = labels[: h - dy, : w - dx], labels[dy:, dx:]
+        diff = a != b
+        salient = np.maximum(sal[: h - dy, : w - dx], sal[dy:, dx:]) >= QUIET
+        if filled is not None:
+            diff &= ~(filled[: h - dy, : w - dx] | filled[dy:, dx:])
+        ay, ax = np.nonzero(diff & salient)
+        if not len(ay):
+            continue
+        by, bx = ay + dy, ax + dx
+        la, lb = labels[ay, ax], labels[by, bx]
+        contour = (la == 0) | (lb == 0)
+        # the subject's side of the contour; the darker side of an inner boundary
+        pick_b = np.where(contour, la == 0, light[lb] < light[la])
+        iy, ix = np.where(pick_b, by, ay), np.where(pick_b, bx, ax)
+        strength = np.sqrt(((palette_lab[la] - palette_lab[lb]) ** 2).sum(-1))
+        pairs.append((strength, ~contour, iy, ix))
+    ink = np.zeros((h, w), dtype=bool)
+    if not pairs:
+        return ink
+    strength = np.concatenate([p[0] for p in pairs])
+    inner = np.concatenate([p[1] for p in pairs])
+    iy = np.concatenate([p[2] for p in pairs])
+    ix = np.concatenate([p[3] for p in pairs])
+    keep = ~inner
+    if inner.any() and share > 0:
+        t = float(np.quantile(strength[inner], 1.0 - share))
+        keep |= inner & (strength >= t)
+    ink[iy[keep], ix[keep]] = True
+    return ink
+
+
+def _clean(ink: np.ndarray, crumb: int) -> np.ndarray:
+    """Ink as a puzzle draws it: ink pieces under ``crumb`` cells dropped (holes kept: a
+    loop's inside is the picture), lone specks gone."""
+    from scipy.ndimage import label
+
+    parts, n = label(ink, structure=np.ones((3, 3)))
+    if n:
+        sizes = np.bincount(parts.ravel())
+        small = (sizes < crumb) & (np.arange(n + 1) > 0)
+        ink = ink & ~small[parts]
+    return ink
+
+
+def outline(labels: np.ndarray, palette_lab: np.ndarray, sal: np.ndarray,
+            detail: int = 0) -> np.ndarray:
+    """The outline picture (0/1 labels) of the region grid ``labels`` (colours
+    ``palette_lab``, background 0) at level of ``detail`` (module doc)."""
+    ink = _boundaries(labels, palette_lab, sal, INNER_SHARES[detail])
+    return _clean(ink, DETAIL_CRUMBS[detail]).astype(np.int64)
+
+
+def _salient_pieces(mask: np.ndarray, sal: np.ndarray) -> np.ndarray:
+    """The pieces of ``mask`` (8-connected) whose mean saliency is QUIET or more: a dark
+    mass of the background is not filled."""
+    from scipy.ndimage import label
+
+    parts, n = label(mask, structure=np.ones((3, 3)))
+    if not n:
+        return mask
+    mean = np.bincount(parts.ravel(), weights=sal.ravel()) / np.bincount(parts.ravel())
+    keep = mean >= QUIET
+    keep[0] = False
+    return keep[parts]
+
+
+def tones(labels: np.ndarray, palette_lab: np.ndarray, sal: np.ndarray,
+          detail: int = 0) -> np.ndarray:
+    """The tones picture (0/1 labels): the darkest regions filled, outline where the others
+    meet (module doc)."""
+    painted = [c for c in range(1, len(palette_lab)) if (labels == c).any()]
+    painted.sort(key=lambda c: float(palette_lab[c, 0]))
+    filled = np.zeros(labels.shape, dtype=bool)
+    for i, c in enumerate(painted):
+        more = filled | _salient_pieces(labels == c, sal)
+        if i and (float(palette_lab[c, 0]) >= TONES_DARK or more.mean() > TONES_FILL):
+            break
+        filled = more
+    ink = filled | _boundaries(labels, palette_lab, sal, INNER_SHARES[detail], filled)
+    return _clean(ink, DETAIL_CRUMBS[detail]).astype(np.int64)

@@ -1,0 +1,113 @@
+"""Black-and-white styles (images/styles.py) and their use by ``generate``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import skimage.data
+
+from nonoforge.errors import UsageError
+from nonoforge.examples import example_path
+from nonoforge.images.generate import GenerateOptions, generate
+from nonoforge.images.styles import DRAWN, Style, outline, tones
+
+PALETTE = np.array([[90.0, 0.0, 0.0], [20.0, 0.0, 0.0], [60.0, 40.0, 20.0]])
+
+
+def regions() -> np.ndarray:
+    """A ground (0) with a square (2) holding a dark core (1)."""
+    cells = np.zeros((12, 12), dtype=np.int64)
+    cells[2:10, 2:10] = 2
+    cells[4:8, 4:8] = 1
+    return cells
+
+
+def test_style_names_parse_and_bad_ones_say_which_exist() -> None:
+    assert Style.parse(" Outline ") is Style.OUTLINE
+    assert Style.parse(Style.TONES) is Style.TONES
+    with pytest.raises(UsageError, match="auto, silhouette, outline, tones"):
+        Style.parse("sketchy")
+
+
+def test_outline_draws_the_contour_and_inner_line_one_cell_wide() -> None:
+    ink = outline(regions(), PALETTE, np.ones((12, 12)))
+    assert ink[2, 2:10].all() and ink[9, 2:10].all()  # the contour, on the subject's side
+    assert not ink[:2].any() and not ink[:, :2].any()  # none on the ground
+    assert not ink[3, 3:9].any()  # one cell wide
+    assert ink[4:8, 4:8].any() and not ink[5:7, 5:7].any()  # the core's rim, not its inside
+
+
+def test_the_background_goes_quiet() -> None:
+    """No boundary is drawn where the cells are not salient."""
+    assert not outline(regions(), PALETTE, np.zeros((12, 12))).any()
+
+
+def test_tones_fill_the_dark_core_and_outline_the_rest() -> None:
+    ink = tones(regions(), PALETTE, np.ones((12, 12)))
+    assert ink[4:8, 4:8].all()  # the darkest region, filled
+    assert ink[2, 2:10].all() and not ink[3, 3].any()  # the lighter one, outlined
+
+
+@pytest.mark.parametrize("style", [Style.SILHOUETTE, Style.OUTLINE, Style.TONES, Style.AUTO])
+@pytest.mark.parametrize("name", [
+    "koala", *(pytest.param(n, marks=pytest.mark.slow) for n in ("fish", "house", "pear"))])
+def test_each_style_on_the_bundled_images(style: Style, name: str) -> None:
+    g = generate(example_path(name), GenerateOptions(size=(20, 20), style=style))
+    s = g.summary()
+    assert g.puzzle.ncolors == 1
+    assert s["empty_margins"] == 0
+    assert s["specks"] <= 3
+    assert g.accepted or g.repair.refusal
+    # auto on a picture that is no photo draws today's silhouette
+    assert g.style is (Style.SILHOUETTE if style is Style.AUTO else style)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["coffee", "camera"])
+def test_auto_on_a_photo_is_deterministic_and_takes_the_best_accepted(name: str) -> None:
+    img = getattr(skimage.data, name)()
+    opts = GenerateOptions(size=(24, 24), seed=3)
+    a, b = generate(img, opts), generate(img, opts)
+    assert a.puzzle.key == b.puzzle.key and a.style == b.style
+    assert a.style_scores == b.style_scores
+    assert set(a.style_scores) == {s.value for s in DRAWN}
+    assert a.accepted
+    s = a.summary()
+    assert s["style"] == a.style.value and s["style_scores"]
+    for k in a.style_scores:
+        if k == a.style.value:
+            continue
+        alone = generate(img, GenerateOptions(size=(24, 24), seed=3, style=Style(k)))
+        assert alone.style.value == k
+        # a style left out either was not accepted, or scored no better after its repair,
+        # or was not tried: it scored no better as drawn than auto's pick after repair
+        # (0.02: edge lines trimmed after the choice move the scores a little)
+        assert (not alone.accepted or alone.structure <= a.structure + 0.02
+                or a.style_scores[k] <= a.structure + 0.02)
+
+
+def test_outline_and_tones_are_black_and_white_only() -> None:
+    with pytest.raises(UsageError, match="black and white"):
+        generate(example_path("koala"), GenerateOptions(size=(20, 20), colors=3,
+                                                        style=Style.OUTLINE))
+
+
+def test_colour_with_auto_is_todays_colour_path() -> None:
+    g = generate(example_path("koala"), GenerateOptions(size=(20, 20), colors=3))
+    assert g.style is Style.SILHOUETTE and g.style_scores == {}
+    assert g.puzzle.key == generate(example_path("koala"), size=(20, 20), colors=3).puzzle.key
+
+
+def test_options_and_keywords_are_not_mixed_but_size_may_be_given() -> None:
+    opts = GenerateOptions(size=(30, 30), style=Style.SILHOUETTE)
+    with pytest.raises(UsageError, match="not both"):
+        generate(example_path("koala"), opts, colors=2)
+    g = generate(example_path("koala"), opts, size=(15, 15))  # the grade aim's way
+    assert max(g.puzzle.width, g.puzzle.height) <= 15
+
+
+def test_a_style_that_draws_nothing_gives_the_silhouette_and_says_so() -> None:
+    """The page of text at 30 cells: no region boundary is salient enough for an outline;
+    the puzzle is drawn as a silhouette and ``style`` says so."""
+    g = generate(skimage.data.page(), GenerateOptions(size=(30, 30), style=Style.OUTLINE))
+    assert g.style is Style.SILHOUETTE and g.accepted
