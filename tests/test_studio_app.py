@@ -179,6 +179,21 @@ def test_a_rectangle_drawn_on_the_source_crops_it_before_generating(client, head
     assert "larger rectangle" in err
 
 
+def test_a_black_and_white_picture_is_drawn_in_the_style_chosen(client, headers) -> None:
+    url = "/api/picture?example=koala&width=20&height=20&colours=1"
+    out = client.post(url + "&style=outline", headers=headers).json()
+    assert out["summary"]["style"] == "outline" and out["summary"]["status"] == "unique"
+    assert out["provenance"]["settings"]["style"] == "outline"
+    plain = client.post(url, headers=headers).json()
+    assert plain["summary"]["style"] == "silhouette"
+    assert plain["document"]["cells"] != out["document"]["cells"]
+    err = one_line_error(client.post(url + "&style=cubist", headers=headers), 422)
+    assert "style must be one of" in err
+    err = one_line_error(client.post(url.replace("colours=1", "colours=3") + "&style=tones",
+                                     headers=headers), 422)
+    assert "black and white" in err
+
+
 def test_examples_are_named_never_paths(client, headers) -> None:
     names = {e["name"] for e in client.get("/api/examples").json()["examples"]}
     assert {"dancer", "koala"} <= names

@@ -5,9 +5,9 @@ A designer's session: a blank grid, cells painted until the verdict turns multip
 cells where two solutions differ are marked, the top suggestion applied, unique again;
 a picture made harder on purpose; saved to the corpus under a hostile title, found again
 by filter (the title shown as text), downloaded as a file; a bundled picture uploaded and
-made into a puzzle, then cropped by a rectangle dragged on it; strokes faster
-than the checks never show an older grid's verdict. Chromium's network log shows
-the page asked nothing of any other host. With ``NONOFORGE_STUDIO_SHOTS=DIR`` the
+made into a puzzle, then cropped by a rectangle dragged on it and drawn as an outline;
+strokes faster than the checks never show an older grid's verdict. Chromium's network log
+shows the page asked nothing of any other host. With ``NONOFORGE_STUDIO_SHOTS=DIR`` the
 screenshots docs/studio.md shows are written there (``make`` does not; see the doc).
 Skips, saying why, where Chromium or its driver is not installed.
 """
@@ -268,6 +268,15 @@ def test_a_designers_session(studio: str, browser) -> None:
     wait(d, lambda d: d.find_element("id", "pic-sheet").get_attribute("src") != made
          and d.find_element("id", "pic-card").get_attribute("data-verdict")
          not in ("", "checking"), "the cropped picture is made into a puzzle", timeout=240)
+    # in black and white, drawn as an outline
+    colours = d.find_element("id", "pic-colours")
+    colours.clear()
+    colours.send_keys("1")
+    assert d.find_element("id", "pic-style").is_enabled()
+    d.find_element("css selector", '#pic-style option[value="outline"]').click()
+    wait(d, lambda d: d.find_element("id", "pic-style-out").text == "outline"
+         and d.find_element("id", "pic-card").get_attribute("data-verdict")
+         not in ("", "checking"), "the crop is drawn as an outline", timeout=240)
     shot(d, "crop")
     # nothing was asked of another host
     origin = urlsplit(studio).netloc

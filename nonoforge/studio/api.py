@@ -210,9 +210,9 @@ def open_example(name: str) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class PictureSettings:
-    """What the picture tab sets: the largest size, colours, rung, crop to the subject, and
-    the rectangle of the source drawn on it (``box``: left, top, right, bottom as fractions
-    of its width and height, None for all of it)."""
+    """What the picture tab sets: the largest size, colours, rung, crop to the subject, the
+    black-and-white style, and the rectangle of the source drawn on it (``box``: left, top,
+    right, bottom as fractions of its width and height, None for all of it)."""
 
     width: int = 30
     height: int = 30
@@ -220,10 +220,13 @@ class PictureSettings:
     max_technique: str = "line"
     crop: bool = True
     box: tuple[float, float, float, float] | None = None
+    #: how a black-and-white picture is drawn (:mod:`nonoforge.images.styles`)
+    style: str = "silhouette"
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"size": f"{self.width}x{self.height}", "colors": self.colours,
-                               "max_technique": self.max_technique, "crop": self.crop}
+                               "max_technique": self.max_technique, "crop": self.crop,
+                               "style": self.style}
         if self.box is not None:
             out["box"] = ",".join(f"{v:.4f}" for v in self.box)
         return out
@@ -271,8 +274,9 @@ def from_picture(path: str, data: bytes, name: str, opts: PictureSettings) -> di
     the image: :func:`nonoforge.images.load.load_image`), cut to ``opts.box`` first when
     the page drew one, with what the page shows beside it: the sheet, the verdict, the
     grade, the likeness and the edited cells."""
-    from nonoforge.images.generate import generate
+    from nonoforge.images.generate import GenerateOptions, generate
     from nonoforge.images.render import png_bytes, sheet_png
+    from nonoforge.images.styles import Style
     from nonoforge.pipeline.rate import human_fields
     from nonoforge.titles import readable
 
@@ -281,9 +285,10 @@ def from_picture(path: str, data: bytes, name: str, opts: PictureSettings) -> di
         from nonoforge.images.load import load_image
 
         source = cropped(load_image(path), opts.box)  # read with every check, then cut
-    g = generate(source, size=(opts.width, opts.height), colors=opts.colours,
-                 max_technique=opts.max_technique, crop=opts.crop,
-                 title=readable(name.removeprefix("example:")))
+    options = GenerateOptions(size=(opts.width, opts.height), colors=opts.colours,
+                              max_technique=opts.max_technique, crop=opts.crop,
+                              style=Style.parse(opts.style)).checked()
+    g = generate(source, options, title=readable(name.removeprefix("example:")))
     p = g.puzzle
     summary = g.summary()
     grade = human_fields(p, str(summary.get("status", "")))
@@ -294,7 +299,7 @@ def from_picture(path: str, data: bytes, name: str, opts: PictureSettings) -> di
         "document": doc,
         "summary": {k: summary.get(k) for k in (
             "accepted", "status", "technique", "edits", "edit_fraction", "likeness",
-            "time_s", "key")},
+            "time_s", "key", "style")},
         "grade": grade.get("human_grade"), "score": grade.get("human_score"),
         "edited": [[int(y), int(x)] for y, x in zip(ys, xs, strict=True)],
         "sheet": f"data:image/png;base64,{sheet}",

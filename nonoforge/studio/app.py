@@ -297,6 +297,7 @@ class Studio:
             crop=request.query_params.get("crop", "1") != "0",
             box=parse_box(request.query_params["box"]) if request.query_params.get("box")
             else None,
+            style=request.query_params.get("style", "silhouette")[:40],
         )
         example = request.query_params.get("example")
         name = request.query_params.get("name", "picture")

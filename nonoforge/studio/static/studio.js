@@ -587,6 +587,8 @@ async function regenerate() {
   const q = new URLSearchParams({
     width: $("pic-w").value, height: $("pic-h").value, colours: $("pic-colours").value,
     technique: $("pic-technique").value, crop: $("pic-crop").checked ? "1" : "0",
+    // styles draw black and white: a colour picture is a silhouette
+    style: Number($("pic-colours").value) > 1 ? "silhouette" : $("pic-style").value,
   });
   if (picture.example) q.set("example", picture.example); else q.set("name", picture.file.name);
   if (picture.box) q.set("box", picture.box.map((v) => v.toFixed(4)).join(","));
@@ -601,6 +603,7 @@ async function regenerate() {
     $("pic-card").dataset.verdict = s.status;
     $("pic-verdict").textContent = (WORDS[s.status] || s.status) + (s.accepted ? "" : " (not accepted)");
     $("pic-technique-out").textContent = s.technique || "—";
+    $("pic-style-out").textContent = s.style || "—";
     $("pic-grade").textContent = out.grade == null ? "—" : `${out.grade} of 5`;
     $("pic-score").textContent = out.score == null ? "—" : Number(out.score).toFixed(2);
     $("pic-likeness").textContent = s.likeness == null ? "—" : Number(s.likeness).toFixed(2);
@@ -675,7 +678,9 @@ $("picture-example").addEventListener("change", (e) => {
   regenerate();
 });
 let regenTimer = null;
-for (const id of ["pic-w", "pic-h", "pic-colours", "pic-technique", "pic-crop"]) {
+function styleApplies() { $("pic-style").disabled = Number($("pic-colours").value) > 1; }
+$("pic-colours").addEventListener("input", styleApplies);
+for (const id of ["pic-w", "pic-h", "pic-colours", "pic-technique", "pic-style", "pic-crop"]) {
   $(id).addEventListener("change", () => { clearTimeout(regenTimer); regenTimer = setTimeout(regenerate, 250); });
 }
 $("pic-edit").addEventListener("click", () => {
