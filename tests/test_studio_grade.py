@@ -72,3 +72,17 @@ def test_a_puzzle_that_is_not_unique_or_a_bad_target_is_refused() -> None:
         easier(two, 1)
     with pytest.raises(UsageError, match="1..5"):
         easier(example("dancer"), 0)
+
+
+@pytest.mark.slow
+def test_a_colour_picture_made_harder_is_made_easier_again() -> None:
+    from nonoforge.images.generate import generate
+    from nonoforge.pipeline.harden import HardenOptions, harden
+
+    fish = generate(str(example_path("fish")), size=(25, 25), colors=3).puzzle
+    hard = harden(fish, HardenOptions(grade=2))
+    assert hard.grade_after == 2  # the fish at 25x19 in 3 colours: one edit from grade 1
+    out = easier(hard.puzzle, 1)
+    assert out.changed and out.grade_after == 1 and out.score_after < out.score_before
+    q = Puzzle.from_grid(Grid(out.cells), hard.puzzle.palette)
+    assert q.ncolors == 3 and solve(q, max_solutions=2).status.value == "unique"
