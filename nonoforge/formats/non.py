@@ -62,6 +62,7 @@ from operator import itemgetter
 from nonoforge.errors import FormatError, PuzzleError
 from nonoforge.formats.base import (
     Format,
+    NumberedLines,
     clean_text,
     numbered_lines,
     parse_int,
@@ -551,11 +552,11 @@ def _parse_goal(text: str, w: int, h: int, index: dict[str, int], lineno: int) -
     return decode_cells([cells[r * w : (r + 1) * w] for r in range(h)], table, lineno)
 
 
-def _chunks(text: str) -> Iterator[list[tuple[int, str]]]:
+def _chunks(lines: NumberedLines) -> Iterator[list[tuple[int, str]]]:
     """The numbered lines of each puzzle of a bundle, one ``====``-separated chunk at a
     time (a stream: only the chunk being read is held, whatever the file's size)."""
     chunk: list[tuple[int, str]] = []
-    for lineno, line in numbered_lines(text):
+    for lineno, line in lines:
         if line.strip() == _SEPARATOR:
             yield chunk
             chunk = []
@@ -570,8 +571,14 @@ def records(text: str | bytes) -> Iterator[Puzzle | FormatError]:
     (see :attr:`Format.records`)."""
     if isinstance(text, bytes):
         raise FormatError(".non files are text")
+    yield from stream(numbered_lines(text))
+
+
+def stream(lines: NumberedLines) -> Iterator[Puzzle | FormatError]:
+    """:func:`records` of a file's numbered lines, read as they come (a large bundle is
+    never held: see :attr:`Format.stream`)."""
     found = False
-    for chunk in _chunks(text):
+    for chunk in _chunks(lines):
         r = record(partial(_read_one, _Section(chunk)))
         if r is not None:  # None: a chunk with no puzzle in it (blank, comments)
             found = True
@@ -692,6 +699,7 @@ FORMAT = register(
         description="Steve Simpson's .non, with mikix colours/licence and ==== bundles",
         read=read,
         records=records,
+        stream=stream,
         write=write,
         sniff=sniff,
         multi=True,
