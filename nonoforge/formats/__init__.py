@@ -364,6 +364,9 @@ def _streamed(path: str, fmt: str | None) -> tuple[Format, TextFile] | None:
         text = TextFile(path, MAX_FILE_BYTES)
     except (OSError, FormatError):
         return None
+    if not text.streams:
+        text.close()
+        return None
     if f is None:
         head = text.head_bytes(_STREAM_HEAD)
         try:

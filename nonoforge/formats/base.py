@@ -212,7 +212,7 @@ def _show(token: str) -> str:
 #: Text up to this many characters is split into lines at once (C speed, a list of lines
 #: a few times the text's size: small); longer text, and files longer than
 #: :data:`STREAM_BYTES`, are split a chunk of this size at a time.
-SPLIT_CHARS = 1 << 20
+SPLIT_CHARS = 1 << 18
 
 
 def numbered_lines(text: str) -> NumberedLines:
@@ -452,7 +452,7 @@ def open_regular(p: str, cap: int = MAX_FILE_BYTES) -> tuple[int, int]:
 #: chunk and a record, not the file's bytes and its text (2x the file, at decoding).
 STREAM_BYTES = 1 << 20
 #: Bytes read (and decoded) at a time from a streamed file.
-READ_BYTES = 1 << 20
+READ_BYTES = 1 << 18
 
 
 def file_lines(path: str | os.PathLike[str], cap: int = MAX_FILE_BYTES) -> NumberedLines:
@@ -482,12 +482,17 @@ class TextFile:
     ``cap`` are refused before anything is read) and chooses the encoding: a byte-order
     mark or an XML declaration from the head, else a pass over the bytes (nothing kept)
     tells UTF-8 from cp1252 and Latin-1. A file that grows past ``cap`` while read is
-    refused when reading reaches the excess.
+    refused when reading reaches the excess. ``chunk``: bytes read at a time.
     """
 
-    def __init__(self, path: str | os.PathLike[str], cap: int = MAX_FILE_BYTES) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], cap: int = MAX_FILE_BYTES, chunk: int = READ_BYTES
+    ) -> None:
         self.path = os.fspath(path)
         self.cap = cap
+        self.chunk = max(1, chunk)
+        #: whether :meth:`lines` reads a chunk at a time (all but UTF-16/32 files)
+        self.streams = True
         self._fd, self.size = open_regular(self.path, cap)
         try:
             self._skip, self.encoding, self._errors = self._choose_encoding()
@@ -517,14 +522,17 @@ class TextFile:
         return decoder.decode(self.head_bytes(n)[self._skip :])
 
     def lines(self) -> NumberedLines:
-        """The file's numbered lines (see :func:`split_lines`), read a chunk at a time."""
+        """The file's numbered lines (see :func:`split_lines`), read a chunk at a time
+        (a UTF-16 or UTF-32 file is read whole: see :attr:`streams`)."""
+        if not self.streams:
+            return numbered_lines(decode_text(read_regular(self.path, self.cap)))
         return split_lines(self._texts())
 
     def _texts(self) -> Iterator[str]:
         decoder = codecs.getincrementaldecoder(self.encoding)(self._errors)
         pos = self._skip
         try:
-            while data := os.pread(self._fd, READ_BYTES, pos):
+            while data := os.pread(self._fd, self.chunk, pos):
                 pos += len(data)
                 if pos > self.cap:
                     raise FormatError(too_large(self.cap), path=self.path)
@@ -540,6 +548,9 @@ class TextFile:
         head = self.head_bytes(300)
         for bom, name in _BOMS:
             if head.startswith(bom):
+                # decode_text decodes what follows a UTF-16/32 mark as bytes.decode does,
+                # which an incremental decoder does not reproduce: such files are read whole
+                self.streams = name == "utf-8"
                 return len(bom), name, "replace"
         declared = declared_encoding(head)
         if declared is not None and declared != "utf-8":
@@ -554,7 +565,7 @@ class TextFile:
         decoder = codecs.getincrementaldecoder(name)("strict")
         pos = 0
         try:
-            while data := os.pread(self._fd, READ_BYTES, pos):
+            while data := os.pread(self._fd, self.chunk, pos):
                 pos += len(data)
                 if data.isascii() and not decoder.getstate()[0]:
                     continue  # ASCII is the same in both, and nothing is pending
