@@ -481,7 +481,7 @@ class Corpus(Results, Collections, Stats):
         on_error: Callable[[str, Exception], None] | None,
         on_file: Callable[[str, int], None] | None,
     ) -> Iterator[_Item]:
-        from nonoforge.formats import loads
+        from nonoforge.formats import iter_file
         from nonoforge.formats.base import MAX_FILE_BYTES, read_regular
 
         for path in paths:
@@ -489,13 +489,12 @@ class Corpus(Results, Collections, Stats):
             n = 0
             first: tuple[Puzzle, str] | None = None  # held: is it alone in the file?
             via = "file"
+            source = f"file:{os.path.basename(name)}"
             try:
-                data = read_regular(name, MAX_FILE_BYTES)  # a FIFO or device: refused
-                source = f"file:{os.path.basename(name)}"
                 # every good puzzle is imported, each malformed one reported (it costs only
-                # itself); path-aware: companion files (tournament solutions) bring goals
-                reading = loads(data, path=name, companions=True,
-                                on_error="raise" if on_error is None else "collect")
+                # itself); path-aware: companion files (tournament solutions) bring goals; a
+                # large bundle is streamed, never held (a FIFO or device: refused)
+                reading = iter_file(name, on_error="raise" if on_error is None else "collect")
                 # a puzzle's default id is its record's position in the file (bad ones
                 # count: fixing one later leaves the others' ids as they were)
                 for pos, r in enumerate(reading.records(), start=1):
@@ -518,7 +517,7 @@ class Corpus(Results, Collections, Stats):
                     # the raw file is kept for re-parsing when it holds this one puzzle and
                     # nothing else (a ROFL file's record is what the corpus stores: not kept)
                     rofl = reading.format is not None and reading.format.name == "rofl"
-                    keep = None if rofl or reading.errors else data
+                    keep = None if rofl or reading.errors else read_regular(name, MAX_FILE_BYTES)
                     yield _Item(first[0], keep, source, first[1], per_file=True, channel=via)
             except (FormatError, CorpusError, ValueError) as e:
                 if first is not None:  # read before the error: imported like the others
