@@ -330,3 +330,27 @@ def test_rate_db_regrades_a_corpus_graded_under_the_old_rule(tmp_path, monkeypat
     with Corpus.open(db) as c:
         assert {r["key"]: r["grade"] for r in c.results(version)} == now
     assert set(saved) == changed
+
+
+#: The grade of each bundled example (nonoforge/examples/puzzles), per solver version: a
+#: fixed corpus every clone has, so the grading rule is pinned even without ../shared.
+EXAMPLE_GRADES = {
+    "1.3": {"bucks": 3, "cat": 2, "dancer": 1, "edge": 4, "knot": 3, "light": 5,
+            "meaning": 2, "merka": 4, "mum": 4, "petro": 5, "skid": 2, "swing": 3},
+}
+
+
+@pytest.mark.slow
+def test_the_grades_of_the_bundled_examples() -> None:
+    """Line-solved examples grade by size (a 5x10 is 1, 20x20 to 35x23 are 2, 34x34 to 45x45
+    are 3); the ones that need probing grade higher by how much of the grid it decides."""
+    from nonoforge.examples import list_examples
+    from nonoforge.solver import SOLVER_VERSION
+
+    rows = solved_rows(sorted(e.path for e in list_examples() if e.kind == "puzzle"))
+    got = {name: r["grade"] for name, r in rows.items()}
+    line = {name: r["grade"] for name, r in rows.items() if r["technique"] == "line"}
+    assert max(line.values()) <= 3 and line["dancer"] == 1
+    if SOLVER_VERSION not in EXAMPLE_GRADES:
+        pytest.skip(f"no example grades recorded for solver {SOLVER_VERSION}: {got}")
+    assert got == EXAMPLE_GRADES[SOLVER_VERSION]
