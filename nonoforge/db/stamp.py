@@ -7,8 +7,9 @@ the file since nonoforge last found it sound, so the check need not be paid agai
 module keeps that knowledge in a small sidecar, ``NAME.db-checked``, beside the database:
 
 - a :class:`Stamp` is what the file system and the database header say about the files
-  (the main file's and the ``-wal``'s size, modification and change times and inode; the
-  header's file change counter, page count and a CRC of its 100 bytes);
+  (the main file's size, modification and change times and inode; the header's file
+  change counter, page count and a CRC of its 100 bytes; a ``-wal`` that holds pages: its
+  size, modification time and inode);
 - a :class:`Custody` follows one session: it vouches for the files from the moment they
   were found sound (a full check, or a stamp that matches them exactly) through each of
   nonoforge's own write transactions (the files, seen with the write lock held, must be as
@@ -27,7 +28,8 @@ own change time is strictly later than every time it records (:func:`read_stamp`
 file system with coarse timestamps, a write in the same tick as the stamp would otherwise
 leave every time as it was. What it cannot catch: writes that bypass the file system
 (a raw block device), the clock set back to the tick of the stamp before a write, a
-write by another program in the microseconds between a session's last look and its stamp.
+write by another program in the microseconds between a session's last look and its stamp,
+a write into a ``-wal`` left by another connection that puts its modification time back.
 ``docs/corpus.md`` ("Damage") says the same for users.
 
 PostgreSQL and in-memory databases have no file: :class:`Custody` always runs the full
