@@ -6,10 +6,13 @@ A command that writes into a SQLite corpus first makes sure the file is sound
 the file since nonoforge last found it sound, so the check need not be paid again. This
 module keeps that knowledge in a small sidecar, ``NAME.db-checked``, beside the database:
 
-- a :class:`Stamp` is what the file system and the database header say about the files
-  (the main file's size, modification and change times and inode; the header's file
-  change counter, page count and a CRC of its 100 bytes; a ``-wal`` that holds pages: its
-  size, modification time and inode);
+- a :class:`Stamp` is what ``stat`` says about the files (the main file's size,
+  modification and change times and inode; a ``-wal`` that holds pages: its size,
+  modification time and inode). Never the database's own bytes: opening and closing the
+  file in the process that has it open would drop SQLite's POSIX locks on it (closing any
+  descriptor of a file releases all of a process's ``fcntl`` locks on it), and every write
+  that could change them changes the change time anyway (in WAL mode the header's change
+  counter does not even move on most commits);
 - a :class:`Custody` follows one session: it vouches for the files from the moment they
   were found sound (a full check, or a stamp that matches them exactly) through each of
   nonoforge's own write transactions (the files, seen with the write lock held, must be as
@@ -43,7 +46,6 @@ import contextlib
 import json
 import os
 import time
-import zlib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from enum import Enum
@@ -61,8 +63,6 @@ VERSION = 1
 #: has not moved past the files' (a file system with coarse timestamps) before giving up.
 RACY_TRIES = 5
 RACY_WAIT_S = 0.002
-#: Bytes of the SQLite header kept in a stamp (all of it: 100).
-HEADER = 100
 
 
 class Checked(Enum):
@@ -98,9 +98,6 @@ class Stamp:
 
     db: FileState
     wal: FileState | None
-    change_counter: int
-    page_count: int
-    header_crc: int
 
     def newest_ns(self) -> int:
         """The latest time the stamp records (a trusted sidecar is younger than it)."""
@@ -127,26 +124,22 @@ def sidecar(path: Path) -> Path:
 
 
 def stamp_of(path: Path) -> Stamp | None:
-    """The state of the database at ``path`` and its ``-wal`` now; None when the file
-    cannot be read or holds no SQLite header yet (a database still empty)."""
+    """The state of the database at ``path`` and its ``-wal`` now (``stat`` only: the
+    database is never opened here, see the module's doc); None when the file cannot be
+    seen or is still empty."""
     try:
-        with open(path, "rb") as f:
-            st = os.fstat(f.fileno())
-            head = f.read(HEADER)
+        st = os.stat(path)
         try:
             wst: os.stat_result | None = os.stat(path.with_name(path.name + "-wal"))
         except FileNotFoundError:
             wst = None
     except OSError:
         return None
-    if len(head) < HEADER:
+    if st.st_size == 0:
         return None
     return Stamp(
         db=FileState.of(st),
         wal=None if wst is None or wst.st_size == 0 else FileState.of(wst, ctime=False),
-        change_counter=int.from_bytes(head[24:28], "big"),
-        page_count=int.from_bytes(head[28:32], "big"),
-        header_crc=zlib.crc32(head),
     )
 
 
