@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from nonoforge.puzzle import Grid, Puzzle
-from nonoforge.solving import start_masks
+from nonoforge.solving import TECHNIQUES, start_masks
 
 #: Puzzles with more cells go straight to the compiled engine.
 QUICK_MAX_CELLS = 10_000
@@ -36,9 +36,9 @@ QUICK_MAX_OPS = 400_000
 #: How much dearer a colour line's work is than a black-and-white one's, per cell and block.
 COLOUR_OPS = 3
 
-# technique indices, as in the engine
-_T_TRIVIAL, _T_OVERLAP, _T_LINE = 0, 1, 2
-_TECHNIQUES = ("trivial", "overlap", "line")
+# the engine's root rungs, indexed as the engine indexes them (the engine ladder of
+# nonoforge.techniques): the rungs this path climbs
+_T_TRIVIAL, _T_OVERLAP, _T_LINE = (TECHNIQUES.index(t) for t in ("trivial", "overlap", "line"))
 
 
 @dataclass
@@ -342,14 +342,14 @@ def solve_by_lines(puzzle: Puzzle, max_solutions: int, budget: int | None) -> Qu
     if not solved:
         # a contradiction: the engine notes it and checks its work limit once more
         status = _after_limit("none", work, budget, propagated)
-        return QuickOutcome(status, _TECHNIQUES[tech], effort, st)
+        return QuickOutcome(status, TECHNIQUES[tech], effort, st)
     grid = Grid.from_bytes(bytes(m.bit_length() - 1 for m in st), h, w)
     effort["work"] = work + 1 + 4 * ncell  # the engine charges storing a solution so
     if max_solutions >= 2:
         status = _after_limit("unique", effort["work"], budget, True)
     else:
         status = "unique"  # the engine stops at the solution asked for, proven by logic
-    return QuickOutcome(status, _TECHNIQUES[tech], effort, st, [grid])
+    return QuickOutcome(status, TECHNIQUES[tech], effort, st, [grid])
 
 
 
