@@ -23,13 +23,13 @@ count of line solves); no clocks. Library code: no web framework here.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from nonoforge.errors import UsageError
+from nonoforge.pipeline.harden import distance, rated
 from nonoforge.puzzle import Grid, Puzzle
 
 #: Candidate edits evaluated (solved and rated) per round, at most.
@@ -65,35 +65,6 @@ class Regraded:
                 "grade_after": self.grade_after, "score_before": round(self.score_before, 1),
                 "score_after": round(self.score_after, 1),
                 "reached": self.grade_after <= self.grade_wanted, "note": self.note}
-
-
-def rated(p: Puzzle) -> tuple[float, int] | None:
-    """The human score and grade of ``p`` when the engine proves it unique, else None."""
-    from nonoforge.pipeline.rate import human_fields
-    from nonoforge.solver import solve
-
-    if solve(p, max_solutions=2).status.value != "unique":
-        return None
-    h = human_fields(p, "unique")
-    if h["human_score"] is None or h["human_grade"] is None:
-        return None
-    return float(h["human_score"]), int(h["human_grade"])
-
-
-def distance(score: float, grade: int) -> float:
-    """How far a human score is from grade ``grade``'s range, on a log scale (0 inside).
-
-    >>> distance(500.0, 2), round(distance(3000.0, 1), 2)
-    (0.0, 2.3)
-    """
-    from nonoforge.pipeline.difficulty import HUMAN_CUTS
-
-    low = HUMAN_CUTS[grade - 2] if grade >= 2 else 0.0
-    high = HUMAN_CUTS[grade - 1] if grade <= len(HUMAN_CUTS) else math.inf
-    s = max(score, 1e-9)
-    if s <= low:
-        return math.log(low) - math.log(s)
-    return max(0.0, math.log(s) - math.log(high))
 
 
 def _foothold(line: np.ndarray, ncolours: int) -> bool:
