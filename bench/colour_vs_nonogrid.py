@@ -55,7 +55,7 @@ from nonoforge.puzzle import Grid, Puzzle  # noqa: E402
 
 SHARED = Path(os.environ.get("NONOFORGE_SHARED") or ROOT.parent / "shared")
 #: Deterministic work units per nonoforge solve (the rating pipeline's default budget).
-DEFAULT_BUDGET = 20_000_000
+DEFAULT_WORK_BUDGET = 20_000_000
 #: Verdicts that decide a puzzle (proof of one, of none, or two different pictures).
 DECIDED = ("unique", "multiple", "none")
 
@@ -293,7 +293,7 @@ def main() -> None:
     ap.add_argument("--size", type=int, default=30)
     ap.add_argument("--colours", type=int, nargs="*", default=[3, 5])
     ap.add_argument("--density", type=float, default=0.5)
-    ap.add_argument("--budget", type=int, default=DEFAULT_BUDGET,
+    ap.add_argument("--budget", type=int, default=DEFAULT_WORK_BUDGET,
                     help="nonoforge work units per puzzle (deterministic)")
     ap.add_argument("--timeout", type=float, default=60.0,
                     help="guard, seconds per puzzle, for both solvers")

@@ -1,10 +1,11 @@
 """Functions above a cyclomatic complexity (radon), worst first: where to split next.
 
-    python bench/complexity.py            # the list for the default limit, 30
+    python bench/complexity.py            # the list for the default limit, 25
     python bench/complexity.py --over 20  # a stricter view
     python bench/complexity.py --check    # exit status 1 when any function is over
 
-Issue 18 asks for none above 30; tests/test_architecture.py runs the same check.
+Issue 18 asked for none above 30, issue 40 for none above 25; tests/test_architecture.py
+runs the same check (the engine's two hot kernels, at 30 and 29, are its named exceptions).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 from radon.complexity import cc_visit
 
 ROOT = Path(__file__).resolve().parents[1]
-LIMIT = 30
+LIMIT = 25
 
 
 def over(limit: int = LIMIT, package: Path = ROOT / "nonoforge") -> list[tuple[int, str]]:

@@ -13,9 +13,12 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from nonoforge.images.generate import Generated, GenerateOptions
 
 from nonoforge.cliapp import (  # noqa: F401 - _Console, _clock: for tests/test_startup.py
     Text,
@@ -313,14 +316,33 @@ def generate(
 
     Example: nonoforge generate example:koala --size 30x30 --colors 4 --out puzzles/
     """
-    from nonoforge.examples import stem as example_stem
-    from nonoforge.images.explain import summary_line
     from nonoforge.images.generate import GenerateOptions
-    from nonoforge.images.generate import generate as make
-    from nonoforge.images.output import write_explain, write_generated
-    from nonoforge.images.quantise import parse_size
-    from nonoforge.images.render import preview
     from nonoforge.images.styles import Style
+
+    grid_size = _checked_grid_size(size, width, grade)
+    taken: set[str] = set()
+    rows = []
+    options = GenerateOptions(
+        size=grid_size, width=width, colors=colors, seed=seed, fill=fill,
+        max_technique=max_technique, edit_budget=edit_budget, crop=not no_crop,
+        repair_with=repair_with, style=Style.parse(style)).checked()
+    for image in images:
+        g, row = _generate_one(image, options, title, grade, grade_by, grid_size)
+        row = _write_generated(image, g, row, out_dir, fmt, explain, taken)
+        rows.append(row)
+        if not (as_json or is_quiet()):
+            _print_generated(image, g, row)
+    if as_json:
+        print_json(rows)
+    elif not all(r["accepted"] for r in rows):
+        err.print(Text("warning: some puzzles are not unique at the requested rung; "
+                       "raise --edit-budget or lower the size", style="yellow"))
+
+
+def _checked_grid_size(size: str | None, width: int | None,
+                       grade: int | None) -> tuple[int, int] | None:
+    """Refuse a missing or too small grid size in one line; --size as (w, h), if given."""
+    from nonoforge.images.quantise import parse_size
     from nonoforge.ranges import check_picture_size
 
     if size is None and width is None and grade is None:
@@ -330,63 +352,78 @@ def generate(
     for text, what in ((size, "--size"), (width, "--width")):
         if text is not None:  # under 5 cells a side: refused (2x2 made a 1x1 puzzle)
             check_picture_size(str(text), what)
-    grid_size = parse_size(size, "--size") if size is not None else None
-    taken: set[str] = set()
-    rows = []
-    options = GenerateOptions(
-        size=grid_size, width=width, colors=colors, seed=seed, fill=fill,
-        max_technique=max_technique, edit_budget=edit_budget, crop=not no_crop,
-        repair_with=repair_with, style=Style.parse(style)).checked()
-    for image in images:
-        opts: dict[str, Any] = {"options": options}
-        if title is not None:
-            opts["title"] = title
-        aimed: dict[str, Any] = {}
-        notes: list[str | None] = []
-        with _status(f"{image}: starting") as tell:
-            if tell is not None:  # where a long repair is, on a terminal's stderr
-                opts["progress"] = lambda line, image=image: tell(f"{image}: {line}")
-            if grade is None:
-                g = make(resolve_input(image), **opts)
-            else:
-                from nonoforge.pipeline.aim import aim
+    return parse_size(size, "--size") if size is not None else None
 
-                made = aim(resolve_input(image), grade, by=grade_by, size=grid_size, **opts)
-                g, aimed, notes = made.generated, made.fields(grade, grade_by), made.notes()
-        for note in (g.colors_note, *notes):
-            if note:
-                err.print(f"note: {image}: {note}", markup=False, highlight=False)
-        stem = unique_stem(example_stem(image), taken)
-        paths = write_generated(g, out_dir, stem, fmt)
-        row = {"image": image, **g.summary(), **aimed, "puzzle": paths.pop("puzzle"),
-               "files": paths}
-        if explain or not g.accepted:  # a refused picture is always explained
-            row["explain"] = write_explain(g, out_dir, stem)
-            paths["explain"] = row["explain"]["file"]
-            if "animation" in row["explain"]:
-                paths["explain_gif"] = row["explain"]["animation"]
-        rows.append(row)
-        if as_json or is_quiet():
-            continue
-        verdict = "accepted" if g.accepted else f"NOT accepted ({g.repair.refusal})"
-        verdict += f" with {len(g.givens)} given(s)" if g.givens else ""
-        like = "-" if row["likeness"] is None else f"{row['likeness']:.2f}"  # computed once
-        drawn = f" ({g.style.value})" if g.puzzle.ncolors == 1 else ""
-        out.print(f"{image}: {g.puzzle.width}x{g.puzzle.height}, {g.puzzle.ncolors} colour(s)"
-                  f"{drawn}, "
-                  f"{verdict}, {g.edits} edit(s) ({100 * g.edit_fraction:.1f} %), "
-                  f"likeness {like}, "
-                  f"{g.time_s:.2f} s -> {row['puzzle']}")
-        if g.puzzle.goal is not None:  # a generated puzzle always carries its picture
-            picture = preview(g.puzzle.goal, g.puzzle.palette, color=out.is_terminal)
-            out.print(Text.from_ansi(picture) if out.is_terminal else picture)
-        if "explain" in row:
-            out.print(summary_line(row["explain"]), markup=False, highlight=False)
-    if as_json:
-        print_json(rows)
-    elif not all(r["accepted"] for r in rows):
-        err.print(Text("warning: some puzzles are not unique at the requested rung; "
-                       "raise --edit-budget or lower the size", style="yellow"))
+
+def _generate_one(
+    image: str, options: GenerateOptions, title: str | None, grade: int | None,
+    grade_by: str, grid_size: tuple[int, int] | None,
+) -> tuple[Generated, dict[str, Any]]:
+    """Make one image's puzzle (aimed at ``grade`` when given), printing its notes.
+
+    Returns the ``Generated`` and the aim's fields for its JSON row (empty without a grade).
+    """
+    from nonoforge.images.generate import generate as make
+
+    opts: dict[str, Any] = {"options": options}
+    if title is not None:
+        opts["title"] = title
+    aimed: dict[str, Any] = {}
+    notes: list[str | None] = []
+    with _status(f"{image}: starting") as tell:
+        if tell is not None:  # where a long repair is, on a terminal's stderr
+            opts["progress"] = lambda line, image=image: tell(f"{image}: {line}")
+        if grade is None:
+            g = make(resolve_input(image), **opts)
+        else:
+            from nonoforge.pipeline.aim import aim
+
+            made = aim(resolve_input(image), grade, by=grade_by, size=grid_size, **opts)
+            g, aimed, notes = made.generated, made.fields(grade, grade_by), made.notes()
+    for note in (g.colors_note, *notes):
+        if note:
+            err.print(f"note: {image}: {note}", markup=False, highlight=False)
+    return g, aimed
+
+
+def _write_generated(image: str, g: Generated, aimed: dict[str, Any], out_dir: str, fmt: str,
+                     explain: bool, taken: set[str]) -> dict[str, Any]:
+    """Write one puzzle's files (and its explanation when asked or refused); its JSON row."""
+    from nonoforge.examples import stem as example_stem
+    from nonoforge.images.output import write_explain, write_generated
+
+    stem = unique_stem(example_stem(image), taken)
+    paths = write_generated(g, out_dir, stem, fmt)
+    row = {"image": image, **g.summary(), **aimed, "puzzle": paths.pop("puzzle"),
+           "files": paths}
+    if explain or not g.accepted:  # a refused picture is always explained
+        row["explain"] = write_explain(g, out_dir, stem)
+        paths["explain"] = row["explain"]["file"]
+        if "animation" in row["explain"]:
+            paths["explain_gif"] = row["explain"]["animation"]
+    return row
+
+
+def _print_generated(image: str, g: Generated, row: dict[str, Any]) -> None:
+    """One image's outcome for a reader: the verdict line, the picture, the explanation."""
+    from nonoforge.images.explain import summary_line
+    from nonoforge.images.render import preview
+
+    verdict = "accepted" if g.accepted else f"NOT accepted ({g.repair.refusal})"
+    verdict += f" with {len(g.givens)} given(s)" if g.givens else ""
+    like = "-" if row["likeness"] is None else f"{row['likeness']:.2f}"  # computed once
+    drawn = f" ({g.style.value})" if g.puzzle.ncolors == 1 else ""
+    out.print(f"{image}: {g.puzzle.width}x{g.puzzle.height}, {g.puzzle.ncolors} colour(s)"
+              f"{drawn}, "
+              f"{verdict}, {g.edits} edit(s) ({100 * g.edit_fraction:.1f} %), "
+              f"likeness {like}, "
+              f"{g.time_s:.2f} s -> {row['puzzle']}")
+    if g.puzzle.goal is not None:  # a generated puzzle always carries its picture
+        picture = preview(g.puzzle.goal, g.puzzle.palette, color=out.is_terminal)
+        out.print(Text.from_ansi(picture) if out.is_terminal else picture)
+    if "explain" in row:
+        out.print(summary_line(row["explain"]), markup=False, highlight=False)
+
 
 import nonoforge.commands.pictures  # noqa: E402,F401 - registers render, explain
 import nonoforge.commands.rate  # noqa: E402,F401 - registers rate

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from nonoforge.techniques import engine_names
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -25,8 +27,9 @@ __all__ = ["MAX_COLORS", "TECHNIQUES", "mask_colours", "mask_counts", "start_mas
 
 #: The technique ladder, easiest first: ``trivial`` lines, simple ``overlap``, complete
 #: ``line`` logic, ``probe`` (try each colour of a cell) and ``search`` (guessing).
-#: :attr:`nonoforge.solver.SolveResult.technique` is one of these.
-TECHNIQUES = ("trivial", "overlap", "line", "probe", "search")
+#: :attr:`nonoforge.solver.SolveResult.technique` is one of these. Read from the engine
+#: ladder of :mod:`nonoforge.techniques`, the rungs' one home.
+TECHNIQUES: tuple[str, ...] = engine_names()
 
 #: The most colours a cell mask holds besides the background (bits 1..63 of a ``uint64``).
 MAX_COLORS = 63

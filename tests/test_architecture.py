@@ -133,7 +133,8 @@ def test_no_import_cycles() -> None:
 BOTTOM = {
     "nonoforge.errors": set(),
     "nonoforge.util": set(),
-    "nonoforge.solving": {"nonoforge.puzzle"},  # for types only
+    "nonoforge.solving": {"nonoforge.puzzle", "nonoforge.techniques"},  # puzzle: types only
+    "nonoforge.techniques": set(),
     "nonoforge.results": set(),
     "nonoforge.colournames": set(),
     "nonoforge.ranges": {"nonoforge.errors"},
@@ -141,7 +142,7 @@ BOTTOM = {
 }
 #: The packages formats and solver may build on, besides their own modules.
 BASE = {"nonoforge.errors", "nonoforge.util", "nonoforge.solving", "nonoforge.ranges",
-        "nonoforge.puzzle", "nonoforge.results"}
+        "nonoforge.puzzle", "nonoforge.results", "nonoforge.techniques"}
 
 
 @pytest.mark.parametrize("name", sorted(BOTTOM))
@@ -186,14 +187,26 @@ def test_only_the_cli_imports_typer() -> None:
                 assert not any(m.split(".")[0] == "typer" for m in mods), name
 
 
-def test_no_function_above_complexity_30() -> None:
+#: The complexity ceiling (radon): functions above it are split into named helpers.
+CEILING = 25
+#: The engine's two hot kernels stay whole above the ceiling, at most at the old one (30):
+#: numba counts a reference each time a helper reads an array, which cost up to 18 % on
+#: the tournament sets (the note atop ``solver/engine.py``); a split of them lands with
+#: its ``bench/tournament.py`` figures.
+ENGINE_KERNELS = {"nonoforge/solver/engine.py propagate", "nonoforge/solver/engine.py _probe_cell"}
+
+
+def test_no_function_above_complexity_25() -> None:
     pytest.importorskip("radon")
     sys.path.insert(0, str(ROOT / "bench"))
     try:
         from complexity import over
     finally:
         sys.path.remove(str(ROOT / "bench"))
-    assert over(30) == []
+    found = over(CEILING)  # (complexity, "path:line name")
+    left = [(cc, where) for cc, where in found
+            if cc > 30 or f"{where.split(':')[0]} {where.split()[-1]}" not in ENGINE_KERNELS]
+    assert left == []
 
 
 #: Modules whose tests still live in a shared file, with the file that holds them. The

@@ -78,7 +78,7 @@ def test_nonogrid_and_nonoforge_agree_on_published_and_colour_puzzles() -> None:
     assert any(p.palette.ncolors > 1 for p in puzzles)
     for p in puzzles:
         theirs = cvn.run_nonogrid(NONOGRID, p, 60.0)
-        ours = cvn.run_nonoforge(p, cvn.DEFAULT_BUDGET, 60.0)
+        ours = cvn.run_nonoforge(p, cvn.DEFAULT_WORK_BUDGET, 60.0)
         assert theirs.ok and ours.ok
         assert theirs.verdict == ours.verdict
     assert cvn.run_nonogrid(NONOGRID, _dancer(), 60.0).verdict == "unique"

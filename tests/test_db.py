@@ -367,6 +367,26 @@ def test_get_unknown_key_is_a_corpus_error(corpus: Corpus) -> None:
     assert "0123456789abcdef" not in corpus
 
 
+def test_get_many_and_keys_from_an_offset_read_a_page_in_a_batch(corpus: Corpus) -> None:
+    ps = puzzles(7, 21, size=(6, 5)) + puzzles(3, 22, size=(5, 5), ncolors=2)
+    corpus.add(ps)
+    corpus.add([ps[0].replace(meta=Meta(source="later", source_id="1", title="second"))])
+    keys = [p.key for p in reversed(ps)]
+    got = corpus.get_many([*keys[:4], "0123456789abcdef", *keys[4:], keys[0]])
+    assert [p.key for p in got] == keys  # unknown left out, a repeat given once
+    assert got == [corpus.get(k) for k in keys]  # records, goals and first metadata
+    assert [p.meta for p in got] == [corpus.get(k).meta for k in keys]
+    assert corpus.get_many([]) == []
+    assert corpus.info([ps[1].key])[0]["author"] is None
+    by = puzzles(1, 23)[0]
+    corpus.add([by.replace(meta=Meta(source="x", source_id="1", title="T", author="Ann Bee"))])
+    assert corpus.info([by.key])[0]["author"] == "Ann Bee"  # the first provenance's
+    every = corpus.keys()
+    assert corpus.keys(offset=3, limit=4) == every[3:7]
+    assert corpus.keys(offset=8) == every[8:]
+    assert corpus.keys(offset=2, colors=2) == corpus.keys(colors=2)[2:]
+
+
 # -- queries ------------------------------------------------------------------------------
 
 

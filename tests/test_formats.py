@@ -733,3 +733,149 @@ def test_a_reading_keeps_a_bounded_list_of_errors_and_counts_them_all() -> None:
     assert sum(isinstance(r, FormatError) for r in records) == cap + 5
     assert (len(reading.errors), reading.error_count) == (cap, cap + 5)
     assert [e.line for e in reading.errors] == list(range(2, cap + 2))
+
+
+# -- reading large files as a stream (issue 38) ---------------------------------------------
+
+_LINE_PIECES = ["a", " 1\t2", "", "\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x85",
+                "\u2028", "é"]
+
+
+@given(st.lists(st.lists(st.sampled_from(_LINE_PIECES), max_size=6).map("".join),
+                max_size=8))
+def test_split_lines_of_chunks_are_the_lines_of_the_joined_text(chunks: list[str]) -> None:
+    """However the text is cut into chunks (a "\\r" at the end of one and "\\n" at the
+    start of the next included), the stream gives the lines splitlines gives, numbered."""
+    from nonoforge.formats.base import split_lines
+
+    text = "".join(chunks)
+    assert list(split_lines(chunks)) == list(enumerate(text.splitlines(), start=1))
+
+
+def test_numbered_lines_of_long_text_are_the_lines_splitlines_gives() -> None:
+    """Text longer than SPLIT_CHARS is split a chunk at a time, with the same lines."""
+    from nonoforge.formats.base import SPLIT_CHARS, numbered_lines
+
+    text = ("12\t3\r\n" * 7 + "$9\r" + "\x0c\n") * (SPLIT_CHARS // 40)
+    assert len(text) > SPLIT_CHARS
+    assert list(numbered_lines(text)) == list(enumerate(text.splitlines(), start=1))
+
+
+_ENCODED = st.one_of(
+    st.text(alphabet=st.sampled_from("ab1 \n\r\x0c\x85é©€\u2028"), max_size=40)
+    .map(lambda t: t.encode("utf-8")),
+    st.binary(max_size=40),  # cp1252 and Latin-1 (0x81, 0x8d... undefined in cp1252)
+    st.text(max_size=20).map(lambda t: "\ufeff".encode("utf-8") + t.encode("utf-8")),
+    st.text(max_size=20).map(lambda t: t.encode("utf-16")),  # with its byte-order mark
+    st.text(alphabet=st.sampled_from("aé\n"), max_size=20).map(
+        lambda t: b'<?xml version="1.0" encoding="iso-8859-15"?>\n'
+        + t.encode("iso-8859-15")),
+)
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=150)
+@given(_ENCODED, st.integers(1, 9))
+def test_a_text_file_streams_the_lines_of_its_decoded_text(
+    tmp_path: Path, data: bytes, chunk: int
+) -> None:
+    """TextFile decodes as decode_text decodes the whole file (byte-order marks, an XML
+    declaration, UTF-8, else cp1252, else Latin-1) and splits as splitlines, read a few
+    bytes at a time (multi-byte characters and "\\r\\n" cut between chunks)."""
+    from nonoforge.formats.base import TextFile, decode_text
+
+    f = tmp_path / "x.txt"
+    f.write_bytes(data)
+    with TextFile(f, chunk=chunk) as text:
+        got = list(text.lines())
+    assert got == list(enumerate(decode_text(data).splitlines(), start=1))
+
+
+def test_a_text_file_refuses_what_read_regular_refuses(tmp_path: Path) -> None:
+    from nonoforge.formats.base import TextFile
+
+    with pytest.raises(FormatError, match="no such file"):
+        TextFile(tmp_path / "absent.non")
+    with pytest.raises(FormatError, match="directory"):
+        TextFile(tmp_path)
+    f = tmp_path / "x.non"
+    f.write_bytes(b"width 1\n" * 10)
+    with pytest.raises(FormatError, match="larger than"):
+        TextFile(f, cap=20)
+
+
+def _renumbered_sets(n: int) -> tuple[str, str]:
+    """``n`` copies of the first shared tournament set and its solutions, numbered afresh
+    (a question file over STREAM_BYTES from ``n = 2``)."""
+    import re
+
+    q = shared_path("corpora", "tournament", "question")
+    name = sorted(p.name for p in q.glob("*.txt"))[0]
+    qtext = (q / name).read_text()
+    stext = (q.parent / "solution" / name).read_text()
+    qs, ss = [], []
+    for k in range(n):
+        def renumber(m: re.Match[str], k: int = k) -> str:
+            return f"${int(m.group(1)) + 10000 * k}"
+
+        qs.append(re.sub(r"(?m)^\$(\d+)", renumber, qtext))
+        ss.append(re.sub(r"(?m)^\$(\d+)", renumber, stext))
+    return "".join(qs), "".join(ss)
+
+
+@pytest.mark.slow
+def test_a_large_tournament_set_is_streamed_with_its_solutions(tmp_path: Path) -> None:
+    """A question file over STREAM_BYTES is read from the file a chunk at a time, with its
+    solution file (streamed too): the same puzzles, goals included, as reading the whole
+    content; a damaged block still costs only itself."""
+    from nonoforge.formats import iter_file
+    from nonoforge.formats.base import STREAM_BYTES
+
+    qtext, stext = _renumbered_sets(2)
+    (tmp_path / "question").mkdir()
+    (tmp_path / "solution").mkdir()
+    qtext = qtext.replace("\n$5\n", "\n$5x\n", 1)  # one damaged header
+    q = tmp_path / "question" / "big.txt"
+    q.write_text(qtext)
+    (tmp_path / "solution" / "big.txt").write_text(stext)
+    assert q.stat().st_size > STREAM_BYTES
+    streamed = list(iter_file(q, on_error="collect").records())
+    whole = list(loads(q.read_bytes(), path=str(q), companions=True,
+                       on_error="collect").records())
+    assert [str(r) if isinstance(r, FormatError) else r for r in streamed] == [
+        str(r) if isinstance(r, FormatError) else r for r in whole]
+    assert sum(isinstance(r, Puzzle) and r.goal is not None for r in streamed) == 1999
+    assert [str(r) for r in streamed if isinstance(r, FormatError)] == [
+        f"{q}:{qtext[:qtext.index('$5x')].count(chr(10)) + 1}: expected a puzzle number "
+        "like $12, got '$5x'"]
+
+
+@pytest.mark.slow
+def test_reading_a_large_bundle_holds_a_record_not_the_file(tmp_path: Path) -> None:
+    """Memory while reading a 24 MB .non bundle stays a few MB (a chunk and a record),
+    not a multiple of the file (it was twice the file, bytes and text, at decoding):
+    measured by tracemalloc, every allocation of the reading counted."""
+    import tracemalloc
+
+    from nonoforge.formats import iter_file
+
+    one = str(dumps(tournament.read_with_solutions(
+        shared_path("corpora", "tournament", "question", "icga2016.txt"))[:40], "non"))
+    f = tmp_path / "big.non"
+    with f.open("w") as out:
+        for _ in range(24_000_000 // len(one) + 1):
+            out.write(one + "\n====\n\n")
+    size = f.stat().st_size
+    list(loads(one, "non"))  # what reading imports on first use is not what it holds
+    tracemalloc.start()
+    try:
+        n = 0
+        for p in iter_file(f):
+            n += 1
+            last = p
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert n == 40 * (24_000_000 // len(one) + 1)
+    assert last.goal is not None
+    assert size > 22 * 2**20
+    assert peak < 8 * 2**20, f"peak {peak / 2**20:.1f} MiB for a {size} byte file"

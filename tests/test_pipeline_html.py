@@ -875,6 +875,37 @@ def test_the_pages_rungs_agree_with_the_step_solvers_on_random_lines(browser, tm
     assert 1000 < fits < 3000  # both kinds of line were tried
 
 
+def test_the_hint_walks_the_ladder_the_page_carries(browser, tmp_path) -> None:
+    """The page's line rungs come from the ladder it embeds (nonoforge.techniques): a rung
+    registered there is in the page, play.js finds nothing with one it has no code for, and
+    the hint is still the step nonoforge.solver.human takes."""
+    import numpy as np
+
+    from nonoforge import techniques
+    from nonoforge.solver.human import next_step
+    from nonoforge.solving import start_state
+
+    techniques.register(techniques.Rung("toy_first", techniques.Ladder.HUMAN, -10,
+                                        "overlap", "toy", "a rung with no code", 1.0))
+    try:
+        its, url = book_page(browser, tmp_path, "Toy rung")
+    finally:
+        techniques.unregister("toy_first")
+    reload(browser, url)
+    probe = "return window.nonoforge.rung(arguments[0], [3, 2, 3, 3, 3], [[2, 1]]);"
+    assert browser.execute_script(probe, "glue") is not None  # a filled cell to pin
+    assert browser.execute_script(probe, "toy_first") is None
+    ladder = json.loads(browser.execute_script(
+        "return document.getElementById('nf-data').textContent;"))["ladder"]
+    assert ladder[0]["name"] == "toy_first"
+    dancer = its[0].puzzle
+    want = next_step(dancer, np.asarray(start_state(dancer))).steps[0]
+    said, cells = hint(browser)
+    assert said == "Hint \u2014 " + want.sentence
+    assert cells == {c.row * dancer.width + c.col: 1 if c.after == 2 else -1 for c in want.cells}
+    assert errors(browser) == []
+
+
 WALK = """
 return arguments[0].map(function (q) {
   var p = {w: q.w, h: q.h, bw: q.n === 1, rows: q.rows, cols: q.cols,

@@ -152,6 +152,48 @@ def test_a_picture_becomes_a_puzzle(client, headers) -> None:
     assert len(out["provenance"]["image_sha256"]) == 64
 
 
+def test_a_rectangle_drawn_on_the_source_crops_it_before_generating(client, headers) -> None:
+    im = Image.new("RGB", (80, 40), "white")  # a disc on the left half, a bar on the right
+    for x in range(80):
+        for y in range(40):
+            if (x - 20) ** 2 + (y - 20) ** 2 < 150 or (x >= 50 and 15 <= y < 25):
+                im.putpixel((x, y), (0, 0, 0))
+    buf = io.BytesIO()
+    im.save(buf, format="PNG")
+    png = buf.getvalue()
+    url = "/api/picture?name=two.png&width=10&height=10&crop=0"
+    whole = client.post(url, content=png, headers=headers).json()["document"]
+    assert (whole["width"], whole["height"]) == (10, 5)  # the 2:1 picture
+    out = client.post(url + "&box=0,0,0.5,1", content=png, headers=headers).json()
+    doc = out["document"]
+    assert (doc["width"], doc["height"]) == (10, 10)  # its left half, square
+    cells = doc["cells"]
+    assert cells[5][5] == 1 and cells[0][0] == 0  # the disc, centred, corners empty
+    assert out["provenance"]["settings"]["box"] == "0.0000,0.0000,0.5000,1.0000"
+    for bad in ("0.5,0,0.2,1", "0,0,1", "a,b,c,d", "0,0,2,1"):
+        err = one_line_error(client.post(url + f"&box={bad}", content=png, headers=headers),
+                             422)
+        assert "left,top,right,bottom" in err
+    err = one_line_error(client.post(url + "&box=0,0,0.01,0.01", content=png,
+                                     headers=headers), 422)
+    assert "larger rectangle" in err
+
+
+def test_a_black_and_white_picture_is_drawn_in_the_style_chosen(client, headers) -> None:
+    url = "/api/picture?example=koala&width=20&height=20&colours=1"
+    out = client.post(url + "&style=outline", headers=headers).json()
+    assert out["summary"]["style"] == "outline" and out["summary"]["status"] == "unique"
+    assert out["provenance"]["settings"]["style"] == "outline"
+    plain = client.post(url, headers=headers).json()
+    assert plain["summary"]["style"] == "silhouette"
+    assert plain["document"]["cells"] != out["document"]["cells"]
+    err = one_line_error(client.post(url + "&style=cubist", headers=headers), 422)
+    assert "style must be one of" in err
+    err = one_line_error(client.post(url.replace("colours=1", "colours=3") + "&style=tones",
+                                     headers=headers), 422)
+    assert "black and white" in err
+
+
 def test_examples_are_named_never_paths(client, headers) -> None:
     names = {e["name"] for e in client.get("/api/examples").json()["examples"]}
     assert {"dancer", "koala"} <= names
@@ -202,6 +244,54 @@ def test_repair_and_grade(client, headers) -> None:
     graded = client.post("/api/grade", json=dancer, headers=headers).json()
     assert graded["status"] == "unique" and graded["grade"] in range(1, 6)
     one_line_error(client.post("/api/repair", content=b"[]", headers=headers), 422)
+
+
+def test_easier_moves_toward_the_target_grade_with_edits_the_check_calls_unique(
+    client, headers
+) -> None:
+    cat = client.post("/api/open?example=cat", headers=headers).json()["document"]
+    graded = client.post("/api/grade", json=cat, headers=headers).json()
+    out = client.post("/api/regrade", json={**cat, "direction": "easier", "target": 1},
+                      headers=headers).json()
+    assert out["direction"] == "easier" and out["grade_before"] == graded["grade"] == 2
+    assert out["changed"] and out["score_after"] < out["score_before"]
+    cells = [list(r) for r in cat["cells"]]
+    for y, x, v in out["changed"]:
+        cells[y][x] = v
+    assert cells == out["cells"]
+    after = {**cat, "cells": cells}
+    assert client.post("/api/check", json=after, headers=headers).json()["verdict"] == "unique"
+    regraded = client.post("/api/grade", json=after, headers=headers).json()
+    assert regraded["grade"] == out["grade_after"]
+
+
+def test_harder_runs_hardens_search_and_keeps_the_puzzle_unique(client, headers) -> None:
+    dancer = client.post("/api/open?example=dancer", headers=headers).json()["document"]
+    out = client.post("/api/regrade", json={**dancer, "direction": "harder", "target": 2},
+                      headers=headers).json()
+    assert out["direction"] == "harder" and out["grade_before"] == 1
+    assert out["changed"] and out["score_after"] > out["score_before"]
+    assert out["note"] and not out["reached"]  # dancer's 5x10 allows only 2 edits
+    cells = [list(r) for r in dancer["cells"]]
+    for y, x, v in out["changed"]:
+        cells[y][x] = v
+    assert cells == out["cells"]
+    after = {**dancer, "cells": cells}
+    assert client.post("/api/check", json=after, headers=headers).json()["verdict"] == "unique"
+    assert client.post("/api/grade", json=after, headers=headers).json()["score"] == \
+        pytest.approx(out["score_after"], abs=0.1)
+
+
+def test_regrade_refuses_bad_requests_in_one_line(client, headers) -> None:
+    for bad in ({**SWITCH, "direction": "sideways", "target": 2},
+                {**SWITCH, "direction": "easier", "target": 9},
+                {**SWITCH, "direction": "easier", "target": True},
+                {**SWITCH, "direction": "easier"}):
+        one_line_error(client.post("/api/regrade", json=bad, headers=headers), 422)
+    two = {"palette": BW, "cells": [[1, 0], [0, 1]]}  # two solutions
+    err = one_line_error(client.post("/api/regrade", json={**two, "direction": "easier",
+                                                           "target": 1}, headers=headers), 422)
+    assert "unique" in err
 
 
 def test_pasted_clues_open_with_the_solvers_picture(client, headers) -> None:

@@ -3,10 +3,11 @@
 
 A designer's session: a blank grid, cells painted until the verdict turns multiple and the
 cells where two solutions differ are marked, the top suggestion applied, unique again;
-saved to the corpus under a hostile title, found again by filter (the title shown as text),
-downloaded as a file; a bundled picture uploaded and made into a puzzle; strokes faster
-than the checks never show an older grid's verdict. Chromium's network log shows
-the page asked nothing of any other host. With ``NONOFORGE_STUDIO_SHOTS=DIR`` the
+a picture made harder on purpose; saved to the corpus under a hostile title, found again
+by filter (the title shown as text), downloaded as a file; a bundled picture uploaded and
+made into a puzzle, then cropped by a rectangle dragged on it and drawn as an outline;
+strokes faster than the checks never show an older grid's verdict. Chromium's network log
+shows the page asked nothing of any other host. With ``NONOFORGE_STUDIO_SHOTS=DIR`` the
 screenshots docs/studio.md shows are written there (``make`` does not; see the doc).
 Skips, saying why, where Chromium or its driver is not installed.
 """
@@ -191,6 +192,14 @@ def test_a_designers_session(studio: str, browser) -> None:
     wait(d, lambda d: verdict_is(d, "unique"), "the generated puzzle opens in the editor")
     d.find_element("id", "grade").click()
     wait(d, lambda d: "of 5" in d.find_element("id", "fact-grade").text, "it is graded")
+    # made harder on purpose: the target is preset one above the grade; the edits come
+    # back as one undoable change, and the check calls the result unique
+    assert d.find_element("id", "grade-now").text == d.find_element("id", "fact-grade").text[:6]
+    d.find_element("id", "harder").click()
+    wait(d, lambda d: "→" in d.find_element("id", "grade-note").text, "it is made harder",
+         timeout=240)
+    wait(d, lambda d: verdict_is(d, "unique") and "of 5" in d.find_element(
+        "id", "grade-now").text, "the harder picture is unique, its grade shown")
     # saved under a hostile title
     title = d.find_element("id", "doc-title")
     title.clear()
@@ -245,6 +254,30 @@ def test_a_designers_session(studio: str, browser) -> None:
     d.find_element("id", "resize").click()
     wait(d, lambda d: d.find_element("id", "doc-dims").text.startswith("25 × 22")
          and d.execute_script("return state.shownSeq === state.seq"), "the resized grid")
+    # a rectangle dragged on the source crops the picture, and it is made again
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    d.find_element("id", "tab-picture").click()
+    src = d.find_element("id", "pic-source")
+    made = d.find_element("id", "pic-sheet").get_attribute("src")
+    w, h = src.size["width"], src.size["height"]
+    ActionChains(d).move_to_element_with_offset(src, int(-0.4 * w), int(-0.45 * h)) \
+        .click_and_hold().move_by_offset(int(0.45 * w), int(0.5 * h)).release().perform()
+    assert d.execute_script("return picture.box !== null")
+    assert d.find_element("id", "crop-box").is_displayed()
+    wait(d, lambda d: d.find_element("id", "pic-sheet").get_attribute("src") != made
+         and d.find_element("id", "pic-card").get_attribute("data-verdict")
+         not in ("", "checking"), "the cropped picture is made into a puzzle", timeout=240)
+    # in black and white, drawn as an outline
+    colours = d.find_element("id", "pic-colours")
+    colours.clear()
+    colours.send_keys("1")
+    assert d.find_element("id", "pic-style").is_enabled()
+    d.find_element("css selector", '#pic-style option[value="outline"]').click()
+    wait(d, lambda d: d.find_element("id", "pic-style-out").text == "outline"
+         and d.find_element("id", "pic-card").get_attribute("data-verdict")
+         not in ("", "checking"), "the crop is drawn as an outline", timeout=240)
+    shot(d, "crop")
     # nothing was asked of another host
     origin = urlsplit(studio).netloc
     for entry in d.get_log("performance"):

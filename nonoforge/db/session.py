@@ -15,7 +15,8 @@ from typing import Self, TypeVar
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
 
-from nonoforge.db.connect import check_intact, one_line, open_engine
+from nonoforge.db.connect import one_line, open_engine
+from nonoforge.db.stamp import Checked, Custody
 from nonoforge.errors import CorpusError
 
 T = TypeVar("T")
@@ -34,6 +35,9 @@ class Session:
         self._closed = False
         #: whether the database was found intact (checked before the first write)
         self._intact = False
+        #: how it was found intact: the full check, or a stamp of the file (None: not yet)
+        self.checked: Checked | None = None
+        self._custody = Custody(engine)
         self._sources_seen: set[str] = set()
         self._sources_pending: set[str] = set()
 
@@ -59,20 +63,23 @@ class Session:
                 raise
         return self
 
-    def check(self) -> None:
+    def check(self) -> Checked:
         """Refuse a damaged database (one-line CorpusError, exit 4): see
         :func:`~nonoforge.db.connect.check_intact`. Done once per session, before the
-        first write."""
+        first write; skipped when a SQLite file is exactly as it was stamped sound
+        (:mod:`nonoforge.db.stamp`). Says which of the two it was."""
         if self._closed:
             raise CorpusError("the corpus is closed")
-        check_intact(self.engine)
+        self.checked = self._custody.check()
         self._intact = True
+        return self.checked
 
     def close(self) -> None:
-        """Release the database connections."""
+        """Release the database connections; a SQLite file the session still vouches for
+        is stamped sound (:meth:`~nonoforge.db.stamp.Custody.release`)."""
         if not self._closed:
-            self.engine.dispose()
             self._closed = True
+            self._custody.release(self.engine.dispose)
 
     def __enter__(self) -> Self:
         return self
@@ -94,16 +101,21 @@ class Session:
     def _write(self) -> Iterator[Connection]:
         """One write transaction; database errors become one-line CorpusErrors.
 
-        The first write of a session checks the database first (:func:`check_intact`):
-        a damaged corpus is refused before anything is written into it.
+        The first write of a session checks the database first (:meth:`check`): a
+        damaged corpus is refused before anything is written into it. The session's
+        custody of the file sees each transaction begin and end (:class:`Custody`).
         """
         if not self._intact and not self._closed:
             self.check()
         self._sources_pending.clear()
+        committed = False
         try:
             with self._errors(), self._writer.begin() as conn:
+                self._custody.begin_write()
                 yield conn
+            committed = True
         finally:
+            self._custody.end_write(committed)
             pending, self._sources_pending = self._sources_pending, set()
         self._sources_seen |= pending  # only once the transaction has committed
 

@@ -38,8 +38,10 @@ from nonoforge.formats import (  # noqa: F401
 from nonoforge.formats.base import (
     FORMATS,
     MAX_FILE_BYTES,
+    STREAM_BYTES,
     Format,
     Record,
+    TextFile,
     decode_text,
     looks_binary,
     read_regular,
@@ -312,12 +314,69 @@ def _records(
 def iter_file(
     path: str | os.PathLike[str], fmt: str | None = None, *, on_error: OnError = "raise"
 ) -> Reading:
-    """The puzzles in a file, as a stream (see :class:`Reading` for ``on_error``)."""
+    """The puzzles in a file, as a stream (see :class:`Reading` for ``on_error``).
+
+    A file larger than :data:`~nonoforge.formats.base.STREAM_BYTES` in a format read line
+    by line (``.non`` bundles, tournament sets: :attr:`Format.stream`) is read a chunk at a
+    time, never held: memory stays that of a record, whatever the file's size. Other files
+    are read whole (single-puzzle formats, XML, JSON, ROFL), as they always were.
+    """
     p = str(path)
     reading = Reading(p, on_error)
-    # a FIFO or device is refused, never waited on; read when the stream is
-    reading.start(_records(reading, lambda: read_regular(p, MAX_FILE_BYTES), fmt, True))
+    reading.start(_file_records(reading, fmt))
     return reading
+
+
+def _file_records(reading: Reading, fmt: str | None) -> Iterator[Record]:
+    """:func:`iter_file`'s records: streamed from a :class:`TextFile` when the file is
+    large and its format reads lines, else from its bytes (read when the stream is; a FIFO
+    or device is refused, never waited on)."""
+    path = reading.path
+    assert path is not None
+    streamed = _streamed(path, fmt)
+    if streamed is None:
+        yield from _records(reading, lambda: read_regular(path, MAX_FILE_BYTES), fmt, True)
+        return
+    f, text = streamed
+    assert f.stream is not None
+    with text:
+        reading.format = f
+        lines = text.lines()
+        found = None if f.with_companions is None else f.with_companions(path, lines)
+        yield from (found if found is not None else f.stream(lines))
+
+
+#: How much of a large file :func:`_streamed` sniffs (every sniffer decides on less).
+_STREAM_HEAD = 2 * SNIFF_BYTES
+
+
+def _streamed(path: str, fmt: str | None) -> tuple[Format, TextFile] | None:
+    """The format and open :class:`TextFile` of a file to stream: one larger than
+    :data:`~nonoforge.formats.base.STREAM_BYTES` whose format (named, or recognised from
+    its head as :func:`detect` recognises the whole) reads lines; else None (read whole,
+    which also says why a file cannot be read)."""
+    try:
+        if os.stat(path).st_size <= STREAM_BYTES:
+            return None
+        f = get_format(fmt) if fmt else None
+        if f is not None and f.stream is None:
+            return None
+        text = TextFile(path, MAX_FILE_BYTES)
+    except (OSError, FormatError):
+        return None
+    if not text.streams:
+        text.close()
+        return None
+    if f is None:
+        head = text.head_bytes(_STREAM_HEAD)
+        try:
+            f = None if looks_binary(head) else _detect(head, text.head(_STREAM_HEAD), path)
+        except FormatError:
+            f = None
+        if f is None or f.stream is None:
+            text.close()
+            return None
+    return f, text
 
 
 def read_file(path: str | os.PathLike[str], fmt: str | None = None) -> list[Puzzle]:

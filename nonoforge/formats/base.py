@@ -43,6 +43,10 @@ Writer = Callable[[list[Puzzle]], str | bytes]
 #: read, in that record's place (it then goes on at the next record).
 Record = Puzzle | FormatError
 RecordReader = Callable[[str | bytes], Iterator[Record]]
+#: A file's lines, numbered from 1, as a stream (see :func:`numbered_lines`).
+NumberedLines = Iterator[tuple[int, str]]
+#: See :attr:`Format.with_companions`.
+Companions = Callable[[str, "str | bytes | NumberedLines"], Iterable[Record] | None]
 
 
 def record(build: Callable[[], T]) -> T | FormatError:
@@ -105,7 +109,7 @@ class Format:
     #: For formats whose puzzles are completed by files beside them (the tournament sets'
     #: solution files): given a file's path and its content (already read and decoded),
     #: read it with its companions (records, errors in place), or None when it has none.
-    with_companions: Callable[[str, str | bytes], Iterable[Record] | None] | None = None
+    with_companions: Companions | None = None
     #: The other half of ``with_companions``: given a file's path, when that file is a
     #: companion (a tournament solution file), the path of the file it completes (read
     #: with it), else None. Folder walks leave companions to the files they complete.
@@ -117,6 +121,11 @@ class Format:
     #: record (``read`` is then ``strict(records)``). With ``with_companions``, that returns
     #: records too. See ``loads(..., on_error="collect")``.
     records: RecordReader | None = None
+    #: For formats read line by line (``.non`` bundles, tournament sets): the records of
+    #: a file's numbered lines (:func:`numbered_lines`, or a :class:`TextFile`'s stream),
+    #: so that a large file is read without being held (``records`` is the same reader
+    #: given text). ``with_companions`` then takes such lines as the content too.
+    stream: Callable[[NumberedLines], Iterator[Record]] | None = None
 
     def accepts(self, p: Puzzle) -> bool:
         """Whether ``p`` can be written in this format without losing clues, colours or
@@ -200,21 +209,45 @@ def _show(token: str) -> str:
     return repr(token if len(token) <= 20 else token[:20] + "...")
 
 
-#: What ends a line: what :meth:`str.splitlines` splits at.
-_LINE_END = re.compile("\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+#: Text up to this many characters is split into lines at once (C speed, a list of lines
+#: a few times the text's size: small); longer text, and files longer than
+#: :data:`STREAM_BYTES`, are split a chunk of this size at a time.
+SPLIT_CHARS = 1 << 18
 
 
-def numbered_lines(text: str) -> Iterator[tuple[int, str]]:
+def numbered_lines(text: str) -> NumberedLines:
     """``(line_number, line)`` pairs, numbered from 1: the lines of ``text.splitlines()``,
-    one at a time (a multi-puzzle reader then holds only the record it reads, not a list
-    of the file's lines: ~70 bytes a line, 5x a tournament file's size)."""
-    start = n = 0
-    for m in _LINE_END.finditer(text):
-        n += 1
-        yield n, text[start : m.start()]
-        start = m.end()
-    if start < len(text):
-        yield n + 1, text[start:]
+    without a list of the whole file's lines for long text (~70 bytes a line, 5x a
+    tournament file's size): a multi-puzzle reader then holds only the record it reads."""
+    if len(text) <= SPLIT_CHARS:
+        return enumerate(text.splitlines(), 1)
+    return split_lines(text[i : i + SPLIT_CHARS] for i in range(0, len(text), SPLIT_CHARS))
+
+
+def split_lines(chunks: Iterable[str]) -> NumberedLines:
+    """The numbered lines of the text that ``chunks`` make up, joined: exactly what
+    ``"".join(chunks).splitlines()`` numbers from 1, holding one chunk and a line at a time.
+
+    A line is given once the text after it is known (a ``\r`` may be the first half of
+    ``\r\n``): the last line of each chunk waits for the next.
+    """
+    n = 0
+    buf = ""
+    for chunk in chunks:
+        buf += chunk
+        # everything up to the last "\n" is whole lines ("\n" never pairs with what
+        # follows); text without one (old Mac files: "\r" alone) is cut at its last break
+        cut = buf.rfind("\n") + 1
+        if not cut:
+            parts = buf.splitlines(True)
+            if len(parts) < 2:
+                continue
+            cut = len(buf) - len(parts[-1])
+        lines = buf[:cut].splitlines()
+        buf = buf[cut:]
+        yield from enumerate(lines, n + 1)
+        n += len(lines)
+    yield from enumerate(buf.splitlines(), n + 1)
 
 
 # -- text as found in the wild ------------------------------------------------------------
@@ -363,6 +396,27 @@ def read_regular(path: str | os.PathLike[str], cap: int = MAX_FILE_BYTES) -> byt
     the cap while read is refused too.
     """
     p = os.fspath(path)
+    fd, size = open_regular(p, cap)
+    try:
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            # the size it has, then what it grew by: read(cap + 1) would allocate the cap
+            # (64 MiB) for every file, however small, before shrinking it
+            data = f.read(size + 1)
+            if len(data) > size:
+                data += f.read(cap + 1 - len(data))
+    except OSError as e:
+        raise FormatError(e.strerror or str(e), path=p) from None
+    finally:
+        os.close(fd)
+    if len(data) > cap:
+        raise FormatError(too_large(cap), path=p)
+    return data
+
+
+def open_regular(p: str, cap: int = MAX_FILE_BYTES) -> tuple[int, int]:
+    """``(descriptor, size)`` of the regular file ``p`` of at most ``cap`` bytes, opened
+    without blocking and checked before anything is read (see :func:`read_regular`); the
+    caller closes the descriptor. FormatError otherwise."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     try:
         fd = os.open(p, flags)
@@ -384,19 +438,142 @@ def read_regular(path: str | os.PathLike[str], cap: int = MAX_FILE_BYTES) -> byt
             raise FormatError(f"not a regular file ({file_kind(st.st_mode)})", path=p)
         if st.st_size > cap:
             raise FormatError(too_large(cap), path=p)
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            # the size it has, then what it grew by: read(cap + 1) would allocate the cap
-            # (64 MiB) for every file, however small, before shrinking it
-            data = f.read(st.st_size + 1)
-            if len(data) > st.st_size:
-                data += f.read(cap + 1 - len(data))
     except OSError as e:
-        raise FormatError(e.strerror or str(e), path=p) from None
-    finally:
         os.close(fd)
-    if len(data) > cap:
-        raise FormatError(too_large(cap), path=p)
-    return data
+        raise FormatError(e.strerror or str(e), path=p) from None
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st.st_size
+
+
+#: Files larger than this, in a format read line by line (:attr:`Format.stream`), are
+#: read as a stream of lines (:class:`TextFile`) instead of whole: reading then holds a
+#: chunk and a record, not the file's bytes and its text (2x the file, at decoding).
+STREAM_BYTES = 1 << 20
+#: Bytes read (and decoded) at a time from a streamed file.
+READ_BYTES = 1 << 18
+
+
+def file_lines(path: str | os.PathLike[str], cap: int = MAX_FILE_BYTES) -> NumberedLines:
+    """The numbered lines of the text file at ``path``: read whole and decoded by
+    :func:`decode_text` when it is small, streamed by a :class:`TextFile` when it is larger
+    than :data:`STREAM_BYTES`. The file is opened and checked at once (a missing file, a
+    FIFO, one over ``cap``: FormatError now, not when the lines are read)."""
+    p = os.fspath(path)
+    fd, size = open_regular(p, cap)
+    os.close(fd)
+    if size <= STREAM_BYTES:
+        return numbered_lines(decode_text(read_regular(p, cap)))
+    return _closing_lines(TextFile(p, cap))
+
+
+def _closing_lines(text: TextFile) -> NumberedLines:
+    with text:
+        yield from text.lines()
+
+
+class TextFile:
+    """A regular file's text as a stream of numbered lines, decoded exactly as
+    :func:`decode_text` decodes the file's bytes, split exactly as ``splitlines`` splits
+    the text; memory: a chunk of :data:`READ_BYTES` and a line, whatever the file's size.
+
+    Opening checks the file as :func:`read_regular` does (FIFOs, devices and files over
+    ``cap`` are refused before anything is read) and chooses the encoding: a byte-order
+    mark or an XML declaration from the head, else a pass over the bytes (nothing kept)
+    tells UTF-8 from cp1252 and Latin-1. A file that grows past ``cap`` while read is
+    refused when reading reaches the excess. ``chunk``: bytes read at a time.
+    """
+
+    def __init__(
+        self, path: str | os.PathLike[str], cap: int = MAX_FILE_BYTES, chunk: int = READ_BYTES
+    ) -> None:
+        self.path = os.fspath(path)
+        self.cap = cap
+        self.chunk = max(1, chunk)
+        #: whether :meth:`lines` reads a chunk at a time (all but UTF-16/32 files)
+        self.streams = True
+        self._fd, self.size = open_regular(self.path, cap)
+        try:
+            self._skip, self.encoding, self._errors = self._choose_encoding()
+        except OSError as e:
+            self.close()
+            raise FormatError(e.strerror or str(e), path=self.path) from None
+
+    def close(self) -> None:
+        """Let the file go (reading after this is an error)."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def __enter__(self) -> TextFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def head_bytes(self, n: int) -> bytes:
+        """The file's first ``n`` bytes (or all of it, when shorter)."""
+        return os.pread(self._fd, n, 0)
+
+    def head(self, n: int) -> str:
+        """The text of the file's first ``n`` bytes (a character cut at the end dropped)."""
+        decoder = codecs.getincrementaldecoder(self.encoding)(self._errors)
+        return decoder.decode(self.head_bytes(n)[self._skip :])
+
+    def lines(self) -> NumberedLines:
+        """The file's numbered lines (see :func:`split_lines`), read a chunk at a time
+        (a UTF-16 or UTF-32 file is read whole: see :attr:`streams`)."""
+        if not self.streams:
+            return numbered_lines(decode_text(read_regular(self.path, self.cap)))
+        return split_lines(self._texts())
+
+    def _texts(self) -> Iterator[str]:
+        decoder = codecs.getincrementaldecoder(self.encoding)(self._errors)
+        pos = self._skip
+        try:
+            while data := os.pread(self._fd, self.chunk, pos):
+                pos += len(data)
+                if pos > self.cap:
+                    raise FormatError(too_large(self.cap), path=self.path)
+                yield decoder.decode(data)
+        except OSError as e:
+            raise FormatError(e.strerror or str(e), path=self.path) from None
+        yield decoder.decode(b"", True)
+
+    def _choose_encoding(self) -> tuple[int, str, str]:
+        """``(bytes to skip, codec, errors)``: :func:`decode_text`'s choice, made without
+        holding the file (it is read once more, a chunk at a time, unless the head
+        decides)."""
+        head = self.head_bytes(300)
+        for bom, name in _BOMS:
+            if head.startswith(bom):
+                # decode_text decodes what follows a UTF-16/32 mark as bytes.decode does,
+                # which an incremental decoder does not reproduce: such files are read whole
+                self.streams = name == "utf-8"
+                return len(bom), name, "replace"
+        declared = declared_encoding(head)
+        if declared is not None and declared != "utf-8":
+            return 0, declared, "replace"
+        for name in ("utf-8", "cp1252"):
+            if self._decodes(name):  # (read with "replace": the file may change meanwhile)
+                return 0, name, "replace"
+        return 0, "latin-1", "replace"
+
+    def _decodes(self, name: str) -> bool:
+        """Whether the whole file decodes as ``name`` without an error."""
+        decoder = codecs.getincrementaldecoder(name)("strict")
+        pos = 0
+        try:
+            while data := os.pread(self._fd, self.chunk, pos):
+                pos += len(data)
+                if data.isascii() and not decoder.getstate()[0]:
+                    continue  # ASCII is the same in both, and nothing is pending
+                decoder.decode(data)
+            decoder.decode(b"", True)
+        except UnicodeDecodeError:
+            return False
+        return True
 
 
 def file_kind(mode: int) -> str:

@@ -29,20 +29,22 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import partial
+from operator import itemgetter
 from pathlib import Path
+from typing import NamedTuple, cast
 
 from nonoforge.errors import FormatError
 from nonoforge.formats.base import (
     MAX_SIDE,
     Format,
-    decode_text,
+    NumberedLines,
+    file_lines,
     numbered_lines,
     parse_int,
     puzzle_or_error,
     puzzles_of,
-    read_regular,
     record,
     register,
     strict,
@@ -55,16 +57,23 @@ _HEADER = re.compile(r"\$\s*(\d{1,9})")
 _PLAIN = re.compile(r"\d{1,6}(?:[ \t]+\d{1,6})*")
 
 
-def _blocks(text: str) -> Iterator[tuple[int, int, list[tuple[int, str]]] | FormatError]:
-    """``(N, header_line, [(line_number, line), ...])`` for every ``$N`` block; a block whose
-    header is malformed (or clues before the first header) is a FormatError in its place, and
-    reading goes on at the next ``$`` line."""
+def _blocks(
+    lines: Iterable[tuple[int, str]],
+) -> Iterator[tuple[int, int, list[tuple[int, str]]] | FormatError]:
+    """``(N, header_line, [(line_number, line), ...])`` for every ``$N`` block of a file's
+    numbered lines (:func:`~nonoforge.formats.base.numbered_lines`, or a stream of them); a
+    block whose header is malformed (or clues before the first header) is a FormatError in
+    its place, and reading goes on at the next ``$`` line. Only the block being read is
+    held."""
     current: tuple[int, int] | None = None
     skipping = False  # inside a block whose header was bad: its lines belong to it
     body: list[tuple[int, str]] = []
     blanks: list[tuple[int, str]] = []  # blank lines: empty clues, unless the file ends
-    for lineno, raw in numbered_lines(text):
+    for lineno, raw in lines:
         s = raw.strip()
+        if s and current is not None and not blanks and s[0] != "$":
+            body.append((lineno, s))  # the common line: a clue of the block being read
+            continue
         if not s:
             blanks.append((lineno, s))
             continue
@@ -93,7 +102,7 @@ def _blocks(text: str) -> Iterator[tuple[int, int, list[tuple[int, str]]] | Form
 
 def _clue(line: str, lineno: int, what: str) -> tuple[int, ...]:
     if _PLAIN.fullmatch(line):  # the common case, fast; parse_int explains the rest
-        nums = [int(t) for t in line.split()]
+        nums = list(map(int, line.split()))
     else:
         nums = [parse_int(t, lineno, f"{what} block length") for t in line.split()]
     if nums == [0]:
@@ -103,28 +112,70 @@ def _clue(line: str, lineno: int, what: str) -> tuple[int, ...]:
     return tuple(nums)
 
 
-#: A clue line's clue, with the cells it paints and the fewest cells it fits in, by the
-#: line's text: the sets repeat their lines (``0``, ``1``, ``25``...), and a line seen
-#: before costs one lookup instead of its parse and its blocks. Only well-formed lines are
-#: kept (a bad one raises each time, with its own line number); bounded, cleared when full.
-_CLUES: dict[str, tuple[Clue, int, int]] = {}
+#: A clue line's clue, with the cells it paints, the fewest cells it fits in and its
+#: picture, by the line's text: the sets repeat their lines (``0``, ``1``, ``25``...),
+#: and a line seen before costs one lookup instead of its parse and its blocks. Only
+#: well-formed lines are kept (a bad one raises each time, with its own line number);
+#: bounded, cleared when full.
+_Facts = tuple[Clue, int, int, bytes]
+_CLUE, _PAINTED, _NEED = itemgetter(0), itemgetter(1), itemgetter(2)
+_CLUES: dict[str, _Facts] = {}
 _CLUES_MAX = 20_000  # a few MB at most: the cache must not become the memory reading costs
 
 
-def _clue_facts(line: str, lineno: int, what: str) -> tuple[Clue, int, int]:
-    """``(clue, cells painted, fewest cells)`` of a clue line (see :data:`_CLUES`)."""
+def _clue_facts(line: str, lineno: int, kind: str, index: int) -> _Facts:
+    """``(clue, cells painted, fewest cells, picture)`` of the clue line of
+    ``kind`` (``row``/``column``) ``index`` from 0 (see :data:`_CLUES`); the picture is
+    the clue's blocks as ``1``s separated by spaces (``11 1``), see :func:`_draws`."""
     found = _CLUES.get(line)
     if found is None:
-        nums = _clue(line, lineno, what)
-        found = (tuple(Block(n, 1) for n in nums), sum(nums), sum(nums) + len(nums) - 1)
+        nums = _clue(line, lineno, f"{kind} {index + 1}")
+        painted = sum(nums)
+        shown = b" ".join([b"1" * n for n in nums])
+        found = (tuple(map(_BLACK.__getitem__, nums)), painted, painted + len(nums) - 1, shown)
         if len(_CLUES) >= _CLUES_MAX:
             _CLUES.clear()
         _CLUES[line] = found
     return found
 
 
+class _BlackBlocks(dict[int, Block]):
+    """``n -> Block(n, 1)``, each made once: every puzzle's blocks are shared, not built."""
+
+    def __missing__(self, n: int) -> Block:
+        b = self[n] = Block(n, 1)
+        return b
+
+
+_BLACK = _BlackBlocks()
+
+
+class _Picture(NamedTuple):
+    """A solution block's picture, and its cells row by row (one byte each, 0 or 1)."""
+
+    grid: Grid
+    cells: bytes
+
+
+#: Picture cells as text: background a space, black ``1``.
+_SHOWN = bytes.maketrans(b"\x00\x01", b" 1")
+
+
+def _draws(cells: bytes, side: int, facts: list[_Facts]) -> bool:
+    """Whether the ``side x side`` picture ``cells`` has these clues (``facts``: the
+    columns', then the rows'). Both sides are written as one text, each line's runs as
+    ``1``s separated by single spaces, lines by `` | `` (a clue's text is kept with it),
+    and compared at once (C speed: checking the goal was the dearest part of reading a set
+    with solutions)."""
+    shown = cells.translate(_SHOWN)
+    lines = [shown[j::side] for j in range(side)]
+    lines += [shown[i * side : (i + 1) * side] for i in range(side)]
+    got = b" | ".join(lines).split()
+    return got == b" | ".join([f[3] for f in facts]).split()
+
+
 def _puzzle(
-    n: int, header: int, body: list[tuple[int, str]], goal: Grid | None = None
+    n: int, header: int, body: list[tuple[int, str]], goal: _Picture | None = None
 ) -> Puzzle:
     if not body or len(body) % 2:
         raise FormatError(
@@ -134,30 +185,36 @@ def _puzzle(
     side = len(body) // 2
     if side > MAX_SIDE:
         raise FormatError(f"puzzle ${n} is too large ({side} x {side})", line=header)
-    facts = [_clue_facts(s, ln, f"column {i + 1}") for i, (ln, s) in enumerate(body[:side])]
-    facts += [_clue_facts(s, ln, f"row {i + 1}") for i, (ln, s) in enumerate(body[side:])]
-    for j, (_, _, need) in enumerate(facts):  # every line parsed first, then every fit
-        if need > side:
-            kind, i = ("column", j) if j < side else ("row", j - side)
-            raise FormatError(
-                f"{kind} {i + 1}: clue needs more than the {side} cells of the line",
-                line=body[j][0],
-            )
-    cols = tuple(f[0] for f in facts[:side])
-    rows = tuple(f[0] for f in facts[side:])
-    painted_cols = sum(f[1] for f in facts[:side])
-    painted_rows = sum(f[1] for f in facts[side:])
+    known = _CLUES.get  # a line seen before: one lookup (its words are built only if not)
+    facts: list[_Facts | None] = [known(s) for _, s in body]
+    if None in facts:
+        for j, f in enumerate(facts):
+            if f is None:
+                kind, i = ("column", j) if j < side else ("row", j - side)
+                facts[j] = _clue_facts(body[j][1], body[j][0], kind, i)
+    done = cast(list[_Facts], facts)
+    if max(map(_NEED, done)) > side:  # every line parsed first, then every fit
+        j = next(j for j, f in enumerate(done) if f[2] > side)
+        kind, i = ("column", j) if j < side else ("row", j - side)
+        raise FormatError(
+            f"{kind} {i + 1}: clue needs more than the {side} cells of the line",
+            line=body[j][0],
+        )
+    cols = tuple(map(_CLUE, done[:side]))
+    rows = tuple(map(_CLUE, done[side:]))
+    painted_cols = sum(map(_PAINTED, done[:side]))
+    painted_rows = sum(map(_PAINTED, done[side:]))
     meta = Meta(source_id=str(n))
     # every block is positive and black, every clue fits its line (checked above): what
     # the constructor would check again is left, and when any of it fails the constructor
     # builds the puzzle, so that its error is the one it always gave
     if painted_rows == painted_cols:
-        p = Puzzle.trusted(rows, cols, _BW, meta)
         if goal is None:
-            return p
-        if goal.shape == (side, side) and goal.max_color() <= 1 and goal.matches(p):
-            return Puzzle.trusted(rows, cols, _BW, meta, goal)
-    return puzzle_or_error(lambda: Puzzle.from_clues(rows, cols, meta=meta, goal=goal), header)
+            return Puzzle.trusted(rows, cols, _BW, meta)
+        if goal.grid.shape == (side, side) and _draws(goal.cells, side, done):
+            return Puzzle.trusted(rows, cols, _BW, meta, goal.grid)
+    grid = None if goal is None else goal.grid
+    return puzzle_or_error(lambda: Puzzle.from_clues(rows, cols, meta=meta, goal=grid), header)
 
 
 def _looks_like_solution(body: list[tuple[int, str]]) -> bool:
@@ -173,19 +230,25 @@ def records(text: str | bytes) -> Iterator[Puzzle | FormatError]:
     block is its FormatError in its place (see :attr:`Format.records`)."""
     if isinstance(text, bytes):
         raise FormatError("a tournament file is text")
-    yield from _read(text, None)
+    yield from _read(numbered_lines(text), None)
+
+
+def stream(lines: NumberedLines) -> Iterator[Puzzle | FormatError]:
+    """:func:`records` of a question file's numbered lines, read as they come (a large
+    file is never held: see :attr:`Format.stream`)."""
+    return _read(lines, None)
 
 
 read = strict(records)
 
 
 def _read(
-    text: str, goals: dict[int, Grid | FormatError] | None
+    lines: NumberedLines, goals: dict[int, _Picture | FormatError] | None
 ) -> Iterator[Puzzle | FormatError]:
     """The puzzles of a question file; with ``goals``, each takes (and uses up) its own,
     and a puzzle whose solution block is malformed is that block's error in its place
     (its question's own error, if the question is malformed too)."""
-    for block in _blocks(text):
+    for block in _blocks(lines):
         if isinstance(block, FormatError):
             yield block
             continue
@@ -199,7 +262,7 @@ def _read(
 
 
 def _question(
-    n: int, header: int, body: list[tuple[int, str]], goal: Grid | None, with_goals: bool
+    n: int, header: int, body: list[tuple[int, str]], goal: _Picture | None, with_goals: bool
 ) -> Puzzle:
     """The puzzle of question block ``$n`` (with its ``goal`` when the file's solutions
     were read: ``with_goals``)."""
@@ -214,29 +277,34 @@ def _question(
     return _puzzle(n, header, body, goal)
 
 
-def _picture(n: int, header: int, body: list[tuple[int, str]]) -> Grid:
+#: Solution cells as bytes: ``0`` and ``1`` to colour indices 0 and 1.
+_CELL_BYTES = bytes.maketrans(b"01", b"\x00\x01")
+
+
+def _picture(n: int, header: int, body: list[tuple[int, str]]) -> _Picture:
     """The picture of solution block ``$n``: its rows of 0/1 cells."""
     rows = []
     for lineno, s in body:
         cells = s.replace("\t", "").replace(" ", "")
-        if not cells or set(cells) - {"0", "1"}:
+        if not cells or cells.strip("01"):  # (what is left is a character other than 0/1)
             raise FormatError(f"solution ${n}: a row must be 0s and 1s", line=lineno)
-        rows.append([int(ch) for ch in cells])
+        rows.append(cells)
     if not rows or any(len(r) != len(rows[0]) for r in rows):
         raise FormatError(f"solution ${n}: rows differ in length or are missing", line=header)
-    return Grid(rows)
+    data = "".join(rows).encode("ascii").translate(_CELL_BYTES)
+    return _Picture(Grid.from_bytes(data, len(rows), len(rows[0])), data)
 
 
 def _goals(
-    text: str, path: str | None = None
-) -> tuple[dict[int, Grid | FormatError], list[FormatError]]:
+    lines: NumberedLines, path: str | None = None
+) -> tuple[dict[int, _Picture | FormatError], list[FormatError]]:
     """The pictures of a solution file by puzzle number, a malformed block (or a number
     given twice) its error in the picture's place, so that it costs only its puzzle; and
     the errors that name no puzzle (malformed ``$N`` lines). Errors are located in
     ``path``, the solution file."""
-    goals: dict[int, Grid | FormatError] = {}
+    goals: dict[int, _Picture | FormatError] = {}
     loose: list[FormatError] = []
-    for block in _blocks(text):
+    for block in _blocks(lines):
         if isinstance(block, FormatError):
             loose.append(block.located(path))
             continue
@@ -250,7 +318,9 @@ def _goals(
     return goals, loose
 
 
-def _first(goals: dict[int, Grid | FormatError], loose: list[FormatError]) -> FormatError | None:
+def _first(
+    goals: dict[int, _Picture | FormatError], loose: list[FormatError]
+) -> FormatError | None:
     """The first error of a solution file, in file order, or None."""
     errors = loose + [g for g in goals.values() if isinstance(g, FormatError)]
     return min(errors, key=lambda e: e.line or 0, default=None)
@@ -258,11 +328,11 @@ def _first(goals: dict[int, Grid | FormatError], loose: list[FormatError]) -> Fo
 
 def read_solutions(text: str) -> dict[int, Grid]:
     """The pictures of a solution file, by puzzle number (its first error raised)."""
-    goals, loose = _goals(text)
+    goals, loose = _goals(numbered_lines(text))
     error = _first(goals, loose)
     if error is not None:
         raise error
-    return {n: g for n, g in goals.items() if isinstance(g, Grid)}
+    return {n: g.grid for n, g in goals.items() if isinstance(g, _Picture)}
 
 
 def solution_path_for(path: str | os.PathLike[str]) -> Path | None:
@@ -311,7 +381,7 @@ def records_with_solutions(
     question_path: str | os.PathLike[str],
     solution_path: str | os.PathLike[str] | None = None,
     *,
-    question_text: str | None = None,
+    question_text: str | NumberedLines | None = None,
 ) -> Iterator[Puzzle | FormatError]:
     """:func:`read_with_solutions` as records: a malformed question block is its error in
     its place (located in the question file), and reading goes on; so is a malformed
@@ -323,13 +393,18 @@ def records_with_solutions(
     if spath is None:
         raise FormatError("no solution file at ../solution/<same name>", path=qpath)
     spath = str(spath)
-    qtext = decode_text(read_regular(qpath)) if question_text is None else question_text
-    goals, loose = _goals(decode_text(read_regular(spath)), spath)
+    if question_text is None:
+        questions = file_lines(qpath)
+    elif isinstance(question_text, str):
+        questions = numbered_lines(question_text)
+    else:
+        questions = question_text
+    goals, loose = _goals(file_lines(spath), spath)
     broken = _first(goals, loose)
-    if broken is not None and not any(isinstance(g, Grid) for g in goals.values()):
+    if broken is not None and not any(isinstance(g, _Picture) for g in goals.values()):
         raise broken
     damaged = False
-    for r in _read(qtext, goals):
+    for r in _read(questions, goals):
         if isinstance(r, FormatError) and not r.elsewhere(qpath):
             damaged = True
             r = r.located(qpath)
@@ -381,10 +456,13 @@ def sniff(text: str | bytes) -> bool:
     return _HEADER.fullmatch(head) is not None
 
 
-def _with_companions(path: str, content: str | bytes) -> Iterator[Puzzle | FormatError] | None:
-    """The question file at ``path`` (whose text is ``content``) with its solutions, if any."""
+def _with_companions(
+    path: str, content: str | bytes | NumberedLines
+) -> Iterator[Puzzle | FormatError] | None:
+    """The question file at ``path`` (whose text, or numbered lines, ``content`` is) with
+    its solutions, if any."""
     solutions = solution_path_for(path)
-    if solutions is None or not isinstance(content, str):
+    if solutions is None or isinstance(content, bytes):
         return None
     return records_with_solutions(path, solutions, question_text=content)
 
@@ -396,6 +474,7 @@ FORMAT = register(
         description="computer-tournament batches ($N, column then row clues, TAB-separated)",
         read=read,
         records=records,
+        stream=stream,
         write=write,
         sniff=sniff,
         multi=True,

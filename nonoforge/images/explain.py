@@ -345,25 +345,43 @@ def _swaps(line: list[int]) -> tuple[set[int], int]:
         while e + 1 < n and x[e + 1] == a:
             e += 1
         if a and s < e:  # a longer block: one cell either way
-            if e + 1 < n and x[e + 1] == 0 and (e + 2 >= n or x[e + 2] != a):
-                out.add(s * n + e + 1)
-            if s > 0 and x[s - 1] == 0 and (s < 2 or x[s - 2] != a):
-                out.add((s - 1) * n + e)
+            _block_shifts(x, s, e, out)
         elif a:  # a one-cell block: to any background cell either side
-            for step in (1, -1):
-                j = s + step
-                while 0 <= j < n:
-                    steps += 1
-                    if x[j] == 0:  # not beside a cell of its colour (it would merge)
-                        left = x[j - 1] if j > 0 and j - 1 != s else 0
-                        right = x[j + 1] if j + 1 < n and j + 1 != s else 0
-                        if left != a and right != a:
-                            out.add(s * n + j if s < j else j * n + s)
-                    elif x[j] != a or (0 <= j + step < n and x[j + step] == a):
-                        break  # past a one-cell block of its colour only (the same clue)
-                    j += step
+            steps += _single_moves(x, s, out)
         s = e + 1
     return out, steps
+
+
+def _block_shifts(x: list[int], s: int, e: int, out: set[int]) -> None:
+    """Add to ``out`` (as :func:`_swaps` codes them) the moves of the block ``x[s..e]``
+    (two cells or more) one cell along into the background either way, where the cell
+    past it is not of its colour (they would merge)."""
+    n, a = len(x), x[s]
+    if e + 1 < n and x[e + 1] == 0 and (e + 2 >= n or x[e + 2] != a):
+        out.add(s * n + e + 1)
+    if s > 0 and x[s - 1] == 0 and (s < 2 or x[s - 2] != a):
+        out.add((s - 1) * n + e)
+
+
+def _single_moves(x: list[int], s: int, out: set[int]) -> int:
+    """Add to ``out`` (as :func:`_swaps` codes them) the moves of the one-cell block at
+    ``s`` to a background cell either side, past one-cell blocks of its colour only;
+    return the cells looked at."""
+    n, a = len(x), x[s]
+    steps = 0
+    for step in (1, -1):
+        j = s + step
+        while 0 <= j < n:
+            steps += 1
+            if x[j] == 0:  # not beside a cell of its colour (it would merge)
+                left = x[j - 1] if j > 0 and j - 1 != s else 0
+                right = x[j + 1] if j + 1 < n and j + 1 != s else 0
+                if left != a and right != a:
+                    out.add(s * n + j if s < j else j * n + s)
+            elif x[j] != a or (0 <= j + step < n and x[j + step] == a):
+                break  # past a one-cell block of its colour only (the same clue)
+            j += step
+    return steps
 
 
 class _Seeker:

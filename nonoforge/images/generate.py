@@ -72,8 +72,9 @@ RETRY_EDITS = 0.5
 REPAIRS = ("edits", "givens")
 #: Rungs a generated puzzle may be required to stay within.
 MAX_TECHNIQUES = ("line", "probe")
-#: Default edit budget: at most this fraction of the cells may change.
-DEFAULT_BUDGET = 0.06
+#: The default edit share: at most this fraction of the cells a repair may change
+#: (``--edit-budget``; not a work budget, see "Budgets" in docs/architecture.md).
+EDIT_SHARE = 0.06
 #: Most work one repair may do (:func:`repair_work` units, about a microsecond of CPU
 #: each, summed over its solves); past it the repair ends like one whose rounds ran out
 #: (the best attempt kept, not accepted). A bound that is the same on every machine:
@@ -346,7 +347,7 @@ def repair(
     fid: np.ndarray,
     *,
     max_technique: str = "line",
-    budget: float = DEFAULT_BUDGET,
+    budget: float = EDIT_SHARE,
     candidates: int = DEFAULT_CANDIDATES,
     seed: int = 0,
     solver: Solver | None = None,
@@ -405,41 +406,11 @@ def repair(
         # the overlap potential of their lines (the foothold line logic needs to start).
         # When none of a batch settles a cell, the next batch is tried, up to WIDEN batches.
         pot = clues.gains(ys, xs, cs)
-        # by potential, then cost, ties in the pool's order (lexsort is stable)
-        by_potential = np.lexsort((cost, -pot))
-        seen: set[tuple[int, int, int]] = set()
-        choice: tuple[float, int, int, int, SolveResult] | None = None
-        fallback: tuple[float, int, int, int, SolveResult] | None = None
-        half = candidates // 2
-        for batch in range(WIDEN):
-            cheap = range(batch * (candidates - half), (batch + 1) * (candidates - half))
-            rich = [i for i in by_potential[batch * half : (batch + 1) * half].tolist()
-                    if pot[i] > 0]
-            for i in [*(j for j in cheap if j < len(cost)), *rich]:
-                y, x, c = int(ys[i]), int(xs[i]), int(cs[i])
-                if (y, x, c) in seen:
-                    continue
-                seen.add((y, x, c))
-                row, col = clues.changed(y, x, c)
-                edit_cost, edit_pot = float(cost[i]), float(pot[i])
-                r = solve(clues.puzzle_with(y, x, row, col), strategy=strategy, max_solutions=2)
-                solves += 1
-                work += repair_work(r, h * w, weights)
-                if is_accepted(r, max_technique):
-                    choice = (np.inf, y, x, c, r)
-                    break
-                gain = decided(r) - base
-                if gain > 0:
-                    score = gain - COST_WEIGHT * edit_cost
-                    if choice is None or score > choice[0]:
-                        choice = (score, y, x, c, r)
-                else:
-                    score = POTENTIAL_SCORE * edit_pot - COST_WEIGHT * edit_cost
-                    if fallback is None or score > fallback[0]:
-                        fallback = (score, y, x, c, r)
-            if choice is not None:
-                break
-        choice = choice or fallback
+        choice, tried, cost_work = _best_edit(
+            clues, (cost, ys, xs, cs, pot), candidates, solve, strategy, max_technique, base,
+            weights)
+        solves += tried
+        work += cost_work
         if choice is None:
             break
         _, y, x, c, res = choice
@@ -468,6 +439,66 @@ def repair(
         work=work,
         work_spent=work_spent,
     )
+
+
+def _best_edit(
+    clues: _Clues,
+    pool: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    candidates: int,
+    solve: Solver,
+    strategy: str,
+    max_technique: str,
+    base: int,
+    weights: WorkCosts,
+) -> tuple[tuple[float, int, int, int, SolveResult] | None, int, int]:
+    """One round of :func:`repair`: the edit to make from the candidate ``pool`` (costs,
+    ys, xs, colours, overlap potentials), as ``(score, y, x, colour, result)``, or ``None``;
+    with the solves it took and their :func:`repair_work`.
+
+    Half the candidates are the cheapest edits; the other half those that most raise the
+    overlap potential of their lines (the foothold line logic needs to start). The first
+    edit that makes the puzzle accepted wins; else the one that settles most cells (``base``
+    settled before) for its cost; when none of a batch settles a cell, the next batch is
+    tried, up to WIDEN batches, and then the one of best potential for its cost.
+    """
+    cost, ys, xs, cs, pot = pool
+    cells = clues.cells.size
+    # by potential, then cost, ties in the pool's order (lexsort is stable)
+    by_potential = np.lexsort((cost, -pot))
+    seen: set[tuple[int, int, int]] = set()
+    choice: tuple[float, int, int, int, SolveResult] | None = None
+    fallback: tuple[float, int, int, int, SolveResult] | None = None
+    solves = work = 0
+    half = candidates // 2
+    for batch in range(WIDEN):
+        cheap = range(batch * (candidates - half), (batch + 1) * (candidates - half))
+        rich = [i for i in by_potential[batch * half : (batch + 1) * half].tolist()
+                if pot[i] > 0]
+        for i in [*(j for j in cheap if j < len(cost)), *rich]:
+            y, x, c = int(ys[i]), int(xs[i]), int(cs[i])
+            if (y, x, c) in seen:
+                continue
+            seen.add((y, x, c))
+            row, col = clues.changed(y, x, c)
+            edit_cost, edit_pot = float(cost[i]), float(pot[i])
+            r = solve(clues.puzzle_with(y, x, row, col), strategy=strategy, max_solutions=2)
+            solves += 1
+            work += repair_work(r, cells, weights)
+            if is_accepted(r, max_technique):
+                return (np.inf, y, x, c, r), solves, work
+            gain = decided(r) - base
+            if gain > 0:
+                score = gain - COST_WEIGHT * edit_cost
+                if choice is None or score > choice[0]:
+                    choice = (score, y, x, c, r)
+            else:
+                score = POTENTIAL_SCORE * edit_pot - COST_WEIGHT * edit_cost
+                if fallback is None or score > fallback[0]:
+                    fallback = (score, y, x, c, r)
+        if choice is not None:
+            break
+    return choice or fallback, solves, work
+
 
 
 def repair_work(result: SolveResult, cells: int, weights: WorkCosts) -> int:
@@ -654,7 +685,7 @@ class GenerateOptions:
     fill: float | None = None
     merge_delta: float = DEFAULT_MERGE_DELTA
     max_technique: str = "line"
-    edit_budget: float = DEFAULT_BUDGET
+    edit_budget: float = EDIT_SHARE
     candidates: int = DEFAULT_CANDIDATES
     crop: bool = True
     photo: bool | None = None
@@ -687,7 +718,7 @@ def generate(
     fill: float | None = None,
     merge_delta: float = DEFAULT_MERGE_DELTA,
     max_technique: str = "line",
-    edit_budget: float = DEFAULT_BUDGET,
+    edit_budget: float = EDIT_SHARE,
     candidates: int = DEFAULT_CANDIDATES,
     title: str | None = None,
     solver: Solver | None = None,

@@ -1210,26 +1210,8 @@ def _colour(
     best: tuple[Any, ...] | None = None
     sources = (wlab, lab) if wlab is not lab else (lab,)
     for source in sources:
-        centres, lbl = kmeans(source.reshape(-1, 3)[mask], k, o.seed)
-        n = len(centres)
-        counts = np.bincount(lbl, minlength=n).astype(np.float64)
-        cand = centres.copy()
-        if use_alpha:
-            cand = np.vstack([[100.0, 0.0, 0.0], cand])
-            counts = np.concatenate([[0.0], counts])
-            lbl = lbl + 1
-            n += 1
-            bg = 0
-        else:
-            bg = int(np.argmin(deltaE_ciede2000(np.broadcast_to(bg_lab, cand.shape), cand)))
-        dist = np.array([[float(deltaE_ciede2000(cand[i], cand[j])) for j in range(n)]
-                         for i in range(n)])
-        palettes = [_pick(dist, counts, bg, o.colors + 1, floor, sw) for sw in SIZE_WEIGHTS]
-        most = max(len(p) for p in palettes)
-        if most < o.colors + 1:
-            wider = _widest(dist, counts, bg, o.colors + 1, floor)
-            if wider and len(wider[0]) > most:  # more colours than greedy found
-                palettes += wider
+        cand, counts, lbl, bg, dist = _candidates(source, mask, k, use_alpha, bg_lab, o.seed)
+        palettes = _palettes(dist, counts, bg, o.colors + 1, floor)
         seen: set[tuple[int, ...]] = set()
         for chosen in palettes:
             if tuple(chosen) in seen:
@@ -1246,6 +1228,54 @@ def _colour(
                 if best is None or (len(chosen), score) > best[:2]:
                     best = (len(chosen), score, chosen, grid, cand, dist, counts, bg, lbl)
     assert best is not None
+    return _colour_chosen(best, mask, h, w, floor, o)
+
+
+def _candidates(
+    source: np.ndarray, mask: np.ndarray, k: int, use_alpha: bool, bg_lab: np.ndarray,
+    seed: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, np.ndarray]:
+    """The candidate colours of :func:`_colour` for one prepared picture: ``k`` k-means
+    clusters of its visible cells (plus white first for a transparent ground); returns
+    their colours, cell counts, each visible cell's cluster, the background's cluster and
+    the candidates' ΔE2000 distances to each other."""
+    centres, lbl = kmeans(source.reshape(-1, 3)[mask], k, seed)
+    n = len(centres)
+    counts = np.bincount(lbl, minlength=n).astype(np.float64)
+    cand = centres.copy()
+    if use_alpha:
+        cand = np.vstack([[100.0, 0.0, 0.0], cand])
+        counts = np.concatenate([[0.0], counts])
+        lbl = lbl + 1
+        n += 1
+        bg = 0
+    else:
+        bg = int(np.argmin(deltaE_ciede2000(np.broadcast_to(bg_lab, cand.shape), cand)))
+    dist = np.array([[float(deltaE_ciede2000(cand[i], cand[j])) for j in range(n)]
+                     for i in range(n)])
+    return cand, counts, lbl, bg, dist
+
+
+def _palettes(
+    dist: np.ndarray, counts: np.ndarray, bg: int, total: int, floor: float
+) -> list[list[int]]:
+    """The palettes :func:`_colour` tries: one greedy run per SIZE_WEIGHTS, and when all
+    stop short of ``total`` colours, the wider ones :func:`_widest` finds, if wider."""
+    palettes = [_pick(dist, counts, bg, total, floor, sw) for sw in SIZE_WEIGHTS]
+    most = max(len(p) for p in palettes)
+    if most < total:
+        wider = _widest(dist, counts, bg, total, floor)
+        if wider and len(wider[0]) > most:  # more colours than greedy found
+            palettes += wider
+    return palettes
+
+
+def _colour_chosen(
+    best: tuple[Any, ...], mask: np.ndarray, h: int, w: int, floor: float, o: _Options
+) -> tuple[np.ndarray, np.ndarray, str | None]:
+    """:func:`_colour`'s answer from its best drawing: the grid, the palette and a note
+    when the picture lacks the colours asked (with only the background, the candidate
+    farthest from it is drawn instead)."""
     _, _, chosen, grid, cand, dist, counts, bg, lbl = best
     if len(chosen) == 1:
         # nothing clears the floor: the candidate farthest from the background, said so

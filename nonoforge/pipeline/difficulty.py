@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +24,7 @@ import numpy as np
 
 from nonoforge.errors import UsageError
 from nonoforge.solving import TECHNIQUES
+from nonoforge.techniques import human_weights
 
 #: The technique ladder, easiest first (the solver's ``TECHNIQUES``).
 LADDER = TECHNIQUES
@@ -297,15 +298,27 @@ def grading_effort(technique: str | None, score: float, feats: Mapping[str, floa
 
 # -- the human-effort score (issue 36) ------------------------------------------------------
 
-#: What one step of each rung of the human ladder (:mod:`nonoforge.solver.human`) weighs:
-#: the overlap a beginner sees at a glance is 1; each rung that needs more of the line in
-#: mind (reaching from an edge, gluing blocks, counting) weighs more; complete line
-#: deduction, a person's cleverest single-line tricks, 4; a contradiction (holding a trial
-#: cell in mind while working lines through) 8. Unknown rungs weigh as a contradiction.
-HUMAN_WEIGHTS: dict[str, float] = {
-    "simple_boxes": 1.0, "simple_spaces": 1.0, "forcing": 2.0, "glue": 3.0,
-    "completing": 2.0, "line": 4.0, "contradiction": 8.0,
-}
+
+class _HumanWeights(Mapping[str, float]):
+    """The human ladder's weights (:func:`nonoforge.techniques.human_weights`), read
+    afresh on every look-up."""
+
+    def __getitem__(self, name: str) -> float:
+        return human_weights()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(human_weights())
+
+    def __len__(self) -> int:
+        return len(human_weights())
+
+
+#: What one step of each rung of the human ladder (:mod:`nonoforge.solver.human`) weighs,
+#: read from each rung's ``weight`` in :mod:`nonoforge.techniques` (where the reasons
+#: are): the overlap a beginner sees at a glance is 1, complete line deduction 4, a
+#: contradiction 8. A live view, so a rung registered later weighs too. Unknown rungs
+#: weigh as a contradiction.
+HUMAN_WEIGHTS: Mapping[str, float] = _HumanWeights()
 #: What each cell a path leaves undecided (it stalled, or the probe budget ran out) adds to
 #: the score: more than any ladder step could cost, since the rest needs reasoning beyond
 #: the ladder (deep probing or search) that people find hardest of all.

@@ -131,7 +131,7 @@ class Hardened:
         return text + (f": {self.note}" if self.note else "")
 
 
-def _rated(p: Puzzle) -> tuple[float, int] | None:
+def rated(p: Puzzle) -> tuple[float, int] | None:
     """The human score and grade of ``p`` when the engine proves it unique (by any
     technique: a harder puzzle may need probing), else None."""
     from nonoforge.pipeline.rate import human_fields
@@ -141,14 +141,18 @@ def _rated(p: Puzzle) -> tuple[float, int] | None:
     if res.status.value != "unique":
         return None
     h = human_fields(p, "unique")
-    if h["human_score"] is None:
+    if h["human_score"] is None or h["human_grade"] is None:
         return None
     return float(h["human_score"]), int(h["human_grade"])
 
 
-def _distance(score: float, grade: int) -> float:
-    """How far a score is from grade ``grade``'s range, on a log scale (0 inside): a change
-    that overshoots into a harder grade is as far off as one that falls short."""
+def distance(score: float, grade: int) -> float:
+    """How far a human score is from grade ``grade``'s range, on a log scale (0 inside): a
+    change that overshoots into a harder grade is as far off as one that falls short.
+
+    >>> distance(500.0, 2), round(distance(3000.0, 1), 2)
+    (0.0, 2.3)
+    """
     low = HUMAN_CUTS[grade - 2] if grade >= 2 else 0.0
     high = HUMAN_CUTS[grade - 1] if grade <= len(HUMAN_CUTS) else math.inf
     s = max(score, 1e-9)
@@ -237,10 +241,10 @@ def harden(puzzle: Puzzle, options: HardenOptions, source: Source | None = None)
     """
     if not 1 <= options.grade <= 5:
         raise UsageError(f"grade must be 1..5, got {options.grade}")
-    rated = _rated(puzzle)
-    if rated is None:
+    got = rated(puzzle)
+    if got is None:
         raise UsageError("the puzzle is not proven unique: only a unique puzzle is made harder")
-    score, grade = rated
+    score, grade = got
     goal = puzzle.goal
     if goal is None:
         from nonoforge.solver import solve
@@ -258,7 +262,7 @@ def harden(puzzle: Puzzle, options: HardenOptions, source: Source | None = None)
     changes: list[Change] = []
     p, givens, like = puzzle, tuple(puzzle.givens), like0
     note = None
-    while _distance(score, options.grade) > 0:
+    while distance(score, options.grade) > 0:
         if len(changes) >= most:
             note = f"stopped at {most} change(s) (the most allowed)"
             break
@@ -284,7 +288,7 @@ def _round(
            tuple[float, int], float | None] | None:
     """One round: the candidate that brings the score nearest the target, or None."""
     score, like = now
-    here = _distance(score, options.grade)
+    here = distance(score, options.grade)
     best: tuple[tuple[float, float, int], Any] | None = None
     tried = 0
     for i, g in enumerate(givens):
@@ -293,12 +297,12 @@ def _round(
         tried += 1
         rest = givens[:i] + givens[i + 1:]
         q = _with(p, cells, rest)
-        rated = _rated(q)
-        if rated is None:
+        got = rated(q)
+        if got is None:
             continue
-        key = (_distance(rated[0], options.grade), 0.0, tried)
+        key = (distance(got[0], options.grade), 0.0, tried)
         if key[0] < here and (best is None or key < best[0]):
-            best = (key, (Change("given", g[0], g[1], g[2], g[2]), q, cells, rest, rated, like))
+            best = (key, (Change("given", g[0], g[1], g[2], g[2]), q, cells, rest, got, like))
     if best is not None:  # a given removed keeps the picture exactly: preferred to any edit
         return best[1]
     for r, c, k in _edits(p, cells, options.candidates - tried):
@@ -309,14 +313,14 @@ def _round(
         if lk is not None and like0 is not None and like0 - lk > options.max_likeness_drop:
             continue
         q = _with(p, new, tuple(g for g in givens if (g[0], g[1]) != (r, c)))
-        rated = _rated(q)
-        if rated is None:
+        got = rated(q)
+        if got is None:
             continue
         loss = 0.0 if lk is None or like is None else like - lk
-        key = (_distance(rated[0], options.grade), loss, tried)
+        key = (distance(got[0], options.grade), loss, tried)
         if key[0] < here and (best is None or key < best[0]):
             best = (key, (Change("edit", r, c, int(cells[r, c]), k), q, new, q.givens,
-                          rated, lk))
+                          got, lk))
     return None if best is None else best[1]
 
 

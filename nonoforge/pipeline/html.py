@@ -1,6 +1,7 @@
 """A collection as one playable HTML page: self-contained, offline, no external anything.
 
-The page carries the puzzles as JSON (clues, palette, title, given cells) and our own
+The page carries the puzzles as JSON (clues, palette, title, given cells), the human
+ladder its hint walks (:func:`nonoforge.techniques.ladder_json`), and our own
 small script and style sheet (``play/play.js``, ``play/play.css``, inlined). Solutions are
 in the page only so that "check" can point at mistakes, and are encoded (XOR with a seeded
 keystream, then base64) so that they cannot be read from the source at a glance. Solving is
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nonoforge.pipeline.item import ExportItem, clues_json
+from nonoforge.techniques import ladder_json
 from nonoforge.util import safe_text, xml_text
 
 if TYPE_CHECKING:
@@ -99,6 +101,7 @@ def page(items: Sequence[ExportItem], title: str = "nonoforge puzzles") -> str:
     book = {
         "id": hashlib.sha256("\n".join([title, *keys]).encode()).hexdigest()[:12],
         "puzzles": [puzzle_json(it) for it in items],
+        "ladder": ladder_json(),  # the hint's rungs, in order (nonoforge.techniques)
     }
     css = (ASSETS / "play.css").read_text(encoding="utf-8")
     js = (ASSETS / "play.js").read_text(encoding="utf-8")

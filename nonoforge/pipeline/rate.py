@@ -37,7 +37,7 @@ MIN_FIT = 10
 #: work on an idle core of our machine (3-5 million units a second; the hardest tournament
 #: puzzle needs 11 million), about 15 s of SAT conflicts. It decides verdicts, so they are
 #: the same on every machine and under any load.
-DEFAULT_BUDGET = 20_000_000
+DEFAULT_WORK_BUDGET = 20_000_000
 #: The wall-clock safety net (seconds): far beyond the budget's time on any sane machine.
 DEFAULT_WALL_S = 60.0
 #: Statuses after which a rating is final but not a verdict: no repeat runs, no grade.
@@ -50,7 +50,7 @@ CUT_OFF = ("budget", "timeout_wall")
 class RateOptions:
     """How each puzzle is rated.
 
-    ``budget`` (work units, see :data:`DEFAULT_BUDGET`) decides when a solve is cut off;
+    ``budget`` (work units, see :data:`DEFAULT_WORK_BUDGET`) decides when a solve is cut off;
     ``timeout`` (seconds) is only the safety net. ``defer_after`` is for process pools,
     which set it (to :data:`DEFER_S` unless given): a puzzle whose first run takes at least
     that many seconds comes back after that run with its repeats left to the pool (see
@@ -62,7 +62,7 @@ class RateOptions:
     runs: int = 3
     max_solutions: int = 2
     defer_after: float | None = None
-    budget: int | None = DEFAULT_BUDGET
+    budget: int | None = DEFAULT_WORK_BUDGET
     #: keep repeating a quick puzzle until its runs add up to this many seconds (at most
     #: :data:`MAX_RUNS` runs): a steadier median for puzzles of a millisecond (the fit)
     min_time_s: float = 0.0

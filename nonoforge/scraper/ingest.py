@@ -337,15 +337,17 @@ def _member_records(
     its metadata names none (``tournament`` for a tournament set, else ``file``) once the
     first record is read."""
     from nonoforge.db.sites import format_site
-    from nonoforge.formats import loads
+    from nonoforge.formats import iter_file, loads
 
-    if m.error is not None or m.data is None:
+    if m.error is not None or (m.data is None and m.path is None):
         yield m.error or "unreadable"
         return
     n = 0
     try:
-        # path-aware: a plain file's companions (tournament solutions) bring its goals
-        reading = loads(m.data, path=m.name, companions=True, on_error="collect")
+        # path-aware: a plain file's companions (tournament solutions) bring its goals; a
+        # large plain file is read from its path (streamed: scraper.local.Member)
+        reading = (iter_file(m.path, on_error="collect") if m.data is None and m.path
+                   else loads(m.data or b"", path=m.name, companions=True, on_error="collect"))
         for r in reading.records():
             n += 1
             if n == 1 and channel is not None:
@@ -443,7 +445,7 @@ def ingest_path(
                     else:
                         put(item_name(f"{m.name}#{n}"), r, None, m.name)
                 if held is not None:
-                    put(name, held, m.data, m.name)
+                    put(name, held, m.raw(), m.name)
                 bar.advance()
     finally:
         summary.seconds = time.monotonic() - t0

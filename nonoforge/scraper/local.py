@@ -26,7 +26,14 @@ from enum import Enum
 from pathlib import Path, PurePosixPath
 
 from nonoforge.errors import FormatError
-from nonoforge.formats.base import MAX_FILE_BYTES, file_kind, read_regular, size_text
+from nonoforge.formats.base import (
+    MAX_FILE_BYTES,
+    STREAM_BYTES,
+    file_kind,
+    open_regular,
+    read_regular,
+    size_text,
+)
 
 #: Largest total we read out of one archive.
 MAX_TOTAL_BYTES = 1024 * 2**20
@@ -57,6 +64,17 @@ class Member:
     #: what the file is: only puzzle files leave :func:`iter_members` (the others are
     #: told once per folder or archive; companions are read with the files they complete)
     found: Found = Found.PUZZLE
+    #: a plain file larger than :data:`~nonoforge.formats.base.STREAM_BYTES`: its path,
+    #: read when its puzzles are (``iter_file``: a large bundle is streamed, never held);
+    #: ``data`` is then None
+    path: str | None = None
+
+    def raw(self) -> bytes | None:
+        """The file's bytes (read now for a file read by ``path``: kept for re-parsing when
+        it holds one puzzle)."""
+        if self.path is None:
+            return self.data
+        return read_regular(self.path)
 
 
 def item_name(name: str) -> str:
@@ -353,7 +371,13 @@ def _file(
 
 def _plain(p: Path, name: str, cap: int) -> Member:
     try:
+        if p.stat().st_size > STREAM_BYTES:  # checked now, read when its puzzles are
+            fd, _ = open_regular(str(p), cap)
+            os.close(fd)
+            return Member(name, path=name)  # (a plain file's name is its absolute path)
         return Member(name, read_regular(p, cap))
+    except OSError as e:
+        return Member(name, error=e.strerror or str(e))
     except FormatError as e:
         return Member(name, error=e.reason)
 

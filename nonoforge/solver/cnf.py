@@ -91,8 +91,18 @@ def _feasible(masks, first, stride, n, off, k, blen, bcol, feas, lastbad, nextba
     background-allowed cells between them (a forward and a backward pass, O(k*n)).
     False when the clue cannot be placed at all.
     """
-    one = np.uint64(1)
     _bad_cells(masks, first, stride, n, lastbad, nextbad)
+    if not _fits_forward(masks, first, stride, n, off, k, blen, bcol, lastbad, fwd, cnt):
+        return False
+    return _fits_backward(n, off, k, blen, bcol, feas, nextbad, fwd, cnt)
+
+
+@njit(cache=True, nogil=True)
+def _fits_forward(masks, first, stride, n, off, k, blen, bcol, lastbad, fwd, cnt):
+    """:func:`_feasible`'s forward pass: ``fwd[j, p]`` set when block ``j`` fits at ``p``
+    and blocks ``0..j-1`` can be placed before it (only background-allowed cells between).
+    False when some block has no such start."""
+    one = np.uint64(1)
     for j in range(k):
         ln = blen[off + j]
         bit = one << np.uint64(bcol[off + j])
@@ -118,6 +128,13 @@ def _feasible(masks, first, stride, n, off, k, blen, bcol, feas, lastbad, nextba
                 )
         if not fwd[j, :n].any():
             return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _fits_backward(n, off, k, blen, bcol, feas, nextbad, fwd, cnt):
+    """:func:`_feasible`'s backward pass: ``feas[off + j, p]`` set when ``fwd[j, p]`` is and
+    blocks ``j+1..k-1`` can be placed after it. False when some block has no such start."""
     for j in range(k - 1, -1, -1):
         ln = blen[off + j]
         row = off + j
@@ -244,52 +261,13 @@ def emit(masks, ncol, lines, blen, bcol, feas, slo, shi, with_lines, lits, out, 
     order encoding follows (see :mod:`nonoforge.solver.sat`). ``top`` receives (clauses,
     literals, flags, variables).
     """
-    ncell = masks.shape[0]
     top[0] = 0
     top[1] = 0
     top[2] = 0
     cstart[0] = 0
-    nv = 0
-    one = np.uint64(1)
-    for cell in range(ncell):
-        m = masks[cell]
-        nopt = 0
-        for col in range(ncol):
-            lits[cell, col] = FALSE
-            if m >> np.uint64(col) & one:
-                nopt += 1
-        if nopt == 0:
-            return EMIT_UNSAT
-        if nopt == 1:
-            for col in range(ncol):
-                if m >> np.uint64(col) & one:
-                    lits[cell, col] = TRUE
-        elif nopt == 2:
-            nv += 1
-            sign = -1
-            for col in range(ncol):
-                if m >> np.uint64(col) & one:
-                    lits[cell, col] = sign * nv
-                    sign = 1
-        else:
-            v0 = nv + 1
-            for col in range(ncol):
-                if m >> np.uint64(col) & one:
-                    nv += 1
-                    lits[cell, col] = nv
-            # at least one (a long clause), then at most one, pairwise
-            nc, nlit = top[0], top[1]
-            if nlit + nopt > out.shape[0] or nc + 2 > cstart.shape[0]:
-                return EMIT_FULL
-            for v in range(v0, nv + 1):
-                out[nlit] = v
-                nlit += 1
-            top[0] = nc + 1
-            top[1] = nlit
-            cstart[nc + 1] = nlit
-            for a in range(v0, nv + 1):
-                for b in range(a + 1, nv + 1):
-                    _put(out, cstart, top, -a, -b, 0)
+    status, nv = _emit_cells(masks, ncol, lits, out, cstart, top)
+    if status != 0:
+        return status
     if with_lines:
         maxk = max(1, lines[:, 4].max()) if lines.shape[0] else 1
         base = np.zeros(maxk, dtype=np.int64)
@@ -316,6 +294,56 @@ def emit(masks, ncol, lines, blen, bcol, feas, slo, shi, with_lines, lits, out, 
     if top[2] & 2:
         return EMIT_UNSAT
     return 0
+
+
+@njit(cache=True, nogil=True)
+def _emit_cells(masks, ncol, lits, out, cstart, top):
+    """:func:`emit`'s cell variables: fills ``lits`` (a constant where the mask decides,
+    one shared variable for two colours, one-hot variables with exactly-one clauses for
+    more). Returns ``(0 or EMIT_UNSAT or EMIT_FULL, variables numbered)``."""
+    ncell = masks.shape[0]
+    nv = 0
+    one = np.uint64(1)
+    for cell in range(ncell):
+        m = masks[cell]
+        nopt = 0
+        for col in range(ncol):
+            lits[cell, col] = FALSE
+            if m >> np.uint64(col) & one:
+                nopt += 1
+        if nopt == 0:
+            return EMIT_UNSAT, nv
+        if nopt == 1:
+            for col in range(ncol):
+                if m >> np.uint64(col) & one:
+                    lits[cell, col] = TRUE
+        elif nopt == 2:
+            nv += 1
+            sign = -1
+            for col in range(ncol):
+                if m >> np.uint64(col) & one:
+                    lits[cell, col] = sign * nv
+                    sign = 1
+        else:
+            v0 = nv + 1
+            for col in range(ncol):
+                if m >> np.uint64(col) & one:
+                    nv += 1
+                    lits[cell, col] = nv
+            # at least one (a long clause), then at most one, pairwise
+            nc, nlit = top[0], top[1]
+            if nlit + nopt > out.shape[0] or nc + 2 > cstart.shape[0]:
+                return EMIT_FULL, nv
+            for v in range(v0, nv + 1):
+                out[nlit] = v
+                nlit += 1
+            top[0] = nc + 1
+            top[1] = nlit
+            cstart[nc + 1] = nlit
+            for a in range(v0, nv + 1):
+                for b in range(a + 1, nv + 1):
+                    _put(out, cstart, top, -a, -b, 0)
+    return 0, nv
 
 
 @njit(cache=True, nogil=True, inline="always")

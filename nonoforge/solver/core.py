@@ -212,16 +212,10 @@ def _solve(
 ) -> SolveResult:
     t0 = time.monotonic()
     deadline = None if timeout is None else (t0 if started is None else started) + timeout
-    quick_ok = costs is None or costs.line == 1  # it counts line solves at 1
-    if allow_quick and quick_ok and not record_steps and strategy != "sat" \
-            and not engine_loaded():
-        q = quick.solve_by_lines(puzzle, max_solutions, budget)
-        if q is not None:
-            return SolveResult(
-                status=Verdict(q.status), solutions=_checked(puzzle, q.solutions),
-                technique=q.technique, effort=q.effort, time_s=time.monotonic() - t0,
-                state=FlatState(q.state, puzzle.height, puzzle.width),
-            )
+    if allow_quick and not record_steps and strategy != "sat":
+        done = _quick(puzzle, max_solutions, budget, costs, t0)
+        if done is not None:
+            return done
     # every path starts from the givens (cells printed solved), so "unique" is proven for
     # the puzzle as printed; None (the blank grid) when it has none, as it always was
     start = start_state(puzzle) if puzzle.givens else None
@@ -231,13 +225,7 @@ def _solve(
             return SolveResult(status=Verdict.TIMEOUT, solutions=[], technique=TECHNIQUES[0],
                                effort={"work": 0}, time_s=time.monotonic() - t0,
                                state=start_state(puzzle))
-        loading = warmup()
-        t0 += loading
-        if started is None and deadline is not None:
-            # a library call's timeout is the puzzle's: compiling (first run after an
-            # install) cannot be interrupted and must not turn a solve into an early
-            # timeout; a command that passes ``started`` has its loading counted (issue 14)
-            deadline += loading
+        t0, deadline = _after_loading(t0, deadline, started)
     if strategy == "sat":
         if costs is not None and budget is not None:  # conflicts only: the same budget
             budget = budget * SAT_CONFLICT_WORK // costs.conflict
@@ -251,12 +239,7 @@ def _solve(
                start, branches=_STRAT_LEVEL[strategy] >= 2)
     use_sat = strategy == "auto"
     w.v[E.V_STRAT] = _STRAT_LEVEL[strategy]
-    if node_budget is not None:
-        w.v[E.V_NODELIM] = node_budget
-    elif use_sat:
-        w.v[E.V_NODELIM] = auto_node_budget(puzzle, max_solutions)
-    else:
-        w.v[E.V_NODELIM] = -1
+    w.v[E.V_NODELIM] = _node_limit(puzzle, max_solutions, node_budget, use_sat)
     steps: list[np.ndarray] = []
     grids: list[Grid] = []
     rc, stop = D.drive(w, deadline, steps, puzzle, grids, budget, costs)
@@ -285,6 +268,50 @@ def _solve(
         state=w.root_state(),
         steps=steps,
     )
+
+
+
+def _quick(puzzle: Puzzle, max_solutions: int, budget: int | None, costs: WorkCosts | None,
+           t0: float) -> SolveResult | None:
+    """The plain-Python root line logic's result when it decides the puzzle, else None:
+    the engine must run. Only while the engine is not loaded (then it is as quick), and
+    only with the costs that count a line solve at 1 (as the plain-Python path does)."""
+    quick_ok = costs is None or costs.line == 1  # it counts line solves at 1
+    if not quick_ok or engine_loaded():
+        return None
+    q = quick.solve_by_lines(puzzle, max_solutions, budget)
+    if q is None:
+        return None
+    return SolveResult(
+        status=Verdict(q.status), solutions=_checked(puzzle, q.solutions),
+        technique=q.technique, effort=q.effort, time_s=time.monotonic() - t0,
+        state=FlatState(q.state, puzzle.height, puzzle.width),
+    )
+
+
+def _after_loading(t0: float, deadline: float | None,
+                   started: float | None) -> tuple[float, float | None]:
+    """Load the engine (compile it, or load it from numba's cache) and return the solve's
+    start and deadline with the loading time left out where it is not the puzzle's."""
+    loading = warmup()
+    t0 += loading
+    if started is None and deadline is not None:
+        # a library call's timeout is the puzzle's: compiling (first run after an
+        # install) cannot be interrupted and must not turn a solve into an early
+        # timeout; a command that passes ``started`` has its loading counted (issue 14)
+        deadline += loading
+    return t0, deadline
+
+
+def _node_limit(puzzle: Puzzle, max_solutions: int, node_budget: int | None,
+                use_sat: bool) -> int:
+    """The engine's node limit: the node budget given, else the automatic one when SAT
+    takes over past it, else none (-1)."""
+    if node_budget is not None:
+        return node_budget
+    if use_sat:
+        return auto_node_budget(puzzle, max_solutions)
+    return -1
 
 
 def _engine_status(

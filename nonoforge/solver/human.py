@@ -63,6 +63,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from nonoforge import techniques
 from nonoforge.errors import PuzzleError
 from nonoforge.puzzle import Clue, Puzzle, cell_chars
 from nonoforge.solving import start_state
@@ -90,7 +91,9 @@ __all__ = [
 
 
 class Technique(enum.StrEnum):
-    """A rung of the ladder, in order of difficulty (the declaration order)."""
+    """A rung of the ladder this module implements: its order, weight and words for
+    people are the human ladder's in :mod:`nonoforge.techniques` (a test checks that the
+    two name the same rungs)."""
 
     SIMPLE_BOXES = "simple_boxes"
     SIMPLE_SPACES = "simple_spaces"
@@ -107,12 +110,13 @@ class Technique(enum.StrEnum):
         return LADDER.index(self)
 
 
-#: The ladder, easiest first.
-LADDER: tuple[Technique, ...] = tuple(Technique)
+#: The ladder, easiest first: the human ladder of :mod:`nonoforge.techniques`.
+LADDER: tuple[Technique, ...] = tuple(
+    Technique(r.name) for r in techniques.ladder(techniques.Ladder.HUMAN))
 #: The rungs that look at one line alone.
-LINE_RUNGS: tuple[Technique, ...] = LADDER[:-2]
+LINE_RUNGS: tuple[Technique, ...] = tuple(t for t in LADDER if not techniques.rung(t).trial)
 #: The rungs that try a colour in one cell and follow it through the lines (trials).
-TRIAL_RUNGS: tuple[Technique, ...] = LADDER[-2:]
+TRIAL_RUNGS: tuple[Technique, ...] = tuple(t for t in LADDER if techniques.rung(t).trial)
 
 
 class LineKind(enum.StrEnum):

@@ -260,21 +260,7 @@ def bits_line(lm, n, blen, bcol, b0, k, sc, out, bits):
     for j in range(n):
         if (lm[j] & U1) != U0:
             w |= U1 << np.uint64(j)
-    # cells allowing each colour of the clue
-    for b in range(k):
-        c = bcol[b0 + b]
-        sc[ko + c] = U0
-        sc[co + c] = U0
-    for b in range(k):
-        c = bcol[b0 + b]
-        if sc[ko + c] != U0 or (b > 0 and bcol[b0 + b - 1] == c):
-            continue
-        cb = bits[c]
-        kk = U0
-        for j in range(n):
-            if (lm[j] & cb) != U0:
-                kk |= U1 << np.uint64(j)
-        sc[ko + c] = kk | (U1 << np.uint64(63))  # marks "computed" (bit 63 is never a cell)
+    _colour_cells(lm, n, bcol, b0, k, sc, ko, co, bits)
     # forward
     sc[fo] = _fill_right(U1, w) & pm
     for b in range(k):
@@ -300,7 +286,35 @@ def bits_line(lm, n, blen, bcol, b0, k, sc, out, bits):
         sc[co + c] |= _smear(s & sc[so + b], ln)
         bb = _fill_left(s, w)
         white |= sc[fo + b] & (bb >> U1) & w
-    # back to one mask per cell
+    _bits_out(n, bcol, b0, k, sc, co, white, out, bits)
+    return True
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _colour_cells(lm, n, bcol, b0, k, sc, ko, co, bits):
+    """:func:`bits_line`'s words of the cells allowing each colour of the clue (``sc[ko +
+    c]``, bit 63 marking "computed"), and the words of placed cells cleared (``sc[co +
+    c]``)."""
+    for b in range(k):
+        c = bcol[b0 + b]
+        sc[ko + c] = U0
+        sc[co + c] = U0
+    for b in range(k):
+        c = bcol[b0 + b]
+        if sc[ko + c] != U0 or (b > 0 and bcol[b0 + b - 1] == c):
+            continue
+        cb = bits[c]
+        kk = U0
+        for j in range(n):
+            if (lm[j] & cb) != U0:
+                kk |= U1 << np.uint64(j)
+        sc[ko + c] = kk | (U1 << np.uint64(63))  # marks "computed" (bit 63 is never a cell)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bits_out(n, bcol, b0, k, sc, co, white, out, bits):
+    """:func:`bits_line`'s answer, back to one mask per cell: ``white`` the cells that may
+    stay background, ``sc[co + c]`` those colour ``c`` may cover (cleared as used)."""
     if k > 0 and (bits[bcol[b0]] == np.uint64(2)):
         mono = True
         for b in range(1, k):
@@ -314,7 +328,7 @@ def bits_line(lm, n, blen, bcol, b0, k, sc, out, bits):
         for j in range(n):
             sj = np.uint64(j)
             out[j] = ((white >> sj) & U1) | (((black >> sj) & U1) << U1)
-        return True
+        return
     for j in range(n):
         out[j] = (white >> np.uint64(j)) & U1
     for b in range(k):
@@ -327,7 +341,6 @@ def bits_line(lm, n, blen, bcol, b0, k, sc, out, bits):
             if ((cov >> np.uint64(j)) & U1) != U0:
                 out[j] |= cb
         sc[co + c] = U0  # each colour once
-    return True
 
 
 @njit(cache=True, nogil=True)

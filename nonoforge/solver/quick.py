@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from nonoforge.puzzle import Grid, Puzzle
-from nonoforge.solving import start_masks
+from nonoforge.solving import TECHNIQUES, start_masks
 
 #: Puzzles with more cells go straight to the compiled engine.
 QUICK_MAX_CELLS = 10_000
@@ -36,9 +36,9 @@ QUICK_MAX_OPS = 400_000
 #: How much dearer a colour line's work is than a black-and-white one's, per cell and block.
 COLOUR_OPS = 3
 
-# technique indices, as in the engine
-_T_TRIVIAL, _T_OVERLAP, _T_LINE = 0, 1, 2
-_TECHNIQUES = ("trivial", "overlap", "line")
+# the engine's root rungs, indexed as the engine indexes them (the engine ladder of
+# nonoforge.techniques): the rungs this path climbs
+_T_TRIVIAL, _T_OVERLAP, _T_LINE = (TECHNIQUES.index(t) for t in ("trivial", "overlap", "line"))
 
 
 @dataclass
@@ -176,35 +176,45 @@ def colour_line_logic(masks: list[int], lens: list[int], cols: list[int]) -> lis
                     out[i] = 1
                     break
     for b in range(k):
-        ln, c = lens[b], cols[b]
-        cb = 1 << c
-        same_l = b > 0 and cols[b - 1] == c
-        same_r = b + 1 < k and cols[b + 1] == c
-        fb, bn = F[b], B[b + 1]
-        run = 0  # cells from s on that allow the colour: counted from the right
-        runs = [0] * (n + 1)
-        for i in range(n - 1, -1, -1):
-            run = run + 1 if masks[i] & cb else 0
-            runs[i] = run
-        reach = 0
-        for s in range(n - ln + 1):
-            if runs[s] < ln:
-                continue
-            if same_l:
-                if s < 1 or not canw[s - 1] or not fb[s - 1]:
-                    continue
-            elif not fb[s]:
-                continue
-            e = s + ln
-            if same_r:
-                if e >= n or not canw[e] or not bn[e + 1]:
-                    continue
-            elif not bn[e]:
-                continue
-            for i in range(max(s, reach), e):
-                out[i] |= cb
-            reach = e
+        _colour_block_cells(masks, canw, lens, cols, b, F[b], B[b + 1], out)
     return out
+
+
+def _colour_block_cells(masks: list[int], canw: list[bool], lens: list[int], cols: list[int],
+                        b: int, fb: list[bool], bn: list[bool], out: list[int]) -> None:
+    """Add block ``b``'s colour to the cells of ``out`` that one of its placements
+    consistent with ``masks`` covers, where the blocks before it fit before it (``fb``,
+    :func:`_colour_fits_before`'s row ``b``) and those after it after it (``bn``,
+    :func:`_colour_fits_after`'s row ``b + 1``); a neighbour of the same colour needs a
+    background cell between."""
+    n, k = len(masks), len(lens)
+    ln, c = lens[b], cols[b]
+    cb = 1 << c
+    same_l = b > 0 and cols[b - 1] == c
+    same_r = b + 1 < k and cols[b + 1] == c
+    run = 0  # cells from s on that allow the colour: counted from the right
+    runs = [0] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        run = run + 1 if masks[i] & cb else 0
+        runs[i] = run
+    reach = 0
+    for s in range(n - ln + 1):
+        if runs[s] < ln:
+            continue
+        if same_l:
+            if s < 1 or not canw[s - 1] or not fb[s - 1]:
+                continue
+        elif not fb[s]:
+            continue
+        e = s + ln
+        if same_r:
+            if e >= n or not canw[e] or not bn[e + 1]:
+                continue
+        elif not bn[e]:
+            continue
+        for i in range(max(s, reach), e):
+            out[i] |= cb
+        reach = e
 
 
 def _colour_fits_before(masks: list[int], canw: list[bool], lens: list[int],
@@ -303,7 +313,7 @@ def solve_by_lines(puzzle: Puzzle, max_solutions: int, budget: int | None) -> Qu
     h, w = puzzle.height, puzzle.width
     if h * w > QUICK_MAX_CELLS or h * w == 0:
         return None
-    ncell, nl = h * w, h + w
+    ncell = h * w
     mono = puzzle.ncolors == 1
     full = (1 << (puzzle.ncolors + 1)) - 1
     cells = [list(range(r * w, r * w + w)) for r in range(h)]
@@ -312,13 +322,46 @@ def solve_by_lines(puzzle: Puzzle, max_solutions: int, budget: int | None) -> Qu
     lens = [[b.length for b in clue] for clue in clues]
     cols = [[b.color for b in clue] for clue in clues]
     cnt = dict.fromkeys(("lines", "trivial", "overlap", "sweeps", "linechg", "ops"), 0)
-    tech = _T_TRIVIAL
     st = start_masks(puzzle)
-    # init_state: trivial lines first, then simple overlap on the others
+    ok, tech = _init_state(st, cells, lens, cols, full, cnt)
+    undec = sum(1 for m in st if m & (m - 1))
+    solved = False
+    propagated = ok
+    if ok:
+        done = _propagate(st, h, cells, lens, None if mono else cols, undec, cnt)
+        if done is None:
+            return None  # more work than the plain-Python path is worth
+        ok, undec, changed_any = done
+        if changed_any:
+            tech = _T_LINE
+        solved = ok and undec == 0
+        if ok and not solved:
+            return None  # probing or search needed: the engine's job
+    work = cnt["lines"]
+    effort = _effort(cnt)
+    if not solved:
+        # a contradiction: the engine notes it and checks its work limit once more
+        status = _after_limit("none", work, budget, propagated)
+        return QuickOutcome(status, TECHNIQUES[tech], effort, st)
+    grid = Grid.from_bytes(bytes(m.bit_length() - 1 for m in st), h, w)
+    effort["work"] = work + 1 + 4 * ncell  # the engine charges storing a solution so
+    if max_solutions >= 2:
+        status = _after_limit("unique", effort["work"], budget, True)
+    else:
+        status = "unique"  # the engine stops at the solution asked for, proven by logic
+    return QuickOutcome(status, TECHNIQUES[tech], effort, st, [grid])
+
+
+
+def _init_state(st: list[int], cells: list[list[int]], lens: list[list[int]],
+                cols: list[list[int]], full: int, cnt: dict[str, int]) -> tuple[bool, int]:
+    """The engine's ``init_state`` on the masks ``st``: trivial lines first, then simple
+    overlap on the others. Returns (no contradiction, the technique rung it reached)."""
+    tech = _T_TRIVIAL
     ok = True
     for kind in (0, 1):
         changed = 0
-        for line in range(nl):
+        for line in range(len(cells)):
             idx = cells[line]
             n = len(idx)
             if _is_trivial(n, lens[line], cols[line]) != (kind == 0):
@@ -334,38 +377,18 @@ def solve_by_lines(puzzle: Puzzle, max_solutions: int, budget: int | None) -> Qu
                         ok = False
         if changed:
             tech = max(tech, kind)
-    undec = sum(1 for m in st if m & (m - 1))
-    solved = False
-    propagated = ok
-    if ok:
-        done = _propagate(st, h, cells, lens, None if mono else cols, undec, cnt)
-        if done is None:
-            return None  # more work than the plain-Python path is worth
-        ok, undec, changed_any = done
-        if changed_any:
-            tech = _T_LINE
-        solved = ok and undec == 0
-        if ok and not solved:
-            return None  # probing or search needed: the engine's job
-    work = cnt["lines"]
-    effort = {
+    return ok, tech
+
+
+def _effort(cnt: dict[str, int]) -> dict[str, int]:
+    """The engine's effort counts for a root that line logic alone decided."""
+    return {
         "line_solves": cnt["lines"], "cache_hits": 0, "trivial_lines": cnt["trivial"],
         "overlap_lines": cnt["overlap"], "sweeps": cnt["sweeps"],
         "cells_by_line": cnt["linechg"], "probes": 0, "probe_assumptions": 0,
         "probe_contradictions": 0, "cells_by_probe": 0, "nodes": 0, "backtracks": 0,
-        "max_depth": 0, "work": work,
+        "max_depth": 0, "work": cnt["lines"],
     }
-    if not solved:
-        # a contradiction: the engine notes it and checks its work limit once more
-        status = _after_limit("none", work, budget, propagated)
-        return QuickOutcome(status, _TECHNIQUES[tech], effort, st)
-    grid = Grid.from_bytes(bytes(m.bit_length() - 1 for m in st), h, w)
-    effort["work"] = work + 1 + 4 * ncell  # the engine charges storing a solution so
-    if max_solutions >= 2:
-        status = _after_limit("unique", effort["work"], budget, True)
-    else:
-        status = "unique"  # the engine stops at the solution asked for, proven by logic
-    return QuickOutcome(status, _TECHNIQUES[tech], effort, st, [grid])
 
 
 def _after_limit(status: str, work: int, budget: int | None, propagated: bool) -> str:

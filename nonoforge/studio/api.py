@@ -10,7 +10,6 @@ can reason about them, and other faces could call them.
 from __future__ import annotations
 
 import base64
-import itertools
 import os
 import re
 import tempfile
@@ -20,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nonoforge.errors import CorpusError, UsageError
+from nonoforge.errors import UsageError
 from nonoforge.puzzle import Meta
 from nonoforge.studio.check import CHECK_WORK, THOROUGH_WORK, check, puzzle_of
 from nonoforge.studio.docs import (
@@ -92,6 +91,48 @@ def grade_document(raw: Any) -> dict[str, Any]:
     return {"status": str(res.status.value), "technique": res.technique,
             "grade": fields.get("human_grade"), "score": fields.get("human_score"),
             "steps": human.get("steps"), "hardest": human.get("hardest")}
+
+
+#: What the page's "harder" and "easier" ask for.
+DIRECTIONS = ("harder", "easier")
+
+
+def regrade_document(raw: Any) -> dict[str, Any]:
+    """The page's picture moved toward the target human grade it names (``target`` 1..5),
+    ``harder`` by :func:`nonoforge.pipeline.harden.harden` (``generate --grade``'s search:
+    few edits, the ones that take the most footholds away first) or ``easier`` by
+    :func:`nonoforge.studio.grade.easier` (its mirror: edits that give footholds), every
+    step proven unique by the engine. The answer names the edits (applied by the page as
+    one undoable change), the grade and score before and after, and why it stopped short."""
+    from nonoforge.studio.grade import easier
+
+    if not isinstance(raw, dict):
+        raise UsageError("expected a JSON object")
+    direction, target = raw.get("direction"), raw.get("target")
+    if direction not in DIRECTIONS:
+        raise UsageError(f"say which way: one of {', '.join(DIRECTIONS)}")
+    if not isinstance(target, int) or isinstance(target, bool) or not 1 <= target <= 5:
+        raise UsageError("the target grade must be a whole number 1..5")
+    doc = Document.parse(raw)
+    p = doc.puzzle()
+    if direction == "easier":
+        return {"direction": direction, **easier(p, target).to_dict()}
+    return {"direction": direction, **_harder(p, target)}
+
+
+def _harder(p: Any, target: int) -> dict[str, Any]:
+    """:func:`~nonoforge.pipeline.harden.harden` toward ``target``, answered as
+    :meth:`~nonoforge.studio.grade.Regraded.to_dict` answers (the studio's pictures have
+    no givens, so its changes are edits)."""
+    from nonoforge.pipeline.harden import HardenOptions, harden
+
+    h = harden(p, HardenOptions(grade=target))
+    cells = h.puzzle.goal.cells if h.puzzle.goal is not None else p.goal.cells
+    return {"changed": [[c.row, c.col, c.after] for c in h.changes if c.kind == "edit"],
+            "cells": np.asarray(cells).astype(int).tolist(), "grade_wanted": target,
+            "grade_before": h.grade_before, "grade_after": h.grade_after,
+            "score_before": round(h.score_before, 1), "score_after": round(h.score_after, 1),
+            "reached": h.grade_after >= target, "note": h.note}
 
 
 def writable_formats() -> list[dict[str, Any]]:
@@ -169,31 +210,85 @@ def open_example(name: str) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class PictureSettings:
-    """What the picture tab sets: the largest size, colours, rung, crop."""
+    """What the picture tab sets: the largest size, colours, rung, crop to the subject, the
+    black-and-white style, and the rectangle of the source drawn on it (``box``: left, top,
+    right, bottom as fractions of its width and height, None for all of it)."""
 
     width: int = 30
     height: int = 30
     colours: int = 1
     max_technique: str = "line"
     crop: bool = True
+    box: tuple[float, float, float, float] | None = None
+    #: how a black-and-white picture is drawn (:mod:`nonoforge.images.styles`)
+    style: str = "silhouette"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"size": f"{self.width}x{self.height}", "colors": self.colours,
-                "max_technique": self.max_technique, "crop": self.crop}
+        out: dict[str, Any] = {"size": f"{self.width}x{self.height}", "colors": self.colours,
+                               "max_technique": self.max_technique, "crop": self.crop,
+                               "style": self.style}
+        if self.box is not None:
+            out["box"] = ",".join(f"{v:.4f}" for v in self.box)
+        return out
+
+
+def parse_box(text: str) -> tuple[float, float, float, float]:
+    """A crop rectangle from the page: ``left,top,right,bottom``, fractions 0..1 of the
+    source's width and height, left < right and top < bottom.
+
+    >>> parse_box("0.1,0,0.9,0.5")
+    (0.1, 0.0, 0.9, 0.5)
+    """
+    parts = text.split(",")
+    try:
+        vals = [float(v) for v in parts]
+    except ValueError:
+        vals = []
+    if len(vals) != 4 or not all(0.0 <= v <= 1.0 for v in vals) or not (
+            vals[0] < vals[2] and vals[1] < vals[3]):
+        raise UsageError("the crop must be left,top,right,bottom: fractions 0..1 of the "
+                         "picture, left < right and top < bottom")
+    return vals[0], vals[1], vals[2], vals[3]
+
+
+def cropped(rgba: np.ndarray, box: tuple[float, float, float, float]) -> np.ndarray:
+    """The part of a decoded picture (``(H, W, 4)``) inside ``box`` (:func:`parse_box`),
+    at least one pixel each way; a part under 2x2 pixels is refused as ``generate``
+    refuses such a picture.
+
+    >>> cropped(np.zeros((10, 20, 4)), (0.5, 0.0, 1.0, 0.35)).shape
+    (4, 10, 4)
+    """
+    import math
+
+    h, w = rgba.shape[:2]
+    x0, y0 = min(w - 1, math.floor(box[0] * w)), min(h - 1, math.floor(box[1] * h))
+    x1, y1 = max(x0 + 1, math.ceil(box[2] * w)), max(y0 + 1, math.ceil(box[3] * h))
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        raise UsageError(f"the crop is {x1 - x0}x{y1 - y0} pixels: draw a larger rectangle")
+    return rgba[y0:y1, x0:x1]
 
 
 def from_picture(path: str, data: bytes, name: str, opts: PictureSettings) -> dict[str, Any]:
     """Generate a puzzle from a picture as ``generate`` does (same function, same checks on
-    the image: :func:`nonoforge.images.load.load_image`), with what the page shows beside
-    it: the sheet, the verdict, the grade, the likeness and the edited cells."""
-    from nonoforge.images.generate import generate
+    the image: :func:`nonoforge.images.load.load_image`), cut to ``opts.box`` first when
+    the page drew one, with what the page shows beside it: the sheet, the verdict, the
+    grade, the likeness and the edited cells."""
+    from nonoforge.images.generate import GenerateOptions, generate
     from nonoforge.images.render import png_bytes, sheet_png
+    from nonoforge.images.styles import Style
     from nonoforge.pipeline.rate import human_fields
     from nonoforge.titles import readable
 
-    g = generate(path, size=(opts.width, opts.height), colors=opts.colours,
-                 max_technique=opts.max_technique, crop=opts.crop,
-                 title=readable(name.removeprefix("example:")))
+    source: Any = path
+    if opts.box is not None:
+        from nonoforge.images.load import load_image
+
+        source = cropped(load_image(path), opts.box)  # read with every check, then cut
+    options = GenerateOptions(size=(opts.width, opts.height), colors=opts.colours,
+                              max_technique=opts.max_technique, crop=opts.crop,
+                              style=Style.parse(opts.style)).checked()
+    g = generate(source, options, title=readable(name.removeprefix("example:")))
     p = g.puzzle
     summary = g.summary()
     grade = human_fields(p, str(summary.get("status", "")))
@@ -204,7 +299,7 @@ def from_picture(path: str, data: bytes, name: str, opts: PictureSettings) -> di
         "document": doc,
         "summary": {k: summary.get(k) for k in (
             "accepted", "status", "technique", "edits", "edit_fraction", "likeness",
-            "time_s", "key")},
+            "time_s", "key", "style")},
         "grade": grade.get("human_grade"), "score": grade.get("human_score"),
         "edited": [[int(y), int(x)] for y, x in zip(ys, xs, strict=True)],
         "sheet": f"data:image/png;base64,{sheet}",
@@ -244,6 +339,8 @@ class CorpusQuery:
     status: str | None = None
     #: words the title must hold (case does not matter)
     text: str | None = None
+    #: words the author must hold (case does not matter)
+    author: str | None = None
 
     def filters(self) -> Any:
         from nonoforge.db.filters import Filters
@@ -257,42 +354,34 @@ class CorpusQuery:
         )
 
 
-#: Pages that end within this many puzzles are read with one query that decodes the
-#: puzzles before them too (:meth:`~nonoforge.db.Corpus.query`, cheap for the first pages,
-#: the ones people look at); deeper pages fetch their own puzzles by key.
-STREAMED_PAGES = 200
-
-
 def corpus_page(corpus: Corpus, q: CorpusQuery) -> dict[str, Any]:
     """One page of puzzles matching the filters, oldest first, each with its thumbnail (the
     picture as one character a cell, ``"0"`` the background, and its palette), through
-    the corpus's public query functions (:meth:`~nonoforge.db.Corpus.keys`, ``info``,
-    ``query``, ``get``)."""
+    the corpus's public query functions: the page's keys (:meth:`~nonoforge.db.Corpus.keys`
+    from an offset, or a title and author scan of :meth:`~nonoforge.db.Corpus.listing`), then its
+    puzzles in one batch (:meth:`~nonoforge.db.Corpus.get_many`) and their listing rows
+    (:meth:`~nonoforge.db.Corpus.info`): a page deep in the corpus costs about what the
+    first one does."""
     f = q.filters()
     kwargs = f.query_kwargs()
     kwargs.pop("limit", None)
     start, end = q.page * q.per_page, (q.page + 1) * q.per_page
     cut = False
-    if q.text:
-        keys, more, cut = _titled(corpus, q.text, kwargs, start, end)
-        puzzles = _fetched(corpus, keys)
-    elif end < STREAMED_PAGES:
-        puzzles = list(itertools.islice(corpus.query(limit=end + 1, **kwargs), start, None))
-        more = len(puzzles) > q.per_page
-        puzzles = puzzles[:q.per_page]
-        keys = [p.key for p in puzzles]
+    if q.text or q.author:
+        keys, more, cut = _searched(corpus, q.text or "", q.author or "", kwargs, start, end)
     else:
-        keys = corpus.keys(limit=end + 1, **kwargs)
-        more = len(keys) > end
-        keys = keys[start:end]
-        puzzles = _fetched(corpus, keys)
+        keys = corpus.keys(offset=start, limit=q.per_page + 1, **kwargs)
+        more = len(keys) > q.per_page
+        keys = keys[:q.per_page]
+    puzzles = corpus.get_many(keys)  # a puzzle gone since its key was read is left out
     infos = {i["key"]: i for i in corpus.info(keys)}
     rows = []
     for p in puzzles:
         info = infos.get(p.key, {})
         rows.append({
             "key": p.key, "width": p.width, "height": p.height, "colors": p.ncolors,
-            "title": info.get("title"), "site": info.get("site"),
+            "title": info.get("title"), "author": info.get("author"),
+            "site": info.get("site"),
             "source": info.get("source"),
             "palette": [c.hex for c in p.palette],
             "thumb": thumbnail(p.goal.cells) if p.goal is not None else None,
@@ -301,36 +390,27 @@ def corpus_page(corpus: Corpus, q: CorpusQuery) -> dict[str, Any]:
             "filters": f.to_dict(), "search_cut": cut}
 
 
-def _fetched(corpus: Corpus, keys: list[str]) -> list[Any]:
-    """The puzzles of these keys, one by one (those gone since the keys were read left out)."""
-    puzzles = []
-    for k in keys:
-        try:
-            puzzles.append(corpus.get(k))
-        except CorpusError:
-            continue
-    return puzzles
-
-
-#: The most puzzles a title search reads (of those the other filters select): titles are
-#: not indexed, and a scan of 100,000 took seconds.
+#: The most puzzles a title or author search reads (of those the other filters select):
+#: neither is indexed, and a scan of 100,000 took seconds.
 MAX_SCAN = 20_000
 
 
-def _titled(
-    corpus: Corpus, text: str, kwargs: dict[str, Any], start: int, end: int
+def _searched(
+    corpus: Corpus, text: str, author: str, kwargs: dict[str, Any], start: int, end: int
 ) -> tuple[list[str], bool, bool]:
     """The keys of page ``start:end`` of the puzzles whose title holds every word of
-    ``text``, whether more follow, and whether the search stopped at :data:`MAX_SCAN`
-    puzzles read: a scan of the listing (titles are not indexed), streamed a page of the
-    store at a time, stopping once the page is full."""
-    words = text.casefold().split()
+    ``text`` and whose author every word of ``author`` (the first provenance's), whether
+    more follow, and whether the search stopped at :data:`MAX_SCAN` puzzles read: a scan of
+    the listing (neither is indexed), streamed a page of the store at a time, stopping once
+    the page is full."""
+    words, by = text.casefold().split(), author.casefold().split()
     found: list[str] = []
     for read, row in enumerate(corpus.listing(limit=MAX_SCAN + 1, **kwargs), start=1):
         if read > MAX_SCAN:
             return found[start:end], False, True
         title = (row.get("title") or "").casefold()
-        if all(w in title for w in words):
+        who = (row.get("author") or "").casefold()
+        if all(w in title for w in words) and all(w in who for w in by):
             found.append(row["key"])
             if len(found) > end:
                 return found[start:end], True, False

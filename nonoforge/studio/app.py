@@ -271,6 +271,12 @@ class Studio:
         raw = await json_body(request)
         return JSONResponse(await run_in_threadpool(grade_document, raw))
 
+    async def regrade(self, request: Request) -> Response:
+        from nonoforge.studio.api import regrade_document
+
+        raw = await json_body(request)
+        return JSONResponse(await run_in_threadpool(regrade_document, raw))
+
     async def open_file(self, request: Request) -> Response:
         from nonoforge.studio.api import open_bytes, open_example
 
@@ -282,13 +288,16 @@ class Studio:
         return JSONResponse(await run_in_threadpool(open_bytes, data, name))
 
     async def from_picture(self, request: Request) -> Response:
-        from nonoforge.studio.api import PictureSettings
+        from nonoforge.studio.api import PictureSettings, parse_box
 
         opts = PictureSettings(
             width=_int(request, "width", 30, 5, 100), height=_int(request, "height", 30, 5, 100),
             colours=_int(request, "colours", 1, 1, 8),
             max_technique=request.query_params.get("technique", "line"),
             crop=request.query_params.get("crop", "1") != "0",
+            box=parse_box(request.query_params["box"]) if request.query_params.get("box")
+            else None,
+            style=request.query_params.get("style", "silhouette")[:40],
         )
         example = request.query_params.get("example")
         name = request.query_params.get("name", "picture")
@@ -334,6 +343,7 @@ class Studio:
             source=request.query_params.get("source") or None,
             status=request.query_params.get("status") or None,
             text=(request.query_params.get("text") or "")[:200] or None,
+            author=(request.query_params.get("author") or "")[:200] or None,
         )
         return JSONResponse(await run_in_threadpool(corpus_page, self.corpus(), q))
 
@@ -406,6 +416,7 @@ def make_app(settings: Settings) -> ASGIApp:
         Route("/api/check", studio.check, methods=["POST"]),
         Route("/api/repair", studio.repair, methods=["POST"]),
         Route("/api/grade", studio.grade, methods=["POST"]),
+        Route("/api/regrade", studio.regrade, methods=["POST"]),
         Route("/api/open", studio.open_file, methods=["POST"]),
         Route("/api/picture", studio.from_picture, methods=["POST"]),
         Route("/api/save", studio.save, methods=["POST"]),

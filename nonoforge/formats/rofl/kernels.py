@@ -588,54 +588,17 @@ def _dec_model(
             s = painted
             if s < 0 or s > size:
                 return 4, 1, counts, lengths, j
-            tot = last[s, -1]
-            v, r = _rc_get(code, rng, tot)
-            if v < 0:
-                return 7, li, counts, lengths, j
-            k = 0
-            while last[s, k + 1] <= v:
-                k += 1
-            cum = last[s, k]
-            p, code, rng = _rc_take(data, p, end, code, rng, r, cum, last[s, k + 1] - cum)
+            err, p, code, rng, k = _dec_last_count(data, p, end, code, rng, last, s)
         else:
             tab = tab_r if li < height else tab_c
-            m = tab.shape[1] - 1
-            v, r = _rc_get(code, rng, tab[q - 1, m])
-            if v < 0:
-                return 7, li, counts, lengths, j
-            lo = 0
-            hi = m - 1
-            while lo < hi:
-                mid = (lo + hi + 1) >> 1
-                if tab[q - 1, mid] <= v:
-                    lo = mid
-                else:
-                    hi = mid - 1
-            p, code, rng = _rc_take(
-                data, p, end, code, rng, r, tab[q - 1, lo], tab[q - 1, lo + 1] - tab[q - 1, lo]
-            )
-            k = 0
-            s = 0
-            if lo > 0:
-                k = 1
-                while _sym(size, k + 1, k + 1) <= lo:
-                    k += 1
-                s = lo - _sym(size, k, k) + k
+            err, p, code, rng, k, s = _dec_line_sum(data, p, end, code, rng, tab, q, size)
+        if err:
+            return err, li, counts, lengths, j
         counts[li] = k
         if k >= 2:
-            rank, p, code, rng = _rc_get_uniform(data, p, end, code, rng, binom[s - 1, k - 1])
-            if rank < 0:
-                return 7, li, counts, lengths, j
-            hi_cut = s
-            x = s - 1
-            for t in range(k - 1, 0, -1):
-                x -= 1
-                while binom[x, t] > rank:
-                    x -= 1
-                rank -= binom[x, t]
-                lengths[j + t] = hi_cut - (x + 1)
-                hi_cut = x + 1
-            lengths[j] = hi_cut
+            err, p, code, rng = _dec_lengths(data, p, end, code, rng, binom, s, k, lengths, j)
+            if err:
+                return err, li, counts, lengths, j
         elif k == 1:
             lengths[j] = s
         j += k
@@ -651,6 +614,83 @@ def _dec_model(
         if again[i] != data[pos + i]:
             return 8, -1, counts, lengths, j
     return 0, -1, counts, lengths, j
+
+
+def _dec_last_count(
+    data: Any, p: int, end: int, code: int, rng: int, last: Any, s: int
+) -> tuple[int, int, int, int, int]:
+    """The last line's block count, coded under the model of its known sum ``s``.
+
+    Returns ``(error, p, code, rng, count)``; error 7 when the section is corrupt.
+    """
+    tot = last[s, -1]
+    v, r = _rc_get(code, rng, tot)
+    if v < 0:
+        return 7, p, code, rng, 0
+    k = 0
+    while last[s, k + 1] <= v:
+        k += 1
+    cum = last[s, k]
+    p, code, rng = _rc_take(data, p, end, code, rng, r, cum, last[s, k + 1] - cum)
+    return 0, p, code, rng, k
+
+
+def _dec_line_sum(
+    data: Any, p: int, end: int, code: int, rng: int, tab: Any, q: int, size: int
+) -> tuple[int, int, int, int, int, int]:
+    """A line's symbol under its model ``tab[q - 1]`` (found by bisection), as its block
+    count and the sum of its block lengths.
+
+    Returns ``(error, p, code, rng, count, sum)``; error 7 when the section is corrupt.
+    """
+    m = tab.shape[1] - 1
+    v, r = _rc_get(code, rng, tab[q - 1, m])
+    if v < 0:
+        return 7, p, code, rng, 0, 0
+    lo = 0
+    hi = m - 1
+    while lo < hi:
+        mid = (lo + hi + 1) >> 1
+        if tab[q - 1, mid] <= v:
+            lo = mid
+        else:
+            hi = mid - 1
+    p, code, rng = _rc_take(
+        data, p, end, code, rng, r, tab[q - 1, lo], tab[q - 1, lo + 1] - tab[q - 1, lo]
+    )
+    k = 0
+    s = 0
+    if lo > 0:
+        k = 1
+        while _sym(size, k + 1, k + 1) <= lo:
+            k += 1
+        s = lo - _sym(size, k, k) + k
+    return 0, p, code, rng, k, s
+
+
+def _dec_lengths(
+    data: Any, p: int, end: int, code: int, rng: int, binom: Any, s: int, k: int,
+    lengths: Any, j: int,
+) -> tuple[int, int, int, int]:
+    """The ``k >= 2`` block lengths of sum ``s`` from their uniformly coded rank (the
+    composition's combination, unranked), into ``lengths[j : j + k]``.
+
+    Returns ``(error, p, code, rng)``; error 7 when the section is corrupt.
+    """
+    rank, p, code, rng = _rc_get_uniform(data, p, end, code, rng, binom[s - 1, k - 1])
+    if rank < 0:
+        return 7, p, code, rng
+    hi_cut = s
+    x = s - 1
+    for t in range(k - 1, 0, -1):
+        x -= 1
+        while binom[x, t] > rank:
+            x -= 1
+        rank -= binom[x, t]
+        lengths[j + t] = hi_cut - (x + 1)
+        hi_cut = x + 1
+    lengths[j] = hi_cut
+    return 0, p, code, rng
 
 
 @functools.cache
@@ -737,6 +777,7 @@ _HELPERS = (
     "_bitlen", "_put_bits", "_put_rice", "_get_bits", "_get_rice", "_best_rice", "_grow",
     "_clue_plan", "_sym", "_rc_carry", "_rc_put", "_rc_put_uniform", "_rc_flush", "_rc_byte",
     "_rc_get", "_rc_take", "_rc_get_uniform", "_model_density", "_model_code", "_model_wins",
+    "_dec_last_count", "_dec_line_sum", "_dec_lengths",
 )
 _KERNELS = (
     "_enc_clues", "_dec_clues", "_enc_goal", "_dec_goal", "_clues_of_grid", "_enc_model",

@@ -302,7 +302,6 @@ def encode(p: Puzzle, refs: Refs | None = None) -> bytes:
     out = bytearray(_varint(p.width))
     out += _varint(p.height)
     pal = p.palette
-    ncol = len(pal) - 1
     has_meta = any(getattr(p.meta, f) is not None for f in META_FIELDS)
     flags = (FLAG_GOAL if p.goal is not None else 0) | (
         FLAG_META | FLAG_TAGGED if has_meta else 0
@@ -311,43 +310,52 @@ def encode(p: Puzzle, refs: Refs | None = None) -> bytes:
     if pal != _BW:
         pal_ref = None if refs is None else refs.get(pal)
         flags |= FLAG_PALETTE if pal_ref is None else FLAG_PALETTE_REF
-    if p.goal is not None:
-        cells = p.goal.cells.reshape(-1)
-        runs = k["_enc_goal"](cells, ncol).tobytes()
-        raw = _raw_goal(cells, ncol) if len(cells) * ncol.bit_length() < 8 * len(runs) else None
-        if raw is not None and len(raw) < len(runs):
-            flags |= FLAG_RAW_GOAL
-            bits = raw
-        else:
-            bits = runs
-    else:
-        lines = p.rows + p.columns
-        counts = np.array([len(c) for c in lines], np.int64)
-        lengths = np.array([b[0] for c in lines for b in c], np.int64)
-        colors = np.array([b[1] for c in lines for b in c], np.int64) if ncol > 1 else lengths
-        model = _model_clues(k, counts, lengths, p.height, p.width) if ncol == 1 else None
-        if model is not None:
-            flags |= FLAG_MODEL
-            bits = model
-        else:
-            bits = k["_enc_clues"](counts, lengths, colors, (ncol - 1).bit_length()).tobytes()
+    bits, flags = _encode_bits(k, p, flags)
     out.append(flags)
     if flags & FLAG_PALETTE:
         out += palette_bytes(pal)
     elif pal_ref is not None:
         out += _varint(pal_ref)
-    meta = bytearray()
-    if has_meta:
-        present = 0
-        for i, f in enumerate(META_FIELDS):
-            v = getattr(p.meta, f)
-            if v is not None:
-                present |= 1 << i
-                meta += _tagged(v, refs)
-        meta.insert(0, present)
+    meta = _encode_meta(p, refs) if has_meta else b""
     # a range-coded section has no end of its own: it comes last and ends with the payload
     out += meta + bits if flags & FLAG_MODEL else bits + meta
     return bytes(out)
+
+
+
+def _encode_bits(k: dict[str, Any], p: Puzzle, flags: int) -> tuple[bytes, int]:
+    """The bit section of :func:`encode` and the flags it adds: the goal (runs, or raw
+    cells when shorter), else the clues (range-coded when the model takes them, else
+    Rice-coded)."""
+    ncol = len(p.palette) - 1
+    if p.goal is not None:
+        cells = p.goal.cells.reshape(-1)
+        runs = k["_enc_goal"](cells, ncol).tobytes()
+        raw = _raw_goal(cells, ncol) if len(cells) * ncol.bit_length() < 8 * len(runs) else None
+        if raw is not None and len(raw) < len(runs):
+            return raw, flags | FLAG_RAW_GOAL
+        return runs, flags
+    lines = p.rows + p.columns
+    counts = np.array([len(c) for c in lines], np.int64)
+    lengths = np.array([b[0] for c in lines for b in c], np.int64)
+    colors = np.array([b[1] for c in lines for b in c], np.int64) if ncol > 1 else lengths
+    model = _model_clues(k, counts, lengths, p.height, p.width) if ncol == 1 else None
+    if model is not None:
+        return model, flags | FLAG_MODEL
+    return k["_enc_clues"](counts, lengths, colors, (ncol - 1).bit_length()).tobytes(), flags
+
+
+def _encode_meta(p: Puzzle, refs: Refs | None) -> bytes:
+    """The metadata section: a presence byte, then each field present, tagged."""
+    meta = bytearray()
+    present = 0
+    for i, f in enumerate(META_FIELDS):
+        v = getattr(p.meta, f)
+        if v is not None:
+            present |= 1 << i
+            meta += _tagged(v, refs)
+    meta.insert(0, present)
+    return bytes(meta)
 
 
 def _split_clues(
@@ -419,6 +427,46 @@ def _decode_model_record(
     return Puzzle.trusted(tuple(lines[:height]), tuple(lines[height:]), palette, meta, None)
 
 
+
+def _checked_flags(flags: int, version: int | None) -> int:
+    """A payload's flags byte, refused when a flag is unknown to ``version`` (3 when not
+    known) or two flags contradict each other."""
+    if (
+        flags & ~FLAGS_OF_VERSION.get(version or 3, FLAGS)
+        or (flags & FLAG_PALETTE and flags & FLAG_PALETTE_REF)
+        or (flags & FLAG_RAW_GOAL and not flags & FLAG_GOAL)
+        or (flags & FLAG_TAGGED and not flags & FLAG_META)
+        or (flags & FLAG_MODEL and flags & FLAG_GOAL)
+    ):
+        raise RoflError(f"unknown flags 0x{flags:02x}")
+    return flags
+
+
+def _decode_goal(
+    k: dict[str, Any], data: bytes, bitpos: int, flags: int, height: int, width: int,
+    ncol: int,
+) -> tuple[int, Any, Any, Any, int, Grid]:
+    """A goal section at bit ``bitpos`` (raw cells or runs) and the clues it implies.
+
+    Returns ``(bit position after it, counts, lengths, colours, blocks, goal)``.
+    """
+    arr = np.frombuffer(data, np.uint8)
+    end_bits = 8 * len(data)
+    ncells = width * height
+    if ncells > MAX_GOAL_CELLS or ncells > (end_bits - bitpos) << 16:
+        raise RoflError(f"goal of {width}x{height} cells is too large for its record")
+    if flags & FLAG_RAW_GOAL:
+        cells, pos = _read_raw_goal(arr, bitpos >> 3, ncells, ncol)
+        bitpos = 8 * pos
+    else:
+        err, bitpos, cells = k["_dec_goal"](arr, bitpos, end_bits, ncells, ncol)
+        if err:
+            raise RoflError(f"goal: {_ERRORS[err]}")
+    grid = np.ascontiguousarray(cells.reshape(height, width))
+    counts, lengths, colors = k["_clues_of_grid"](grid)
+    return bitpos, counts, lengths, colors, lengths.shape[0], Grid(grid)
+
+
 def decode(
     data: bytes | bytearray | memoryview, table: Table | None = None, version: int | None = None
 ) -> Puzzle:
@@ -437,16 +485,8 @@ def decode(
         raise RoflError(f"puzzle size {width}x{height} is empty")
     if pos >= len(data):
         raise RoflError("flags: truncated")
-    flags = data[pos]
+    flags = _checked_flags(data[pos], version)
     pos += 1
-    if (
-        flags & ~FLAGS_OF_VERSION.get(version or 3, FLAGS)
-        or (flags & FLAG_PALETTE and flags & FLAG_PALETTE_REF)
-        or (flags & FLAG_RAW_GOAL and not flags & FLAG_GOAL)
-        or (flags & FLAG_TAGGED and not flags & FLAG_META)
-        or (flags & FLAG_MODEL and flags & FLAG_GOAL)
-    ):
-        raise RoflError(f"unknown flags 0x{flags:02x}")
     palette, pos = _decode_palette(data, pos, flags, table)
     ncol = len(palette) - 1
     arr = np.frombuffer(data, np.uint8)
@@ -460,20 +500,8 @@ def decode(
             meta, pos = _decode_meta(data, pos, flags, table)
         return _decode_model_record(k, data, pos, height, width, palette, meta)
     if flags & FLAG_GOAL:
-        ncells = width * height
-        if ncells > MAX_GOAL_CELLS or ncells > (end_bits - bitpos) << 16:
-            raise RoflError(f"goal of {width}x{height} cells is too large for its record")
-        if flags & FLAG_RAW_GOAL:
-            cells, pos = _read_raw_goal(arr, pos, ncells, ncol)
-            bitpos = 8 * pos
-        else:
-            err, bitpos, cells = k["_dec_goal"](arr, bitpos, end_bits, ncells, ncol)
-            if err:
-                raise RoflError(f"goal: {_ERRORS[err]}")
-        grid = np.ascontiguousarray(cells.reshape(height, width))
-        counts, lengths, colors = k["_clues_of_grid"](grid)
-        nblocks = lengths.shape[0]
-        goal = Grid(grid)
+        bitpos, counts, lengths, colors, nblocks, goal = _decode_goal(
+            k, data, bitpos, flags, height, width, ncol)
     else:
         if width + height > end_bits - bitpos:
             raise RoflError(f"{width}x{height} clues cannot fit in {len(data)} bytes")

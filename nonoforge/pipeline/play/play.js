@@ -400,7 +400,9 @@
   // not. Every rung only decides what complete line logic on that line decides (a test compares
   // them with Python's on random lines), and the hint starts from the player's cells only after
   // they are checked against the solution, so a mistake is pointed out instead of built upon.
-  var RUNGS = ["simple_boxes", "simple_spaces", "forcing", "glue", "completing", "line"];
+  // The line rungs and their order are the page's book.ladder (nonoforge/techniques.py, put in
+  // the page by pipeline/html.py); a rung this script has no code for finds nothing.
+  var RUNGS = (book.ladder || []).filter(function (r) { return !r.trial; }).map(function (r) { return r.name; });
 
   function single(m) { return m !== 0 && (m & (m - 1)) === 0; }
   function same(a, b) { for (var i = 0; i < a.length; i++) if (a[i] !== b[i]) return false; return true; }
@@ -545,7 +547,8 @@
       var r = reach(masks.length, blocks, left, right);
       return masks.map(function (m, i) { return m & r[i]; });
     }
-    return pins(masks, blocks, left, right, t === "forcing");
+    if (t === "forcing" || t === "glue") return pins(masks, blocks, left, right, t === "forcing");
+    return null;
   }
 
   // -- the hint's sentence, in human.py's words -----------------------------------------------

@@ -334,6 +334,12 @@ function gradeButton() {
   b.id = "grade"; b.className = "link"; b.textContent = "grade it";
   b.addEventListener("click", gradeIt);
   $("fact-grade").replaceChildren(b);
+  $("grade-now").textContent = "—";
+}
+
+function showGrade(grade, score, status) {
+  $("fact-grade").textContent = grade == null ? `— (${status})` : `${grade} of 5 · score ${Math.round(score)}`;
+  $("grade-now").textContent = grade == null ? "—" : `${grade} of 5`;
 }
 
 async function gradeIt() {
@@ -342,7 +348,8 @@ async function gradeIt() {
   try {
     const out = await api("/api/grade", { method: "POST", json: documentJSON() });
     if (seq !== state.seq) return; // graded a grid the page no longer holds
-    $("fact-grade").textContent = out.grade == null ? `— (${out.status})` : `${out.grade} of 5 · score ${Math.round(out.score)}`;
+    showGrade(out.grade, out.score, out.status);
+    if (out.grade != null) $("grade-target").value = String(Math.min(5, out.grade + 1));
   } catch (err) { if (seq === state.seq) { gradeButton(); toast(err.message, "error"); } }
 }
 
@@ -362,6 +369,32 @@ async function repairIt() {
   } catch (err) { toast(err.message, "error"); } finally { $("repair").disabled = false; }
 }
 $("repair").addEventListener("click", repairIt);
+
+// "harder" and "easier": edits toward the target human grade, each step proven unique
+async function regradeIt(direction) {
+  const seq = state.seq;
+  const target = Number($("grade-target").value);
+  for (const id of ["harder", "easier"]) $(id).disabled = true;
+  $("grade-note").textContent = `making it ${direction}: each edit is solved and rated…`;
+  try {
+    const out = await api("/api/regrade", { method: "POST", json: { direction, target, ...documentJSON() } });
+    if (seq !== state.seq) { $("grade-note").textContent = "the picture changed meanwhile: ask again"; return; }
+    const said = `grade ${out.grade_before} → ${out.grade_after} (wanted ${out.grade_wanted}), ${out.changed.length} edit${out.changed.length === 1 ? "" : "s"}${out.note ? `: ${out.note}` : ""}`;
+    if (out.changed.length) {
+      const changes = out.changed.map(([y, x, v]) => [y * doc.w + x, doc.cells[y * doc.w + x], v]);
+      applyChanges(changes, true);
+      state.undo.push(changes); state.redo = [];
+      for (const [y, x, v] of out.changed) state.edits.push([y, x, v]);
+      changed();
+    }
+    showGrade(out.grade_after, out.score_after, "unique");
+    $("grade-note").textContent = said;
+    toast(said, out.reached ? "ok" : "error");
+  } catch (err) { $("grade-note").textContent = err.message; toast(err.message, "error"); }
+  finally { for (const id of ["harder", "easier"]) $(id).disabled = false; }
+}
+$("harder").addEventListener("click", () => regradeIt("harder"));
+$("easier").addEventListener("click", () => regradeIt("easier"));
 
 function showChecking() {
   gradeButton();
@@ -536,7 +569,7 @@ $("download").addEventListener("click", async () => {
 
 // -- from a picture -------------------------------------------------------------------------
 
-const picture = { file: null, example: null, result: null, seq: 0, url: null };
+const picture = { file: null, example: null, result: null, seq: 0, url: null, box: null };
 
 function drawPictureGrid(d, edited) {
   const c = $("pic-grid");
@@ -554,8 +587,11 @@ async function regenerate() {
   const q = new URLSearchParams({
     width: $("pic-w").value, height: $("pic-h").value, colours: $("pic-colours").value,
     technique: $("pic-technique").value, crop: $("pic-crop").checked ? "1" : "0",
+    // styles draw black and white: a colour picture is a silhouette
+    style: Number($("pic-colours").value) > 1 ? "silhouette" : $("pic-style").value,
   });
   if (picture.example) q.set("example", picture.example); else q.set("name", picture.file.name);
+  if (picture.box) q.set("box", picture.box.map((v) => v.toFixed(4)).join(","));
   $("pane-picture").classList.add("busy");
   $("pic-card").dataset.verdict = "checking";
   $("pic-verdict").textContent = "Generating…";
@@ -567,6 +603,7 @@ async function regenerate() {
     $("pic-card").dataset.verdict = s.status;
     $("pic-verdict").textContent = (WORDS[s.status] || s.status) + (s.accepted ? "" : " (not accepted)");
     $("pic-technique-out").textContent = s.technique || "—";
+    $("pic-style-out").textContent = s.style || "—";
     $("pic-grade").textContent = out.grade == null ? "—" : `${out.grade} of 5`;
     $("pic-score").textContent = out.score == null ? "—" : Number(out.score).toFixed(2);
     $("pic-likeness").textContent = s.likeness == null ? "—" : Number(s.likeness).toFixed(2);
@@ -582,7 +619,42 @@ async function regenerate() {
   }
 }
 
+// the crop: a rectangle dragged on the source, sent as fractions of its width and height
+function showCropBox() {
+  const b = picture.box, el = $("crop-box");
+  el.hidden = !b; $("pic-uncrop").hidden = !b;
+  if (!b) return;
+  Object.assign(el.style, { left: `${100 * b[0]}%`, top: `${100 * b[1]}%`, width: `${100 * (b[2] - b[0])}%`, height: `${100 * (b[3] - b[1])}%` });
+}
+function setCrop(box) { picture.box = box; showCropBox(); }
+let cropDrag = null;
+function cropPoint(e) {
+  const r = $("pic-source").getBoundingClientRect();
+  return [Math.min(1, Math.max(0, (e.clientX - r.left) / r.width)), Math.min(1, Math.max(0, (e.clientY - r.top) / r.height))];
+}
+function cropFrom(a, b) { return [Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[0], b[0]), Math.max(a[1], b[1])]; }
+$("crop-wrap").addEventListener("pointerdown", (e) => {
+  if (!$("pic-source").getAttribute("src")) return;
+  e.preventDefault();
+  $("crop-wrap").setPointerCapture(e.pointerId);
+  cropDrag = cropPoint(e);
+});
+$("crop-wrap").addEventListener("pointermove", (e) => {
+  if (!cropDrag) return;
+  picture.box = cropFrom(cropDrag, cropPoint(e)); showCropBox();
+});
+$("crop-wrap").addEventListener("pointerup", (e) => {
+  if (!cropDrag) return;
+  const box = cropFrom(cropDrag, cropPoint(e));
+  cropDrag = null;
+  // a click, or a sliver: no crop
+  setCrop(box[2] - box[0] > 0.03 && box[3] - box[1] > 0.03 ? box : null);
+  regenerate();
+});
+$("pic-uncrop").addEventListener("click", () => { setCrop(null); regenerate(); });
+
 function pickPicture(file) {
+  setCrop(null);
   picture.file = file; picture.example = null;
   if (picture.url) URL.revokeObjectURL(picture.url);
   picture.url = URL.createObjectURL(file);
@@ -600,12 +672,15 @@ drop.addEventListener("drop", (e) => {
 });
 $("picture-example").addEventListener("change", (e) => {
   if (!e.target.value) return;
+  setCrop(null);
   picture.example = e.target.value; picture.file = null;
   $("pic-source").src = `/api/example-image/${encodeURIComponent(picture.example)}`;
   regenerate();
 });
 let regenTimer = null;
-for (const id of ["pic-w", "pic-h", "pic-colours", "pic-technique", "pic-crop"]) {
+function styleApplies() { $("pic-style").disabled = Number($("pic-colours").value) > 1; }
+$("pic-colours").addEventListener("input", styleApplies);
+for (const id of ["pic-w", "pic-h", "pic-colours", "pic-technique", "pic-style", "pic-crop"]) {
   $(id).addEventListener("change", () => { clearTimeout(regenTimer); regenTimer = setTimeout(regenerate, 250); });
 }
 $("pic-edit").addEventListener("click", () => {
@@ -661,7 +736,7 @@ function drawThumb(canvas, item) {
 
 async function loadCorpus() {
   const q = new URLSearchParams({ page: String(corpus.page), per_page: "50" });
-  for (const [id, name] of [["f-text", "text"], ["f-size", "size"], ["f-colours", "colours"], ["f-grade", "grade"], ["f-source", "source"], ["f-status", "status"]]) {
+  for (const [id, name] of [["f-text", "text"], ["f-author", "author"], ["f-size", "size"], ["f-colours", "colours"], ["f-grade", "grade"], ["f-source", "source"], ["f-status", "status"]]) {
     if ($(id).value.trim()) q.set(name, $(id).value.trim());
   }
   try {
@@ -675,7 +750,7 @@ async function loadCorpus() {
       const cv = document.createElement("canvas");
       drawThumb(cv, item);
       const t = document.createElement("div"); t.className = "t"; t.textContent = item.title || "(untitled)";
-      t.title = item.title || "";
+      t.title = item.author ? `${item.title || "(untitled)"} by ${item.author}` : (item.title || "");
       const m = document.createElement("div"); m.className = "m";
       m.textContent = `${item.width}×${item.height} · ${item.colors} col · ${item.source || item.site || ""}`;
       const box = document.createElement("div"); box.className = "thumb"; box.appendChild(cv);
@@ -704,7 +779,7 @@ async function loadCorpus() {
       cards.appendChild(card);
     }
     $("corpus-empty").textContent = out.search_cut
-      ? "The title search read the first 20,000 puzzles the other filters select and stopped there: narrow them to search the rest."
+      ? "The title and author search read the first 20,000 puzzles the other filters select and stopped there: narrow them to search the rest."
       : out.items.length ? "" : "No puzzle matches these filters.";
     $("f-page").textContent = `page ${corpus.page + 1}`;
     $("f-prev").disabled = corpus.page === 0;
