@@ -130,10 +130,12 @@ def measure(
     alike only at rho 0.84, so no model could rank them better than that. Timed alone,
     two runs agree at rho 0.97.
     """
-    opts = RateOptions(min_time_s=min_time_s)
     stale = {p.key for p in puzzles} if afresh else set()
     for n in range(passes):
         order = sorted(puzzles, key=lambda p: _hash(f"{salt}{n}:{p.key}"))
+        # the human features are computed once, by the pass that makes a puzzle's row:
+        # they cost about as much as the solve and later passes merge only times
+        opts = RateOptions(min_time_s=min_time_s, human=any(p.key not in best for p in order))
         for row in LocalExecutor(workers).map_unordered(rate_puzzle, order, opts):
             was = best.setdefault(row["key"], row)
             if was is row or not row["cpu_times"]:

@@ -66,6 +66,9 @@ class RateOptions:
     #: keep repeating a quick puzzle until its runs add up to this many seconds (at most
     #: :data:`MAX_RUNS` runs): a steadier median for puzzles of a millisecond (the fit)
     min_time_s: float = 0.0
+    #: compute the human features (:func:`human_fields`, about as dear as the solve on a
+    #: tournament puzzle): the fit's re-timing passes merge only times into a first row
+    human: bool = True
 
 
 #: The most timed runs ``min_time_s`` adds.
@@ -156,7 +159,8 @@ def rate_puzzle(p: Puzzle, opts: RateOptions) -> dict[str, Any]:
         "cpu_times": [],
     }
     add_runs(row, runs)
-    row.update(human_fields(p, status))
+    if opts.human:
+        row.update(human_fields(p, status))
     if deferred:
         row["repeats"] = repeats
     return row
