@@ -232,7 +232,6 @@ SHARED_TESTS = {
     "nonoforge/pipeline/aim.py": "test_images_cli.py",
     "nonoforge/solver/core.py": "test_solver.py",
     "nonoforge/solver/driver.py": "test_solver.py",
-    "nonoforge/solver/engine.py": "test_solver.py",
 }
 
 
