@@ -24,7 +24,11 @@ run's checks between them), moves ``v[V_PHASE]`` on and answers an ``RC_*`` code
 phase the ones it uses: numba counts a reference every time an array is read out of a
 tuple or handed to a function, so the kernels that run per line or per probed cell
 (:func:`propagate`, :func:`_probe_cell`) keep their work inline and read no tuple; done
-per call of small helpers, that counting cost up to 18 % on the tournament sets.
+per call of small helpers, that counting cost up to 18 % on the tournament sets. The
+pieces they are split into (:func:`_take_line`, :func:`_end_sweep`, :func:`_write_line`,
+:func:`_probe_learn`) are ``inline="always"``: numba inlines them in its IR, so they are
+no calls and hand no arrays over (issue 40: ``propagate`` compiles to the same reference
+counting as unsplit, ``_probe_cell`` to one pair more per probe; CPU time within the noise).
 """
 
 from __future__ import annotations
@@ -284,6 +288,37 @@ def _end_sweep(st, v, sched, steps, nl, g, root):
     return True
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _write_line(st, H, line, start, stride, n, lm, out, sched, v, trail, trold, stamp, sid,  # noqa: N803
+                g, root):
+    """Write what line logic narrowed ``line`` to (``out``, from ``lm``) into the state:
+    each cell's first change under stamp id ``sid`` goes on the trail, decided cells are
+    counted and the crossing line of each changed cell is scheduled.
+
+    Inlined into :func:`propagate` (numba inlines it in its IR: no call, and the arrays
+    stay the caller's variables): no reference counting per line.
+    """
+    for j in range(n):
+        o = out[j]
+        if o != lm[j]:
+            cell = start + j * stride
+            if stamp[cell] != sid:
+                stamp[cell] = sid
+                t = v[V_TRAIL]
+                trail[t] = cell
+                trold[t] = lm[j]
+                v[V_TRAIL] = t + 1
+            st[cell] = o
+            if _is_single(o):
+                v[V_UNDEC] -= 1
+            if root:
+                v[V_LINECHG] += 1
+            if line < H:
+                _schedule(sched, H + j, g)
+            else:
+                _schedule(sched, j, g)
+
+
 @njit(cache=True, nogil=True)
 def propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache, lm, out,  # noqa: N803
               trail, trold, stamp, steps, root):
@@ -295,7 +330,8 @@ def propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache,
     it. Returns False on a contradiction (the schedule is then cleared).
 
     The per-line work stays inline in this loop (see the module's note on reference
-    counting): only the schedule's bookkeeping is split out.
+    counting): the schedule's bookkeeping and the writing of a solved line into the state
+    are split out into helpers numba inlines.
     """
     nl = H + W
     sid = v[V_SID]
@@ -369,25 +405,8 @@ def propagate(st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache,
             if not ok:
                 _clear_schedule(sched)
                 return False
-        for j in range(n):
-            o = out[j]
-            if o != lm[j]:
-                cell = start + j * stride
-                if stamp[cell] != sid:
-                    stamp[cell] = sid
-                    t = v[V_TRAIL]
-                    trail[t] = cell
-                    trold[t] = lm[j]
-                    v[V_TRAIL] = t + 1
-                st[cell] = o
-                if _is_single(o):
-                    v[V_UNDEC] -= 1
-                if root:
-                    v[V_LINECHG] += 1
-                if line < H:
-                    _schedule(sched, H + j, g)
-                else:
-                    _schedule(sched, j, g)
+        _write_line(st, H, line, start, stride, n, lm, out, sched, v, trail, trold, stamp, sid,
+                    g, root)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -545,6 +564,28 @@ def init_state(s):
     return ok
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _probe_learn(st, H, W, sched, v, hcnt, hacc, touched, ntouch, nsurv, lver):  # noqa: N803
+    """What every one of the ``nsurv`` surviving assumptions of a probe agrees on, written
+    into ``st``: a cell each of them touched keeps only the union of what they left in it
+    (``hacc``). Narrowed cells are scheduled and their lines' probe records made stale;
+    returns how many cells were narrowed. Once per probe, inlined into :func:`_probe_cell`.
+    """
+    learnt = 0
+    for i in range(ntouch):
+        q = touched[i]
+        if hcnt[q] == nsurv:
+            nm = st[q] & hacc[q]
+            if nm != st[q]:
+                if _is_single(nm) and not _is_single(st[q]):
+                    v[V_UNDEC] -= 1
+                st[q] = nm
+                learnt += 1
+                _mark_cell(sched, H, W, q, v[V_GEN])
+                _bump_cell(lver, v, H, W, q)
+    return learnt
+
+
 @njit(cache=True, nogil=True)
 def _probe_cell(p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, cache, lm, out,  # noqa: N803
                 trail, trold, stamp, steps, hcnt, hacc, hstamp, touched, sols, lver, prec, pdep):
@@ -641,18 +682,7 @@ def _probe_cell(p, st, H, W, lines, blen, bcol, bits, sched, v, F, B, run, sc, c
             return 0, 0, U0
     if nsurv == 0:
         return -1, 0, U0
-    learnt = 0
-    for i in range(ntouch):
-        q = touched[i]
-        if hcnt[q] == nsurv:
-            nm = st[q] & hacc[q]
-            if nm != st[q]:
-                if _is_single(nm) and not _is_single(st[q]):
-                    v[V_UNDEC] -= 1
-                st[q] = nm
-                learnt += 1
-                _mark_cell(sched, H, W, q, v[V_GEN])
-                _bump_cell(lver, v, H, W, q)
+    learnt = _probe_learn(st, H, W, sched, v, hcnt, hacc, touched, ntouch, nsurv, lver)
     if learnt > 0:
         v[V_PROBECHG] += learnt
         return 1, 0, U0
