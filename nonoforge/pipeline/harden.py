@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -230,9 +231,16 @@ def _with(p: Puzzle, cells: np.ndarray, givens: tuple[tuple[int, int, int], ...]
     return dataclasses.replace(q, givens=givens) if givens else q
 
 
-def harden(puzzle: Puzzle, options: HardenOptions, source: Source | None = None) -> Hardened:
+def harden(
+    puzzle: Puzzle, options: HardenOptions, source: Source | None = None,
+    still_wanted: Callable[[], None] | None = None,
+) -> Hardened:
     """Move ``puzzle`` (unique; its goal, or the engine's solution, is the picture) toward
     human grade ``options.grade`` by removing givens and editing few cells (module doc).
+
+    ``still_wanted`` is called before each candidate is solved and rated: a caller whose
+    answer is no longer wanted (the studio, when a newer stroke arrives) raises there, and
+    the search stops between two candidates instead of running to its end.
 
     >>> from nonoforge.puzzle import Grid, Puzzle
     >>> p = Puzzle.from_grid(Grid.from_rows(["##", "#."]))
@@ -266,7 +274,7 @@ def harden(puzzle: Puzzle, options: HardenOptions, source: Source | None = None)
         if len(changes) >= most:
             note = f"stopped at {most} change(s) (the most allowed)"
             break
-        best = _round(p, cells, givens, options, source, like0, (score, like))
+        best = _round(p, cells, givens, options, source, like0, (score, like), still_wanted)
         if best is None:
             note = "no single change that keeps the puzzle unique makes it harder"
             break
@@ -283,10 +291,15 @@ def harden(puzzle: Puzzle, options: HardenOptions, source: Source | None = None)
 def _round(
     p: Puzzle, cells: np.ndarray, givens: tuple[tuple[int, int, int], ...],
     options: HardenOptions, source: Source | None, like0: float | None,
-    now: tuple[float, float | None],
+    now: tuple[float, float | None], still_wanted: Callable[[], None] | None = None,
 ) -> tuple[Change, Puzzle, np.ndarray, tuple[tuple[int, int, int], ...],
            tuple[float, int], float | None] | None:
-    """One round: the candidate that brings the score nearest the target, or None."""
+    """One round: the candidate that brings the score nearest the target, or None
+    (``still_wanted``: :func:`harden`'s, called before each candidate)."""
+    def wanted() -> None:
+        if still_wanted is not None:
+            still_wanted()
+
     score, like = now
     here = distance(score, options.grade)
     best: tuple[tuple[float, float, int], Any] | None = None
@@ -296,6 +309,7 @@ def _round(
             break
         tried += 1
         rest = givens[:i] + givens[i + 1:]
+        wanted()
         q = _with(p, cells, rest)
         got = rated(q)
         if got is None:
@@ -313,6 +327,7 @@ def _round(
         if lk is not None and like0 is not None and like0 - lk > options.max_likeness_drop:
             continue
         q = _with(p, new, tuple(g for g in givens if (g[0], g[1]) != (r, c)))
+        wanted()
         got = rated(q)
         if got is None:
             continue
