@@ -35,6 +35,7 @@ from nonoforge.cliapp import (  # noqa: F401 - _Console, _clock: for tests/test_
     say_error,
 )
 from nonoforge.commands.base import (
+    AuthorOpt,
     ColorsOpt,
     CorpusOption,
     GradeOpt,
@@ -44,6 +45,7 @@ from nonoforge.commands.base import (
     SourceOpt,
     StatusOpt,
     TechniqueOpt,
+    TitleOpt,
     VersionOpt,
     WidthOpt,
     _filters,
@@ -224,16 +226,16 @@ def db_query(
     width: WidthOpt = None, height: HeightOpt = None, size: SizeOpt = None,
     colors: ColorsOpt = None, source: SourceOpt = None, status: StatusOpt = None,
     technique: TechniqueOpt = None, grade: GradeOpt = None, solver_version: VersionOpt = None,
-    limit: LimitOpt = None,
+    limit: LimitOpt = None, title: TitleOpt = None, author: AuthorOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="As a JSON list (streamed).")] = False,
 ) -> None:
     """List the puzzles matching the filters: key, size, colours, site and title.
 
-    Example: nonoforge db query --size 20x20..30x30 --source webpbn --limit 10
+    Example: nonoforge db query --size 20x20..30x30 --source webpbn --title cat --limit 10
     """
 
     filters = _filters(width, height, size, colors, source, status, technique, grade,
-                       solver_version, limit)
+                       solver_version, limit, title, author)
     n = 0
     with open_corpus(db) as c:  # streamed: a page of rows at a time, whatever the corpus
         rows = c.listing(**filters.query_kwargs())

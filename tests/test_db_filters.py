@@ -72,3 +72,21 @@ def test_words_split_and_fold() -> None:
     assert words(" Zoë  ÜNAL ") == ["zoë", "ünal"]
     assert words("") == words(None) == []
     assert Filters(title="cat").to_dict() == {"title": "cat"}
+
+
+def test_db_query_takes_the_same_title_and_author_filter(tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from nonoforge.cli import app
+
+    db = str(tmp_path / "c.db")
+    with Corpus.open(db) as c:
+        c.add([read_file(DATA / "dancer.non")[0], *puzzles(3, 12)])
+    runner = CliRunner()
+    r = runner.invoke(app, ["-q", "db", "query", "--db", db, "--title", "DANCE", "--json"])
+    assert r.exit_code == 0, r.output
+    assert [row["title"] for row in json.loads(r.stdout)] == ["Dancer"]
+    r = runner.invoke(app, ["-q", "db", "query", "--db", db, "--author", "nobody", "--json"])
+    assert r.exit_code == 0 and json.loads(r.stdout) == []
