@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import signal
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -17,6 +18,14 @@ from hypothesis import settings
 #: How fast belongs in bench/; a hang is still caught by the tests' own guards.
 settings.register_profile("nonoforge", deadline=None)
 settings.load_profile("nonoforge")
+
+#: A command started with ``&`` from a non-interactive shell (a CI script, ``make test &``)
+#: begins with Ctrl-C ignored (POSIX), and every process it starts inherits that: the tests
+#: that press Ctrl-C on a command would then see it ignored and wait for the run's end.
+#: A user's terminal delivers it, so the tests run as a terminal would: Python's own handler
+#: here, which every child process gets back as the default on exec.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 if TYPE_CHECKING:
     from nonoforge.puzzle import Puzzle
