@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from nonoforge.errors import UsageError
-from nonoforge.pipeline.harden import distance, rated
+from nonoforge.pipeline.harden import distance, edge_edits, rated
 from nonoforge.puzzle import Grid, Puzzle
 
 #: Candidate edits evaluated (solved and rated) per round, at most.
@@ -70,40 +70,10 @@ class Regraded:
                 "reached": self.grade_after <= self.grade_wanted, "note": self.note}
 
 
-def _foothold(line: np.ndarray, ncolours: int) -> bool:
-    """Whether line deduction decides a cell of this line (its clue from ``line``) on an
-    empty line: a place a person can start."""
-    from nonoforge.puzzle import clue_of
-    from nonoforge.solver.human import line_logic
-
-    blocks = [(b.length, b.color) for b in clue_of(line.astype(np.uint8).tobytes())]
-    start = [(1 << (ncolours + 1)) - 1] * len(line)
-    got = line_logic(start, blocks)
-    return got is not None and got != start
-
-
 def candidates(cells: np.ndarray, ncolours: int) -> list[tuple[int, int, int]]:
-    """Edits to try, ``(row, column, colour)``: shape-edge cells set to a 4-neighbour's
-    colour (never a colour's last cell), most footholds gained first, then reading order."""
-    h, w = cells.shape
-    counts = np.bincount(cells.ravel(), minlength=ncolours + 1)
-    was_r = [_foothold(cells[r], ncolours) for r in range(h)]
-    was_c = [_foothold(cells[:, c], ncolours) for c in range(w)]
-    ranked: list[tuple[int, int, int, int]] = []
-    for r in range(h):
-        for c in range(w):
-            k = int(cells[r, c])
-            if k and counts[k] <= 1:
-                continue
-            near = {int(cells[r + dr, c + dc]) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
-                    if 0 <= r + dr < h and 0 <= c + dc < w} - {k}
-            for colour in sorted(near):
-                row, col = cells[r].copy(), cells[:, c].copy()
-                row[c] = col[r] = colour
-                gain = (_foothold(row, ncolours) - was_r[r]) + (_foothold(col, ncolours)
-                                                                 - was_c[c])
-                ranked.append((-gain, r, c, colour))
-    ranked.sort()
+    """Edits to try, ``(row, column, colour)``: harden's :func:`edge_edits` on empty lines,
+    most footholds gained first, then reading order."""
+    ranked = sorted((-gain, r, c, colour) for gain, r, c, colour in edge_edits(cells, ncolours))
     return [(r, c, colour) for _, r, c, colour in ranked]
 
 
