@@ -448,6 +448,48 @@ def _grid_long_side(size: tuple[int, int] | None, width: int | None) -> int:
     return max(width or 1, 30)
 
 
+def _is_int(value: object) -> bool:
+    """A whole number (a Python or NumPy integer), not a bool."""
+    return isinstance(value, Integral) and not isinstance(value, bool)
+
+
+def _is_real(value: object) -> bool:
+    """A real number (not a bool), NaN excluded."""
+    return isinstance(value, Real) and not isinstance(value, bool) and value == value
+
+
+def _whole(least: int) -> Callable[[Any], bool]:
+    return lambda v: _is_int(v) and v >= least
+
+
+def _distance(value: Any) -> bool:
+    return _is_real(value) and 0.0 <= value < float("inf")
+
+
+#: What :class:`QuantiseOptions` refuses, a knob at a time: ``(field, whether a value is
+#: usable, the one line that says it is not)``.
+_KNOB_CHECKS: tuple[tuple[str, Callable[[Any], bool], str], ...] = (
+    ("size", lambda v: v is None or (isinstance(v, tuple) and len(v) == 2
+                                     and all(_is_int(x) for x in v)),
+     "size must be (width, height), got {!r}"),
+    ("width", lambda v: v is None or _whole(1)(v),
+     "grid width must be a whole number of cells, got {!r}"),
+    ("colors", lambda v: _is_int(v) and 1 <= v <= MAX_COLORS,
+     f"colours must be 1..{MAX_COLORS}, got {{}}"),
+    ("seed", _whole(0), "seed must be a whole number 0 or more, got {!r}"),
+    ("fill", lambda v: v is None or (_is_real(v) and 0.0 < v < 1.0),
+     "fill fraction must be between 0 and 1, got {}"),
+    ("merge_delta", _distance, "merge delta must be a colour distance 0 or more, got {!r}"),
+    ("min_delta", _distance, "min delta must be a colour distance 0 or more, got {!r}"),
+    ("despeckle_passes", _whole(0), "despeckle passes must be a whole number 0 or more, "
+                                    "got {!r}"),
+    ("crumb", _whole(1), "crumb must be a whole number 1 or more, got {!r}"),
+    ("crop", lambda v: isinstance(v, bool), "crop must be True or False, got {!r}"),
+    ("photo", lambda v: v is None or isinstance(v, bool),
+     "photo must be True, False or None, got {!r}"),
+)
+
+
 @dataclass(frozen=True)
 class QuantiseOptions:
     """How an image becomes a grid: every knob of :func:`quantise` in one typed record,
@@ -487,35 +529,14 @@ class QuantiseOptions:
     crumb: int = CRUMB
 
     def __post_init__(self) -> None:
+        for name, usable, says in _KNOB_CHECKS:
+            value = getattr(self, name)
+            if not usable(value):
+                raise UsageError(says.format(value))
         if self.size is not None:
-            if (not isinstance(self.size, tuple) or len(self.size) != 2
-                    or not all(_is_int(v) for v in self.size)):
-                raise UsageError(f"size must be (width, height), got {self.size!r}")
             check_grid_size(*self.size)
-        if self.width is not None and not (_is_int(self.width) and self.width >= 1):
-            raise UsageError(f"grid width must be a whole number of cells, got {self.width!r}")
-        if self.size is not None and self.width is not None:
-            raise UsageError("give a size or a width, not both")
-        if not (_is_int(self.colors) and 1 <= self.colors <= MAX_COLORS):
-            raise UsageError(f"colours must be 1..{MAX_COLORS}, got {self.colors}")
-        if not (_is_int(self.seed) and self.seed >= 0):
-            raise UsageError(f"seed must be a whole number 0 or more, got {self.seed!r}")
-        if self.fill is not None and not (_is_real(self.fill) and 0.0 < self.fill < 1.0):
-            raise UsageError(f"fill fraction must be between 0 and 1, got {self.fill}")
-        for name in ("merge_delta", "min_delta"):
-            value = getattr(self, name)
-            if not (_is_real(value) and 0.0 <= value < float("inf")):
-                raise UsageError(f"{name.replace('_', ' ')} must be a colour distance "
-                                 f"0 or more, got {value!r}")
-        for name, least in (("despeckle_passes", 0), ("crumb", 1)):
-            value = getattr(self, name)
-            if not (_is_int(value) and value >= least):
-                raise UsageError(f"{name.replace('_', ' ')} must be a whole number "
-                                 f"{least} or more, got {value!r}")
-        for name in ("crop", "photo"):
-            value = getattr(self, name)
-            if not (isinstance(value, bool) or (name == "photo" and value is None)):
-                raise UsageError(f"{name} must be True or False, got {value!r}")
+            if self.width is not None:
+                raise UsageError("give a size or a width, not both")
 
     @classmethod
     def given(cls, options: QuantiseOptions | None, knobs: QuantiseKnobs) -> QuantiseOptions:
@@ -546,16 +567,6 @@ class QuantiseKnobs(TypedDict, total=False):
     photo: bool | None
     min_delta: float
     crumb: int
-
-
-def _is_int(value: object) -> bool:
-    """A whole number (a Python or NumPy integer), not a bool."""
-    return isinstance(value, Integral) and not isinstance(value, bool)
-
-
-def _is_real(value: object) -> bool:
-    """A real number (not a bool), NaN excluded."""
-    return isinstance(value, Real) and not isinstance(value, bool) and value == value
 
 
 def quantise(
