@@ -319,17 +319,19 @@ def generate(
     Example: nonoforge generate example:koala --size 30x30 --colors 4 --out puzzles/
     """
     from nonoforge.images.generate import GenerateOptions
+    from nonoforge.images.quantise import QuantiseOptions
     from nonoforge.images.styles import Style
 
     grid_size = _checked_grid_size(size, width, grade)
     taken: set[str] = set()
     rows = []
     options = GenerateOptions(
-        size=grid_size, width=width, colors=colors, seed=seed, fill=fill,
-        max_technique=max_technique, edit_budget=edit_budget, crop=not no_crop,
-        repair_with=repair_with, style=Style.parse(style)).checked()
+        QuantiseOptions(size=grid_size, width=width, colors=colors, seed=seed, fill=fill,
+                        crop=not no_crop),
+        max_technique=max_technique, edit_budget=edit_budget, repair_with=repair_with,
+        style=Style.parse(style))
     for image in images:
-        g, row = _generate_one(image, options, title, grade, grade_by, grid_size)
+        g, row = _generate_one(image, options, title, grade, grade_by)
         row = _write_generated(image, g, row, out_dir, fmt, explain, taken)
         rows.append(row)
         if not (as_json or is_quiet()):
@@ -359,33 +361,24 @@ def _checked_grid_size(size: str | None, width: int | None,
 
 def _generate_one(
     image: str, options: GenerateOptions, title: str | None, grade: int | None,
-    grade_by: str, grid_size: tuple[int, int] | None,
+    grade_by: str,
 ) -> tuple[Generated, dict[str, Any]]:
     """Make one image's puzzle (aimed at ``grade`` when given), printing its notes.
 
     Returns the ``Generated`` and the aim's fields for its JSON row (empty without a grade).
     """
-    from nonoforge.images.generate import generate as make
+    from nonoforge.pipeline.aim import aim
 
-    opts: dict[str, Any] = {"options": options}
-    if title is not None:
-        opts["title"] = title
-    aimed: dict[str, Any] = {}
-    notes: list[str | None] = []
     with _status(f"{image}: starting") as tell:
-        if tell is not None:  # where a long repair is, on a terminal's stderr
-            opts["progress"] = lambda line, image=image: tell(f"{image}: {line}")
-        if grade is None:
-            g = make(resolve_input(image), **opts)
-        else:
-            from nonoforge.pipeline.aim import aim
-
-            made = aim(resolve_input(image), grade, by=grade_by, size=grid_size, **opts)
-            g, aimed, notes = made.generated, made.fields(grade, grade_by), made.notes()
-    for note in (g.colors_note, *notes):
+        # where a long repair is, on a terminal's stderr
+        progress = None if tell is None else (lambda line: tell(f"{image}: {line}"))
+        made = aim(resolve_input(image), grade, options, by=grade_by, title=title,
+                   progress=progress)
+    g = made.generated
+    for note in (g.colors_note, *made.notes()):
         if note:
             err.print(f"note: {image}: {note}", markup=False, highlight=False)
-    return g, aimed
+    return g, made.fields()
 
 
 def _write_generated(image: str, g: Generated, aimed: dict[str, Any], out_dir: str, fmt: str,

@@ -297,6 +297,7 @@ def from_picture(path: str, data: bytes, name: str, opts: PictureSettings) -> di
     the page drew one, with what the page shows beside it: the sheet, the verdict, the
     grade, the likeness and the edited cells."""
     from nonoforge.images.generate import GenerateOptions, generate
+    from nonoforge.images.quantise import QuantiseOptions
     from nonoforge.images.render import png_bytes, sheet_png
     from nonoforge.images.styles import Style
     from nonoforge.pipeline.rate import human_fields
@@ -307,9 +308,9 @@ def from_picture(path: str, data: bytes, name: str, opts: PictureSettings) -> di
         from nonoforge.images.load import load_image
 
         source = cropped(load_image(path), opts.box)  # read with every check, then cut
-    options = GenerateOptions(size=(opts.width, opts.height), colors=opts.colours,
-                              max_technique=opts.max_technique, crop=opts.crop,
-                              style=Style.parse(opts.style)).checked()
+    options = GenerateOptions(QuantiseOptions(size=(opts.width, opts.height),
+                                              colors=opts.colours, crop=opts.crop),
+                              max_technique=opts.max_technique, style=Style.parse(opts.style))
     g = generate(source, options, title=readable(name.removeprefix("example:")))
     p = g.puzzle
     summary = g.summary()
