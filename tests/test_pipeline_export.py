@@ -97,6 +97,31 @@ def test_an_ambiguous_puzzle_stays_out_of_books_unless_asked_and_is_then_marked(
     assert res.exit_code == 0 and "not unique" in (tmp_path / "b.html").read_text()
 
 
+def test_a_stored_verdict_is_reused_not_solved_again(tmp_path) -> None:
+    """Folder and ROFL exports take each puzzle's verdict from its stored rating and solve
+    nothing again (issue 38 suspected the demo's folder export of re-solving): a puzzle the
+    solver proves unique, stored as rated ``multiple``, stays out -- a fresh solve would
+    have put it in -- and the one stored as ``unique`` goes in."""
+    from nonoforge.examples import PUZZLES
+    from nonoforge.solver import SOLVER_VERSION, solve
+
+    nin, dancer = nin_puzzles()[0], read_file(PUZZLES / "dancer.non")[0]
+    assert solve(nin).status == "unique"
+    db = corpus_with(tmp_path, [nin, dancer])
+    with Corpus.open(db) as c:
+        c.save_results([{"key": nin.key, "status": "multiple", "technique": "search",
+                         "effort": {"work": 1}},
+                        {"key": dancer.key, "status": "unique", "technique": "line",
+                         "effort": {"work": 1}}], SOLVER_VERSION)
+    for to in ("folder", "c.rofl"):
+        res = export(db, "nin", "--to", str(tmp_path / to))
+        assert res.exit_code == 0, res.output
+        assert "left out 1 puzzle" in res.output and "wrote 1 puzzle" in res.output
+    files = list((tmp_path / "folder").iterdir())
+    assert [read_file(f)[0].key for f in files] == [dancer.key]
+    assert [p.key for p in read_file(tmp_path / "c.rofl")] == [dancer.key]
+
+
 def test_exports_never_mix(tmp_path) -> None:
     puzzles = nin_puzzles()
     db = corpus_with(tmp_path, puzzles)
