@@ -6,13 +6,15 @@ each is read with ``resource.getrusage(RUSAGE_CHILDREN)``, and the minimum and m
 printed (the minimum is the least disturbed by other work on a shared machine). Then
 ``--files`` small colour puzzles are solved one process each, as a script would, and one
 process times the imports piece by piece to show where the rest goes, and which pieces a
-``solve`` of a small line-solvable puzzle paid before issue 39 and pays now.
+``solve`` of a small line-solvable puzzle paid before issue 39 and pays now, and what one
+that needs probing pays now.
 
 The colour puzzles are seeded random pictures (painted cells in runs along the rows, as
 pictures have them; :func:`colour_picture`), written as ``.non`` files: 15x15 in 4 colours
 (the first seed whose puzzle line logic settles), and ``--files`` of 10x10 to 20x20 in 2 to
 5 colours, some line-solvable (answered in plain Python), some needing probing (they load
-the compiled engine: numpy, numba and the cached kernels, 0.7-1.6 s of CPU).
+the compiled engine: numpy, numba and the cached kernels, 0.6-1 s of CPU; not SciPy, nor the
+SAT back-end unless the solve reaches it).
 
 Byte-code is cached under a temporary ``PYTHONPYCACHEPREFIX`` and warmed by one unmeasured
 run, as an installed package has its ``.pyc`` files (a checkout run with
@@ -108,18 +110,20 @@ def _cpu(cmd: list[str], env: dict[str, str]) -> float:
 
 
 #: Each piece: its label, whether ``solve`` of a small line-solvable puzzle (black and
-#: white / colour) paid it before issue 39, and whether it does now.
+#: white / colour) paid it before issue 39, whether it does now, and whether a solve that
+#: needs probing (the engine, no SAT) pays it now.
 _ROLES = {
-    "interpreter": ("yes", "yes"),
-    "typer (its own click)": ("yes", "yes"),
-    "nonoforge.cli": ("yes", "yes"),
-    "nonoforge.formats (every reader)": ("yes", "yes"),
-    "nonoforge.solver (no numpy, no numba)": ("yes", "yes"),
-    "rich (styled output, a terminal)": ("yes", "only on a terminal"),
-    "numpy": ("yes", "no"),
-    "numba + the compiled engine's modules": ("colour only", "no"),
-    "loading the engine's kernels (first solve)": ("colour only", "no"),
-    "loading the SAT encoder's kernels, python-sat": ("colour only", "no"),
+    "interpreter": ("yes", "yes", "yes"),
+    "typer (its own click)": ("yes", "yes", "yes"),
+    "nonoforge.cli": ("yes", "yes", "yes"),
+    "nonoforge.formats (every reader)": ("yes", "yes", "yes"),
+    "nonoforge.solver (no numpy, no numba)": ("yes", "yes", "yes"),
+    "rich (styled output, a terminal)": ("yes", "only on a terminal", "only on a terminal"),
+    "numpy": ("yes", "no", "yes"),
+    "numba + the compiled engine's modules, kernels loaded (first solve)":
+        ("colour only", "no", "yes"),
+    "scipy.linalg (numba's BLAS probe, now kept out)": ("colour only", "no", "no"),
+    "the SAT back-end: python-sat, the CNF and phase kernels": ("colour only", "no", "no"),
 }
 
 _PIECES = """
@@ -138,15 +142,16 @@ import rich.console, rich.text
 marks.append(("rich (styled output, a terminal)", t()))
 import numpy
 marks.append(("numpy", t()))
-import nonoforge.solver.driver
-marks.append(("numba + the compiled engine's modules", t()))
-from nonoforge.puzzle import Grid, Puzzle
 from nonoforge.solver import core
-p = Puzzle.from_grid(Grid([[1, 0], [0, 1]]))
-core._solve(p, 2, None, "search", None, False)
-marks.append(("loading the engine's kernels (first solve)", t()))
+if hasattr(core, "_load_engine"):
+    core._load_engine()
+else:  # before issue 39's last step: one warmup loaded everything, SciPy and SAT included
+    core.warmup()
+marks.append(("numba + the compiled engine's modules, kernels loaded (first solve)", t()))
+import scipy.linalg
+marks.append(("scipy.linalg (numba's BLAS probe, now kept out)", t()))
 core.warmup()
-marks.append(("loading the SAT encoder's kernels, python-sat", t()))
+marks.append(("the SAT back-end: python-sat, the CNF and phase kernels", t()))
 prev = 0.0
 for name, at in marks:
     print(f"{name}\\t{at - prev:.3f}")
@@ -210,16 +215,17 @@ def main() -> None:
                       f"{statistics.median(ts):.3f} s a file")
         print()
     print("Where a process's CPU goes (one process, imports in order, each step's own CPU), "
-          "and what `solve` of a small line-solvable puzzle paid before issue 39 and now:")
+          "what `solve` of a small line-solvable puzzle paid before issue 39 and now, and "
+          "what one that needs probing pays now:")
     print()
     out = subprocess.run([py, "-c", _PIECES], cwd=env.get("PYTHONPATH", ROOT), env=env,
                          capture_output=True, text=True, check=True).stdout
-    print("| step | CPU s | solve paid it before | now |")
-    print("|---|---:|---|---|")
+    print("| step | CPU s | solve paid it before | now | a solve needing probing, now |")
+    print("|---|---:|---|---|---|")
     for line in out.splitlines():
         name, secs = line.split("\t")
-        before, now = _ROLES.get(name, ("", ""))
-        print(f"| {name} | {secs} | {before} | {now} |")
+        before, now, probing = _ROLES.get(name, ("", "", ""))
+        print(f"| {name} | {secs} | {before} | {now} | {probing} |")
     print()
     print("Targets: solve 5x10 < 0.15 s, solve 15x15 4-colour < 0.25 s, 100 small colour "
           "files < 25 s in all, info < 0.2 s.")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import operator
 import string
 import sys
@@ -186,25 +187,41 @@ def clue_of(cells: Iterable[int]) -> Clue:
     return tuple(blocks)
 
 
-def _runs_match(cells: np.ndarray, clues: tuple[Clue, ...]) -> bool:
-    """Whether the rows of ``cells`` have exactly these clues (runs of one non-zero colour)."""
+#: The value that ends each line in :func:`_runs_match`'s flat layout (no colour has it).
+_LINE_END = -1
+
+
+def _runs_match(cells: np.ndarray, wanted: np.ndarray) -> bool:
+    """Whether ``cells`` has exactly the runs ``wanted`` (:meth:`Puzzle.runs_wanted`).
+
+    Every row and then every column is laid end to end in one flat array, each line
+    followed by a :data:`_LINE_END` cell; a run is a maximal stretch of one non-zero value,
+    so each line end is a run of its own and the flat list of (length, colour) of all runs
+    is the lines' clues, each closed by ``(1, _LINE_END)``: one comparison checks every
+    block of every line and which line it is in. A dozen array operations for the whole
+    grid (the solver checks every solution it returns this way).
+    """
     import numpy as np
 
-    a = np.pad(cells, ((0, 0), (1, 1)))
-    mid = a[:, 1:-1]
-    starts = (mid != 0) & (mid != a[:, :-2])
-    ends = (mid != 0) & (mid != a[:, 2:])
-    if not np.array_equal(starts.sum(axis=1), [len(c) for c in clues]):
+    h, w = cells.shape
+    n_rows = h * (w + 1)
+    flat = np.full(n_rows + w * (h + 1) + 2, _LINE_END, dtype=np.int16)
+    flat[0] = flat[-1] = 0  # background around it all: the first run starts, the last ends
+    flat[1:1 + n_rows].reshape(h, w + 1)[:, :w] = cells
+    flat[1 + n_rows:-1].reshape(w, h + 1)[:, :h] = cells.T
+    prev, cur = flat[:-1], flat[1:]
+    change = prev != cur
+    starts = np.flatnonzero(change & (cur != 0))  # cur[i]: a run's first cell
+    ends = np.flatnonzero(change & (prev != 0))  # prev[i]: a run's last cell
+    if len(starts) != len(wanted) // 2:
         return False
-    _, s = np.nonzero(starts)
-    _, e = np.nonzero(ends)
-    want = [x for c in clues for b in c for x in b]
-    got = np.empty(2 * len(s), np.int64)
-    got[0::2] = e - s + 1
-    got[1::2] = mid[starts]
-    return bool(np.array_equal(got, want))
+    got = np.empty(2 * len(starts), np.int64)
+    got[0::2] = ends - starts
+    got[1::2] = cur[starts]
+    return bool(np.array_equal(got, wanted))
 
 
+_chain = itertools.chain.from_iterable
 _LENGTH, _COLOR = operator.itemgetter(0), operator.itemgetter(1)  # of a Block, at C speed
 
 
@@ -401,9 +418,7 @@ class Grid:
         if self._cells is None and self.height * self.width <= _PLAIN_CELLS:
             return (self.row_clues() == puzzle.rows
                     and self.column_clues() == puzzle.columns)
-        return _runs_match(self.cells, puzzle.rows) and _runs_match(
-            self.cells.T, puzzle.columns
-        )
+        return _runs_match(self.cells, puzzle.runs_wanted())
 
     def max_color(self) -> int:
         """The largest colour index in the picture."""
@@ -574,6 +589,25 @@ class Puzzle:
             yield "row", i, c
         for i, c in enumerate(self.columns):
             yield "column", i, c
+
+    def runs_wanted(self) -> np.ndarray:
+        """Every line's blocks as one ``int64`` array, rows then columns: each block's
+        length and colour, and each line closed by ``(1, -1)``: what a picture that solves
+        the puzzle shows (:meth:`Grid.matches`). Made once per puzzle and kept (not a
+        field: equality, hashing and :meth:`replace` ignore it), as the solver checks
+        every solution it returns against it."""
+        wanted = self.__dict__.get("_runs_wanted")
+        if wanted is None:
+            import numpy as np
+
+            flat: list[int] = []
+            for clue in self.rows + self.columns:
+                flat.extend(_chain(clue))
+                flat += (1, _LINE_END)
+            wanted = np.array(flat, dtype=np.int64)
+            wanted.flags.writeable = False
+            object.__setattr__(self, "_runs_wanted", wanted)
+        return wanted
 
     # -- identity -----------------------------------------------------------------------
 

@@ -252,3 +252,28 @@ def test_from_grid_reproduces_its_clues(cells: np.ndarray) -> None:
     c = p.canonical()
     assert c.key == p.key
     assert c.goal is not None and c.goal.matches(c)
+
+
+@given(grids(), st.data())
+def test_matches_as_arrays_is_comparing_the_clues(cells: np.ndarray, data: st.DataObject) -> None:
+    """The array check (every line's runs at once, as the solver checks its answers) says
+    what comparing the picture's clues says: for the goal itself, one cell changed, and any
+    other picture of the shape."""
+    if not cells.any():
+        cells = cells.copy()
+        cells[0, 0] = 1
+    p = Puzzle.from_grid(Grid(cells))
+    assert p.goal is not None
+    h, w = cells.shape
+    top = max(1, int(cells.max()))
+    y, x = data.draw(st.integers(0, h - 1)), data.draw(st.integers(0, w - 1))
+    changed = cells.copy()
+    changed[y, x] = data.draw(st.integers(0, top))
+    other = data.draw(arrays(np.uint8, (h, w), elements=st.integers(0, top)))
+    for picture in (cells, changed, other, cells.T.copy()):
+        g = Grid(picture)
+        by_clues = g.shape == (h, w) and g.row_clues() == p.rows and g.column_clues() == p.columns
+        assert g.matches(p) == by_clues
+        assert Grid(picture).matches(p) == by_clues  # the cached wanted runs, read again
+    assert p.runs_wanted() is p.runs_wanted()
+    assert p == Puzzle.from_grid(Grid(cells))  # the kept runs are no part of equality

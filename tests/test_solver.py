@@ -537,3 +537,31 @@ def test_givens_change_nothing_for_puzzles_without_them() -> None:
     assert r.effort["line_solves"] == 6 and r.effort["work"] == 43
     q = solve(p.replace(givens=[(1, 1, 1)]))
     assert q.status == "unique" and q.solutions == r.solutions
+
+
+def test_a_process_loads_the_sat_back_end_and_scipy_only_when_needed() -> None:
+    """A solve that probing settles loads the engine but neither python-sat nor SciPy (numba
+    goes without it); one that reaches SAT loads SAT then, with the same answer; SciPy
+    still imports afterwards (issue 39). A fresh interpreter: this one has them all."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    edge = root / "nonoforge" / "examples" / "puzzles" / "edge.non"
+    code = (
+        "import sys\n"
+        "from nonoforge.formats import read_file\n"
+        "from nonoforge.solver import solve\n"
+        f"p = read_file({str(edge)!r})[0]\n"
+        "a = solve(p)\n"
+        "print(a.effort['probes'] > 0, 'nonoforge.solver.engine' in sys.modules,"
+        " 'pysat' in sys.modules, 'scipy' in sys.modules)\n"
+        "b = solve(p, strategy='sat')\n"
+        "print('pysat' in sys.modules, b.status == a.status, b.solutions == a.solutions)\n"
+        "import scipy.linalg\n"
+        "print(scipy.linalg.__name__)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
+                       timeout=600, check=True)
+    assert r.stdout.split("\n")[:3] == ["True True False False", "True True True",
+                                        "scipy.linalg"]
