@@ -96,6 +96,10 @@ STRIP_ASPECT = 2.0
 #: A drawn box is not fitted again when its long side would have fewer pixels a cell than
 #: this (the source's detail is gone at that scale: a grid of blur).
 REFIT_PIXELS = 2
+#: Margin around the drawn box, in cells of the grid it was drawn on: a coarse grid's edge
+#: cells are part subject, part ground, and may be drawn as either (the next round, finer,
+#: tightens the box again).
+REFIT_MARGIN = 0.5
 #: Cells of surroundings a crop fitted to the drawn box is drawn with (then cut off).
 RING = 1
 
@@ -111,7 +115,7 @@ def drawn_box(
 
     >>> ink = np.zeros((30, 30), dtype=bool); ink[10:20, 5:15] = True
     >>> drawn_box(ink, (0, 300, 0, 300))
-    (100, 200, 50, 150)
+    (95, 205, 45, 155)
     """
     if not ink.any():
         return None
@@ -126,8 +130,9 @@ def drawn_box(
         t, b = _densest(ink[:, l_:r].sum(axis=1), t, b, round(STRIP_ASPECT * (r - l_)))
     top, bottom, left, right = box
     ch, cw = (bottom - top) / gh, (right - left) / gw
-    new = (int(top + t * ch), min(bottom, int(np.ceil(top + b * ch))),
-           int(left + l_ * cw), min(right, int(np.ceil(left + r * cw))))
+    m = REFIT_MARGIN
+    new = (max(top, int(top + (t - m) * ch)), min(bottom, int(np.ceil(top + (b + m) * ch))),
+           max(left, int(left + (l_ - m) * cw)), min(right, int(np.ceil(left + (r + m) * cw))))
     if new == box or max(new[1] - new[0], new[3] - new[2]) < REFIT_PIXELS * max(gh, gw):
         return None
     return new
