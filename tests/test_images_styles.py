@@ -107,9 +107,10 @@ def test_options_and_keywords_are_not_mixed_but_size_may_be_given() -> None:
 
 
 def test_a_style_that_draws_nothing_gives_the_silhouette_and_says_so() -> None:
-    """The page of text at 30 cells: no region boundary is salient enough for an outline;
-    the puzzle is drawn as a silhouette and ``style`` says so."""
-    g = generate(skimage.data.page(), GenerateOptions(size=(30, 30), style=Style.OUTLINE))
+    """A disc under 3 cells of 20 (the frame is no crop: the disc is under 2 % of it) is
+    merged away with the regions' crumbs: tones draw nothing to fit again, the puzzle is
+    drawn as a silhouette and ``style`` says so."""
+    g = generate(small_subject(), GenerateOptions(size=(20, 24), style=Style.TONES))
     assert g.style is Style.SILHOUETTE and g.accepted
 
 
