@@ -312,7 +312,7 @@ def styles_montage(path: str, imgs: list[tuple[str, object]], size: int = 30) ->
     tile = 150
     print(f"{'photo':<22}" + "".join(f"{s:>22}" for s in ("silhouette", "outline", "tones"))
           + f"{'auto':>12}{'by ssim':>12}")
-    rows, agree = [], 0
+    rows, agree, autos = [], 0, []
     for name, img in imgs:
         rgba = as_rgba(img)  # type: ignore[arg-type]
         src = Image.fromarray((rgba[..., :3] * 255).round().astype(np.uint8))
@@ -320,7 +320,11 @@ def styles_montage(path: str, imgs: list[tuple[str, object]], size: int = 30) ->
         tiles, cells = [src], []
         figures = {}
         for style in (Style.SILHOUETTE, Style.OUTLINE, Style.TONES, Style.AUTO):
+            c0 = time.process_time()
             g = generate(img, GenerateOptions(QuantiseOptions(size=(size, size)), style=style))
+            if style is Style.AUTO:
+                autos.append((g.accepted, time.process_time() - c0, g.style.value,
+                              g.puzzle.width, g.puzzle.height))
             assert g.puzzle.goal is not None
             tiles.append(solution_png(g.puzzle.goal, g.puzzle.palette, tile // size))
             s = g.summary()
@@ -332,7 +336,8 @@ def styles_montage(path: str, imgs: list[tuple[str, object]], size: int = 30) ->
         print(f"{name:<22}" + "".join(
             f"{f'{figures[k][0]:.3f}/{figures[k][1]:.3f}' + ('' if figures[k][2] else ' NO'):>22}"
             for k in ("silhouette", "outline", "tones"))
-            + f"{figures['auto'][3]:>12}{by_ssim:>12}", flush=True)
+            + f"{figures['auto'][3]:>12}{by_ssim:>12}"
+            + f"  auto {autos[-1][3]}x{autos[-1][4]} cpu {autos[-1][1]:.2f}", flush=True)
         row = Image.new("RGB", (sum(t.width for t in tiles) + 8 * len(tiles), tile), "white")
         x = 0
         for t in tiles:
@@ -341,6 +346,10 @@ def styles_montage(path: str, imgs: list[tuple[str, object]], size: int = 30) ->
         rows.append(row)
     print(f"(structure/SSIM of each style's repaired puzzle; NO: not accepted) the two measures "
           f"pick the same style for {agree} of {len(imgs)} photos")
+    chosen = {k: sum(a[2] == k for a in autos) for k in ("silhouette", "outline", "tones")}
+    print(f"auto at {size}x{size}: accepted {sum(a[0] for a in autos)}/{len(autos)}, CPU median "
+          f"{statistics.median(a[1] for a in autos):.2f} s, max {max(a[1] for a in autos):.2f} s; "
+          "chose " + ", ".join(f"{k} {v}" for k, v in chosen.items()))
     out = Image.new("RGB", (max(r.width for r in rows), (tile + 8) * len(rows)), "white")
     for i, r in enumerate(rows):
         out.paste(r, (0, (tile + 8) * i))

@@ -110,8 +110,77 @@ def test_options_and_keywords_are_not_mixed() -> None:
 
 
 def test_a_style_that_draws_nothing_gives_the_silhouette_and_says_so() -> None:
-    """The page of text at 30 cells: no region boundary is salient enough for an outline;
-    the puzzle is drawn as a silhouette and ``style`` says so."""
-    opts = GenerateOptions(QuantiseOptions(size=(30, 30)), style=Style.OUTLINE)
-    g = generate(skimage.data.page(), opts)
+    """A disc under 3 cells of 20 (the frame is no crop: the disc is under 2 % of it) is
+    merged away with the regions' crumbs: tones draw nothing to fit again, the puzzle is
+    drawn as a silhouette and ``style`` says so."""
+    opts = GenerateOptions(QuantiseOptions(size=(20, 24)), style=Style.TONES)
+    g = generate(small_subject(), opts)
     assert g.style is Style.SILHOUETTE and g.accepted
+
+
+def test_a_drawing_that_fills_its_grid_is_not_fitted_again() -> None:
+    from nonoforge.images.styles import drawn_box
+
+    ink = np.zeros((30, 20), dtype=bool)
+    ink[0, 5] = ink[29, 6] = ink[10, 1] = ink[12, 19] = True  # 30x19 of 30x20
+    assert drawn_box(ink, (0, 300, 0, 200)) is None
+    assert drawn_box(np.zeros((30, 20), dtype=bool), (0, 300, 0, 200)) is None
+
+
+def test_a_small_drawing_gives_its_box_with_half_a_cell_of_margin() -> None:
+    from nonoforge.images.styles import drawn_box
+
+    ink = np.zeros((30, 30), dtype=bool)
+    ink[10:20, 5:15] = True  # cells of 10 pixels in a box starting at (100, 200)
+    assert drawn_box(ink, (100, 400, 200, 500)) == (195, 305, 245, 355)
+
+
+def test_a_drawn_strip_is_fitted_to_its_densest_stretch() -> None:
+    """Horses far off: a band of 4 lines across the grid, the horses on its left. The box
+    is at most STRIP_ASPECT : 1 and holds them, not the empty band."""
+    from nonoforge.images.styles import STRIP_ASPECT, drawn_box
+
+    ink = np.zeros((15, 30), dtype=bool)
+    ink[6, :] = True  # the horizon
+    ink[5:9, 3:9] = True  # the horses
+    box = drawn_box(ink, (0, 150, 0, 300))
+    assert box is not None
+    t, b, l_, r = box
+    assert (r - l_) <= STRIP_ASPECT * (b - t) + 10  # + the margin's cell
+    assert l_ <= 30 and r >= 90  # the horses inside
+
+
+def test_no_refit_into_the_blur() -> None:
+    """A box of under REFIT_PIXELS pixels a cell is not fitted again."""
+    from nonoforge.images.styles import drawn_box
+
+    ink = np.zeros((30, 30), dtype=bool)
+    ink[14:16, 14:16] = True
+    assert drawn_box(ink, (0, 60, 0, 60)) is None  # 2 pixels a cell: 3 cells -> 6 pixels
+
+
+def small_subject() -> np.ndarray:
+    """A navy disc of 110 pixels in a grainy grey-blue frame of 800x600: under 2 % of the
+    frame, so the subject's crop is the whole frame and the disc is 4 cells of 30."""
+    from PIL import Image, ImageDraw
+
+    from nonoforge.images.load import as_rgba
+
+    im = Image.new("RGB", (800, 600), (170, 185, 200))
+    ImageDraw.Draw(im).ellipse((480, 200, 590, 310), fill=(30, 30, 80))
+    arr = np.asarray(im).astype(np.float64) / 255
+    arr += np.random.default_rng(1).normal(0.0, 0.03, arr.shape)
+    return as_rgba(np.clip(arr, 0, 1))
+
+
+def test_a_small_subject_in_a_big_frame_fills_the_grid() -> None:
+    """The drawing is fitted again to what it draws: the disc fills the size asked (its
+    long side 30, within one cell), where the crop alone left it 4 cells across."""
+    img = small_subject()
+    g = generate(img, GenerateOptions(QuantiseOptions(size=(30, 30)), style=Style.TONES))
+    assert g.style is Style.TONES and g.accepted
+    assert max(g.puzzle.width, g.puzzle.height) >= 29
+    assert min(g.puzzle.width, g.puzzle.height) >= 24  # a disc, not a strip of it
+    whole = generate(img, GenerateOptions(QuantiseOptions(size=(30, 30), crop=False),
+                                           style=Style.TONES))
+    assert max(whole.puzzle.width, whole.puzzle.height) <= 6  # --no-crop: no refit either

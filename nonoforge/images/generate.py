@@ -844,7 +844,7 @@ def _draw(
     else:
         regions, ground = _regions(rgba, opts)
         drawn: dict[Style, Quantised | None] = {
-            s: _styled(regions, s, 0, ground) for s in (Style.OUTLINE, Style.TONES)}
+            s: _styled(regions[s], s, 0, ground) for s in (Style.OUTLINE, Style.TONES)}
         if style is Style.AUTO:
             if progress is not None:
                 progress("scoring the styles")
@@ -866,7 +866,8 @@ def _draw(
             if s is Style.SILHOUETTE:
                 q, rep = _silhouette_attempts(pre, opts, solver, progress, drawn.get(s))
             else:
-                q, rep = _style_attempts(regions, s, opts, solver, progress, drawn[s], ground)
+                q, rep = _style_attempts(regions[s], s, opts, solver, progress, drawn[s],
+                                         ground)
             after = picture_structure(q, rep.grid.cells, ground) if rep.accepted else -1.0
             tried.append((after, s, q, rep))
             best = max(t[0] for t in tried)
@@ -924,35 +925,86 @@ def _crumbs(first: int) -> tuple[int, ...]:
     return (first, *(c for c in CRUMBS if c > first))
 
 
-def _regions(rgba: np.ndarray, opts: GenerateOptions) -> tuple[Quantised, np.ndarray | None]:
-    """The subject's regions and the background's colours: the subject's crop
-    (:func:`~nonoforge.images.subject.find_subject`; the whole frame without ``crop``),
-    equalised and smoothed hard (REGION_TV: fur and grass flatten, the shapes stay),
-    quantised in REGION_COLOURS colours, pieces under :func:`region_crumb` cells merged
-    into their surroundings."""
-    from nonoforge.images.light import block_reduce_linear, lab_to_srgb
-    from nonoforge.images.quantise import ANALYSIS_PER_CELL, equalised_lab
-    from nonoforge.images.smoothing import smooth_lab
-    from nonoforge.images.styles import REGION_COLOURS, REGION_TV
+#: Regions and the cells of them a style draws: ``(top, bottom, left, right)`` (a crop
+#: fitted to a drawing is drawn with a ring of its surroundings, cut off after).
+_Fitted = tuple[Quantised, tuple[int, int, int, int]]
+
+
+def _regions(rgba: np.ndarray, opts: GenerateOptions
+             ) -> tuple[dict[Style, _Fitted], np.ndarray | None]:
+    """Each drawn style's regions (outline, tones) and the background's colours: the
+    regions of the subject's crop (:func:`~nonoforge.images.subject.find_subject`; the
+    whole frame without ``crop``), fitted again to what the style draws of them
+    (:func:`~nonoforge.images.styles.drawn_box`, with a ring of their surroundings) so the
+    drawing fills the grid; of those rounds the one drawing the largest box."""
+    from nonoforge.images.styles import REFIT_ROUNDS, drawn_box
     from nonoforge.images.subject import find_subject
 
-    picture = opts.quantise
     subject = find_subject(rgba)
-    if picture.crop:
-        t, b, l_, r = subject.box
-        rgba = rgba[t:b, l_:r]
-    long = max(picture.size) if picture.size is not None else max(picture.width or 1, 30)
+    h, w = rgba.shape[:2]
+    start = subject.box if opts.quantise.crop else (0, h, 0, w)
+    made: dict[tuple[int, int, int, int], _Fitted] = {}
+
+    def regions_of(box: tuple[int, int, int, int], ring: bool) -> _Fitted:
+        if box not in made:
+            made[box] = _regions_in(rgba, box, opts, ring)
+        return made[box]
+
+    fitted: dict[Style, _Fitted] = {}
+    for style in (Style.OUTLINE, Style.TONES):
+        box, regions = start, regions_of(start, False)
+        ink = _ink(regions, style, 0, subject.ground)
+        rounds = [(_extent(ink), regions)]
+        for _ in range(REFIT_ROUNDS if opts.quantise.crop else 0):
+            new = drawn_box(ink != 0, box)
+            if new is None:
+                break
+            box, regions = new, regions_of(new, True)
+            ink = _ink(regions, style, 0, subject.ground)
+            rounds.append((_extent(ink), regions))
+        best = max(range(len(rounds)), key=lambda i: (rounds[i][0], -i))
+        fitted[style] = rounds[best][1]
+    return fitted, subject.ground
+
+
+def _regions_in(rgba: np.ndarray, box: tuple[int, int, int, int], opts: GenerateOptions,
+                ring: bool) -> _Fitted:
+    """The regions of the pixel ``box`` of ``rgba``, the grid fitted to all of it (with
+    ``ring``, also to :data:`~nonoforge.images.styles.RING` cells of its surroundings a
+    side, within the picture): equalised and smoothed hard (REGION_TV: fur and grass
+    flatten, the shapes stay), quantised in REGION_COLOURS colours, pieces under
+    :func:`region_crumb` cells merged into their surroundings."""
+    from nonoforge.images.light import block_reduce_linear, lab_to_srgb
+    from nonoforge.images.quantise import ANALYSIS_PER_CELL, equalised_lab, fit_size
+    from nonoforge.images.smoothing import smooth_lab
+    from nonoforge.images.styles import REGION_COLOURS, REGION_TV, RING
+
+    picture = opts.quantise
+    t, b, l_, r = box
+    size, width = picture.size, picture.width
+    gw, gh = fit_size(r - l_, b - t, size, width)
+    inner = (0, gh, 0, gw)
+    if ring:
+        ch, cw = (b - t) / gh, (r - l_) / gw
+        pt, pb = min(RING, int(t / ch)), min(RING, int((rgba.shape[0] - b) / ch))
+        pl, pr = min(RING, int(l_ / cw)), min(RING, int((rgba.shape[1] - r) / cw))
+        t, b = t - round(pt * ch), b + round(pb * ch)
+        l_, r = l_ - round(pl * cw), r + round(pr * cw)
+        size, width = (gw + pl + pr, gh + pt + pb), None
+        inner = (pt, pt + gh, pl, pl + gw)
+    rgba = rgba[t:b, l_:r]
+    long = max(size) if size is not None else max(width or 1, 30)
     k = -(-max(rgba.shape[:2]) // max(128, ANALYSIS_PER_CELL * long))
     smooth = block_reduce_linear(rgba, k) if k > 1 else rgba.copy()  # smoothing is the time
     smooth[..., :3] = lab_to_srgb(smooth_lab(equalised_lab(smooth), REGION_TV))
-    # the regions are an analysis, not the picture: of the options only the grid, seed,
-    # merge distance and crop carry over
-    regions = QuantiseOptions(size=picture.size, width=picture.width, colors=REGION_COLOURS,
+    # the regions are an analysis, not the picture: of the options only the grid, seed and
+    # merge distance carry over (the crop is the box's)
+    regions = QuantiseOptions(size=size, width=width, colors=REGION_COLOURS,
                               seed=picture.seed, merge_delta=picture.merge_delta,
-                              crop=picture.crop, photo=True)
+                              crop=False, photo=True)
     q = prepare(smooth, regions).quantise()
     cells = merge_crumbs(q.grid.cells, region_crumb(q.grid.cells.size))
-    return replace(q, grid=Grid(cells)), subject.ground
+    return replace(q, grid=Grid(cells)), inner
 
 
 def region_crumb(cells: int) -> int:
@@ -960,20 +1012,44 @@ def region_crumb(cells: int) -> int:
     return int(min(16, max(4, round(cells / 90))))
 
 
-def _styled(regions: Quantised, style: Style, detail: int,
-            ground: np.ndarray | None) -> Quantised | None:
-    """The black-and-white picture of ``style`` drawn from the subject's ``regions`` at
-    level of ``detail``, as a quantised picture (None when it draws nothing); ``ground``:
-    the background's colours, what the cells' saliency is measured against."""
+def _extent(cells: np.ndarray) -> tuple[int, int]:
+    """The long and short side of the box of a drawing's ink (0, 0 for none)."""
+    if not cells.any():
+        return 0, 0
+    t, b, l_, r = margins(cells)
+    h, w = cells.shape[0] - t - b, cells.shape[1] - l_ - r
+    return max(h, w), min(h, w)
+
+
+def _ink(fitted: _Fitted, style: Style, detail: int, ground: np.ndarray | None
+         ) -> np.ndarray:
+    """The cells (0/1) ``style`` draws of the subject's regions (``fitted``: the regions and
+    the part of them drawn, :func:`_regions`) at level of ``detail``; ``ground``: the
+    background's colours, what the cells' saliency is measured against."""
     from nonoforge.images.styles import outline, tones
     from nonoforge.images.subject import saliency
 
+    regions = fitted[0]
     sal = saliency(regions.source_lab, ground)
     draw = outline if style is Style.OUTLINE else tones
-    cells = draw(regions.grid.cells, regions.palette_lab, sal, detail)
+    t, b, l_, r = fitted[1]
+    return draw(regions.grid.cells, regions.palette_lab, sal, detail)[t:b, l_:r]
+
+
+def _styled(fitted: _Fitted, style: Style, detail: int,
+            ground: np.ndarray | None) -> Quantised | None:
+    """The black-and-white picture of ``style`` drawn from the subject's regions at level
+    of ``detail`` (``fitted``: the regions and the part drawn; :func:`_ink`), as a
+    quantised picture (None when it draws nothing)."""
+    cells = _ink(fitted, style, detail, ground)
     if not cells.any():
         return None
-    q = replace(regions, grid=Grid(cells), palette=Palette.bw(), palette_lab=BW_LAB,
+    t, b, l_, r = fitted[1]
+    regions = fitted[0]
+    light = None if regions.source_light is None else regions.source_light[t:b, l_:r]
+    clear = None if regions.transparent is None else regions.transparent[t:b, l_:r]
+    q = replace(regions, grid=Grid(cells), source_lab=regions.source_lab[t:b, l_:r],
+                source_light=light, transparent=clear, palette=Palette.bw(), palette_lab=BW_LAB,
                 wanted_colors=1, colors_note=None)
     # its empty edge lines go before the repair, as the quantiser crops its own: the edit
     # budget is a share of the puzzle's cells, not of lines that will be trimmed away
@@ -981,7 +1057,7 @@ def _styled(regions: Quantised, style: Style, detail: int,
 
 
 def _style_attempts(
-    regions: Quantised, style: Style, opts: GenerateOptions, solver: Solver | None,
+    regions: _Fitted, style: Style, opts: GenerateOptions, solver: Solver | None,
     progress: Callable[[str], None] | None, first: Quantised | None,
     ground: np.ndarray | None,
 ) -> tuple[Quantised, Repair]:

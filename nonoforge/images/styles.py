@@ -20,6 +20,16 @@ the few inner lines that carry it, and fill only where a filled mass reads. The 
   is dark, under TONES_DARK, and the filled cells stay under TONES_FILL) plus the outline
   where the other regions meet; a dark piece of the background (mean saliency under
   QUIET) is not filled;
+* **refitted to what is drawn**: outline and tones ink only part of the subject's crop
+  (the salient boundaries), and the empty edge lines are trimmed; so the crop is fitted
+  again to the drawn box (:func:`drawn_box`, up to REFIT_ROUNDS times) until the drawing
+  fills the grid within REFIT_SLACK cells: the subject is drawn at the full size asked.
+  The drawn box's edge is the subject's edge (its outermost ink is on the subject's side),
+  so its regions are found with a RING of one cell of what lies around it (the ground stays
+  the ground), drawn, and the ring cut off; of the rounds the one drawing the largest box is
+  kept (a round can draw less: a boundary no longer salient at the new scale).
+  A drawn strip (longer than STRIP_ASPECT times its width: horses far off, a beach) is
+  fitted to its stretch of that aspect holding the most ink;
 * ``auto``: each style's picture scored by the structure measure
   (:func:`~nonoforge.images.structure.structure`), repaired best first; the first accepted
   is the puzzle.
@@ -75,6 +85,68 @@ DETAIL_CRUMBS = (3, 3, 4, 6)
 #: lightness is under TONES_DARK.
 TONES_FILL = 0.45
 TONES_DARK = 40.0
+#: Times the crop is fitted again to the drawn box (:func:`drawn_box`).
+REFIT_ROUNDS = 3
+#: A drawing that fills the grid but for this many cells a side is drawn at its full size.
+REFIT_SLACK = 1
+#: A drawn box longer than this many times its width is a strip (horses far off, a beach):
+#: it is fitted to the window of this aspect along it that holds the most ink, so the grid
+#: is spent on the subject, not on a band of a few lines.
+STRIP_ASPECT = 2.0
+#: A drawn box is not fitted again when its long side would have fewer pixels a cell than
+#: this (the source's detail is gone at that scale: a grid of blur).
+REFIT_PIXELS = 2
+#: Margin around the drawn box, in cells of the grid it was drawn on: a coarse grid's edge
+#: cells are part subject, part ground, and may be drawn as either (the next round, finer,
+#: tightens the box again).
+REFIT_MARGIN = 0.5
+#: Cells of surroundings a crop fitted to the drawn box is drawn with (then cut off).
+RING = 1
+
+
+def drawn_box(
+    ink: np.ndarray, box: tuple[int, int, int, int],
+) -> tuple[int, int, int, int] | None:
+    """The pixel box ``(top, bottom, left, right)`` to fit the grid to again so that
+    ``ink`` (a drawing on a grid fitted to the pixel ``box``) fills it; a strip's densest
+    stretch of STRIP_ASPECT (module doc). None when the ink already fills the grid but for
+    REFIT_SLACK cells a side (or there is none, or the box would have under REFIT_PIXELS
+    pixels a cell: no zooming into the blur).
+
+    >>> ink = np.zeros((30, 30), dtype=bool); ink[10:20, 5:15] = True
+    >>> drawn_box(ink, (0, 300, 0, 300))
+    (95, 205, 45, 155)
+    """
+    if not ink.any():
+        return None
+    gh, gw = ink.shape
+    rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
+    t, b, l_, r = int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1
+    if b - t >= gh - REFIT_SLACK and r - l_ >= gw - REFIT_SLACK:
+        return None
+    if r - l_ > STRIP_ASPECT * (b - t):
+        l_, r = _densest(ink[t:b].sum(axis=0), l_, r, round(STRIP_ASPECT * (b - t)))
+    elif b - t > STRIP_ASPECT * (r - l_):
+        t, b = _densest(ink[:, l_:r].sum(axis=1), t, b, round(STRIP_ASPECT * (r - l_)))
+    top, bottom, left, right = box
+    ch, cw = (bottom - top) / gh, (right - left) / gw
+    m = REFIT_MARGIN
+    new = (max(top, int(top + (t - m) * ch)), min(bottom, int(np.ceil(top + (b + m) * ch))),
+           max(left, int(left + (l_ - m) * cw)), min(right, int(np.ceil(left + (r + m) * cw))))
+    if new == box or max(new[1] - new[0], new[3] - new[2]) < REFIT_PIXELS * max(gh, gw):
+        return None
+    return new
+
+
+def _densest(counts: np.ndarray, lo: int, hi: int, span: int) -> tuple[int, int]:
+    """The window ``[a, a + span)`` within ``[lo, hi)`` holding the most of ``counts``
+    (the one nearest the middle of ties)."""
+    span = max(1, span)
+    sums = np.convolve(counts[lo:hi], np.ones(span), mode="valid")
+    starts = np.flatnonzero(sums >= sums.max() - 1e-9)
+    mid = (hi - lo - span) / 2
+    a = lo + int(starts[np.argmin(np.abs(starts - mid))])
+    return a, a + span
 
 
 def levels() -> int:
