@@ -44,8 +44,9 @@ from nonoforge.examples import IMAGES
 from nonoforge.formats import read_file
 from nonoforge.formats.tournament import read_with_solutions
 from nonoforge.pipeline.difficulty import GRADING, fit
-from nonoforge.pipeline.rate import LocalExecutor, RateOptions, add_runs, rate_puzzle, sample_of
+from nonoforge.pipeline.rate import LocalExecutor, RateOptions, add_runs, rate_one, sample_of
 from nonoforge.puzzle import Puzzle
+from nonoforge.results import Rating
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -134,7 +135,8 @@ def measure(
     stale = {p.key for p in puzzles} if afresh else set()
     for n in range(passes):
         order = sorted(puzzles, key=lambda p: _hash(f"{salt}{n}:{p.key}"))
-        for row in LocalExecutor(workers).map_unordered(rate_puzzle, order, opts):
+        for rating in LocalExecutor(workers).map_unordered(rate_one, order, opts):
+            row = rating.to_json()  # the cache keeps rows as JSON
             was = best.setdefault(row["key"], row)
             if was is row or not row["cpu_times"]:
                 continue
@@ -262,7 +264,7 @@ def main() -> int:
     samples = []
     statuses = {r["key"]: r["status"] for r in usable}
     for r in usable:
-        s = sample_of(r)
+        s = sample_of(Rating.from_json(r))
         s.source = r["source"]
         s.time_s = r["cpu_s"]  # the least disturbed measurement on a shared machine
         samples.append(s)
