@@ -231,7 +231,7 @@ def _rate_seeded(db: str, seed: int = 7) -> None:
 
 @contextlib.contextmanager
 def _throwaway_pg() -> Iterator[str]:
-    """A PostgreSQL server on a local socket for the run (as tests/test_db.py's
+    """A PostgreSQL server on a local socket for the run (as tests/conftest.py's
     ``pg_server`` fixture starts one: initdb and pg_ctl, as the ``postgres`` user when
     run as root); its URL."""
     import shutil

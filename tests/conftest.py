@@ -1,10 +1,17 @@
-"""Shared fixtures and helpers: test data, the optional shared corpora, SAT enumeration."""
+"""Shared fixtures and helpers: test data, the optional shared corpora, SAT enumeration,
+a throw-away PostgreSQL server (one per test run, for every file that asks for it)."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
+import signal
+import socket
+import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -17,6 +24,14 @@ from hypothesis import settings
 #: How fast belongs in bench/; a hang is still caught by the tests' own guards.
 settings.register_profile("nonoforge", deadline=None)
 settings.load_profile("nonoforge")
+
+#: A command started with ``&`` from a non-interactive shell (a CI script, ``make test &``)
+#: begins with Ctrl-C ignored (POSIX), and every process it starts inherits that: the tests
+#: that press Ctrl-C on a command would then see it ignored and wait for the run's end.
+#: A user's terminal delivers it, so the tests run as a terminal would: Python's own handler
+#: here, which every child process gets back as the default on exec.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 if TYPE_CHECKING:
     from nonoforge.puzzle import Puzzle
@@ -142,3 +157,83 @@ def all_solutions(puzzle: Any, lines: str = "order", state: Any = None) -> set[A
                 break
             s.add_clause(block)
     return found
+
+
+# -- PostgreSQL ---------------------------------------------------------------------------
+
+
+def _pg_bin(name: str) -> str | None:
+    found = shutil.which(name)
+    if found:
+        return found
+    for d in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True):
+        if (d / name).exists():
+            return str(d / name)
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[dict[str, str]]:
+    """A throw-away PostgreSQL server on a local socket, or a skip saying why not.
+
+    initdb refuses to run as root, so as root the server runs as the ``postgres`` user
+    (created by the Debian ``postgresql`` package). CI needs ``apt-get install -y
+    postgresql`` and ``pip install psycopg[binary]``.
+    """
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        pytest.skip("PostgreSQL tests need the psycopg driver (pip install 'psycopg[binary]')")
+    initdb, pg_ctl = _pg_bin("initdb"), _pg_bin("pg_ctl")
+    if not initdb or not pg_ctl:
+        pytest.skip("PostgreSQL tests need a server (apt-get install -y postgresql)")
+    prefix: list[str] = []
+    user = None
+    if os.geteuid() == 0:
+        runuser = shutil.which("runuser")
+        try:
+            import pwd
+
+            pwd.getpwnam("postgres")
+        except KeyError:
+            pytest.skip("running as root and there is no 'postgres' user to run the server")
+        if not runuser:
+            pytest.skip("running as root and runuser is missing")
+        user = "postgres"
+        prefix = [runuser, "-u", user, "--"]
+    base = Path(tempfile.mkdtemp(prefix="nonoforge-pg-"))
+    data, sock = base / "data", base / "sock"
+    sock.mkdir()
+    if user:
+        shutil.chown(base, user)
+        shutil.chown(sock, user)
+    port = _free_port()
+    log = base / "log"
+    try:
+        subprocess.run(
+            [*prefix, initdb, "-D", str(data), "-A", "trust", "-U", "postgres",
+             "--no-sync", "-E", "UTF8"],
+            check=True, capture_output=True, timeout=120,
+        )
+        opts = f"-k {sock} -p {port} -h '' -F"
+        subprocess.run(
+            [*prefix, pg_ctl, "-D", str(data), "-o", opts, "-l", str(log), "-w", "-t", "60",
+             "start"],
+            check=True, capture_output=True, timeout=90,
+        )
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as e:
+        shutil.rmtree(base, ignore_errors=True)
+        detail = getattr(e, "stderr", b"") or b""
+        pytest.skip(f"could not start a PostgreSQL server: {e} {detail[-300:]!r}")
+    try:
+        yield {"host": str(sock), "port": str(port)}
+    finally:
+        subprocess.run([*prefix, pg_ctl, "-D", str(data), "-m", "immediate", "stop"],
+                       capture_output=True, timeout=60)
+        shutil.rmtree(base, ignore_errors=True)

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from dbfixtures import _overwrite_middle_pages, _pg_url, _write_json_files, puzzles
 from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy import Engine, event
-from test_db import _overwrite_middle_pages, _pg_url, _write_json_files, pg_server, puzzles
 from typer.testing import CliRunner
 
 from nonoforge.cli import app
@@ -33,7 +33,6 @@ from nonoforge.db.stamp import (
 from nonoforge.solver import SOLVER_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
-__all__ = ["pg_server"]  # the PostgreSQL server fixture, shared with test_db
 
 
 @pytest.fixture
@@ -168,7 +167,7 @@ def test_a_crash_between_a_commit_and_the_stamp_means_the_full_check(tmp_path: P
     old = sidecar(db).read_bytes()
     code = ("import os, sys\n"
             "sys.path.insert(0, 'tests')\n"
-            "from test_db import puzzles\n"
+            "from dbfixtures import puzzles\n"
             "from nonoforge.db import Corpus\n"
             f"c = Corpus.open({str(db)!r})\n"
             "c.add(puzzles(5, 14))\n"

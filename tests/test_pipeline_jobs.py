@@ -356,7 +356,7 @@ def test_killing_rate_workers_2_loses_nothing_and_leaves_no_process(tmp_path) ->
 
     rng = np.random.default_rng(5)
     puzzles = []
-    for i in range(300):  # 25x25..40x40 random pictures: about 10 s of rating on 2 cores
+    for i in range(150):  # 25x25..40x40 random pictures: about a minute of rating on 2 cores
         n = int(rng.integers(25, 41))
         g = (rng.random((n, n)) < rng.uniform(0.5, 0.65)).astype(int)
         puzzles.append(Puzzle.from_grid(Grid(g), meta=Meta(title=f"kill {i}", source="test")))
@@ -378,8 +378,8 @@ def test_killing_rate_workers_2_loses_nothing_and_leaves_no_process(tmp_path) ->
             time.sleep(0.1)
         seen |= _children_of(proc.pid)
         proc.send_signal(signal.SIGKILL if point % 2 == 0 else signal.SIGTERM)
-        proc.wait(30)
-        end = time.monotonic() + 10
+        proc.wait(300)  # a hang guard, not a measure
+        end = time.monotonic() + 60  # a guard for a loaded machine
         while any(_alive(p) for p in seen) and time.monotonic() < end:
             time.sleep(0.1)
         left = [p for p in seen if _alive(p)]
@@ -392,7 +392,8 @@ def test_killing_rate_workers_2_loses_nothing_and_leaves_no_process(tmp_path) ->
             for r in c.results(version):  # every saved row is whole (score comes at the end)
                 assert r["status"] and r["effort"] is not None, r
                 assert len(r["times"]) == (1 if r["status"] in CUT_OFF else 3), r
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    # a guard against a hang, not a measure: the rest of the ratings at load 15 take minutes
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stderr
     with Corpus.open(db) as c:
         rows = c.results(version)
@@ -734,7 +735,7 @@ def _run_until(cmd: list[str], out_path, lines: int, sig: int) -> int:
                 proc.send_signal(sig)
                 break
             time.sleep(0.05)
-        return proc.wait(60)
+        return proc.wait(300)  # a guard against a hang after the signal, not a measure
 
 
 @pytest.mark.slow

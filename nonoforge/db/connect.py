@@ -177,7 +177,7 @@ def check_intact(engine: Engine, shown: str | None = None) -> None:
 
 #: The head revision of the bundled migrations, known without importing alembic (0.4 s of
 #: every command's start-up): a corpus already there is opened without it.
-#: ``tests/test_db.py`` holds it to :func:`script_info`; a new revision updates it.
+#: ``tests/test_db_connect.py`` holds it to :func:`script_info`; a new revision updates it.
 HEAD_REVISION = "0010"
 
 

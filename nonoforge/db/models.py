@@ -6,7 +6,7 @@ follow one naming convention so that migrations can refer to them on every backe
 
 This module describes the *current* schema; the migrations in
 ``nonoforge/db/migrations/versions`` are the frozen history that builds it, and
-``tests/test_db.py`` checks that the two agree.
+``tests/test_db_models.py`` checks that the two agree.
 """
 
 from __future__ import annotations
