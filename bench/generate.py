@@ -261,6 +261,7 @@ def styles(sizes: list[int], imgs: list[tuple[str, object]], budget: float) -> N
     """``--style auto`` on every photo at each size: accepted, auto's choice, each style's
     structure score, edits, CPU; then per size the accepted rate and CPU median."""
     from nonoforge.images.generate import GenerateOptions
+    from nonoforge.images.quantise import QuantiseOptions
 
     print(f"{len(imgs)} photos; B&W --style auto; acceptance at 'line'; edit budget {budget:.0%}; "
           "scores = structure measure of each style's picture as drawn; cpu = process CPU s")
@@ -272,7 +273,8 @@ def styles(sizes: list[int], imgs: list[tuple[str, object]], budget: float) -> N
         rows = []
         for name, img in imgs:
             c0 = time.process_time()
-            g = generate(img, GenerateOptions(size=(size, size), seed=0, edit_budget=budget))
+            g = generate(img, GenerateOptions(QuantiseOptions(size=(size, size)),
+                                              edit_budget=budget))
             cpu = time.process_time() - c0
             s = g.summary()
             sc = s["style_scores"]
@@ -303,6 +305,7 @@ def styles_montage(path: str, imgs: list[tuple[str, object]], size: int = 30) ->
 
     from nonoforge.images.generate import GenerateOptions
     from nonoforge.images.load import as_rgba
+    from nonoforge.images.quantise import QuantiseOptions
     from nonoforge.images.render import solution_png
     from nonoforge.images.styles import Style
 
@@ -317,7 +320,7 @@ def styles_montage(path: str, imgs: list[tuple[str, object]], size: int = 30) ->
         tiles, cells = [src], []
         figures = {}
         for style in (Style.SILHOUETTE, Style.OUTLINE, Style.TONES, Style.AUTO):
-            g = generate(img, GenerateOptions(size=(size, size), seed=0, style=style))
+            g = generate(img, GenerateOptions(QuantiseOptions(size=(size, size)), style=style))
             assert g.puzzle.goal is not None
             tiles.append(solution_png(g.puzzle.goal, g.puzzle.palette, tile // size))
             s = g.summary()

@@ -35,6 +35,7 @@ from nonoforge.cliapp import (  # noqa: F401 - _Console, _clock: for tests/test_
     say_error,
 )
 from nonoforge.commands.base import (
+    AuthorOpt,
     ColorsOpt,
     CorpusOption,
     GradeOpt,
@@ -44,6 +45,7 @@ from nonoforge.commands.base import (
     SourceOpt,
     StatusOpt,
     TechniqueOpt,
+    TitleOpt,
     VersionOpt,
     WidthOpt,
     _filters,
@@ -224,16 +226,16 @@ def db_query(
     width: WidthOpt = None, height: HeightOpt = None, size: SizeOpt = None,
     colors: ColorsOpt = None, source: SourceOpt = None, status: StatusOpt = None,
     technique: TechniqueOpt = None, grade: GradeOpt = None, solver_version: VersionOpt = None,
-    limit: LimitOpt = None,
+    limit: LimitOpt = None, title: TitleOpt = None, author: AuthorOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="As a JSON list (streamed).")] = False,
 ) -> None:
     """List the puzzles matching the filters: key, size, colours, site and title.
 
-    Example: nonoforge db query --size 20x20..30x30 --source webpbn --limit 10
+    Example: nonoforge db query --size 20x20..30x30 --source webpbn --title cat --limit 10
     """
 
     filters = _filters(width, height, size, colors, source, status, technique, grade,
-                       solver_version, limit)
+                       solver_version, limit, title, author)
     n = 0
     with open_corpus(db) as c:  # streamed: a page of rows at a time, whatever the corpus
         rows = c.listing(**filters.query_kwargs())
@@ -317,17 +319,19 @@ def generate(
     Example: nonoforge generate example:koala --size 30x30 --colors 4 --out puzzles/
     """
     from nonoforge.images.generate import GenerateOptions
+    from nonoforge.images.quantise import QuantiseOptions
     from nonoforge.images.styles import Style
 
     grid_size = _checked_grid_size(size, width, grade)
     taken: set[str] = set()
     rows = []
     options = GenerateOptions(
-        size=grid_size, width=width, colors=colors, seed=seed, fill=fill,
-        max_technique=max_technique, edit_budget=edit_budget, crop=not no_crop,
-        repair_with=repair_with, style=Style.parse(style)).checked()
+        QuantiseOptions(size=grid_size, width=width, colors=colors, seed=seed, fill=fill,
+                        crop=not no_crop),
+        max_technique=max_technique, edit_budget=edit_budget, repair_with=repair_with,
+        style=Style.parse(style))
     for image in images:
-        g, row = _generate_one(image, options, title, grade, grade_by, grid_size)
+        g, row = _generate_one(image, options, title, grade, grade_by)
         row = _write_generated(image, g, row, out_dir, fmt, explain, taken)
         rows.append(row)
         if not (as_json or is_quiet()):
@@ -357,33 +361,24 @@ def _checked_grid_size(size: str | None, width: int | None,
 
 def _generate_one(
     image: str, options: GenerateOptions, title: str | None, grade: int | None,
-    grade_by: str, grid_size: tuple[int, int] | None,
+    grade_by: str,
 ) -> tuple[Generated, dict[str, Any]]:
     """Make one image's puzzle (aimed at ``grade`` when given), printing its notes.
 
     Returns the ``Generated`` and the aim's fields for its JSON row (empty without a grade).
     """
-    from nonoforge.images.generate import generate as make
+    from nonoforge.pipeline.aim import aim
 
-    opts: dict[str, Any] = {"options": options}
-    if title is not None:
-        opts["title"] = title
-    aimed: dict[str, Any] = {}
-    notes: list[str | None] = []
     with _status(f"{image}: starting") as tell:
-        if tell is not None:  # where a long repair is, on a terminal's stderr
-            opts["progress"] = lambda line, image=image: tell(f"{image}: {line}")
-        if grade is None:
-            g = make(resolve_input(image), **opts)
-        else:
-            from nonoforge.pipeline.aim import aim
-
-            made = aim(resolve_input(image), grade, by=grade_by, size=grid_size, **opts)
-            g, aimed, notes = made.generated, made.fields(grade, grade_by), made.notes()
-    for note in (g.colors_note, *notes):
+        # where a long repair is, on a terminal's stderr
+        progress = None if tell is None else (lambda line: tell(f"{image}: {line}"))
+        made = aim(resolve_input(image), grade, options, by=grade_by, title=title,
+                   progress=progress)
+    g = made.generated
+    for note in (g.colors_note, *made.notes()):
         if note:
             err.print(f"note: {image}: {note}", markup=False, highlight=False)
-    return g, aimed
+    return g, made.fields()
 
 
 def _write_generated(image: str, g: Generated, aimed: dict[str, Any], out_dir: str, fmt: str,

@@ -224,7 +224,6 @@ SHARED_TESTS = {
     "nonoforge/formats/rofl/container.py": "test_rofl.py",
     "nonoforge/formats/rofl/kernels.py": "test_rofl.py",
     "nonoforge/formats/rofl/record.py": "test_rofl.py",
-    "nonoforge/pipeline/aim.py": "test_images_cli.py",
     "nonoforge/solver/core.py": "test_solver.py",
     "nonoforge/solver/driver.py": "test_solver.py",
     "nonoforge/solver/engine.py": "test_solver.py",

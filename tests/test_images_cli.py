@@ -315,3 +315,28 @@ def test_generate_says_where_it_is_on_a_terminal_only(
     screen.truncate(0)
     quiet = run("-q", "generate", str(picture), "--size", "14x10", "--out", str(tmp_path / "c"))
     assert quiet.exit_code == 0 and "quantising" not in screen.getvalue()
+
+
+def test_generate_flags_default_to_the_options_defaults() -> None:
+    """``generate``'s flags default to what the library's options records default to, so
+    the CLI and the library make the same puzzle unless told otherwise."""
+    import typer.main
+
+    from nonoforge.images.generate import GenerateOptions
+
+    command = typer.main.get_command(app).commands["generate"]  # type: ignore[attr-defined]
+    flags = {p.name: p.default for p in command.params}
+    o = GenerateOptions()
+    q = o.quantise
+    assert (flags["colors"], flags["seed"], flags["fill"], flags["no_crop"]) == (
+        q.colors, q.seed, q.fill, not q.crop)
+    assert (flags["max_technique"], flags["edit_budget"], flags["repair_with"],
+            flags["style"]) == (o.max_technique, o.edit_budget, o.repair_with, o.style.value)
+
+
+def test_generate_refuses_a_negative_seed_in_one_line(tmp_path: Path) -> None:
+    """--seed -1 was an internal error from NumPy; the options record refuses it."""
+    r = run("generate", "example:pear", "--size", "10x10", "--seed", "-1", "--out",
+            str(tmp_path))
+    assert_clean_error(r)
+    assert "seed" in r.stderr

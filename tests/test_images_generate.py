@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 import skimage.data
 from conftest import shared_path
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nonoforge.errors import UsageError
 from nonoforge.images.generate import (
@@ -20,6 +22,7 @@ from nonoforge.images.generate import (
     neighbour_counts,
     repair,
 )
+from nonoforge.images.quantise import QuantiseOptions
 from nonoforge.puzzle import Grid, Palette, Puzzle
 from nonoforge.solver import solve
 from nonoforge.titles import readable
@@ -170,7 +173,7 @@ def test_progress_says_the_attempt_and_the_round_and_changes_nothing() -> None:
 
     img = skimage.data.coffee()
     lines: list[str] = []
-    opts = GenerateOptions(size=(30, 30), style=Style.SILHOUETTE)
+    opts = GenerateOptions(QuantiseOptions(size=(30, 30)), style=Style.SILHOUETTE)
     g = generate(img, opts, progress=lines.append)
     assert g.puzzle.key == generate(img, opts).puzzle.key
     rounds = g.repair.rounds
@@ -354,3 +357,89 @@ def test_an_icons_likeness_counts_its_cut_out_features_as_dark() -> None:
     assert holes.sum() >= 4  # the nose
     assert g.likeness > 0.8 and g.summary()["likeness"] > 0.8
     assert generate(skimage.data.camera(), size=(20, 20)).quantised.transparent is None
+
+
+# -- the options record ----------------------------------------------------------------------
+
+
+def test_the_options_defaults_are_generates_old_defaults() -> None:
+    """The record's defaults are the keyword defaults ``generate`` had before it took one:
+    the picture's are the quantiser's record's own (declared once), the repair's here."""
+    from nonoforge.images.generate import GenerateOptions
+    from nonoforge.images.styles import Style
+
+    o = GenerateOptions()
+    assert o.quantise == QuantiseOptions()
+    assert (o.max_technique, o.edit_budget, o.candidates, o.repair_with, o.style) == (
+        "line", 0.06, 12, "edits", Style.SILHOUETTE)
+
+
+def test_the_keyword_form_names_every_knob_once() -> None:
+    """``generate``'s deprecated keywords are the record's fields and its quantiser
+    record's, by name and type, and nothing else (style came with the record)."""
+    from dataclasses import fields
+
+    from nonoforge.images.generate import GenerateKnobs, GenerateOptions
+
+    own = {f.name: f.type for f in fields(GenerateOptions) if f.name not in ("quantise",
+                                                                              "style")}
+    picture = {f.name: f.type for f in fields(QuantiseOptions)}
+    knobs = {k: getattr(v, "__forward_arg__", v) for k, v in GenerateKnobs.__annotations__.items()}
+    assert knobs == {**picture, **own}
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    size=st.none() | st.tuples(st.integers(5, 60), st.integers(5, 60)),
+    colors=st.integers(1, 6), seed=st.integers(0, 99), crop=st.booleans(),
+    max_technique=st.sampled_from(["line", "probe"]),
+    edit_budget=st.floats(0.0, 1.0), candidates=st.integers(1, 40),
+    repair_with=st.sampled_from(["edits", "givens"]),
+)
+def test_keywords_make_the_record_they_name(size, colors, seed, crop, max_technique,
+                                            edit_budget, candidates, repair_with) -> None:
+    """The older keyword form splits into the picture's record and the repair's knobs."""
+    from nonoforge.images.generate import GenerateOptions
+
+    knobs = {"size": size, "colors": colors, "seed": seed, "crop": crop,
+             "max_technique": max_technique, "edit_budget": edit_budget,
+             "candidates": candidates, "repair_with": repair_with}
+    assert GenerateOptions.given(None, knobs) == GenerateOptions(  # type: ignore[arg-type]
+        QuantiseOptions(size=size, colors=colors, seed=seed, crop=crop),
+        max_technique=max_technique, edit_budget=edit_budget, candidates=candidates,
+        repair_with=repair_with)
+
+
+#: Values no generation can use: each refused as one line when the record is made.
+BAD_GENERATE = [
+    {"max_technique": "search"}, {"max_technique": "LINE"},
+    {"edit_budget": -0.01}, {"edit_budget": 1.5}, {"edit_budget": float("nan")},
+    {"edit_budget": "0.1"}, {"candidates": 0}, {"candidates": 2.0},
+    {"repair_with": "cells"}, {"style": "sketch"},
+    {"style": "outline", "quantise": QuantiseOptions(colors=2)},
+    {"style": "tones", "quantise": QuantiseOptions(fill=0.3)},
+    {"quantise": {"size": (20, 20)}},
+]
+
+
+@pytest.mark.parametrize("bad", BAD_GENERATE, ids=lambda b: "-".join(map(str, b.values())))
+def test_a_bad_generate_knob_is_refused_in_one_line(bad: dict) -> None:
+    from nonoforge.images.generate import GenerateOptions
+
+    with pytest.raises(UsageError) as err:
+        GenerateOptions(**bad)
+    assert "\n" not in str(err.value) and str(err.value)
+
+
+def test_a_style_name_becomes_the_style() -> None:
+    from nonoforge.images.generate import GenerateOptions
+    from nonoforge.images.styles import Style
+
+    assert GenerateOptions(style=" Tones").style is Style.TONES  # type: ignore[arg-type]
+
+
+def test_a_record_and_keywords_together_are_refused_before_any_work() -> None:
+    from nonoforge.images.generate import GenerateOptions
+
+    with pytest.raises(UsageError, match="not both"):
+        generate("no-such-file.png", GenerateOptions(), colors=2)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,9 @@ from PIL import Image, ImageDraw
 
 from nonoforge.errors import ImageError, UsageError
 from nonoforge.images.quantise import (
+    MAX_COLORS,
+    QuantiseKnobs,
+    QuantiseOptions,
     area_average,
     despeckle,
     fit_size,
@@ -407,9 +411,9 @@ def test_black_and_white_photos_are_never_less_alike_than_plain_otsu() -> None:
 
     from nonoforge.images.load import as_rgba
     from nonoforge.images.measure import likeness
-    from nonoforge.images.quantise import _background_lab, _best_bw, _Options
+    from nonoforge.images.quantise import QuantiseOptions, _background_lab, _best_bw
 
-    o = _Options(1, 0, None, 10.0, 2, True, 15.0, 3)
+    o = QuantiseOptions(photo=True)
     for name, size in (("retina", 20), ("chelsea", 45), ("hubble_deep_field", 20)):
         image = getattr(skimage.data, name)()
         q = quantise(image, size=(size, size), crop=False)  # one fit, nothing cropped
@@ -590,9 +594,9 @@ def test_a_light_subject_keeps_the_dark_structures_around_it() -> None:
 def test_structures_leave_pictures_with_dark_ink_alone() -> None:
     """with_structures draws nothing when the ink is the dark side (the thresholds ink what
     is darker than the ground already) or when the picture fills its frame."""
-    from nonoforge.images.quantise import BW_LAB, _Options, with_structures
+    from nonoforge.images.quantise import BW_LAB, QuantiseOptions, with_structures
 
-    o = _Options(1, 0, None, 10.0, 2, True, 15.0, 3)
+    o = QuantiseOptions(photo=True)
     labels = np.zeros((30, 30), dtype=np.int64)
     labels[10:20, 12:18] = 1
     light = np.full((30, 30), 30.0)
@@ -688,10 +692,101 @@ def test_a_prepared_picture_quantises_as_quantise_does_every_time() -> None:
 
     img = skimage.data.coffee()
     for colors in (1, 3):
-        pre = prepare(img, size=(20, 20), colors=colors)
+        opts = QuantiseOptions(size=(20, 20), colors=colors)
+        pre = prepare(img, opts)
         assert not pre.work.flags.writeable and not pre.rgba.flags.writeable
         for crumb in (3, 12, 24):
-            q = pre.quantise(crumb=crumb)
-            again = quantise(img, size=(20, 20), colors=colors, crumb=crumb)
+            q = pre.quantise(crumb)
+            again = quantise(img, replace(opts, crumb=crumb))
             assert np.array_equal(q.grid.cells, again.grid.cells)
             assert q.palette == again.palette
+
+
+# -- the options record ----------------------------------------------------------------------
+
+
+def test_the_options_defaults_are_quantises_old_defaults() -> None:
+    """The record's defaults are the keyword defaults ``quantise`` had before it took one
+    (the one place they are declared now), and its keyword form names exactly its fields."""
+    from dataclasses import asdict, fields
+
+    assert asdict(QuantiseOptions()) == {
+        "size": None, "width": None, "colors": 1, "seed": 0, "fill": None,
+        "merge_delta": 10.0, "despeckle_passes": 2, "crop": True, "photo": None,
+        "min_delta": 15.0, "crumb": 3}
+    assert _annotations(QuantiseKnobs) == {f.name: f.type for f in fields(QuantiseOptions)}
+
+
+def _annotations(typed: type) -> dict[str, str]:
+    """A TypedDict's names and types as written (its types are forward references here)."""
+    return {k: getattr(v, "__forward_arg__", v) for k, v in typed.__annotations__.items()}
+
+
+#: Values no quantising can use, each field's own.
+BAD_KNOBS: dict[str, list[object]] = {
+    "size": [(0, 10), (10, 201), (10,), "30x30", (10.5, 10), (10, True)],
+    "width": [0, -3, 2.5, "20"],
+    "colors": [0, MAX_COLORS + 1, 2.0, True],
+    "seed": [-1, 1.5, None],
+    "fill": [0.0, 1.0, 1.5, -0.1, float("nan"), "half"],
+    "merge_delta": [-1.0, float("inf"), float("nan"), None],
+    "min_delta": [-0.5, float("nan")],
+    "despeckle_passes": [-1, 1.0],
+    "crumb": [0, -2, 3.0],
+    "crop": [1, None, "yes"],
+    "photo": [0, "no"],
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([(k, v) for k, vs in BAD_KNOBS.items() for v in vs]))
+def test_a_bad_knob_is_refused_in_one_line(bad: tuple[str, object]) -> None:
+    """Every value no quantising could use is refused when the record is made (not after
+    the image is read and the solver warmed up), as one UsageError line."""
+    name, value = bad
+    with pytest.raises(UsageError) as err:
+        QuantiseOptions(**{name: value})  # type: ignore[arg-type]
+    assert "\n" not in str(err.value) and str(err.value)
+
+
+def test_size_and_width_together_are_refused_at_once() -> None:
+    with pytest.raises(UsageError, match="not both"):
+        QuantiseOptions(size=(20, 20), width=20)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    size=st.none() | st.tuples(st.integers(1, 200), st.integers(1, 200)),
+    colors=st.integers(1, MAX_COLORS),
+    seed=st.integers(0, 2**32),
+    fill=st.none() | st.floats(0.01, 0.99),
+    crop=st.booleans(),
+    photo=st.none() | st.booleans(),
+    crumb=st.integers(1, 30),
+)
+def test_good_knobs_are_kept_as_given(size, colors, seed, fill, crop, photo, crumb) -> None:
+    o = QuantiseOptions(size=size, colors=colors, seed=seed, fill=fill, crop=crop,
+                        photo=photo, crumb=crumb)
+    assert (o.size, o.colors, o.seed, o.fill, o.crop, o.photo, o.crumb) == (
+        size, colors, seed, fill, crop, photo, crumb)
+    assert replace(o) == o and hash(replace(o)) == hash(o)
+
+
+@settings(max_examples=12, deadline=None)
+@given(colors=st.integers(1, 4), seed=st.integers(0, 5), crop=st.booleans(),
+       fill=st.none() | st.sampled_from([0.2, 0.5]))
+def test_the_keyword_form_quantises_as_the_record_does(colors, seed, crop, fill) -> None:
+    """``quantise(image, size=..)``, the older call form, is the record's shorthand: the
+    same grid and palette."""
+    img = disk(40, ink=(200, 30, 30))
+    knobs = {"size": (10, 10), "colors": colors, "seed": seed, "crop": crop, "fill": fill}
+    a = quantise(img, QuantiseOptions(**knobs))  # type: ignore[arg-type]
+    b = quantise(img, **knobs)  # type: ignore[arg-type]
+    assert np.array_equal(a.grid.cells, b.grid.cells) and a.palette == b.palette
+
+
+def test_a_record_and_keywords_together_are_refused() -> None:
+    with pytest.raises(UsageError, match="not both"):
+        quantise(disk(), QuantiseOptions(size=(10, 10)), colors=2)
+    with pytest.raises(UsageError, match="grid size"):
+        quantise(disk(), QuantiseOptions())  # neither size nor width: said by the fit

@@ -363,3 +363,48 @@ def test_the_studio_is_a_face_like_the_cli() -> None:
                         else [node.module or ""])
                 if any(m.split(".")[0] in web for m in mods):
                     assert name in ("nonoforge.studio.app", "nonoforge.studio.server"), name
+
+
+def test_a_puzzle_with_givens_is_checked_saved_and_downloaded_with_them(
+    client, headers
+) -> None:
+    data = (DATA / "givens.nonpack").read_bytes()  # the switch: unique only with its given
+    doc = client.post("/api/open?name=givens.nonpack", content=data,
+                      headers=headers).json()["document"]
+    assert doc["givens"] and doc["note"] is None
+    checked = client.post("/api/check", json=doc, headers=headers).json()
+    assert (checked["verdict"], checked["line_solves"]) == ("unique", True)
+    bare = client.post("/api/check", json={**doc, "givens": []}, headers=headers).json()
+    assert bare["verdict"] == "multiple"
+    given = next(s for s in bare["suggestions"] if s["kind"] == "given")
+    assert given["unique"]  # applied, as the page applies it: the cell given
+    applied = {**doc, "givens": [[given["row"], given["column"]]]}
+    assert client.post("/api/check", json=applied, headers=headers).json()["verdict"] == \
+        "unique"
+    saved = client.post("/api/save", json={"document": doc}, headers=headers).json()
+    back = client.get(f"/api/corpus/{saved['key']}").json()["document"]
+    assert back["givens"] == doc["givens"] and back["key"] == doc["key"]
+    r = client.post("/api/download", json={"format": "non", "document": doc}, headers=headers)
+    assert r.status_code == 200 and b"givens" in r.content
+    refused = client.post("/api/download", json={"format": "cwc", "document": doc},
+                          headers=headers)
+    assert refused.status_code == 422
+
+
+def test_easier_superseded_by_a_stroke_is_not_answered(client, headers) -> None:
+    """A stroke's check with a newer sequence number than a running Easier supersedes it:
+    the search stops at its next candidate and answers 409, never a result for the grid
+    the page no longer holds (here the stroke's check comes first: the same order of
+    events as during a search, without depending on how long the search takes)."""
+    cat = client.post("/api/open?example=cat", headers=headers).json()["document"]
+    stroke = client.post("/api/check", json={**cat, "seq": 8, "page": "p1"}, headers=headers)
+    assert stroke.status_code == 200
+    for direction in ("easier", "harder"):
+        late = client.post("/api/regrade", json={**cat, "direction": direction, "target": 3 if
+                                                 direction == "harder" else 1,
+                                                 "seq": 7, "page": "p1"}, headers=headers)
+        assert "superseded" in one_line_error(late, 409)
+    # the page that made no newer stroke gets its answer, with its sequence number
+    mine = client.post("/api/regrade", json={**cat, "direction": "easier", "target": 1,
+                                             "seq": 7, "page": "p2"}, headers=headers)
+    assert mine.status_code == 200 and mine.json()["seq"] == 7 and mine.json()["changed"]

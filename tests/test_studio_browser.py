@@ -2,7 +2,8 @@
 ``nonoforge studio`` started as a user starts it (a subprocess on a free port).
 
 A designer's session: a blank grid, cells painted until the verdict turns multiple and the
-cells where two solutions differ are marked, the top suggestion applied, unique again;
+cells where two solutions differ are marked, the top suggestion applied, unique again, and
+a suggested given applied instead;
 a picture made harder on purpose; saved to the corpus under a hostile title, found again
 by filter (the title shown as text), downloaded as a file; a bundled picture uploaded and
 made into a puzzle, then cropped by a rectangle dragged on it and drawn as an outline;
@@ -164,6 +165,16 @@ def test_a_designers_session(studio: str, browser) -> None:
     # undo and redo go through the same check; so does generate's repair
     d.find_element("id", "undo").click()
     wait(d, lambda d: verdict_is(d, "multiple"), "undo brings the ambiguity back")
+    # a given (a cell revealed to the solver) is suggested beside the paint changes
+    given = wait(d, lambda d: d.find_elements("css selector",
+                                              '#suggestions li[data-kind="given"]'),
+                 "a given is suggested")[0]
+    given.find_element("css selector", "button.apply").click()
+    wait(d, lambda d: verdict_is(d, "unique") and board_says(d, "givens") == "1",
+         "the given makes it unique, the picture unchanged")
+    d.find_element("id", "undo").click()
+    wait(d, lambda d: verdict_is(d, "multiple") and board_says(d, "givens") == "0",
+         "undo takes the given back")
     d.find_element("id", "repair").click()
     wait(d, lambda d: verdict_is(d, "unique"), "the fewest-edits repair fixes it")
     d.find_element("id", "undo").click()

@@ -12,7 +12,7 @@ from hypothesis.extra.numpy import arrays
 
 from nonoforge.formats import read_file
 from nonoforge.puzzle import Palette
-from nonoforge.studio.check import Check, candidates, check, puzzle_of
+from nonoforge.studio.check import SHOWN_OF_KIND, Check, candidates, check, puzzle_of
 
 DATA = Path(__file__).parent / "data"
 BW = Palette.bw()
@@ -81,15 +81,50 @@ def test_every_suggestion_does_what_it_says(cells: np.ndarray) -> None:
     assert (c.verdict == "unique") or not c.line_solves
     if c.verdict == "multiple":
         assert c.differ and set(c.differ) <= set(c.undecided)
-    order = [(not s.unique, s.undecided, s.cost, s.row, s.column) for s in c.suggestions]
+    order = [(not s.unique, s.undecided, s.cost, s.kind, s.row, s.column)
+             for s in c.suggestions]
     assert order == sorted(order)
+    for kind, most in SHOWN_OF_KIND.items():
+        assert sum(s.kind == kind for s in c.suggestions) <= most
     for s in c.suggestions:
-        changed = cells.copy()
-        assert changed[s.row, s.column] != s.colour
-        changed[s.row, s.column] = s.colour
-        after = checked(changed)
+        if s.kind == "given":  # the cell revealed as the picture has it; the picture kept
+            assert s.colour == cells[s.row, s.column]
+            p = puzzle_of(cells, BW).replace(givens=((s.row, s.column, s.colour),))
+            after = check(p)
+        else:
+            changed = cells.copy()
+            assert changed[s.row, s.column] != s.colour
+            changed[s.row, s.column] = s.colour
+            after = checked(changed)
         assert len(after.undecided) == s.undecided < len(c.undecided)
         assert s.unique == (after.line_solves and after.verdict == "unique")
+
+
+def test_givens_are_suggested_ranked_with_the_edits_and_the_solver_starts_from_them() -> None:
+    (switch, _) = read_file(DATA / "givens.nonpack")  # two squares on a diagonal, one given
+    assert switch.goal is not None and switch.givens
+    c = check(switch)
+    assert (c.verdict, c.line_solves, c.givens) == ("unique", True, list(switch.givens))
+    bare = check(switch.replace(givens=()))  # the clues alone: two pictures
+    assert bare.verdict == "multiple" and not bare.line_solves
+    gives = [s for s in bare.suggestions if s.kind == "given"]
+    assert gives and all(s.unique for s in gives)  # any one cell of a square settles it
+    assert {s.kind for s in bare.suggestions} == {"paint", "given"}
+    top = gives[0]
+    again = check(switch.replace(givens=((top.row, top.column, top.colour),)))
+    assert again.verdict == "unique" and again.line_solves
+
+
+def test_a_given_under_a_painted_cell_shows_the_new_colour() -> None:
+    cells = grid(["....", ".#..", "..#.", "...."])
+    p = puzzle_of(cells, BW).replace(givens=((0, 0, 0),))
+    c = check(p)
+    for s in c.suggestions:
+        if s.kind == "paint" and (s.row, s.column) == (0, 0):
+            changed = cells.copy()
+            changed[0, 0] = s.colour
+            after = check(puzzle_of(changed, BW).replace(givens=((0, 0, s.colour),)))
+            assert len(after.undecided) == s.undecided
 
 
 def test_a_picture_too_hard_to_decide_at_once_says_so() -> None:

@@ -95,6 +95,29 @@ def test_what_the_editor_cannot_hold_is_said() -> None:
     big = Puzzle.from_grid(Grid(np.zeros((3, 101), dtype=int) + 1))
     with pytest.raises(UsageError, match="up to 100 cells a side"):
         document_of(big)
-    (switch, _) = read_file(DATA / "givens.nonpack")  # two squares on a diagonal, one given
-    assert switch.givens
-    assert "given cell(s) are left out" in document_of(switch)["note"]
+
+
+def test_a_puzzle_with_givens_keeps_them_through_the_page() -> None:
+    (switch, colour) = read_file(DATA / "givens.nonpack")  # one given each
+    for p in (switch, colour):
+        doc = json.loads(json.dumps(document_of(p)))
+        assert doc["givens"] == [list(g) for g in p.givens] and doc["note"] is None
+        back = Document.parse(doc).puzzle()
+        assert back.key == p.key and back.givens == p.givens
+        # a given may come as [row, column]: it shows the picture's colour there
+        bare = {**doc, "givens": [g[:2] for g in doc["givens"]]}
+        assert Document.parse(bare).givens == p.givens
+        assert Document.parse({**doc, "givens": []}).puzzle().givens == ()
+
+
+@pytest.mark.parametrize(("givens", "says"), [
+    ([[0, 0, 1]], "the picture has 0"),
+    ([[0, 0], [0, 0]], "given twice"),
+    ([[5, 0]], "outside"),
+    ([[0, True]], "whole numbers"),
+    ("0,0", "list"),
+])
+def test_bad_givens_are_one_line(givens: object, says: str) -> None:
+    doc = {"palette": PAL, "cells": [[0, 1], [1, 0]], "givens": givens}
+    with pytest.raises(UsageError, match=says):
+        Document.parse(doc)

@@ -12,7 +12,14 @@ from nonoforge.formats import read_file
 from nonoforge.pipeline.rate import human_fields
 from nonoforge.puzzle import Grid, Puzzle
 from nonoforge.solver import solve
-from nonoforge.studio.grade import candidates, distance, easier, edit_allowance, rated
+from nonoforge.studio.grade import (
+    candidates,
+    distance,
+    easier,
+    edit_allowance,
+    rated,
+    regiven,
+)
 
 
 def example(name: str) -> Puzzle:
@@ -86,3 +93,30 @@ def test_a_colour_picture_made_harder_is_made_easier_again() -> None:
     assert out.changed and out.grade_after == 1 and out.score_after < out.score_before
     q = Puzzle.from_grid(Grid(out.cells), hard.puzzle.palette)
     assert q.ncolors == 3 and solve(q, max_solutions=2).status.value == "unique"
+
+
+def test_easier_stops_when_its_answer_is_no_longer_wanted() -> None:
+    class Unwanted(Exception):
+        pass
+
+    calls = []
+
+    def wanted() -> None:
+        calls.append(1)
+        if len(calls) > 3:  # a newer stroke came after three candidates
+            raise Unwanted
+
+    with pytest.raises(Unwanted):
+        easier(example("cat"), 1, still_wanted=wanted)
+    assert len(calls) == 4  # asked before every candidate, and stopped at once
+
+
+def test_easier_keeps_the_puzzles_givens_on_their_cells() -> None:
+    cat = example("cat")
+    assert cat.goal is not None
+    r, c = 0, 0
+    with_given = cat.replace(givens=((r, c, int(cat.goal.cells[r, c])),))
+    out = easier(with_given, 1, max_edits=1)
+    after = regiven(with_given, out.cells)
+    assert [(g[0], g[1]) for g in after.givens] == [(r, c)]
+    assert after.givens[0][2] == out.cells[r, c]

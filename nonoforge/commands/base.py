@@ -117,12 +117,18 @@ VersionOpt = Annotated[
 ]
 LimitOpt = Annotated[int | None, typer.Option(help="At most this many puzzles.",
                                                rich_help_panel=_F)]
+TitleOpt = Annotated[str | None, typer.Option(
+    help="Words the title must hold, each anywhere in it, case aside.", rich_help_panel=_F)]
+AuthorOpt = Annotated[str | None, typer.Option(
+    help="Words the author (of the same source as the title) must hold.",
+    rich_help_panel=_F)]
 
 
 def _filters(width: int | None = None, height: int | None = None, size: str | None = None,
              colors: str | None = None, source: str | None = None, status: str | None = None,
              technique: str | None = None, grade: str | None = None,
-             solver_version: str | None = None, limit: int | None = None) -> Filters:
+             solver_version: str | None = None, limit: int | None = None,
+             title: str | None = None, author: str | None = None) -> Filters:
     """The filter options, parsed with the one grammar of :mod:`nonoforge.ranges`."""
     from nonoforge.db.filters import Filters
     from nonoforge.ranges import SizeSpan, Span
@@ -133,7 +139,7 @@ def _filters(width: int | None = None, height: int | None = None, size: str | No
         colors=None if colors is None else Span.parse(colors, "--colors"),
         source=source, status=status, technique=technique,
         grade=None if grade is None else Span.parse(grade, "--grade"),
-        solver_version=solver_version, limit=limit,
+        solver_version=solver_version, limit=limit, title=title, author=author,
     )
 
 

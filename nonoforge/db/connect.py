@@ -18,6 +18,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
 
 from nonoforge.db import models as m
+from nonoforge.db.filters import SQLITE_FOLD, fold_text
 from nonoforge.errors import CorpusError
 from nonoforge.util import first_line
 
@@ -88,6 +89,8 @@ def sqlite_setup(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
     def _connect(dbapi_conn: Any, _record: Any) -> None:
         dbapi_conn.isolation_level = None
+        # the title and author filters' case folding (nonoforge.db.filters.fold)
+        dbapi_conn.create_function(SQLITE_FOLD, 1, fold_text, deterministic=True)
         cur = dbapi_conn.cursor()
         try:
             cur.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")

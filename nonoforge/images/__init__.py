@@ -1,7 +1,8 @@
 """Images to puzzles: quantise a picture, prove its puzzle unique, repair it, render it.
 
->>> from nonoforge.images import generate            # doctest: +SKIP
->>> g = generate("cat.png", size=(30, 30), colors=4)  # doctest: +SKIP
+>>> from nonoforge.images import GenerateOptions, QuantiseOptions, generate
+>>> opts = GenerateOptions(QuantiseOptions(size=(30, 30), colors=4))
+>>> g = generate("cat.png", opts)                     # doctest: +SKIP
 >>> g.accepted, g.edits, g.puzzle.key                 # doctest: +SKIP
 
 :mod:`~nonoforge.images.load` reads images safely, :mod:`~nonoforge.images.quantise` turns
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from nonoforge.images.generate import (
     Generated,
+    GenerateOptions,
     Repair,
     accept,
     generate,
@@ -20,10 +22,18 @@ from nonoforge.images.generate import (
     repair,
 )
 from nonoforge.images.load import load_image
-from nonoforge.images.quantise import Quantised, fit_size, parse_size, quantise
+from nonoforge.images.quantise import (
+    Quantised,
+    QuantiseOptions,
+    fit_size,
+    parse_size,
+    quantise,
+)
 
 __all__ = [
+    "GenerateOptions",
     "Generated",
+    "QuantiseOptions",
     "Quantised",
     "Repair",
     "accept",

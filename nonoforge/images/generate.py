@@ -22,8 +22,8 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Any, Protocol, Unpack
 
 import numpy as np
 from skimage.color import deltaE_ciede2000
@@ -43,10 +43,11 @@ from nonoforge.images.measure import (
 )
 from nonoforge.images.quantise import (
     BW_LAB,
-    DEFAULT_MERGE_DELTA,
     ImageSource,
     Prepared,
     Quantised,
+    QuantiseKnobs,
+    QuantiseOptions,
     merge_crumbs,
     prepare,
 )
@@ -670,69 +671,104 @@ def fidelity_table(q: Quantised) -> np.ndarray:
 @dataclass(frozen=True)
 class GenerateOptions:
     """How a picture becomes a puzzle: the knobs of :func:`generate`, one typed record
-    (the CLI, the grade aim and the demo build one; :func:`generate`'s keyword arguments of
-    the same names are shorthands for it).
+    (the CLI, the grade aim, the studio and the demo build one). ``quantise`` holds the
+    picture's knobs (:class:`~nonoforge.images.quantise.QuantiseOptions`: grid size,
+    colours, seed, fill, crop, photo, ...); the others are the repair's: the hardest rung
+    the puzzle may need (``max_technique``, ``line`` or ``probe``), the most cells a repair
+    may change (``edit_budget``, a fraction), the edits re-solved each round
+    (``candidates``), and whether the puzzle is made unique by editing cells or by
+    printing some solved (``repair_with``, ``edits`` or ``givens``).
 
     ``style`` draws black-and-white pictures as a ``silhouette`` (the quantiser's path),
     an ``outline`` (line art at the grid's scale), ``tones`` (dark masses and lines) or
     ``auto`` (the one of these that scores best on the structure measure; only photos,
-    other pictures are drawn as silhouettes): :mod:`~nonoforge.images.styles`."""
+    other pictures are drawn as silhouettes): :mod:`~nonoforge.images.styles`.
 
-    size: tuple[int, int] | None = None
-    width: int | None = None
-    colors: int = 1
-    seed: int = 0
-    fill: float | None = None
-    merge_delta: float = DEFAULT_MERGE_DELTA
+    A bad value is refused when the record is made, in one line:
+
+    >>> GenerateOptions(max_technique="search")
+    Traceback (most recent call last):
+    ...
+    nonoforge.errors.UsageError: max technique must be one of line, probe, got 'search'
+    """
+
+    quantise: QuantiseOptions = QuantiseOptions()
     max_technique: str = "line"
     edit_budget: float = EDIT_SHARE
     candidates: int = DEFAULT_CANDIDATES
-    crop: bool = True
-    photo: bool | None = None
     repair_with: str = "edits"
     #: silhouette until auto's pick reads for most photos (docs/images.md, "Styles": 7 of
     #: 25 at 30x30 on the bench) -- opt in with ``Style.AUTO``
     style: Style = Style.SILHOUETTE
 
-    def checked(self) -> GenerateOptions:
-        """These options with the style parsed, or a one-line UsageError for a bad knob."""
+    def __post_init__(self) -> None:
+        if not isinstance(self.quantise, QuantiseOptions):
+            raise UsageError(f"quantise must be a QuantiseOptions, got {self.quantise!r}")
         _strategy(self.max_technique)
+        if not (isinstance(self.edit_budget, int | float) and not isinstance(
+                self.edit_budget, bool) and 0.0 <= self.edit_budget <= 1.0):
+            raise UsageError(f"edit budget must be a fraction 0..1, got {self.edit_budget}")
+        if isinstance(self.candidates, bool) or not (
+                isinstance(self.candidates, int) and self.candidates >= 1):
+            raise UsageError(f"candidates must be a whole number 1 or more, "
+                             f"got {self.candidates!r}")
         if self.repair_with not in REPAIRS:
             raise UsageError(
                 f"repair must be one of {', '.join(REPAIRS)}, got {self.repair_with!r}")
         style = Style.parse(self.style)
-        if style in (Style.OUTLINE, Style.TONES) and (self.colors > 1 or self.fill is not None):
+        object.__setattr__(self, "style", style)  # a name passed untyped: the member
+        q = self.quantise
+        if style in (Style.OUTLINE, Style.TONES) and (q.colors > 1 or q.fill is not None):
             raise UsageError(f"style {style.value} draws black and white: give colours 1 "
                              "and no fill")
-        return replace(self, style=style)
+
+    @classmethod
+    def given(cls, options: GenerateOptions | None, knobs: GenerateKnobs) -> GenerateOptions:
+        """``options``, or the record the keyword arguments ``knobs`` make (the older call
+        form of :func:`generate`, each name a field of this record or of its
+        ``quantise``): refused in one line when both are given."""
+        if options is not None:
+            if knobs:
+                raise UsageError("give the generation options either as an options record "
+                                 "or as keyword arguments, not both")
+            return options
+        loose: dict[str, Any] = dict(knobs)
+        picture = {k: loose.pop(k) for k in QUANTISE_KNOBS if k in loose}
+        return cls(QuantiseOptions(**picture), **loose)
+
+
+#: The names of :class:`~nonoforge.images.quantise.QuantiseOptions`' fields.
+QUANTISE_KNOBS = frozenset(f.name for f in fields(QuantiseOptions))
+
+
+class GenerateKnobs(QuantiseKnobs, total=False):
+    """:class:`GenerateOptions`' knobs as keyword arguments of :func:`generate`
+    (``generate(image, size=(30, 30), colors=4)``): the older call form, kept for callers
+    written before the record and deprecated -- give a :class:`GenerateOptions`. Names and
+    types only; the defaults live in the records (a test keeps them alike)."""
+
+    max_technique: str
+    edit_budget: float
+    candidates: int
+    repair_with: str
 
 
 def generate(
     image: ImageSource,
     options: GenerateOptions | None = None,
     *,
-    size: tuple[int, int] | None = None,
-    width: int | None = None,
-    colors: int = 1,
-    seed: int = 0,
-    fill: float | None = None,
-    merge_delta: float = DEFAULT_MERGE_DELTA,
-    max_technique: str = "line",
-    edit_budget: float = EDIT_SHARE,
-    candidates: int = DEFAULT_CANDIDATES,
     title: str | None = None,
     solver: Solver | None = None,
-    crop: bool = True,
-    photo: bool | None = None,
-    repair_with: str = "edits",
     progress: Callable[[str], None] | None = None,
+    **knobs: Unpack[GenerateKnobs],
 ) -> Generated:
-    """Quantise ``image`` and repair it into a puzzle unique at ``max_technique``.
+    """Quantise ``image`` and repair it into a puzzle unique at the options' ``max_technique``.
 
-    ``options`` (:class:`GenerateOptions`) holds every knob; without it the keyword
-    arguments of the same names make one (with it they must stay at their defaults, but
-    for ``size`` and ``width``, which set the grid of the options given: the grade aim
-    tries several). ``title``, ``solver`` and ``progress`` are not options of the picture.
+    ``options`` (:class:`GenerateOptions`) holds every knob. The keyword arguments of the
+    knobs' names (``generate(image, size=(30, 30), colors=4)``) are the older form of the
+    same record, deprecated: give ``GenerateOptions(QuantiseOptions(size=(30, 30),
+    colors=4))``; both at once are refused. ``title``, ``solver`` and ``progress`` are not
+    options of the picture.
 
     The puzzle's goal is the repaired picture; ``.accepted`` says whether the solver proved
     it unique within the edit budget (if not, the best attempt is kept). With ``crop`` the
@@ -742,17 +778,14 @@ def generate(
     exact and makes it unique by line logic with a few cells printed solved instead
     (:mod:`~nonoforge.images.givens`). ``progress`` is told what is being done (a line for
     people: the attempt, the repair's round). Black-and-white photos are drawn in the
-    options' ``style`` (:mod:`~nonoforge.images.styles`; ``auto`` by default).
+    options' ``style`` (:mod:`~nonoforge.images.styles`; ``silhouette`` by default).
 
-    >>> g = generate("cat.png", size=(30, 30), colors=4)   # doctest: +SKIP
+    >>> opts = GenerateOptions(QuantiseOptions(size=(30, 30), colors=4))
+    >>> g = generate("cat.png", opts)                      # doctest: +SKIP
     >>> g.accepted, g.edits                                # doctest: +SKIP
     (True, 7)
     """
-    given = GenerateOptions(
-        size=size, width=width, colors=colors, seed=seed, fill=fill, merge_delta=merge_delta,
-        max_technique=max_technique, edit_budget=edit_budget, candidates=candidates,
-        crop=crop, photo=photo, repair_with=repair_with)
-    opts = _options(options, given)
+    opts = GenerateOptions.given(options, knobs)
     if solver is None:
         from nonoforge.solver import warmup
 
@@ -764,10 +797,9 @@ def generate(
 
     rgba = as_rgba(image)  # read once: the styles each fit it their own way
     # read, shrunk and (photos) smoothed once: only the crumbs differ between attempts
-    pre = prepare(rgba, size=opts.size, width=opts.width, colors=opts.colors, fill=opts.fill,
-                  crop=opts.crop, photo=opts.photo)
+    pre = prepare(rgba, opts.quantise)
     style, q, rep, scores, ground = _draw(rgba, pre, opts, solver, progress)
-    if opts.crop:
+    if opts.quantise.crop:
         q, rep = _trim_edges(q, rep)
     if title is None and isinstance(image, str | os.PathLike):  # koala-20x20 -> Koala
         from nonoforge.titles import readable
@@ -791,19 +823,6 @@ def generate(
     return Generated(puzzle, q, rep, time.perf_counter() - t0, style, scores, ground)
 
 
-def _options(options: GenerateOptions | None, given: GenerateOptions) -> GenerateOptions:
-    """The options :func:`generate` works with: ``options``, or the keywords ``given``
-    (which, beside ``options``, may set only the grid's size or width), checked."""
-    if options is None:
-        return given.checked()
-    if replace(given, size=None, width=None) != GenerateOptions():
-        raise UsageError("give the generation options either as an options record or "
-                         "as keyword arguments, not both")
-    if given.size is not None or given.width is not None:
-        options = replace(options, size=given.size, width=given.width)
-    return options.checked()
-
-
 def _draw(
     rgba: np.ndarray, pre: Prepared, opts: GenerateOptions, solver: Solver | None,
     progress: Callable[[str], None] | None,
@@ -814,7 +833,9 @@ def _draw(
     at least what the next scored as drawn); the best scored as drawn when none is
     accepted. Also the background's colours (None for the silhouette alone)."""
     style = opts.style
-    if style is Style.AUTO and (opts.colors > 1 or opts.fill is not None or not pre.photo):
+    picture = opts.quantise
+    if style is Style.AUTO and (picture.colors > 1 or picture.fill is not None
+                                or not pre.photo):
         style = Style.SILHOUETTE
     scores: dict[str, float] = {}
     ground = None
@@ -828,8 +849,7 @@ def _draw(
             if progress is not None:
                 progress("scoring the styles")
             try:
-                drawn[Style.SILHOUETTE] = pre.quantise(
-                    seed=opts.seed, merge_delta=opts.merge_delta, crumb=CRUMBS[0])
+                drawn[Style.SILHOUETTE] = pre.quantise()
             except ImageError:
                 drawn[Style.SILHOUETTE] = None
             scores = {s.value: (0.0 if d is None else picture_structure(d, d.grid.cells, ground))
@@ -865,7 +885,7 @@ def _repair(q: Quantised, opts: GenerateOptions, solver: Solver | None,
     return repair(
         q.grid, q.palette, fidelity_table(q), max_technique=opts.max_technique,
         budget=opts.edit_budget if opts.repair_with == "edits" else 0.0,
-        candidates=opts.candidates, seed=opts.seed, solver=solver, progress=tell,
+        candidates=opts.candidates, seed=opts.quantise.seed, solver=solver, progress=tell,
     )
 
 
@@ -874,18 +894,16 @@ def _silhouette_attempts(
     progress: Callable[[str], None] | None, first: Quantised | None = None,
 ) -> tuple[Quantised, Repair]:
     """The silhouette style (the quantiser's path): quantise and repair, on photos again
-    with ever coarser crumbs while the repair fails (:data:`CRUMBS`); ``first`` is the first
-    attempt's picture when it is drawn already."""
+    with ever coarser crumbs while the repair fails (the options' crumb, then the coarser
+    of :data:`CRUMBS`); ``first`` is the first attempt's picture when it is drawn already."""
     attempts: list[tuple[Quantised, Repair]] = []
-    for crumb in CRUMBS:
-        tell = None if progress is None else _attempt(progress, len(attempts) + 1)
+    crumbs = _crumbs(opts.quantise.crumb)
+    for crumb in crumbs:
+        tell = None if progress is None else _attempt(progress, len(attempts) + 1, len(crumbs))
         if tell is not None:
             tell("quantising")
         try:
-            if first is not None and not attempts:
-                q = first
-            else:
-                q = pre.quantise(seed=opts.seed, merge_delta=opts.merge_delta, crumb=crumb)
+            q = first if first is not None and not attempts else pre.quantise(crumb)
         except ImageError:
             if not attempts:
                 raise
@@ -897,6 +915,13 @@ def _silhouette_attempts(
         if rep.accepted and rep.edits <= RETRY_EDITS * opts.edit_budget * q.grid.cells.size:
             break
     return _best_attempt(attempts)
+
+
+def _crumbs(first: int) -> tuple[int, ...]:
+    """The crumb sizes a photo's silhouette is quantised with, one an attempt: ``first``
+    (the options' crumb; :data:`CRUMBS`' first by default), then the coarser of
+    :data:`CRUMBS`."""
+    return (first, *(c for c in CRUMBS if c > first))
 
 
 def _regions(rgba: np.ndarray, opts: GenerateOptions) -> tuple[Quantised, np.ndarray | None]:
@@ -911,17 +936,21 @@ def _regions(rgba: np.ndarray, opts: GenerateOptions) -> tuple[Quantised, np.nda
     from nonoforge.images.styles import REGION_COLOURS, REGION_TV
     from nonoforge.images.subject import find_subject
 
+    picture = opts.quantise
     subject = find_subject(rgba)
-    if opts.crop:
+    if picture.crop:
         t, b, l_, r = subject.box
         rgba = rgba[t:b, l_:r]
-    long = max(opts.size) if opts.size is not None else max(opts.width or 1, 30)
+    long = max(picture.size) if picture.size is not None else max(picture.width or 1, 30)
     k = -(-max(rgba.shape[:2]) // max(128, ANALYSIS_PER_CELL * long))
     smooth = block_reduce_linear(rgba, k) if k > 1 else rgba.copy()  # smoothing is the time
     smooth[..., :3] = lab_to_srgb(smooth_lab(equalised_lab(smooth), REGION_TV))
-    q = prepare(smooth, size=opts.size, width=opts.width, colors=REGION_COLOURS,
-                crop=opts.crop, photo=True).quantise(seed=opts.seed,
-                                                     merge_delta=opts.merge_delta)
+    # the regions are an analysis, not the picture: of the options only the grid, seed,
+    # merge distance and crop carry over
+    regions = QuantiseOptions(size=picture.size, width=picture.width, colors=REGION_COLOURS,
+                              seed=picture.seed, merge_delta=picture.merge_delta,
+                              crop=picture.crop, photo=True)
+    q = prepare(smooth, regions).quantise()
     cells = merge_crumbs(q.grid.cells, region_crumb(q.grid.cells.size))
     return replace(q, grid=Grid(cells)), subject.ground
 
@@ -988,10 +1017,11 @@ def picture_structure(q: Quantised, cells: np.ndarray, ground: np.ndarray | None
     return structure(source_edges(q.source_lab, ground), cells)
 
 
-def _attempt(progress: Callable[[str], None], n: int) -> Callable[[str], None]:
+def _attempt(progress: Callable[[str], None], n: int,
+             total: int = len(CRUMBS)) -> Callable[[str], None]:
     """``progress`` with the attempt's number before each line (a photo may be quantised
-    again, simpler, up to ``len(CRUMBS)`` times)."""
-    return lambda line: progress(f"attempt {n}/{len(CRUMBS)}: {line}")
+    again, simpler, up to ``total`` times)."""
+    return lambda line: progress(f"attempt {n}/{total}: {line}")
 
 
 def _best_attempt(attempts: list[tuple[Quantised, Repair]]) -> tuple[Quantised, Repair]:

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from numbers import Integral, Real
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 from PIL import Image
@@ -447,70 +448,171 @@ def _grid_long_side(size: tuple[int, int] | None, width: int | None) -> int:
     return max(width or 1, 30)
 
 
-def quantise(
-    image: ImageSource,
-    *,
-    size: tuple[int, int] | None = None,
-    width: int | None = None,
-    colors: int = 1,
-    seed: int = 0,
-    fill: float | None = None,
-    merge_delta: float = DEFAULT_MERGE_DELTA,
-    despeckle_passes: int = 2,
-    crop: bool = True,
-    photo: bool | None = None,
-    min_delta: float = MIN_DELTA,
-    crumb: int = CRUMB,
-) -> Quantised:
-    """Reduce an image to a grid of at most ``colors`` painted colours plus the background.
+def _is_int(value: object) -> bool:
+    """A whole number (a Python or NumPy integer), not a bool."""
+    return isinstance(value, Integral) and not isinstance(value, bool)
+
+
+def _is_real(value: object) -> bool:
+    """A real number (not a bool), NaN excluded."""
+    return isinstance(value, Real) and not isinstance(value, bool) and value == value
+
+
+def _whole(least: int) -> Callable[[Any], bool]:
+    return lambda v: _is_int(v) and v >= least
+
+
+def _distance(value: Any) -> bool:
+    return _is_real(value) and 0.0 <= value < float("inf")
+
+
+#: What :class:`QuantiseOptions` refuses, a knob at a time: ``(field, whether a value is
+#: usable, the one line that says it is not)``.
+_KNOB_CHECKS: tuple[tuple[str, Callable[[Any], bool], str], ...] = (
+    ("size", lambda v: v is None or (isinstance(v, tuple) and len(v) == 2
+                                     and all(_is_int(x) for x in v)),
+     "size must be (width, height), got {!r}"),
+    ("width", lambda v: v is None or _whole(1)(v),
+     "grid width must be a whole number of cells, got {!r}"),
+    ("colors", lambda v: _is_int(v) and 1 <= v <= MAX_COLORS,
+     f"colours must be 1..{MAX_COLORS}, got {{}}"),
+    ("seed", _whole(0), "seed must be a whole number 0 or more, got {!r}"),
+    ("fill", lambda v: v is None or (_is_real(v) and 0.0 < v < 1.0),
+     "fill fraction must be between 0 and 1, got {}"),
+    ("merge_delta", _distance, "merge delta must be a colour distance 0 or more, got {!r}"),
+    ("min_delta", _distance, "min delta must be a colour distance 0 or more, got {!r}"),
+    ("despeckle_passes", _whole(0), "despeckle passes must be a whole number 0 or more, "
+                                    "got {!r}"),
+    ("crumb", _whole(1), "crumb must be a whole number 1 or more, got {!r}"),
+    ("crop", lambda v: isinstance(v, bool), "crop must be True or False, got {!r}"),
+    ("photo", lambda v: v is None or isinstance(v, bool),
+     "photo must be True, False or None, got {!r}"),
+)
+
+
+@dataclass(frozen=True)
+class QuantiseOptions:
+    """How an image becomes a grid: every knob of :func:`quantise` in one typed record,
+    each declared (with its default) here and nowhere else --
+    :class:`~nonoforge.images.generate.GenerateOptions` holds one, the CLI builds one.
 
     ``size`` is the largest ``(width, height)``: the picture keeps its aspect ratio inside
-    it; or give ``width`` alone. With ``crop`` (the default) uniform background borders are
-    trimmed first, and empty lines left at the grid's edges are cropped off and the grid
-    fitted again, so the subject fills the frame. ``photo`` (default: decided from the
-    image, see :func:`is_photo`) takes the photo path: CLAHE, edge-preserving smoothing and,
-    in black-and-white, the silhouette of highest SSIM, the plain Otsu picture or a sketch,
-    whichever is most like the source (band-passed likeness, :func:`_bw_likeness`; a light
-    subject on a smooth dark ground keeps the structures around it, :func:`with_structures`). With
-    ``colors=1`` the puzzle is
-    black-and-white (or ``fill``: the threshold that inks that fraction of the cells).
-    Colours are at least ``min_delta`` (CIEDE2000) apart and from the background. On
-    black-and-white photos ink pieces and holes under ``crumb`` cells are dropped. Same
+    it; or give ``width`` alone (quantising needs one of them; the record may be built
+    without, to be completed with :func:`dataclasses.replace`). ``colors`` is the most
+    painted colours (1: black-and-white, or ``fill``: the threshold that inks that fraction
+    of the cells); ``seed`` seeds k-means and tie-breaks. Colours closer than
+    ``merge_delta`` (CIEDE2000) are one colour, painted colours are at least ``min_delta``
+    apart and from the background. ``despeckle_passes`` passes remove one-cell islands of
+    plain black-and-white pictures; on black-and-white photos ink pieces and holes under
+    ``crumb`` cells are dropped. ``crop`` trims uniform borders and empty edge lines so the
+    subject fills the frame; ``photo`` forces the photo path on or off (None: decided from
+    the image, :func:`is_photo`).
+
+    A value no quantising could use is refused when the record is made, in one line:
+
+    >>> QuantiseOptions(colors=0)
+    Traceback (most recent call last):
+    ...
+    nonoforge.errors.UsageError: colours must be 1..16, got 0
+    """
+
+    size: tuple[int, int] | None = None
+    width: int | None = None
+    colors: int = 1
+    seed: int = 0
+    fill: float | None = None
+    merge_delta: float = DEFAULT_MERGE_DELTA
+    despeckle_passes: int = 2
+    crop: bool = True
+    photo: bool | None = None
+    min_delta: float = MIN_DELTA
+    crumb: int = CRUMB
+
+    def __post_init__(self) -> None:
+        for name, usable, says in _KNOB_CHECKS:
+            value = getattr(self, name)
+            if not usable(value):
+                raise UsageError(says.format(value))
+        if self.size is not None:
+            check_grid_size(*self.size)
+            if self.width is not None:
+                raise UsageError("give a size or a width, not both")
+
+    @classmethod
+    def given(cls, options: QuantiseOptions | None, knobs: QuantiseKnobs) -> QuantiseOptions:
+        """``options``, or the record the keyword arguments ``knobs`` make (the older call
+        form): refused in one line when both are given."""
+        if options is None:
+            return cls(**knobs)
+        if knobs:
+            raise UsageError("give the quantising options either as an options record or "
+                             "as keyword arguments, not both")
+        return options
+
+
+class QuantiseKnobs(TypedDict, total=False):
+    """:class:`QuantiseOptions`' fields as keyword arguments, the older call form of
+    :func:`quantise` and :func:`prepare` (``quantise(image, size=(30, 30))``), kept for
+    callers written before the record and deprecated: give a :class:`QuantiseOptions`.
+    Names and types only -- the defaults live in the record (a test keeps the two alike)."""
+
+    size: tuple[int, int] | None
+    width: int | None
+    colors: int
+    seed: int
+    fill: float | None
+    merge_delta: float
+    despeckle_passes: int
+    crop: bool
+    photo: bool | None
+    min_delta: float
+    crumb: int
+
+
+def quantise(
+    image: ImageSource,
+    options: QuantiseOptions | None = None,
+    **knobs: Unpack[QuantiseKnobs],
+) -> Quantised:
+    """Reduce an image to a grid of at most ``colors`` painted colours plus the background,
+    as ``options`` (:class:`QuantiseOptions`, which says what each knob does) asks.
+
+    The keyword arguments (``quantise(image, size=(30, 30), colors=4)``) are the older
+    form of the same record, deprecated: give ``QuantiseOptions(size=(30, 30), colors=4)``.
+
+    With ``crop`` (the default) uniform background borders are trimmed first, and empty
+    lines left at the grid's edges are cropped off and the grid fitted again, so the
+    subject fills the frame. The photo path (``photo``, by default decided from the image,
+    see :func:`is_photo`) takes CLAHE, edge-preserving smoothing and, in black-and-white,
+    the silhouette of highest SSIM, the plain Otsu picture or a sketch, whichever is most
+    like the source (band-passed likeness, :func:`_bw_likeness`; a light subject on a
+    smooth dark ground keeps the structures around it, :func:`with_structures`). Same
     inputs and seed, same grid. (:func:`prepare` then :meth:`Prepared.quantise`, for
     several quantisings of one picture.)
     """
-    return prepare(
-        image, size=size, width=width, colors=colors, fill=fill, crop=crop, photo=photo
-    ).quantise(seed=seed, merge_delta=merge_delta, despeckle_passes=despeckle_passes,
-               min_delta=min_delta, crumb=crumb)
+    return prepare(image, QuantiseOptions.given(options, knobs)).quantise()
 
 
 def prepare(
     image: ImageSource,
-    *,
-    size: tuple[int, int] | None = None,
-    width: int | None = None,
-    colors: int = 1,
-    fill: float | None = None,
-    crop: bool = True,
-    photo: bool | None = None,
+    options: QuantiseOptions | None = None,
+    **knobs: Unpack[QuantiseKnobs],
 ) -> Prepared:
-    """The part of :func:`quantise` that depends only on these arguments: the image read,
-    shrunk for analysis, on photos equalised and smoothed, its background colour and its
-    trimmed box. ``generate`` quantises a photo up to four times with coarser crumbs; it
-    prepares it once (the smoothing is most of a large photo's quantising)."""
-    if not 1 <= colors <= MAX_COLORS:
-        raise UsageError(f"colours must be 1..{MAX_COLORS}, got {colors}")
-    if fill is not None and not 0.0 < fill < 1.0:
-        raise UsageError(f"fill fraction must be between 0 and 1, got {fill}")
+    """The part of :func:`quantise` that depends only on the picture and the options' grid,
+    colours, fill, crop and photo knobs: the image read, shrunk for analysis, on photos
+    equalised and smoothed, its background colour and its trimmed box. ``generate``
+    quantises a photo up to four times with coarser crumbs; it prepares it once (the
+    smoothing is most of a large photo's quantising). The keyword arguments are the older,
+    deprecated form of ``options``, as for :func:`quantise`."""
+    opts = QuantiseOptions.given(options, knobs)
+    size, width, colors, fill = opts.size, opts.width, opts.colors, opts.fill
     rgba = as_rgba(image)
     fit_size(rgba.shape[1], rgba.shape[0], size, width)  # argument errors before any work
     opaque_px = rgba[..., 3] >= 0.5
     if not opaque_px.any():
         raise ImageError("the image is transparent: nothing to draw")
     use_alpha = float((~opaque_px).mean()) >= ALPHA_SHARE
-    if photo is None:
-        photo = is_photo(rgba)
+    photo = is_photo(rgba) if opts.photo is None else opts.photo
     k = -(-max(rgba.shape[:2]) // max(256, ANALYSIS_PER_CELL * _grid_long_side(size, width)))
     if k > 1:
         rgba = block_reduce_linear(rgba, k)
@@ -519,25 +621,20 @@ def prepare(
     work_lab = rgb2lab(work[..., :3])
     bg_lab = np.array([100.0, 0.0, 0.0]) if use_alpha else _background_lab(work_lab, opaque_px)
     h_px, w_px = rgba.shape[:2]
-    box = trim_box(work_lab, opaque_px, use_alpha, bg_lab) if crop else (0, h_px, 0, w_px)
+    box = trim_box(work_lab, opaque_px, use_alpha, bg_lab) if opts.crop else (0, h_px, 0, w_px)
     for shared in (rgba, work, sketch_light, structures, bg_lab):
         if shared is not None:
             shared.flags.writeable = False  # quantised again and again: never changed
-    return Prepared(size, width, colors, fill, crop, photo, use_alpha, k, rgba, work,
-                    sketch_light, structures, bg_lab, box)
+    return Prepared(replace(opts, photo=photo), use_alpha, k, rgba, work, sketch_light,
+                    structures, bg_lab, box)
 
 
 @dataclass(frozen=True, eq=False)
 class Prepared:
-    """A picture made ready by :func:`prepare` (its arguments, then what they gave):
-    quantise it with :meth:`quantise` as often as needed."""
+    """A picture made ready by :func:`prepare` (its options, ``photo`` decided, then what
+    they gave): quantise it with :meth:`quantise` as often as needed."""
 
-    size: tuple[int, int] | None
-    width: int | None
-    colors: int
-    fill: float | None
-    crop: bool
-    photo: bool
+    options: QuantiseOptions
     use_alpha: bool
     k: int  # the analysis picture is the image shrunk k times
     rgba: np.ndarray
@@ -547,31 +644,27 @@ class Prepared:
     bg_lab: np.ndarray
     box: tuple[int, int, int, int]
 
-    def quantise(
-        self,
-        *,
-        seed: int = 0,
-        merge_delta: float = DEFAULT_MERGE_DELTA,
-        despeckle_passes: int = 2,
-        min_delta: float = MIN_DELTA,
-        crumb: int = CRUMB,
-    ) -> Quantised:
-        """The grid :func:`quantise` gives with these arguments and the prepared ones."""
-        return _quantise_prepared(self, seed, merge_delta, despeckle_passes, min_delta, crumb)
+    @property
+    def photo(self) -> bool:
+        """Whether the picture takes the photo path (as asked, or as :func:`is_photo`
+        decided)."""
+        return bool(self.options.photo)
+
+    def quantise(self, crumb: int | None = None) -> Quantised:
+        """The grid :func:`quantise` gives with the prepared options, or with ``crumb``
+        in place of theirs (``generate`` retries a photo with coarser crumbs)."""
+        opts = self.options if crumb is None else replace(self.options, crumb=crumb)
+        return _quantise_prepared(self, opts)
 
 
-def _quantise_prepared(
-    pre: Prepared, seed: int, merge_delta: float, despeckle_passes: int, min_delta: float,
-    crumb: int,
-) -> Quantised:
-    """:meth:`Prepared.quantise`: fit the prepared picture to the grid (cropping its empty
-    edge lines) and draw it, then name its colours."""
-    size, width, colors, fill, crop, photo = (
-        pre.size, pre.width, pre.colors, pre.fill, pre.crop, pre.photo)
+def _quantise_prepared(pre: Prepared, opts: QuantiseOptions) -> Quantised:
+    """:meth:`Prepared.quantise` with ``opts`` (``photo`` decided): fit the prepared picture
+    to the grid (cropping its empty edge lines) and draw it, then name its colours."""
+    size, width, colors, crop, photo = opts.size, opts.width, opts.colors, opts.crop, pre.photo
+    min_delta, merge_delta = opts.min_delta, opts.merge_delta
     use_alpha, k, rgba, work, bg_lab, box = (
         pre.use_alpha, pre.k, pre.rgba, pre.work, pre.bg_lab, pre.box)
     sketch_light, structures = pre.sketch_light, pre.structures
-    opts = _Options(colors, seed, fill, merge_delta, despeckle_passes, photo, min_delta, crumb)
     for _ in range(CROP_ROUNDS if crop else 1):
         top, bottom, left, right = box
         w, h = fit_size(right - left, bottom - top, size, width)
@@ -647,18 +740,6 @@ def _prepare(
     return work, smooth_lab(equal, SKETCH_TV)[..., 0], dark_structures(rgb2lab(rgba[..., :3]))
 
 
-@dataclass(frozen=True)
-class _Options:
-    colors: int
-    seed: int
-    fill: float | None
-    merge_delta: float
-    despeckle_passes: int
-    photo: bool
-    min_delta: float
-    crumb: int
-
-
 def _quantise_fitted(
     rgba: np.ndarray,
     work: np.ndarray,
@@ -666,7 +747,7 @@ def _quantise_fitted(
     h: int,
     use_alpha: bool,
     bg_lab: np.ndarray,
-    o: _Options,
+    o: QuantiseOptions,
     sketch_light: np.ndarray | None = None,
     structures: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, str | None]:
@@ -942,7 +1023,7 @@ def _sketches(
 def _best_bw(
     light: np.ndarray,
     candidates: list[np.ndarray],
-    o: _Options,
+    o: QuantiseOptions,
     measure: Callable[[np.ndarray, np.ndarray], float] = ssim,
     penalty: float = MARGIN_PENALTY,
     most_empty: float = 2.0,
@@ -965,7 +1046,7 @@ def _best_bw(
     return best
 
 
-def _as_drawn(ink: np.ndarray, o: _Options) -> np.ndarray:
+def _as_drawn(ink: np.ndarray, o: QuantiseOptions) -> np.ndarray:
     """A black-and-white ink mask as a photo puzzle draws it: despeckled, smoothed on late
     retries (:func:`smooth_shapes`), pieces and holes under ``o.crumb`` cells dropped."""
     labels = ink.astype(np.int64)
@@ -992,7 +1073,7 @@ def with_structures(
     light: np.ndarray,
     opaque: np.ndarray,
     bg_lab: np.ndarray,
-    o: _Options,
+    o: QuantiseOptions,
 ) -> np.ndarray:
     """``labels`` with the structures darker than a smooth ground drawn as one-cell strokes,
     when its ink is the light side (a light subject on a dark ground: a threshold or sketch
@@ -1053,7 +1134,7 @@ def _bw_likeness(
     sketch_light: np.ndarray,
     transparent: np.ndarray,
     bg_lab: np.ndarray,
-    o: _Options,
+    o: QuantiseOptions,
     structures: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Black-and-white photo: a silhouette, the plain Otsu picture, or a sketch, whichever
@@ -1182,7 +1263,7 @@ def _colour(
     transparent: np.ndarray,
     use_alpha: bool,
     bg_lab: np.ndarray,
-    o: _Options,
+    o: QuantiseOptions,
 ) -> tuple[np.ndarray, np.ndarray, str | None]:
     """Colour: choose ``colors`` painted colours at least the ΔE floor apart, and from the
     background.
@@ -1271,7 +1352,7 @@ def _palettes(
 
 
 def _colour_chosen(
-    best: tuple[Any, ...], mask: np.ndarray, h: int, w: int, floor: float, o: _Options
+    best: tuple[Any, ...], mask: np.ndarray, h: int, w: int, floor: float, o: QuantiseOptions
 ) -> tuple[np.ndarray, np.ndarray, str | None]:
     """:func:`_colour`'s answer from its best drawing: the grid, the palette and a note
     when the picture lacks the colours asked (with only the background, the candidate
@@ -1357,7 +1438,7 @@ def _nearest(cells: np.ndarray, palette_lab: np.ndarray, mask: np.ndarray) -> np
     return out.reshape(h, w)
 
 
-def _tidy(labels: np.ndarray, o: _Options) -> np.ndarray:
+def _tidy(labels: np.ndarray, o: QuantiseOptions) -> np.ndarray:
     """Colour labels as drawn: despeckled and, on a retry after a failed repair, with
     pieces under ``o.crumb`` cells merged into their surroundings."""
     if o.despeckle_passes and min(labels.shape) >= 3:

@@ -12,16 +12,19 @@ from the solver's deterministic effort and the hardest technique, so a puzzle's 
 the same on every machine. Larger grids of the same picture are harder, so
 :func:`generate_for_grade` tries growing sizes (10, 15, ... up to the ``size`` asked for,
 keeping its aspect) and keeps the first accepted puzzle in the grade, or the closest one,
-saying how close it got. Colours and the repair mode stay as the user chose them.
+saying how close it got. Colours and the repair mode stay as the user chose them: every
+knob travels in one :class:`~nonoforge.images.generate.GenerateOptions`, whose grid size
+is the largest tried.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 from nonoforge.errors import UsageError
-from nonoforge.images.generate import Generated, generate
+from nonoforge.images.generate import Generated, GenerateOptions, generate
 from nonoforge.pipeline.difficulty import Model
 
 #: Longest sides tried, smallest first.
@@ -56,28 +59,33 @@ def grade_of(generated: Generated, model: Model, by: str = "time") -> int | None
 
 
 def generate_for_grade(
-    image: Any, grade: int, *, size: tuple[int, int] | None = None, by: str = "time",
-    **options: Any,
+    image: Any, grade: int, options: GenerateOptions | None = None, *, by: str = "time",
+    title: str | None = None, progress: Callable[[str], None] | None = None,
 ) -> tuple[Generated, int | None, str | None]:
     """``(puzzle, its grade, note)``: the puzzle of ``image`` nearest to ``grade``.
 
-    ``size`` is the largest grid (default 45x45); ``options`` go to
-    :func:`~nonoforge.images.generate.generate`. The note says how close it got when no
-    accepted size lands in the grade (None when one does).
+    ``options`` are :func:`~nonoforge.images.generate.generate`'s; their ``size`` is the
+    largest grid (default 45x45; a ``width`` is refused: the aim chooses the grid).
+    ``title`` and ``progress`` go to ``generate`` as they are. The note says how close it
+    got when no accepted size lands in the grade (None when one does).
     """
+    opts = options or GenerateOptions()
     if not 1 <= grade <= 5:
         raise UsageError(f"grade must be 1..5, got {grade}")
     if by not in GRADE_BY:
         raise UsageError(f"--grade-by must be one of {', '.join(GRADE_BY)}, got {by!r}")
+    if opts.quantise.width is not None:
+        raise UsageError("a grade is aimed at with a size (the largest grid), not a width")
     model = shipped_model()  # before any work: a missing model is said at once
-    most_w, most_h = size or (45, 45)
+    most_w, most_h = opts.quantise.size or (45, 45)
     top = max(most_w, most_h)
     sides = [s for s in SIDES if s < top] + [top]
     best: tuple[int, Generated, int | None] | None = None
     fallback: Generated | None = None
     for side in sides:
         box = (max(2, round(side * most_w / top)), max(2, round(side * most_h / top)))
-        g = generate(image, size=box, **options)
+        at = replace(opts, quantise=replace(opts.quantise, size=box))
+        g = generate(image, at, title=title, progress=progress)
         fallback = fallback or g
         if not g.accepted:
             continue
@@ -103,39 +111,55 @@ def generate_for_grade(
 @dataclass(frozen=True)
 class Aimed:
     """What :func:`aim` made: the puzzle, its grade, a note when the grade was not reached,
-    and (``--grade-by human``) what the hardening did."""
+    (``--grade-by human``) what the hardening did, and what was asked: the grade wanted
+    (None: no aim, the puzzle at the options' size) and by which grade."""
 
     generated: Generated
     grade: int | None
     note: str | None
     hardened: Any = None  # a pipeline.harden.Hardened
+    wanted: int | None = None
+    by: str = "time"
 
     def notes(self) -> list[str | None]:
         """The lines ``generate`` tells: the grade not reached, and what hardening did."""
         done = None if self.hardened is None else f"made harder: {self.hardened.line()}"
         return [self.note, done]
 
-    def fields(self, wanted: int, by: str) -> dict[str, Any]:
-        """The JSON fields ``generate --grade`` adds to a puzzle's row."""
-        out: dict[str, Any] = {"grade": self.grade, "grade_wanted": wanted,
-                               "grade_by": by, "grade_note": self.note}
+    def fields(self) -> dict[str, Any]:
+        """The JSON fields ``generate --grade`` adds to a puzzle's row (none without an
+        aim)."""
+        if self.wanted is None:
+            return {}
+        out: dict[str, Any] = {"grade": self.grade, "grade_wanted": self.wanted,
+                               "grade_by": self.by, "grade_note": self.note}
         if self.hardened is not None:
             out["harden"] = self.hardened.summary()
         return out
 
 
-def aim(image: Any, grade: int, *, by: str = "time", size: tuple[int, int] | None = None,
-        **options: Any) -> Aimed:
-    """The puzzle of ``image`` aimed at ``grade``: by size (:func:`generate_for_grade`),
-    then, by the human grade, made harder on purpose when it is still below it
-    (:func:`~nonoforge.pipeline.harden.harden_generated`)."""
-    g, got, note = generate_for_grade(image, grade, size=size, by=by, **options)
+def aim(
+    image: Any, grade: int | None, options: GenerateOptions | None = None, *,
+    by: str = "time", title: str | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Aimed:
+    """The puzzle of ``image`` made with ``options`` and aimed at ``grade``: by size
+    (:func:`generate_for_grade`), then, by the human grade, made harder on purpose when it
+    is still below it (:func:`~nonoforge.pipeline.harden.harden_generated`). With
+    ``grade`` None it is the one puzzle :func:`~nonoforge.images.generate.generate` makes
+    at the options' size -- what ``nonoforge generate`` calls, with or without
+    ``--grade``. ``title`` and ``progress`` go to ``generate``."""
+    if grade is None:
+        return Aimed(generate(image, options, title=title, progress=progress), None, None,
+                     by=by)
+    g, got, note = generate_for_grade(image, grade, options, by=by, title=title,
+                                      progress=progress)
     if by != "human" or got is None or got >= grade or not g.accepted:
-        return Aimed(g, got, note)
+        return Aimed(g, got, note, wanted=grade, by=by)
     from nonoforge.pipeline.harden import HardenOptions, harden_generated
 
     g, h = harden_generated(g, HardenOptions(grade=grade))
     note = None if h.grade_after == grade else (
         f"human grade {grade} not reached: grade {h.grade_after} at "
         f"{g.puzzle.width}x{g.puzzle.height} after making it harder ({h.note})")
-    return Aimed(g, h.grade_after, note, h)
+    return Aimed(g, h.grade_after, note, h, grade, by)

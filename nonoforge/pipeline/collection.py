@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from nonoforge.db.filters import Filters
 from nonoforge.formats.rofl.kernels import small_job
@@ -181,8 +181,12 @@ class _Grade:
     grade: int
     by: str
 
-    def read(self, corpus: Corpus, **where: Any) -> list[Rated]:
-        return corpus.rated_from(self.version, self.filters, self.grade, by=self.by, **where)
+    def read(self, corpus: Corpus, *, at_least: float | None = None,
+             after: tuple[float, int] | None = None, limit: int | None = None) -> list[Rated]:
+        """This grade's puzzles from the corpus, as :meth:`Corpus.rated_from` reads them
+        (``at_least``, ``after``, ``limit``: its seek)."""
+        return corpus.rated_from(self.version, self.filters, self.grade, by=self.by,
+                                 at_least=at_least, after=after, limit=limit)
 
 
 def _pick_grade(

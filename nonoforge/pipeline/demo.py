@@ -131,7 +131,9 @@ def _run(root: Path, tell: _Narrator, workers: int | None) -> dict[str, Any]:
                "and an archive, rated, graded and exported as a book ...")
     from nonoforge.db import Corpus
     from nonoforge.images import generate
+    from nonoforge.images.generate import GenerateOptions
     from nonoforge.images.output import write_generated
+    from nonoforge.images.quantise import QuantiseOptions
     from nonoforge.pipeline import jobs
     from nonoforge.pipeline.export import ExportOptions
     from nonoforge.pipeline.rate import RateOptions
@@ -153,7 +155,8 @@ def _run(root: Path, tell: _Narrator, workers: int | None) -> dict[str, Any]:
                 t = time.perf_counter()
                 kind = "B&W" if colors == 1 else f"{colors} colours at most"
                 tell.doing(f"generating {image.stem} {size[0]}x{size[1]} {kind}")
-                g = generate(str(image), size=size, colors=colors, seed=0)
+                picture = QuantiseOptions(size=size, colors=colors)
+                g = generate(str(image), GenerateOptions(picture))
                 stem = f"{image.stem}-{size[0]}x{size[1]}-{colors}c"
                 write_generated(g, made, stem)
                 p = g.puzzle

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -181,36 +182,42 @@ def _line_masks(p: Puzzle, li: int) -> list[int]:
     return (st[li] if li < p.height else st[:, li - p.height]).tolist()
 
 
-def _edits(p: Puzzle, cells: np.ndarray, most: int) -> list[tuple[int, int, int]]:
-    """Cell edits to try, ``(row, col, colour)``: cells on the edge of a shape set to a
-    4-neighbour's colour, never a given cell or a colour's last cell; those that take the
-    most footholds away first (a foothold: a line where line deduction decides something on
-    the starting grid), then reading order. At most ``most``."""
+def edge_edits(
+    cells: np.ndarray, ncolours: int, start: np.ndarray | None = None,
+    fixed: frozenset[tuple[int, int]] = frozenset(),
+) -> list[tuple[int, int, int, int]]:
+    """The one-cell edits worth trying when a picture is made harder or easier, as
+    ``(gain, row, col, colour)`` in reading order: every cell on the edge of a shape set to
+    a 4-neighbour's colour -- never a cell of ``fixed`` (the givens) nor a colour's last
+    cell -- with ``gain`` the footholds its row and column gain (negative: lose). A
+    foothold is a line where line deduction decides a cell from ``start``, the lines'
+    starting masks (every colour open when ``None``): a place a person can begin. Harden
+    tries the most negative first, the studio's Easier the most positive.
+
+    >>> edge_edits(np.array([[1, 1], [1, 0]]), 1)
+    [(0, 0, 1, 0), (0, 1, 0, 0), (2, 1, 1, 1)]
+    """
     from nonoforge.puzzle import clue_of
-    from nonoforge.solving import start_state
+    from nonoforge.solver.human import line_logic
 
     h, w = cells.shape
-    given = {(r, c) for r, c, _ in p.givens}
-    counts = np.bincount(cells.ravel(), minlength=p.ncolors + 1)
-    st = start_state(p)
-    full = (1 << (p.ncolors + 1)) - 1
+    full = (1 << (ncolours + 1)) - 1
+    counts = np.bincount(cells.ravel(), minlength=ncolours + 1)
 
     def foothold(line: np.ndarray, masks: list[int]) -> bool:
-        from nonoforge.solver.human import line_logic
-
         blocks = [(b.length, b.color) for b in clue_of(line.tolist())]
         got = line_logic(masks, blocks)
         return got is not None and got != masks
 
-    rows = [st[r].tolist() for r in range(h)]
-    cols = [st[:, c].tolist() for c in range(w)]
+    rows = [start[r].tolist() if start is not None else [full] * w for r in range(h)]
+    cols = [start[:, c].tolist() if start is not None else [full] * h for c in range(w)]
     was_r = [foothold(cells[r], rows[r]) for r in range(h)]
     was_c = [foothold(cells[:, c], cols[c]) for c in range(w)]
-    ranked: list[tuple[int, int, int, int, int]] = []
+    out: list[tuple[int, int, int, int]] = []
     for r in range(h):
         for c in range(w):
             k = int(cells[r, c])
-            if (r, c) in given or (k and counts[k] <= 1):
+            if (r, c) in fixed or (k and counts[k] <= 1):
                 continue
             near = {int(cells[r + dr, c + dc]) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
                     if 0 <= r + dr < h and 0 <= c + dc < w} - {k}
@@ -219,10 +226,20 @@ def _edits(p: Puzzle, cells: np.ndarray, most: int) -> list[tuple[int, int, int]
                 row[c] = col[r] = colour
                 rm, cm = list(rows[r]), list(cols[c])
                 rm[c] = cm[r] = full
-                delta = (foothold(row, rm) - was_r[r]) + (foothold(col, cm) - was_c[c])
-                ranked.append((delta, r, c, colour, 0))
-    ranked.sort()
-    return [(r, c, colour) for _, r, c, colour, _ in ranked[:most]]
+                out.append(((foothold(row, rm) - was_r[r]) + (foothold(col, cm) - was_c[c]),
+                            r, c, colour))
+    return out
+
+
+def _edits(p: Puzzle, cells: np.ndarray, most: int) -> list[tuple[int, int, int]]:
+    """Cell edits to try, ``(row, col, colour)``: :func:`edge_edits` from the starting grid
+    (its givens placed), never a given cell; those that take the most footholds away
+    first, then reading order. At most ``most``."""
+    from nonoforge.solving import start_state
+
+    given = frozenset((r, c) for r, c, _ in p.givens)
+    ranked = sorted(edge_edits(cells, p.ncolors, start_state(p), given))
+    return [(r, c, colour) for _, r, c, colour in ranked[:most]]
 
 
 def _with(p: Puzzle, cells: np.ndarray, givens: tuple[tuple[int, int, int], ...]) -> Puzzle:
@@ -230,9 +247,16 @@ def _with(p: Puzzle, cells: np.ndarray, givens: tuple[tuple[int, int, int], ...]
     return dataclasses.replace(q, givens=givens) if givens else q
 
 
-def harden(puzzle: Puzzle, options: HardenOptions, source: Source | None = None) -> Hardened:
+def harden(
+    puzzle: Puzzle, options: HardenOptions, source: Source | None = None,
+    still_wanted: Callable[[], None] | None = None,
+) -> Hardened:
     """Move ``puzzle`` (unique; its goal, or the engine's solution, is the picture) toward
     human grade ``options.grade`` by removing givens and editing few cells (module doc).
+
+    ``still_wanted`` is called before each candidate is solved and rated: a caller whose
+    answer is no longer wanted (the studio, when a newer stroke arrives) raises there, and
+    the search stops between two candidates instead of running to its end.
 
     >>> from nonoforge.puzzle import Grid, Puzzle
     >>> p = Puzzle.from_grid(Grid.from_rows(["##", "#."]))
@@ -266,7 +290,7 @@ def harden(puzzle: Puzzle, options: HardenOptions, source: Source | None = None)
         if len(changes) >= most:
             note = f"stopped at {most} change(s) (the most allowed)"
             break
-        best = _round(p, cells, givens, options, source, like0, (score, like))
+        best = _round(p, cells, givens, options, source, like0, (score, like), still_wanted)
         if best is None:
             note = "no single change that keeps the puzzle unique makes it harder"
             break
@@ -283,10 +307,15 @@ def harden(puzzle: Puzzle, options: HardenOptions, source: Source | None = None)
 def _round(
     p: Puzzle, cells: np.ndarray, givens: tuple[tuple[int, int, int], ...],
     options: HardenOptions, source: Source | None, like0: float | None,
-    now: tuple[float, float | None],
+    now: tuple[float, float | None], still_wanted: Callable[[], None] | None = None,
 ) -> tuple[Change, Puzzle, np.ndarray, tuple[tuple[int, int, int], ...],
            tuple[float, int], float | None] | None:
-    """One round: the candidate that brings the score nearest the target, or None."""
+    """One round: the candidate that brings the score nearest the target, or None
+    (``still_wanted``: :func:`harden`'s, called before each candidate)."""
+    def wanted() -> None:
+        if still_wanted is not None:
+            still_wanted()
+
     score, like = now
     here = distance(score, options.grade)
     best: tuple[tuple[float, float, int], Any] | None = None
@@ -296,6 +325,7 @@ def _round(
             break
         tried += 1
         rest = givens[:i] + givens[i + 1:]
+        wanted()
         q = _with(p, cells, rest)
         got = rated(q)
         if got is None:
@@ -313,6 +343,7 @@ def _round(
         if lk is not None and like0 is not None and like0 - lk > options.max_likeness_drop:
             continue
         q = _with(p, new, tuple(g for g in givens if (g[0], g[1]) != (r, c)))
+        wanted()
         got = rated(q)
         if got is None:
             continue

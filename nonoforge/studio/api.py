@@ -21,7 +21,7 @@ import numpy as np
 
 from nonoforge.errors import UsageError
 from nonoforge.puzzle import Meta
-from nonoforge.studio.check import CHECK_WORK, THOROUGH_WORK, check, puzzle_of
+from nonoforge.studio.check import CHECK_WORK, THOROUGH_WORK, Superseded, check
 from nonoforge.studio.docs import (
     SOURCE,
     Document,
@@ -42,14 +42,28 @@ MAX_LISTED = 200
 
 
 def check_document(raw: Any, stale: Callable[[], bool] | None = None) -> dict[str, Any]:
-    """The solver's view of the page's picture (:func:`nonoforge.studio.check.check`), the
-    verdict under :data:`~nonoforge.studio.check.CHECK_WORK`, or ``THOROUGH_WORK`` when the
-    page asks for a thorough check. ``stale`` says when a newer stroke's check has started
+    """The solver's view of the page's picture and its givens
+    (:func:`nonoforge.studio.check.check`), the verdict under
+    :data:`~nonoforge.studio.check.CHECK_WORK`, or ``THOROUGH_WORK`` when the page asks for
+    a thorough check. ``stale`` says when a newer stroke's check has started
     (:class:`~nonoforge.studio.check.Superseded`)."""
     doc = Document.parse(raw)
     thorough = isinstance(raw, dict) and raw.get("thorough") is True
     work = THOROUGH_WORK if thorough else CHECK_WORK
-    return check(puzzle_of(doc.cells, doc.palette), work=work, stale=stale).to_dict()
+    return check(doc.puzzle(), work=work, stale=stale).to_dict()
+
+
+def still_wanted(stale: Callable[[], bool] | None) -> Callable[[], None] | None:
+    """What a long search calls between two candidates: raises
+    :class:`~nonoforge.studio.check.Superseded` once ``stale`` says a newer stroke came."""
+    if stale is None:
+        return None
+
+    def wanted() -> None:
+        if stale():
+            raise Superseded("superseded by a newer stroke")
+
+    return wanted
 
 
 #: The largest share of cells the editor's "fix with fewest edits" may change.
@@ -97,13 +111,17 @@ def grade_document(raw: Any) -> dict[str, Any]:
 DIRECTIONS = ("harder", "easier")
 
 
-def regrade_document(raw: Any) -> dict[str, Any]:
+def regrade_document(raw: Any, stale: Callable[[], bool] | None = None) -> dict[str, Any]:
     """The page's picture moved toward the target human grade it names (``target`` 1..5),
     ``harder`` by :func:`nonoforge.pipeline.harden.harden` (``generate --grade``'s search:
     few edits, the ones that take the most footholds away first) or ``easier`` by
     :func:`nonoforge.studio.grade.easier` (its mirror: edits that give footholds), every
     step proven unique by the engine. The answer names the edits (applied by the page as
-    one undoable change), the grade and score before and after, and why it stopped short."""
+    one undoable change, with the givens as they then are), the grade and score before and
+    after, and why it stopped short. ``stale`` says when a newer stroke has come: the
+    search then stops between two candidates with
+    :class:`~nonoforge.studio.check.Superseded` (its answer would be for a grid the page no
+    longer holds)."""
     from nonoforge.studio.grade import easier
 
     if not isinstance(raw, dict):
@@ -116,19 +134,23 @@ def regrade_document(raw: Any) -> dict[str, Any]:
     doc = Document.parse(raw)
     p = doc.puzzle()
     if direction == "easier":
-        return {"direction": direction, **easier(p, target).to_dict()}
-    return {"direction": direction, **_harder(p, target)}
+        out = easier(p, target, still_wanted=still_wanted(stale)).to_dict()
+        return {"direction": direction, **out, "givens": [list(g) for g in p.givens],
+                "ungiven": []}
+    return {"direction": direction, **_harder(p, target, still_wanted(stale))}
 
 
-def _harder(p: Any, target: int) -> dict[str, Any]:
+def _harder(p: Any, target: int, wanted: Callable[[], None] | None) -> dict[str, Any]:
     """:func:`~nonoforge.pipeline.harden.harden` toward ``target``, answered as
-    :meth:`~nonoforge.studio.grade.Regraded.to_dict` answers (the studio's pictures have
-    no givens, so its changes are edits)."""
+    :meth:`~nonoforge.studio.grade.Regraded.to_dict` answers, with the givens it took away
+    (``ungiven``: harden removes a given before it edits a cell) and those left."""
     from nonoforge.pipeline.harden import HardenOptions, harden
 
-    h = harden(p, HardenOptions(grade=target))
+    h = harden(p, HardenOptions(grade=target), still_wanted=wanted)
     cells = h.puzzle.goal.cells if h.puzzle.goal is not None else p.goal.cells
     return {"changed": [[c.row, c.col, c.after] for c in h.changes if c.kind == "edit"],
+            "ungiven": [[c.row, c.col] for c in h.changes if c.kind == "given"],
+            "givens": [list(g) for g in h.puzzle.givens],
             "cells": np.asarray(cells).astype(int).tolist(), "grade_wanted": target,
             "grade_before": h.grade_before, "grade_after": h.grade_after,
             "score_before": round(h.score_before, 1), "score_after": round(h.score_after, 1),
@@ -275,6 +297,7 @@ def from_picture(path: str, data: bytes, name: str, opts: PictureSettings) -> di
     the page drew one, with what the page shows beside it: the sheet, the verdict, the
     grade, the likeness and the edited cells."""
     from nonoforge.images.generate import GenerateOptions, generate
+    from nonoforge.images.quantise import QuantiseOptions
     from nonoforge.images.render import png_bytes, sheet_png
     from nonoforge.images.styles import Style
     from nonoforge.pipeline.rate import human_fields
@@ -285,9 +308,9 @@ def from_picture(path: str, data: bytes, name: str, opts: PictureSettings) -> di
         from nonoforge.images.load import load_image
 
         source = cropped(load_image(path), opts.box)  # read with every check, then cut
-    options = GenerateOptions(size=(opts.width, opts.height), colors=opts.colours,
-                              max_technique=opts.max_technique, crop=opts.crop,
-                              style=Style.parse(opts.style)).checked()
+    options = GenerateOptions(QuantiseOptions(size=(opts.width, opts.height),
+                                              colors=opts.colours, crop=opts.crop),
+                              max_technique=opts.max_technique, style=Style.parse(opts.style))
     g = generate(source, options, title=readable(name.removeprefix("example:")))
     p = g.puzzle
     summary = g.summary()
@@ -339,7 +362,7 @@ class CorpusQuery:
     status: str | None = None
     #: words the title must hold (case does not matter)
     text: str | None = None
-    #: words the author must hold (case does not matter)
+    #: words the author (of the same source as the title) must hold
     author: str | None = None
 
     def filters(self) -> Any:
@@ -350,7 +373,7 @@ class CorpusQuery:
             size=SizeSpan.parse(self.size) if self.size else None,
             colors=Span.parse(self.colours) if self.colours else None,
             grade=Span.parse(self.grade) if self.grade else None,
-            source=self.source, status=self.status,
+            source=self.source, status=self.status, title=self.text, author=self.author,
         )
 
 
@@ -358,21 +381,17 @@ def corpus_page(corpus: Corpus, q: CorpusQuery) -> dict[str, Any]:
     """One page of puzzles matching the filters, oldest first, each with its thumbnail (the
     picture as one character a cell, ``"0"`` the background, and its palette), through
     the corpus's public query functions: the page's keys (:meth:`~nonoforge.db.Corpus.keys`
-    from an offset, or a title and author scan of :meth:`~nonoforge.db.Corpus.listing`), then its
-    puzzles in one batch (:meth:`~nonoforge.db.Corpus.get_many`) and their listing rows
+    from an offset, every filter in the database, the title and author words too:
+    :func:`nonoforge.db.filters.text_conditions`), then its puzzles in one batch
+    (:meth:`~nonoforge.db.Corpus.get_many`) and their listing rows
     (:meth:`~nonoforge.db.Corpus.info`): a page deep in the corpus costs about what the
     first one does."""
     f = q.filters()
     kwargs = f.query_kwargs()
     kwargs.pop("limit", None)
-    start, end = q.page * q.per_page, (q.page + 1) * q.per_page
-    cut = False
-    if q.text or q.author:
-        keys, more, cut = _searched(corpus, q.text or "", q.author or "", kwargs, start, end)
-    else:
-        keys = corpus.keys(offset=start, limit=q.per_page + 1, **kwargs)
-        more = len(keys) > q.per_page
-        keys = keys[:q.per_page]
+    keys = corpus.keys(offset=q.page * q.per_page, limit=q.per_page + 1, **kwargs)
+    more = len(keys) > q.per_page
+    keys = keys[:q.per_page]
     puzzles = corpus.get_many(keys)  # a puzzle gone since its key was read is left out
     infos = {i["key"]: i for i in corpus.info(keys)}
     rows = []
@@ -387,34 +406,7 @@ def corpus_page(corpus: Corpus, q: CorpusQuery) -> dict[str, Any]:
             "thumb": thumbnail(p.goal.cells) if p.goal is not None else None,
         })
     return {"page": q.page, "per_page": q.per_page, "more": more, "items": rows,
-            "filters": f.to_dict(), "search_cut": cut}
-
-
-#: The most puzzles a title or author search reads (of those the other filters select):
-#: neither is indexed, and a scan of 100,000 took seconds.
-MAX_SCAN = 20_000
-
-
-def _searched(
-    corpus: Corpus, text: str, author: str, kwargs: dict[str, Any], start: int, end: int
-) -> tuple[list[str], bool, bool]:
-    """The keys of page ``start:end`` of the puzzles whose title holds every word of
-    ``text`` and whose author every word of ``author`` (the first provenance's), whether
-    more follow, and whether the search stopped at :data:`MAX_SCAN` puzzles read: a scan of
-    the listing (neither is indexed), streamed a page of the store at a time, stopping once
-    the page is full."""
-    words, by = text.casefold().split(), author.casefold().split()
-    found: list[str] = []
-    for read, row in enumerate(corpus.listing(limit=MAX_SCAN + 1, **kwargs), start=1):
-        if read > MAX_SCAN:
-            return found[start:end], False, True
-        title = (row.get("title") or "").casefold()
-        who = (row.get("author") or "").casefold()
-        if all(w in title for w in words) and all(w in who for w in by):
-            found.append(row["key"])
-            if len(found) > end:
-                return found[start:end], True, False
-    return found[start:end], False, False
+            "filters": f.to_dict()}
 
 
 def thumbnail(cells: np.ndarray) -> str:

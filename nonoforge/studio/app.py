@@ -247,9 +247,10 @@ class Studio:
         return JSONResponse({"seq": seq, **out})
 
     def newest(self, page: Any, seq: Any) -> Callable[[], bool] | None:
-        """Note check ``seq`` of the page ``page`` (an id each page load makes) as its
-        newest, and a test whether a newer one has started since: a superseded check stops
-        instead of working on for an answer nobody will see."""
+        """Note check (or harder/easier search) ``seq`` of the page ``page`` (an id each page
+        load makes) as its newest, and a test whether a newer one has started since: a
+        superseded check or search stops instead of working on for an answer nobody will
+        see."""
         if not isinstance(page, str) or not 0 < len(page) <= 64 or not isinstance(seq, int):
             return None
         with self._lock:
@@ -275,7 +276,11 @@ class Studio:
         from nonoforge.studio.api import regrade_document
 
         raw = await json_body(request)
-        return JSONResponse(await run_in_threadpool(regrade_document, raw))
+        seq = raw.get("seq") if isinstance(raw, dict) else None
+        # the same sequence as the checks: a stroke's check supersedes a running search
+        stale = self.newest(raw.get("page") if isinstance(raw, dict) else None, seq)
+        out = await run_in_threadpool(regrade_document, raw, stale)
+        return JSONResponse({"seq": seq, **out})
 
     async def open_file(self, request: Request) -> Response:
         from nonoforge.studio.api import open_bytes, open_example

@@ -1,8 +1,10 @@
 """The documents the studio's page edits: a puzzle as JSON and back, opened and saved.
 
 A *document* is what the page holds: a picture (``cells``, rows of colour indices, 0 the
-background), its palette (``[{"name", "hex"}]``, the background first), a title and an
-author, and, when it came from a picture, the provenance to store with it. The page never
+background), its palette (``[{"name", "hex"}]``, the background first), its givens (cells
+revealed to the solver, printed solved on the sheet: ``[row, column, colour]``, each
+showing the picture's colour there), a title and an author, and, when it came from a
+picture, the provenance to store with it. The page never
 names a path on the server: files come as uploaded bytes, examples by their bundled name.
 
 Library code: no web framework here (the web layer is :mod:`nonoforge.studio.app`).
@@ -18,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from nonoforge.errors import UsageError
-from nonoforge.puzzle import Color, Grid, Meta, Palette, Puzzle, parse_rgb
+from nonoforge.puzzle import Color, Given, Grid, Meta, Palette, Puzzle, parse_rgb
 from nonoforge.util import safe_text
 
 #: The most colours (besides the background) the editor's palette offers.
@@ -72,18 +74,52 @@ def parse_cells(raw: Any, ncolours: int) -> np.ndarray:
     return cells
 
 
+def parse_givens(raw: Any, cells: np.ndarray) -> tuple[Given, ...]:
+    """The givens from the page's ``[[row, column, colour], ...]`` (or ``[row, column]``:
+    the picture's colour there), checked: inside the grid, each cell once, and showing the
+    colour the picture has (a given reveals the picture's cell, it does not change it).
+
+    >>> parse_givens([[0, 1], [1, 0, 0]], np.array([[0, 1], [0, 0]]))
+    ((0, 1, 1), (1, 0, 0))
+    """
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or len(raw) > cells.size:
+        raise UsageError("givens must be a list of [row, column, colour], each cell once")
+    h, w = cells.shape
+    out: dict[tuple[int, int], Given] = {}
+    for g in raw:
+        if not (isinstance(g, list) and len(g) in (2, 3) and all(
+                isinstance(v, int) and not isinstance(v, bool) for v in g)):
+            raise UsageError("a given is [row, column, colour], whole numbers")
+        r, c = g[0], g[1]
+        if not (0 <= r < h and 0 <= c < w):
+            raise UsageError(f"the given at row {r + 1}, column {c + 1} is outside the "
+                             f"{w}x{h} grid")
+        k = int(cells[r, c])
+        if len(g) == 3 and g[2] != k:
+            raise UsageError(f"the given at row {r + 1}, column {c + 1} shows colour {g[2]}, "
+                             f"the picture has {k} there")
+        if (r, c) in out:
+            raise UsageError(f"the cell at row {r + 1}, column {c + 1} is given twice")
+        out[r, c] = (r, c, k)
+    return tuple(sorted(out.values()))
+
+
 def _text(raw: Any, limit: int = 200) -> str | None:
     return safe_text(raw, limit) if isinstance(raw, str) and raw.strip() else None
 
 
 @dataclass(frozen=True)
 class Document:
-    """A picture being edited: cells, palette and what to say about it."""
+    """A picture being edited: cells, palette, givens and what to say about it."""
 
     cells: np.ndarray
     palette: Palette
     title: str | None = None
     author: str | None = None
+    #: cells revealed to the solver (:func:`parse_givens`), sorted
+    givens: tuple[Given, ...] = ()
 
     @classmethod
     def parse(cls, raw: Any) -> Document:
@@ -92,12 +128,14 @@ class Document:
             raise UsageError("expected a JSON object")
         palette = parse_palette(raw.get("palette"))
         cells = parse_cells(raw.get("cells"), len(palette))
-        return cls(cells, palette, _text(raw.get("title")), _text(raw.get("author")))
+        return cls(cells, palette, _text(raw.get("title")), _text(raw.get("author")),
+                   parse_givens(raw.get("givens"), cells))
 
     def puzzle(self, meta: Meta | None = None) -> Puzzle:
-        """The puzzle whose goal this picture is."""
+        """The puzzle whose goal this picture is, with the document's givens."""
         m = meta or Meta(title=self.title, author=self.author)
-        return Puzzle.from_grid(Grid(self.cells), self.palette, m)
+        p = Puzzle.from_grid(Grid(self.cells), self.palette, m)
+        return p.replace(givens=self.givens) if self.givens else p
 
 
 def document_of(p: Puzzle) -> dict[str, Any]:
@@ -120,14 +158,12 @@ def document_of(p: Puzzle) -> dict[str, Any]:
         else:
             cells = np.zeros((p.height, p.width), dtype=np.int64)
             note = f"clues only, and the solver found no picture ({res.status})"
-    if p.givens:
-        left = f"its {len(p.givens)} given cell(s) are left out: the studio checks the clues alone"
-        note = f"{note}; {left}" if note else left
     return {
         "title": p.meta.title, "author": p.meta.author,
         "width": p.width, "height": p.height,
         "palette": palette_json(p.palette),
         "cells": np.asarray(cells).astype(int).tolist(),
+        "givens": [list(g) for g in p.givens],
         "key": p.key, "note": note,
     }
 

@@ -5,9 +5,10 @@ the grade 1..5 of ``rate``) beside a target grade. *Harder* is
 :func:`nonoforge.pipeline.harden.harden` (``generate --grade``'s own search); *easier* is
 :func:`easier`, its mirror for a picture being drawn:
 
-* the changes are one-cell **edits** of the picture (the studio's documents hold no givens
-  to add): a cell on the edge of a shape (a 4-neighbour has another colour) set to a
-  neighbour's colour, never a colour's last cell;
+* the changes are one-cell **edits** of the picture: a cell on the edge of a shape (a
+  4-neighbour has another colour) set to a neighbour's colour, never a colour's last cell;
+  the puzzle's givens stay where they are, each showing the picture's colour there (an
+  edit of a given cell changes what it shows);
 * the candidates tried first are those that give a person the most new **footholds**
   (lines where line deduction decides something on the empty starting grid: the places a
   person starts from), then reading order; :data:`CANDIDATES` of them a round;
@@ -15,7 +16,8 @@ the grade 1..5 of ``rate``) beside a target grade. *Harder* is
   the round keeps the one whose human score comes nearest the target grade's range (on a
   log scale, as ``harden`` measures it), and only if it is nearer than before;
 * it stops when the target grade is reached, no single edit brings it nearer, or
-  :func:`edit_allowance` edits are made.
+  :func:`edit_allowance` edits are made; or, raised by the caller's ``still_wanted``
+  between two candidates, when its answer is no longer wanted (the studio: a newer stroke).
 
 Deterministic (a fixed order, a fixed number of candidates, the human path bounded by a
 count of line solves); no clocks. Library code: no web framework here.
@@ -23,13 +25,14 @@ count of line solves); no clocks. Library code: no web framework here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from nonoforge.errors import UsageError
-from nonoforge.pipeline.harden import distance, rated
+from nonoforge.pipeline.harden import distance, edge_edits, rated
 from nonoforge.puzzle import Grid, Puzzle
 
 #: Candidate edits evaluated (solved and rated) per round, at most.
@@ -67,46 +70,38 @@ class Regraded:
                 "reached": self.grade_after <= self.grade_wanted, "note": self.note}
 
 
-def _foothold(line: np.ndarray, ncolours: int) -> bool:
-    """Whether line deduction decides a cell of this line (its clue from ``line``) on an
-    empty line: a place a person can start."""
-    from nonoforge.puzzle import clue_of
-    from nonoforge.solver.human import line_logic
-
-    blocks = [(b.length, b.color) for b in clue_of(line.astype(np.uint8).tobytes())]
-    start = [(1 << (ncolours + 1)) - 1] * len(line)
-    got = line_logic(start, blocks)
-    return got is not None and got != start
-
-
 def candidates(cells: np.ndarray, ncolours: int) -> list[tuple[int, int, int]]:
-    """Edits to try, ``(row, column, colour)``: shape-edge cells set to a 4-neighbour's
-    colour (never a colour's last cell), most footholds gained first, then reading order."""
-    h, w = cells.shape
-    counts = np.bincount(cells.ravel(), minlength=ncolours + 1)
-    was_r = [_foothold(cells[r], ncolours) for r in range(h)]
-    was_c = [_foothold(cells[:, c], ncolours) for c in range(w)]
-    ranked: list[tuple[int, int, int, int]] = []
-    for r in range(h):
-        for c in range(w):
-            k = int(cells[r, c])
-            if k and counts[k] <= 1:
-                continue
-            near = {int(cells[r + dr, c + dc]) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
-                    if 0 <= r + dr < h and 0 <= c + dc < w} - {k}
-            for colour in sorted(near):
-                row, col = cells[r].copy(), cells[:, c].copy()
-                row[c] = col[r] = colour
-                gain = (_foothold(row, ncolours) - was_r[r]) + (_foothold(col, ncolours)
-                                                                 - was_c[c])
-                ranked.append((-gain, r, c, colour))
-    ranked.sort()
+    """Edits to try, ``(row, column, colour)``: harden's :func:`edge_edits` on empty lines,
+    most footholds gained first, then reading order."""
+    ranked = sorted((-gain, r, c, colour) for gain, r, c, colour in edge_edits(cells, ncolours))
     return [(r, c, colour) for _, r, c, colour in ranked]
 
 
-def easier(puzzle: Puzzle, grade: int, max_edits: int | None = None) -> Regraded:
+def regiven(p: Puzzle, cells: np.ndarray) -> Puzzle:
+    """The puzzle of picture ``cells`` in ``p``'s palette and metadata, with ``p``'s givens
+    on the same cells, each showing the colour ``cells`` has there.
+
+    >>> p = Puzzle.from_clues([[1], [1]], [[1], [1]], givens=[(0, 1, 0)])
+    >>> regiven(p, np.array([[0, 1], [1, 0]])).givens
+    ((0, 1, 1),)
+    """
+    import dataclasses
+
+    q = Puzzle.from_grid(Grid(cells), p.palette, p.meta)
+    if not p.givens:
+        return q
+    return dataclasses.replace(q, givens=tuple((r, c, int(cells[r, c]))
+                                               for r, c, _ in p.givens))
+
+
+def easier(
+    puzzle: Puzzle, grade: int, max_edits: int | None = None,
+    still_wanted: Callable[[], None] | None = None,
+) -> Regraded:
     """Edit ``puzzle``'s picture (its goal) a cell at a time toward human grade ``grade``
     or below, keeping it unique (module doc). A puzzle already there is left as it is.
+    ``still_wanted`` is called before each candidate is solved and rated; it raises to
+    stop the search (the caller's exception goes through).
 
     >>> from nonoforge.puzzle import Grid, Puzzle
     >>> easier(Puzzle.from_grid(Grid.from_rows(["##", "#."])), 1).note
@@ -138,7 +133,9 @@ def easier(puzzle: Puzzle, grade: int, max_edits: int | None = None) -> Regraded
         for i, (r, c, k) in enumerate(candidates(cells, puzzle.ncolors)[:CANDIDATES]):
             new = cells.copy()
             new[r, c] = k
-            res = rated(Puzzle.from_grid(Grid(new), puzzle.palette, puzzle.meta))
+            if still_wanted is not None:
+                still_wanted()
+            res = rated(regiven(puzzle, new))
             if res is None:
                 continue
             key = (distance(res[0], grade), i)

@@ -38,6 +38,8 @@ const BW = [{ name: "white", hex: "#ffffff" }, { name: "black", hex: "#000000" }
 const doc = {
   w: 20, h: 20, cells: new Uint8Array(400), palette: BW.map((c) => ({ ...c })),
   title: "", author: "", provenance: null,
+  // the given cells (indices y * w + x): revealed to the solver, showing the picture's colour
+  givens: new Set(),
 };
 const state = {
   colour: 1, undo: [], redo: [], seq: 0, shownSeq: -1, check: null, controller: null,
@@ -50,8 +52,12 @@ function rowsOf(cells, w, h) {
   return out;
 }
 
+function givensJSON() {
+  return [...doc.givens].sort((a, b) => a - b).map((i) => [Math.floor(i / doc.w), i % doc.w, doc.cells[i]]);
+}
+
 function documentJSON() {
-  return { palette: doc.palette, cells: rowsOf(doc.cells, doc.w, doc.h), title: doc.title, author: doc.author };
+  return { palette: doc.palette, cells: rowsOf(doc.cells, doc.w, doc.h), givens: givensJSON(), title: doc.title, author: doc.author };
 }
 
 function loadDocument(d, provenance = null) {
@@ -59,6 +65,7 @@ function loadDocument(d, provenance = null) {
   doc.cells = new Uint8Array(d.cells.flat());
   doc.palette = d.palette.map((c) => ({ name: c.name, hex: c.hex }));
   doc.title = d.title || ""; doc.author = d.author || "";
+  doc.givens = new Set((d.givens || []).filter(([y, x]) => y < doc.h && x < doc.w).map(([y, x]) => y * doc.w + x));
   doc.provenance = provenance;
   state.undo = []; state.redo = []; state.edits = [];
   state.colour = Math.min(1, doc.palette.length - 1);
@@ -209,7 +216,24 @@ function draw() {
     ctx.fillStyle = y % 5 === 0 || y === doc.h ? "#5b6475" : "#d3d7de";
     ctx.fillRect(left, top + y * cs - (y % 5 === 0 ? 0.5 : 0), doc.w * cs, y % 5 === 0 || y === doc.h ? 1.2 : 0.7);
   }
-  if (state.hover) {
+  // givens: a ring in the colour that reads on the cell (an X on a given background cell)
+  for (const i of doc.givens) {
+    const y = Math.floor(i / doc.w), x = i % doc.w, v = doc.cells[i];
+    ctx.strokeStyle = v === 0 ? "#c27c0e" : textOn(doc.palette[v].hex);
+    ctx.lineWidth = Math.max(1.5, cs / 10);
+    const cx = left + x * cs + cs / 2, cy = top + y * cs + cs / 2, r = cs * 0.28;
+    ctx.beginPath();
+    if (v === 0) { ctx.moveTo(cx - r, cy - r); ctx.lineTo(cx + r, cy + r); ctx.moveTo(cx + r, cy - r); ctx.lineTo(cx - r, cy + r); }
+    else ctx.arc(cx, cy, r, 0, 2 * Math.PI);
+    ctx.stroke();
+  }
+  board.dataset.givens = String(doc.givens.size);
+  $("givens-count").textContent = doc.givens.size ? `(${doc.givens.size})` : "";
+  if (state.hover && state.hover.kind === "given") {
+    const { row, column } = state.hover;
+    ctx.strokeStyle = "#3b6cf6"; ctx.lineWidth = 2.5;
+    ctx.beginPath(); ctx.arc(left + column * cs + cs / 2, top + row * cs + cs / 2, cs * 0.85, 0, 2 * Math.PI); ctx.stroke();
+  } else if (state.hover) {
     const { row, column, colour } = state.hover;
     const x0 = left + column * cs, y0 = top + row * cs;
     ctx.fillStyle = doc.palette[colour].hex;
@@ -272,6 +296,7 @@ board.addEventListener("contextmenu", (e) => e.preventDefault());
 board.addEventListener("pointerdown", (e) => {
   const c = cellAt(e);
   if (!c) return;
+  if ($("given-mode").checked) { toggleGiven(c.y * doc.w + c.x); return; }
   board.setPointerCapture(e.pointerId);
   const here = doc.cells[c.y * doc.w + c.x];
   const clearing = e.button === 2 || (here === state.colour && state.colour !== 0);
@@ -303,9 +328,22 @@ function endStroke() {
 board.addEventListener("pointerup", endStroke);
 board.addEventListener("pointercancel", endStroke);
 
+// a change is [cell, before, after] for a colour, or [cell, had, has, "given"] for a given
 function applyChanges(changes, forward) {
-  for (const [i, before, after] of forward ? changes : [...changes].reverse()) doc.cells[i] = forward ? after : before;
+  for (const [i, before, after, what] of forward ? changes : [...changes].reverse()) {
+    const v = forward ? after : before;
+    if (what === "given") { if (v) doc.givens.add(i); else doc.givens.delete(i); } else doc.cells[i] = v;
+  }
 }
+function commit(changes) {
+  if (!changes.length) return;
+  applyChanges(changes, true);
+  state.undo.push(changes); state.redo = [];
+  for (const [i, , v, what] of changes) if (what !== "given") state.edits.push([Math.floor(i / doc.w), i % doc.w, v]);
+  changed();
+}
+function toggleGiven(i) { const had = doc.givens.has(i) ? 1 : 0; commit([[i, had, 1 - had, "given"]]); }
+$("givens-clear").addEventListener("click", () => commit([...doc.givens].map((i) => [i, 1, 0, "given"])));
 function undo() { const c = state.undo.pop(); if (!c) return; applyChanges(c, false); state.redo.push(c); changed(); }
 function redo() { const c = state.redo.pop(); if (!c) return; applyChanges(c, true); state.undo.push(c); changed(); }
 $("undo").addEventListener("click", undo);
@@ -315,6 +353,7 @@ document.addEventListener("keydown", (e) => {
   if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "z") { e.preventDefault(); if (e.shiftKey) redo(); else undo(); }
   else if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "y") { e.preventDefault(); redo(); }
   else if (/^[0-9]$/.test(e.key) && Number(e.key) < doc.palette.length) { state.colour = Number(e.key); renderPalette(); }
+  else if (e.key.toLowerCase() === "g" && !e.ctrlKey && !e.metaKey) $("given-mode").checked = !$("given-mode").checked;
 });
 
 // -- the solver watching --------------------------------------------------------------------
@@ -360,12 +399,8 @@ async function repairIt() {
     const out = await api("/api/repair", { method: "POST", json: documentJSON() });
     if (seq !== state.seq) return; // the picture changed meanwhile: its repair is stale
     if (!out.changed.length) { toast(out.accepted ? "nothing to fix" : `no fix found (${out.refusal})`, out.accepted ? "ok" : "error"); return; }
-    const changes = out.changed.map(([y, x, v]) => [y * doc.w + x, doc.cells[y * doc.w + x], v]);
-    applyChanges(changes, true);
-    state.undo.push(changes); state.redo = [];
-    for (const [y, x, v] of out.changed) state.edits.push([y, x, v]);
+    commit(out.changed.map(([y, x, v]) => [y * doc.w + x, doc.cells[y * doc.w + x], v]));
     toast(`${out.accepted ? "fixed" : "improved"} with ${out.changed.length} edit${out.changed.length > 1 ? "s" : ""}`);
-    changed();
   } catch (err) { toast(err.message, "error"); } finally { $("repair").disabled = false; }
 }
 $("repair").addEventListener("click", repairIt);
@@ -377,20 +412,24 @@ async function regradeIt(direction) {
   for (const id of ["harder", "easier"]) $(id).disabled = true;
   $("grade-note").textContent = `making it ${direction}: each edit is solved and rated…`;
   try {
-    const out = await api("/api/regrade", { method: "POST", json: { direction, target, ...documentJSON() } });
-    if (seq !== state.seq) { $("grade-note").textContent = "the picture changed meanwhile: ask again"; return; }
-    const said = `grade ${out.grade_before} → ${out.grade_after} (wanted ${out.grade_wanted}), ${out.changed.length} edit${out.changed.length === 1 ? "" : "s"}${out.note ? `: ${out.note}` : ""}`;
-    if (out.changed.length) {
-      const changes = out.changed.map(([y, x, v]) => [y * doc.w + x, doc.cells[y * doc.w + x], v]);
-      applyChanges(changes, true);
-      state.undo.push(changes); state.redo = [];
-      for (const [y, x, v] of out.changed) state.edits.push([y, x, v]);
-      changed();
+    // the same sequence as the checks: a stroke made meanwhile supersedes the search, and
+    // the server stops it between two candidates (409)
+    const out = await api("/api/regrade", { method: "POST", json: { direction, target, seq, page: PAGE, ...documentJSON() } });
+    if (out.seq !== state.seq) { $("grade-note").textContent = "the picture changed meanwhile: ask again"; return; }
+    const ungiven = out.ungiven || [];
+    const n = out.changed.length + ungiven.length;
+    const said = `grade ${out.grade_before} → ${out.grade_after} (wanted ${out.grade_wanted}), ${out.changed.length} edit${out.changed.length === 1 ? "" : "s"}${ungiven.length ? `, ${ungiven.length} given${ungiven.length === 1 ? "" : "s"} removed` : ""}${out.note ? `: ${out.note}` : ""}`;
+    if (n) {
+      commit([...out.changed.map(([y, x, v]) => [y * doc.w + x, doc.cells[y * doc.w + x], v]),
+        ...ungiven.map(([y, x]) => [y * doc.w + x, 1, 0, "given"])]);
     }
     showGrade(out.grade_after, out.score_after, "unique");
     $("grade-note").textContent = said;
     toast(said, out.reached ? "ok" : "error");
-  } catch (err) { $("grade-note").textContent = err.message; toast(err.message, "error"); }
+  } catch (err) {
+    if (seq !== state.seq) { $("grade-note").textContent = "the picture changed meanwhile: ask again"; return; }
+    $("grade-note").textContent = err.message; toast(err.message, "error");
+  }
   finally { for (const id of ["harder", "easier"]) $(id).disabled = false; }
 }
 $("harder").addEventListener("click", () => regradeIt("harder"));
@@ -452,21 +491,22 @@ function showCheck(out) {
   $("sugg-count").textContent = out.suggestions.length ? `(${out.suggestions.length})` : "";
   $("sugg-empty").textContent = out.line_solves
     ? "Line logic finishes this picture: nothing to fix."
-    : out.suggestions.length ? "" : "No single-cell change near the stuck cells helps; try a larger edit.";
+    : out.suggestions.length ? "" : "No single-cell change or given near the stuck cells helps; try a larger edit.";
   out.suggestions.forEach((s, k) => {
     const li = document.createElement("li");
     li.dataset.rank = String(k);
     const sw = document.createElement("span"); sw.className = "sw"; sw.style.background = doc.palette[s.colour].hex;
     const what = document.createElement("span"); what.className = "what";
     const b = document.createElement("b");
-    b.textContent = `${s.colour === 0 ? "Clear" : "Paint"} R${s.row + 1} C${s.column + 1}`;
+    b.textContent = `${s.kind === "given" ? "Give" : s.colour === 0 ? "Clear" : "Paint"} R${s.row + 1} C${s.column + 1}`;
+    li.dataset.kind = s.kind || "paint";
     const small = document.createElement("small");
     small.className = s.unique ? "good" : "";
     small.textContent = s.unique ? "→ unique by line logic" : `→ ${s.gain} fewer undecided`;
     what.append(b, small);
     const apply = document.createElement("button");
     apply.className = "apply"; apply.textContent = "Apply";
-    apply.title = "Apply this change (undo takes it back)";
+    apply.title = s.kind === "given" ? "Give this cell: print it solved on the sheet (undo takes it back)" : "Apply this change (undo takes it back)";
     apply.addEventListener("click", () => applySuggestion(s));
     li.append(sw, what, apply);
     li.addEventListener("mouseenter", () => { state.hover = s; draw(); });
@@ -477,11 +517,7 @@ function showCheck(out) {
 
 function applySuggestion(s) {
   const i = s.row * doc.w + s.column;
-  const changes = [[i, doc.cells[i], s.colour]];
-  doc.cells[i] = s.colour;
-  state.undo.push(changes); state.redo = [];
-  state.edits.push([s.row, s.column, s.colour]);
-  changed();
+  commit(s.kind === "given" ? [[i, 0, 1, "given"]] : [[i, doc.cells[i], s.colour]]);
 }
 
 for (const id of ["show-undecided", "show-differ", "show-clues"]) $(id).addEventListener("change", draw);
@@ -503,7 +539,8 @@ $("resize").addEventListener("click", () => {
   if (!(w >= 1 && w <= 100 && h >= 1 && h <= 100)) { toast("a grid is 1..100 cells a side", "error"); return; }
   const cells = Array.from({ length: h }, (_, y) => Array.from({ length: w },
     (_, x) => (y < doc.h && x < doc.w ? doc.cells[y * doc.w + x] : 0)));
-  const keep = { title: doc.title, author: doc.author };
+  const givens = [...doc.givens].map((i) => [Math.floor(i / doc.w), i % doc.w]);
+  const keep = { title: doc.title, author: doc.author, givens };
   loadDocument({ width: w, height: h, cells, palette: doc.palette, ...keep }, doc.provenance);
 });
 
@@ -778,9 +815,7 @@ async function loadCorpus() {
       });
       cards.appendChild(card);
     }
-    $("corpus-empty").textContent = out.search_cut
-      ? "The title and author search read the first 20,000 puzzles the other filters select and stopped there: narrow them to search the rest."
-      : out.items.length ? "" : "No puzzle matches these filters.";
+    $("corpus-empty").textContent = out.items.length ? "" : "No puzzle matches these filters.";
     $("f-page").textContent = `page ${corpus.page + 1}`;
     $("f-prev").disabled = corpus.page === 0;
     $("f-next").disabled = !corpus.more;
