@@ -44,8 +44,9 @@ from nonoforge.examples import IMAGES
 from nonoforge.formats import read_file
 from nonoforge.formats.tournament import read_with_solutions
 from nonoforge.pipeline.difficulty import GRADING, fit
-from nonoforge.pipeline.rate import LocalExecutor, RateOptions, add_runs, rate_puzzle, sample_of
+from nonoforge.pipeline.rate import LocalExecutor, RateOptions, add_runs, rate_one, sample_of
 from nonoforge.puzzle import Puzzle
+from nonoforge.results import Rating
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -136,7 +137,8 @@ def measure(
         # the human features are computed once, by the pass that makes a puzzle's row:
         # they cost about as much as the solve and later passes merge only times
         opts = RateOptions(min_time_s=min_time_s, human=any(p.key not in best for p in order))
-        for row in LocalExecutor(workers).map_unordered(rate_puzzle, order, opts):
+        for rating in LocalExecutor(workers).map_unordered(rate_one, order, opts):
+            row = rating.to_json()  # the cache keeps rows as JSON
             was = best.setdefault(row["key"], row)
             if was is row or not row["cpu_times"]:
                 continue
@@ -264,7 +266,7 @@ def main() -> int:
     samples = []
     statuses = {r["key"]: r["status"] for r in usable}
     for r in usable:
-        s = sample_of(r)
+        s = sample_of(Rating.from_json(r))
         s.source = r["source"]
         s.time_s = r["cpu_s"]  # the least disturbed measurement on a shared machine
         samples.append(s)

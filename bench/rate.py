@@ -44,6 +44,7 @@ from nonoforge.formats.tournament import read_with_solutions
 from nonoforge.pipeline import jobs
 from nonoforge.pipeline.difficulty import spearman
 from nonoforge.pipeline.rate import DaskExecutor, LocalExecutor, RateOptions, sample_of
+from nonoforge.results import Rating
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "corpora"
@@ -357,7 +358,7 @@ def main() -> int:
         for src in sources:
             rs = [r for r in rows if source.get(r["key"]) == src
                   and r["status"] in ("unique", "multiple")]
-            rho = spearman([model.score(sample_of(r).features) for r in rs],
+            rho = spearman([model.score(sample_of(Rating.from_json(r)).features) for r in rs],
                            [r["time_s"] for r in rs])
             print(f"  this run, {src}: rho of score against measured time {rho:.3f} "
                   f"over {len(rs)} puzzles")

@@ -15,6 +15,7 @@ from nonoforge.cli import app
 from nonoforge.db import Corpus
 from nonoforge.db import models as m
 from nonoforge.errors import CorpusError
+from nonoforge.results import Effort, Mishap, Rating, Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 __all__ = ["corpus", "url"]  # the corpus fixtures, from dbfixtures
@@ -46,6 +47,48 @@ def test_results_are_upserted_per_solver_version(corpus: Corpus) -> None:
     assert len(corpus.results()) == 4
     with pytest.raises(CorpusError, match="no puzzle with key"):
         corpus.save_results([{"key": "ffffffffffffffff", "status": "unique"}], "v1")
+
+
+def test_ratings_are_saved_whole_and_read_back_as_records(corpus: Corpus) -> None:
+    """A Rating is saved as its dict face (a failure's reason in ``effort["error"]``, where
+    the corpus has always kept it) and :meth:`Corpus.ratings` gives it back, with the
+    context the corpus adds (size, colours, solver version, when) and without what it does
+    not store (title, CPU times)."""
+    ps = puzzles(2, 6)
+    corpus.add(ps)
+    good = Rating(ps[0].key, Verdict.UNIQUE, "probe",
+                  Effort({"line_solves": 40, "sum_lines": 3, "work": 900}), 0.002,
+                  (0.002, 0.003, 0.001), score=0.0004, grade=2,
+                  human={"steps": 12, "stop": "solved"}, human_score=80.5, human_grade=1,
+                  title="not stored", cpu_s=0.001, cpu_times=(0.001,))
+    failed = Rating(ps[1].key, Mishap.ERROR, error="the solver process died on this puzzle")
+    assert corpus.save_results([good, failed], "v1") == 2
+    back = {r.key: r for r in corpus.ratings("v1")}
+    p = ps[0]
+    for saved, r in ((good, back[p.key]), (failed, back[ps[1].key])):
+        assert r.rated_at is not None and r.solver_version == "v1"
+        assert r == Rating.from_json({**saved.to_json(), "title": None, "cpu_s": None,
+                                      "cpu_times": None, "rated_at": r.rated_at,
+                                      "solver_version": "v1", "width": r.width,
+                                      "height": r.height, "colors": r.colors})
+    assert (back[p.key].width, back[p.key].height) == (p.width, p.height)
+    assert list(back[p.key].effort) == ["line_solves", "sum_lines", "work"]  # kept, in order
+    row = {r["key"]: r for r in corpus.results("v1")}[ps[1].key]
+    assert row["effort"] == {"error": "the solver process died on this puzzle"}
+    # the record and its dict face write the same row
+    corpus.save_results([good.to_json()], "v2")
+    as_dict = corpus.results("v2")[0]
+    corpus.save_results([good], "v2")
+    assert corpus.results("v2")[0] | {"rated_at": None} == as_dict | {"rated_at": None}
+
+
+def test_a_stored_status_no_version_wrote_is_refused_in_one_line(corpus: Corpus) -> None:
+    ps = puzzles(1, 5)
+    corpus.add(ps)
+    corpus.save_results([{"key": ps[0].key, "status": "solved"}], "v1")
+    assert corpus.results("v1")[0]["status"] == "solved"  # the dict face reads anything
+    with pytest.raises(CorpusError, match="stored rating of .* is damaged.*not a rating status"):
+        corpus.ratings("v1")
 
 
 def test_difficulty_model_per_solver_version(corpus: Corpus) -> None:

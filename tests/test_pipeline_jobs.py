@@ -20,6 +20,7 @@ from nonoforge.pipeline.difficulty import Model
 from nonoforge.pipeline.rate import CUT_OFF, LocalExecutor, RateOptions
 from nonoforge.puzzle import Grid, Meta, Puzzle
 from nonoforge.ranges import SizeSpan, Span
+from nonoforge.results import Rating
 
 FAST = RateOptions(timeout=10.0, runs=1)
 
@@ -233,25 +234,25 @@ def test_demo_runs_end_to_end(tmp_path) -> None:
     assert len(read_file(report["rofl"])) == len(report["collection"])
 
 
-def rate_or_die(p: Puzzle, opts: RateOptions) -> dict:
+def rate_or_die(p: Puzzle, opts: RateOptions) -> Rating:
     """The real rating, except that the worker process dies outright on one puzzle."""
     import os
 
-    from nonoforge.pipeline.rate import rate_puzzle
+    from nonoforge.pipeline.rate import rate_one
 
     if p.meta.title == "boom":
         os._exit(9)
-    return rate_puzzle(p, opts)
+    return rate_one(p, opts)
 
 
 def test_a_worker_that_dies_costs_one_puzzle_not_the_batch() -> None:
     puzzles = small_corpus()[:6]
     puzzles[2] = puzzles[2].replace(meta=Meta(title="boom"))
     rows = list(LocalExecutor(2).map_unordered(rate_or_die, puzzles, FAST))
-    by_key = {r["key"]: r for r in rows}
+    by_key = {r.key: r for r in rows}
     assert len(rows) == len(puzzles) == len(by_key)
-    assert by_key[puzzles[2].key]["status"] == "error"
-    assert all(by_key[p.key]["status"] == "unique" for i, p in enumerate(puzzles) if i != 2)
+    assert by_key[puzzles[2].key].status == "error"
+    assert all(by_key[p.key].status == "unique" for i, p in enumerate(puzzles) if i != 2)
 
 
 def sixty_four_colours() -> Puzzle:
@@ -530,8 +531,8 @@ def test_a_puzzle_grades_the_same_alone_and_in_a_corpus_of_2000(tmp_path) -> Non
         rows = {r["key"]: r for r in c.results(jobs.solver_version())}
     assert s.rated == 2000 and s.model_fit["kind"] == "reference"
     for a in alone:
-        assert a["grade"] is not None
-        assert (rows[a["key"]]["grade"], rows[a["key"]]["score"]) == (a["grade"], a["score"])
+        assert a.grade is not None
+        assert (rows[a.key]["grade"], rows[a.key]["score"]) == (a.grade, a.score)
 
 
 @pytest.mark.slow
@@ -691,13 +692,12 @@ def test_every_saved_rating_is_graded_and_counted_by_db_stats(tmp_path) -> None:
     with Corpus.open(db) as c:
         c.add(puzzles)
         c.set_model(jobs.solver_version(), a_model())
-        seen: list[dict] = []
+        seen: list[Rating] = []
         jobs.rate_corpus(c, executor=LocalExecutor(1), opts=replace(FAST, budget=20_000),
                          progress=lambda ev: seen.append(ev["row"]) if "row" in ev else None)
-        stored = {r["key"]: r for r in c.results(jobs.solver_version())}
+        stored = {r.key: r for r in c.ratings(jobs.solver_version())}
     for row in seen:  # as it finished, each carried the grade it was saved with
-        assert (row["score"], row["grade"]) == (stored[row["key"]]["score"],
-                                                stored[row["key"]]["grade"])
+        assert (row.score, row.grade) == (stored[row.key].score, stored[row.key].grade)
     res = CliRunner().invoke(app, ["db", "stats", "--db", db, "--json"])
     assert res.exit_code == 0, res.output
     by_grade = json.loads(res.stdout)["by_grade"]

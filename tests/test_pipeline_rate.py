@@ -8,8 +8,9 @@ import pytest
 
 from nonoforge.examples import PUZZLES
 from nonoforge.formats import read_file
-from nonoforge.pipeline.rate import LocalExecutor, RateOptions, rate_puzzle
+from nonoforge.pipeline.rate import LocalExecutor, RateOptions, rate_one
 from nonoforge.puzzle import Puzzle
+from nonoforge.results import Rating
 
 
 def examples() -> list[Puzzle]:
@@ -18,11 +19,11 @@ def examples() -> list[Puzzle]:
 
 def test_a_deferred_puzzle_comes_back_after_its_first_run() -> None:
     p = examples()[0]
-    row = rate_puzzle(p, RateOptions(runs=3, defer_after=0.0))
-    assert row["repeats"] == 2 and len(row["times"]) == 1
-    whole = rate_puzzle(p, RateOptions(runs=3))
-    assert "repeats" not in whole and len(whole["times"]) == 3
-    assert whole["effort"] == row["effort"]
+    row = rate_one(p, RateOptions(runs=3, defer_after=0.0))
+    assert row.repeats == 2 and len(row.times) == 1
+    whole = rate_one(p, RateOptions(runs=3))
+    assert whole.repeats is None and len(whole.times) == 3
+    assert whole.effort == row.effort
 
 
 def test_the_pool_completes_deferred_rows_with_every_run() -> None:
@@ -30,22 +31,22 @@ def test_the_pool_completes_deferred_rows_with_every_run() -> None:
     # every first run counts as slow: all repeats go through the pool as separate tasks
     opts = RateOptions(runs=3, defer_after=0.0)
     ex = LocalExecutor(2)
-    rows = {r["key"]: r for r in ex.map_unordered(rate_puzzle, puzzles, opts)}
-    alone = {r["key"]: r for r in LocalExecutor(1).map_unordered(rate_puzzle, puzzles, opts)}
+    rows = {r.key: r for r in ex.map_unordered(rate_one, puzzles, opts)}
+    alone = {r.key: r for r in LocalExecutor(1).map_unordered(rate_one, puzzles, opts)}
     assert set(rows) == {p.key for p in puzzles} == set(alone)
     for key, r in rows.items():
-        assert "repeats" not in r and "repeats" not in alone[key]
-        assert len(r["times"]) == len(alone[key]["times"]) == 3
-        assert r["time_s"] == statistics.median(r["times"])
-        assert r["effort"] == alone[key]["effort"]
+        assert r.repeats is None and alone[key].repeats is None
+        assert len(r.times) == len(alone[key].times) == 3
+        assert r.time_s == statistics.median(r.times)
+        assert r.effort == alone[key].effort
 
 
 def test_a_started_pool_is_closed_by_the_map_and_can_start_again() -> None:
     ex = LocalExecutor(2)
     ex.start()
-    assert len(list(ex.map_unordered(rate_puzzle, examples()[:2], RateOptions(runs=1)))) == 2
+    assert len(list(ex.map_unordered(rate_one, examples()[:2], RateOptions(runs=1)))) == 2
     assert ex._pool is None
-    assert len(list(ex.map_unordered(rate_puzzle, examples()[2:], RateOptions(runs=1)))) == 2
+    assert len(list(ex.map_unordered(rate_one, examples()[2:], RateOptions(runs=1)))) == 2
     ex.close()  # closing a closed executor is harmless
 
 
@@ -146,12 +147,12 @@ def test_a_puzzle_with_givens_is_rated_as_printed() -> None:
     switch, steps = read_file(Path(__file__).parent / "data" / "givens.nonpack")
     opts = RateOptions(runs=1)
     for p in (switch, steps):
-        row = rate_puzzle(p, opts)
-        assert (row["key"], row["status"], row["technique"]) == (p.key, "unique", "line")
-        bare = rate_puzzle(p.replace(givens=()), opts)
-        assert bare["status"] == "multiple" and bare["key"] != p.key
-    rows = list(LocalExecutor(1).map_unordered(rate_puzzle, [switch, steps], opts))
-    assert sorted(r["status"] for r in rows) == ["unique", "unique"]
+        row = rate_one(p, opts)
+        assert (row.key, row.status, row.technique) == (p.key, "unique", "line")
+        bare = rate_one(p.replace(givens=()), opts)
+        assert bare.status == "multiple" and bare.key != p.key
+    rows = list(LocalExecutor(1).map_unordered(rate_one, [switch, steps], opts))
+    assert sorted(r.status for r in rows) == ["unique", "unique"]
 
 
 def test_the_pool_never_starts_more_processes_than_puzzles() -> None:
@@ -160,28 +161,28 @@ def test_the_pool_never_starts_more_processes_than_puzzles() -> None:
     opts = RateOptions(runs=1)
     for workers, puzzles in ((8, examples()[:1]), (8, examples()[:3]), (2, examples())):
         ex = LocalExecutor(workers)
-        it = ex.map_unordered(rate_puzzle, puzzles, opts)
+        it = ex.map_unordered(rate_one, puzzles, opts)
         first = next(it)
         assert ex._pool is not None
         assert ex.size == min(workers, len(puzzles)) >= len(ex._pool._processes)
-        assert [first["key"], *(r["key"] for r in it)] != []
+        assert [first.key, *(r.key for r in it)] != []
         assert ex._pool is None and ex.size == 0
     ex = LocalExecutor(8)
     ex.start(0)
     assert ex._pool is None
-    assert list(ex.map_unordered(rate_puzzle, [], opts)) == [] and ex._pool is None
+    assert list(ex.map_unordered(rate_one, [], opts)) == [] and ex._pool is None
     ex.start(2)
     assert ex.size == 2
     ex.close()
 
 
-def die_on_boom(p: Puzzle, opts: RateOptions) -> dict:
+def die_on_boom(p: Puzzle, opts: RateOptions) -> Rating:
     """The real rating, except that the worker process dies outright on one puzzle."""
     import os
 
     if p.meta.title == "boom":
         os._exit(9)
-    return rate_puzzle(p, opts)
+    return rate_one(p, opts)
 
 
 def test_one_puzzle_in_a_pool_of_its_own_still_costs_only_itself() -> None:
@@ -191,8 +192,8 @@ def test_one_puzzle_in_a_pool_of_its_own_still_costs_only_itself() -> None:
 
     boom = examples()[0].replace(meta=Meta(title="boom"))
     rows = list(LocalExecutor(4).map_unordered(die_on_boom, [boom], RateOptions(runs=1)))
-    assert len(rows) == 1 and rows[0]["status"] == "error"
-    assert rows[0]["error"] == "the solver process died on this puzzle"
+    assert len(rows) == 1 and rows[0].status == "error"
+    assert rows[0].error == "the solver process died on this puzzle"
 
 
 # -- the human difficulty features (issue 36) -----------------------------------------------
@@ -206,13 +207,13 @@ def test_a_rating_carries_the_step_solvers_own_features_and_score() -> None:
     from nonoforge.solver.human import HumanOptions, explain_path
 
     for p in examples():
-        row = rate_puzzle(p, RateOptions(runs=1))
+        row = rate_one(p, RateOptions(runs=1))
         path = explain_path(p, options=HumanOptions(max_probe_lines=HUMAN_PROBE_LINES))
         want = {k: path.summary()[k] for k in HUMAN_KEYS}
-        assert row["human"] == want, p.meta.title
+        assert row.human == want, p.meta.title
         assert want["stop"] == "solved" and want["steps"] == len(path.steps) > 0
-        assert row["human_score"] == human_score(want) > 0  # solved: no stall penalty
-        assert row["human_grade"] == human_grade(row["human_score"])
+        assert row.human_score == human_score(want) > 0  # solved: no stall penalty
+        assert row.human_grade == human_grade(row.human_score)
 
 
 def test_a_stalled_path_scores_its_steps_plus_the_penalty_per_undecided_cell() -> None:
@@ -221,11 +222,11 @@ def test_a_stalled_path_scores_its_steps_plus_the_penalty_per_undecided_cell() -
     from nonoforge.pipeline.difficulty import HUMAN_STALL_PENALTY, human_score
 
     p = Puzzle.from_clues([[1], [1]], [[1], [1]])
-    row = rate_puzzle(p, RateOptions(runs=1))
-    assert row["status"] == "multiple" and row["human"]["stop"] == "stalled"
-    assert row["human"]["steps"] == 0
-    assert row["human_score"] == human_score(row["human"]) + 4 * HUMAN_STALL_PENALTY
-    assert row["human_grade"] is not None
+    row = rate_one(p, RateOptions(runs=1))
+    assert row.status == "multiple" and row.human is not None
+    assert row.human["stop"] == "stalled" and row.human["steps"] == 0
+    assert row.human_score == human_score(row.human) + 4 * HUMAN_STALL_PENALTY
+    assert row.human_grade is not None
 
 
 def test_the_human_score_never_falls_as_a_path_gets_harder() -> None:

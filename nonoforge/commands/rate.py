@@ -142,8 +142,8 @@ def rate(
             if ev["event"] == "start":
                 progress.update(task, total=ev["total"], info=f"{ev['skipped']} already rated")
             else:
-                r = ev["row"]
-                progress.update(task, advance=1, info=f"{r['status']} {r['time_s']:.3f}s")
+                r = ev["row"]  # a Rating
+                progress.update(task, advance=1, info=f"{r.status} {r.time_s:.3f}s")
 
         def line(text: str) -> None:
             if progress is not None and sys.stdout.isatty():  # above the bar, not through it

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -21,6 +21,7 @@ from nonoforge.db.records import (
 from nonoforge.db.session import Session
 from nonoforge.errors import CorpusError
 from nonoforge.puzzle import Puzzle
+from nonoforge.results import Rating
 
 
 class Results(Session):
@@ -31,10 +32,14 @@ class Results(Session):
     _RESULT_FIELDS = ("status", "technique", "effort", "time_s", "times", "score", "grade",
                       "human", "human_score", "human_grade")
 
-    def save_results(self, rows: Iterable[dict[str, Any]], solver_version: str) -> int:
+    def save_results(
+        self, rows: Iterable[Rating | Mapping[str, Any]], solver_version: str
+    ) -> int:
         """Insert or update ratings of one solver version; returns how many rows were saved.
 
-        Each row names its puzzle by ``key`` and may carry ``status``, ``technique``,
+        A :class:`~nonoforge.results.Rating` is saved whole (its dict face,
+        :meth:`~nonoforge.results.Rating.to_json`). A mapping is a partial update: it
+        names its puzzle by ``key`` and may carry ``status``, ``technique``,
         ``effort`` (a dict), ``time_s`` (the median), ``times`` (a list), ``score``,
         ``grade``, ``human`` (the human features, a dict), ``human_score``,
         ``human_grade`` and ``rated_at``. Updating a rated puzzle changes only the fields the row
@@ -42,7 +47,7 @@ class Results(Session):
         ``width``, ``title``... that :meth:`results` rows carry) are ignored, so rows read
         with :meth:`results` can be changed and saved back.
         """
-        items = list(rows)
+        items = [r.to_json() if isinstance(r, Rating) else r for r in rows]
         saved = 0
         for batch in chunks(items):
             with self._write() as conn:
@@ -50,7 +55,7 @@ class Results(Session):
         return saved
 
     def _save_batch(
-        self, conn: Connection, rows: Sequence[dict[str, Any]], version: str
+        self, conn: Connection, rows: Sequence[Mapping[str, Any]], version: str
     ) -> int:
         r, p = m.results, m.puzzles
         keys = sorted({str(row["key"]) for row in rows})
@@ -107,6 +112,20 @@ class Results(Session):
             }
             for row in rows
         ]
+
+    def ratings(self, solver_version: str | None = None) -> list[Rating]:
+        """Every rating (of one solver version, if given), as :class:`Rating` records with
+        the puzzle's size and colours, the solver version and when it was saved: the
+        typed face of :meth:`results`. A stored status no version of nonoforge wrote is
+        refused in one line (:class:`CorpusError`)."""
+        out = []
+        for row in self.results(solver_version):
+            try:
+                out.append(Rating.from_json(row))
+            except ValueError as e:
+                raise CorpusError(f"the stored rating of {row['key']!r} is damaged: {e}"
+                                  ) from None
+        return out
 
     def rated_keys(self, solver_version: str) -> set[str]:
         """Keys of the puzzles that have a result of this solver version."""

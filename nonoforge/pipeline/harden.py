@@ -39,6 +39,7 @@ import numpy as np
 from nonoforge.errors import UsageError
 from nonoforge.pipeline.difficulty import HUMAN_CUTS
 from nonoforge.puzzle import Grid, Puzzle
+from nonoforge.results import Verdict
 
 #: Candidates (given removals and cell edits) evaluated per round, at most.
 CANDIDATES = 24
@@ -135,16 +136,16 @@ class Hardened:
 def rated(p: Puzzle) -> tuple[float, int] | None:
     """The human score and grade of ``p`` when the engine proves it unique (by any
     technique: a harder puzzle may need probing), else None."""
-    from nonoforge.pipeline.rate import human_fields
+    from nonoforge.pipeline.rate import human_rating
     from nonoforge.solver import solve
 
     res = solve(p, max_solutions=2)
-    if res.status.value != "unique":
+    if res.status != Verdict.UNIQUE:
         return None
-    h = human_fields(p, "unique")
-    if h["human_score"] is None or h["human_grade"] is None:
+    h = human_rating(p, Verdict.UNIQUE)
+    if h.score is None or h.grade is None:
         return None
-    return float(h["human_score"]), int(h["human_grade"])
+    return float(h.score), int(h.grade)
 
 
 def distance(score: float, grade: int) -> float:

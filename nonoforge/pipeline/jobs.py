@@ -10,7 +10,7 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from nonoforge.errors import UsageError
@@ -31,13 +31,14 @@ from nonoforge.pipeline.rate import (
     RateOptions,
     Summary,
     bundled_model,
-    human_fields,
+    human_rating,
     rate_all,
     sample_of,
-    score_rows,
+    scored,
     site_difficulty,
 )
 from nonoforge.puzzle import Puzzle
+from nonoforge.results import Rating
 
 if TYPE_CHECKING:
     from nonoforge.db import Corpus
@@ -45,6 +46,8 @@ if TYPE_CHECKING:
 #: Where rating runs: worker processes here, or a Dask cluster.
 Executor = LocalExecutor | DaskExecutor
 
+#: Told of a run's progress: ``{"event": "start", "total": N, "skipped": N}``, then
+#: ``{"event": "rated", "row": Rating}`` as each rating finishes (scored).
 Progress = Callable[[dict[str, Any]], None]
 
 #: Results are written to the corpus this many at a time.
@@ -70,7 +73,7 @@ def make_executor(kind: str, workers: int | None, scheduler: str | None):  # noq
 
 def model_for(
     corpus: Corpus | None, version: str, refit: bool = False,
-    results: list[dict[str, Any]] | None = None,
+    results: list[Rating] | None = None,
 ) -> Model | None:
     """The difficulty model for this solver version: the corpus's own, or the shipped one.
 
@@ -89,8 +92,8 @@ def model_for(
     if corpus is None:
         return None
     if results is None:
-        results = corpus.results(version)
-    rows = [r for r in results if r["status"] in ("unique", "multiple")]
+        results = corpus.ratings(version)
+    rows = [r for r in results if r.graded]
     if len(rows) < MIN_FIT:
         return None
     model = fit([sample_of(r) for r in rows], version)
@@ -130,7 +133,7 @@ class _Graded:
     run rated (in the order they finished) and those the final grading changed."""
 
     summary: Summary
-    rows: list[dict[str, Any]]
+    rows: list[Rating]
     info: list[dict[str, Any]] | None
     rated: list[str]
     regraded: set[str]
@@ -152,18 +155,10 @@ def known_model(corpus: Corpus | None, version: str) -> Model | None:
     return bundled_model(version)
 
 
-def score_one(row: dict[str, Any], model: Model | None) -> None:
-    """Score and grade one rating as it finishes (no model yet: both None)."""
-    if model is None:
-        row["score"] = row["grade"] = None
-    else:
-        score_rows([row], model)
-
-
 def _rate_corpus(
     corpus: Corpus, executor: Executor, opts: RateOptions, refit: bool,
     keys: Iterable[str] | None, progress: Progress | None,
-    on_row: Callable[[dict[str, Any]], None] | None = None,
+    on_row: Callable[[Rating], None] | None = None,
 ) -> _Graded:
     """Rate what the corpus lacks (of ``keys``), each rating scored by the model known at
     the start and saved as it finishes; then :func:`grade_corpus`. ``on_row`` is told of
@@ -177,13 +172,13 @@ def _rate_corpus(
     if progress:
         progress({"event": "start", "total": total, "skipped": summary.skipped})
     rated: list[str] = []
-    pending: list[dict[str, Any]] = []
+    pending: list[Rating] = []
     saved_at = time.monotonic()
     try:
-        for row in rate_all(corpus.unrated(version, wanted), executor, opts):
-            score_one(row, model)
+        for raw in rate_all(corpus.unrated(version, wanted), executor, opts):
+            row = scored(raw, model)
             summary.add(row)
-            rated.append(row["key"])
+            rated.append(row.key)
             pending.append(row)
             if len(pending) >= BATCH or time.monotonic() - saved_at >= SAVE_S:
                 corpus.save_results(pending, version)
@@ -214,10 +209,10 @@ def add_human(corpus: Corpus, version: str, keys: Sequence[str] | None = None) -
     added = 0
     try:
         for p, rating in corpus.lacking_human(version, keys):
-            fields = human_fields(p, rating["status"])
-            if fields["human_score"] is None:
+            human = human_rating(p, rating["status"])
+            if human.score is None:
                 continue  # the step solver refuses it: nothing to keep
-            pending.append({"key": p.key, "rated_at": rating["rated_at"], **fields})
+            pending.append({"key": p.key, "rated_at": rating["rated_at"], **human.to_json()})
             if len(pending) >= BATCH:
                 added += corpus.save_results(pending, version)
                 pending = []
@@ -229,7 +224,7 @@ def add_human(corpus: Corpus, version: str, keys: Sequence[str] | None = None) -
 
 def grade_corpus(
     corpus: Corpus, version: str, summary: Summary, refit: bool = False
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None, set[str]]:
+) -> tuple[list[Rating], list[dict[str, Any]] | None, set[str]]:
     """Score and grade every result of this solver version with one model; save only
     the results whose score or grade that changes.
 
@@ -237,18 +232,18 @@ def grade_corpus(
     (:meth:`Corpus.info`) when it was read for the site's difficulties, so that callers
     reporting them need not read either again, and the keys whose score or grade changed.
     """
-    rows = corpus.results(version)
-    model = model_for(corpus, version, refit, rows)
+    stored = corpus.ratings(version)
+    model = model_for(corpus, version, refit, stored)
     if model is None:
         summary.model_fit = {"note": f"no model shipped for solver {version} (bench/"
                              f"fit_model.py) and fewer than {MIN_FIT} rated: no scores yet"}
-        return rows, None, set()
-    before = {r["key"]: (r["score"], r["grade"]) for r in rows}
-    score_rows(rows, model)
-    changed = [r for r in rows if before[r["key"]] != (r["score"], r["grade"])]
+        return stored, None, set()
+    rows = [scored(r, model) for r in stored]
+    changed = [new for old, new in zip(stored, rows, strict=True)
+               if (old.score, old.grade) != (new.score, new.grade)]
     corpus.save_results(
-        [{"key": r["key"], "score": r["score"], "grade": r["grade"],
-          "rated_at": r["rated_at"]} for r in changed],
+        [{"key": r.key, "score": r.score, "grade": r.grade, "rated_at": r.rated_at}
+         for r in changed],
         version,
     )
     summary.model_fit = fit_report(model)
@@ -256,31 +251,31 @@ def grade_corpus(
     info = corpus.info()
     site = {i["key"]: site_difficulty(i.get("extra")) for i in info}
     summary.compare_site([
-        (r["grade"], d) for r in rows
-        if r["grade"] is not None and (d := site.get(r["key"])) is not None
+        (r.grade, d) for r in rows
+        if r.grade is not None and (d := site.get(r.key)) is not None
     ])
-    return rows, info, {r["key"] for r in changed}
+    return rows, info, {r.key for r in changed}
 
 
 def rate_puzzles(
     puzzles: list[Puzzle], *, executor: Executor, opts: RateOptions,
     progress: Progress | None = None,
-) -> tuple[list[dict[str, Any]], Summary]:
-    """Rate puzzles outside any corpus, rows in input order (scored by the shipped model)."""
+) -> tuple[list[Rating], Summary]:
+    """Rate puzzles outside any corpus, in input order (scored by the shipped model)."""
     summary = Summary()
     rows = list(_rate_stream(puzzles, len(puzzles), executor, opts, summary, progress))
     order: dict[str, int] = {}
     for i, p in enumerate(puzzles):
         order.setdefault(p.key, i)
-    rows.sort(key=lambda r: order[r["key"]])  # input order, whatever the workers did
+    rows.sort(key=lambda r: order[r.key])  # input order, whatever the workers did
     return rows, summary
 
 
 def _rate_stream(
     puzzles: Iterable[Puzzle], total: int, executor: Executor, opts: RateOptions,
     summary: Summary, progress: Progress | None,
-) -> Iterator[dict[str, Any]]:
-    """Rate ``total`` puzzles outside any corpus, yielding each row scored (by the shipped
+) -> Iterator[Rating]:
+    """Rate ``total`` puzzles outside any corpus, yielding each rating scored (by the shipped
     model) as it finishes; the summary counts them, and its grades once all are in."""
     version = solver_version()
     model = bundled_model(version)
@@ -288,8 +283,8 @@ def _rate_stream(
         progress({"event": "start", "total": total, "skipped": 0})
     executor.start(total)
     rows = []
-    for row in rate_all(puzzles, executor, opts):
-        score_one(row, model)
+    for raw in rate_all(puzzles, executor, opts):
+        row = scored(raw, model)
         summary.add(row)
         rows.append(row)
         if progress:
@@ -348,12 +343,15 @@ class _Entries:
         return [self.kept[i] for i in sorted(self.kept)]
 
 
-def _entry(row: dict[str, Any], file: str | None = None) -> dict[str, Any]:
+def _entry(rating: Rating, file: str | None = None) -> dict[str, Any]:
+    """A rating as ``rate --json`` prints it: :data:`ROW_FIELDS` of its dict face, after
+    ``file`` when rated from one, with ``error`` when it failed."""
+    row = rating.to_json()
     out = {k: row.get(k) for k in ROW_FIELDS}
     if file is not None:
         out = {"file": file, **out}
-    if row.get("status") == "error":
-        out["error"] = row.get("error") or (row.get("effort") or {}).get("error")
+    if rating.status == "error":
+        out["error"] = rating.error
     return out
 
 
@@ -444,7 +442,7 @@ def _rate_files(
 
     total = len(items) - summary.unreadable
     for row in _rate_stream(feed(), total, executor, opts, summary, progress):
-        i = waiting[row["key"]].popleft()
+        i = waiting[row.key].popleft()
         out.put(i, _entry(row, items[i].file))
     for i, it in enumerate(items):  # with a pool, the feed was read before any rating
         if it.puzzle is None and i not in out.kept:
@@ -469,17 +467,17 @@ def _rate_in_corpus(
         corpus.add(puzzles)
         keys = [p.key for p in puzzles]
 
-    def on_row(row: dict[str, Any]) -> None:
+    def on_row(row: Rating) -> None:
         if items is None:  # whole corpus: positions are fixed at the end; tell it now
             if out.emit is not None:
                 out.emit(_entry(row))
             return
-        for i, it, p in where.get(row["key"], []):
-            out.put(i, _entry({**row, "title": p.meta.title}, it.file))
+        for i, it, p in where.get(row.key, []):
+            out.put(i, _entry(replace(row, title=p.meta.title), it.file))
 
     graded = _rate_corpus(corpus, executor, opts, refit, keys, progress, on_row)
     summary = graded.summary
-    by_key = {r["key"]: r for r in graded.rows}
+    by_key = {r.key: r for r in graded.rows}
     told = set(graded.rated) - graded.regraded  # already handed over as they finished
     if items is None:
         info = graded.info if graded.info is not None else corpus.info()
@@ -488,7 +486,7 @@ def _rate_in_corpus(
             row = by_key.get(listed["key"])
             if row is None:
                 continue
-            e = _entry({**row, "title": listed["title"]})
+            e = _entry(replace(row, title=listed["title"]))
             if listed["key"] in told:
                 final.kept[pos] = e
             else:
@@ -497,7 +495,7 @@ def _rate_in_corpus(
     summary.unreadable = sum(1 for it in items if it.puzzle is None)
     for i, it in enumerate(items):
         if it.puzzle is not None and (it.puzzle.key not in told or i not in out.kept):
-            e = _entry({**by_key[it.puzzle.key], "title": it.puzzle.meta.title}, it.file)
+            e = _entry(replace(by_key[it.puzzle.key], title=it.puzzle.meta.title), it.file)
             out.put(i, e)
     return RateRun(out.ordered(), summary)
 

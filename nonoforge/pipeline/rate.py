@@ -28,6 +28,7 @@ from nonoforge.pipeline.batch import reason_of
 from nonoforge.pipeline.difficulty import Model, Sample, features, human_grade, human_score
 from nonoforge.pipeline.pool import die_with_parent
 from nonoforge.puzzle import Puzzle
+from nonoforge.results import GRADED, Effort, Mishap, Rating, Status, Verdict
 
 #: Fewer rated puzzles than this and no stored model: scores wait for a later fit.
 MIN_FIT = 10
@@ -43,7 +44,7 @@ DEFAULT_WALL_S = 60.0
 #: Statuses after which a rating is final but not a verdict: no repeat runs, no grade.
 #: ``budget`` is deterministic (the work budget ran out); ``timeout_wall`` is the safety
 #: net (the machine was too slow or too loaded): kept apart, never mixed with ``budget``.
-CUT_OFF = ("budget", "timeout_wall")
+CUT_OFF: tuple[Status, ...] = (Verdict.BUDGET, Mishap.TIMEOUT_WALL)
 
 
 @dataclass(frozen=True)
@@ -116,16 +117,16 @@ def sigterm_interrupts() -> Iterator[None]:
         signal.signal(signal.SIGTERM, before)
 
 
-def rate_puzzle(p: Puzzle, opts: RateOptions) -> dict[str, Any]:
+def rate_one(p: Puzzle, opts: RateOptions) -> Rating:
     """Solve one puzzle ``opts.runs`` times; the median time, the (deterministic) effort.
 
     Each run is timed twice: wall time (``times``; ``time_s`` is their median) and this
     thread's CPU time (``cpu_times``; ``cpu_s`` is their minimum), which a busy machine
     disturbs far less (the reference fit uses it). Runs after the first are skipped when
     the first was cut off (``budget`` or, by the wall-clock safety net, ``timeout_wall``):
-    its time says nothing about the puzzle. With ``opts.defer_after`` a slow puzzle's row
-    comes back after its first run, with ``"repeats"`` saying how many :func:`time_once`
-    runs remain to be added by the caller.
+    its time says nothing about the puzzle. With ``opts.defer_after`` a slow puzzle's
+    rating comes back after its first run, with ``repeats`` saying how many
+    :func:`time_once` runs remain to be added by the caller (:meth:`with_runs`).
     """
     import time
 
@@ -138,7 +139,7 @@ def rate_puzzle(p: Puzzle, opts: RateOptions) -> dict[str, Any]:
         cpu = time.thread_time() - cpu0
     except NonoforgeError as e:  # the solver refuses this puzzle (e.g. too many colours)
         return error_row(p, reason_of(e))
-    status = "timeout_wall" if res.status == "timeout" else res.status
+    status: Status = Mishap.TIMEOUT_WALL if res.status == Verdict.TIMEOUT else res.status
     runs = [(res.time_s, cpu)]
     repeats = opts.runs - 1 if status not in CUT_OFF else 0
     deferred = opts.defer_after is not None and repeats > 0 and res.time_s >= opts.defer_after
@@ -146,24 +147,21 @@ def rate_puzzle(p: Puzzle, opts: RateOptions) -> dict[str, Any]:
         runs += [time_once(p, opts) for _ in range(repeats)]
         while repeats and sum(w for w, _ in runs) < opts.min_time_s and len(runs) < MAX_RUNS:
             runs.append(time_once(p, opts))
-    row: dict[str, Any] = {
-        "key": p.key,
-        "title": p.meta.title,
-        "width": p.width,
-        "height": p.height,
-        "colors": p.ncolors,
-        "status": status,
-        "technique": res.technique,
-        "effort": dict(res.effort),
-        "times": [],
-        "cpu_times": [],
-    }
-    add_runs(row, runs)
-    if opts.human:
-        row.update(human_fields(p, status))
-    if deferred:
-        row["repeats"] = repeats
-    return row
+    human = human_rating(p, status) if opts.human else None
+    rating = Rating(
+        key=p.key, title=p.meta.title, width=p.width, height=p.height, colors=p.ncolors,
+        status=status, technique=res.technique, effort=Effort(res.effort), cpu_times=(),
+        human=human.features if human else None, human_score=human.score if human else None,
+        human_grade=human.grade if human else None,
+        repeats=repeats if deferred else None,
+    )
+    return with_runs(rating, runs)
+
+
+def rate_puzzle(p: Puzzle, opts: RateOptions) -> dict[str, Any]:
+    """:func:`rate_one`'s rating as a dict (:meth:`Rating.to_json`), for callers that have
+    not moved to :class:`~nonoforge.results.Rating` yet."""
+    return rate_one(p, opts).to_json()
 
 
 #: Line solves the human path's contradiction rung may spend on one puzzle while rating
@@ -173,43 +171,66 @@ def rate_puzzle(p: Puzzle, opts: RateOptions) -> dict[str, Any]:
 HUMAN_PROBE_LINES = 20_000
 #: The human features a rating keeps (:meth:`HumanPath.summary` without the hint fields).
 HUMAN_KEYS = ("steps", "stop", "hardest", "per_technique", "footholds", "bottleneck")
-#: Verdicts whose rating gets a grade, the time grade and the human grade alike.
-GRADED = ("unique", "multiple")
+
+@dataclass(frozen=True)
+class HumanRating:
+    """The human part of a rating: the step solver's features, its human-effort score
+    and human grade (each None where there are none)."""
+
+    features: dict[str, Any] | None = None
+    score: float | None = None
+    grade: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """As a rating's dict face holds them: ``human``, ``human_score``, ``human_grade``."""
+        return {"human": self.features, "human_score": self.score, "human_grade": self.grade}
 
 
-def human_fields(p: Puzzle, status: str) -> dict[str, Any]:
-    """The human difficulty features of a puzzle (``human``), its human-effort score and
-    human grade (:func:`~nonoforge.pipeline.difficulty.human_score`).
+def human_rating(p: Puzzle, status: str) -> HumanRating:
+    """The human difficulty features of a puzzle, its human-effort score and human grade
+    (:func:`~nonoforge.pipeline.difficulty.human_score`).
 
     Computed once, outside the timed runs, from the human-like step solver's path with the
     contradiction rung bounded by :data:`HUMAN_PROBE_LINES`. A puzzle the step solver
-    refuses (or that could not be rated: ``error``) gets all three None; a verdict other
-    than :data:`GRADED` gets a score but no grade, as with the time grade.
+    refuses (or that could not be rated: ``error``) gets all three None; a status other
+    than :data:`~nonoforge.results.GRADED` gets a score but no grade, as with the time
+    grade.
     """
     import numpy as np
 
     from nonoforge.solver.human import HumanOptions, explain_path
 
-    if status == "error":
-        return {"human": None, "human_score": None, "human_grade": None}
+    if status == Mishap.ERROR:
+        return HumanRating()
     try:
         path = explain_path(p, options=HumanOptions(max_probe_lines=HUMAN_PROBE_LINES))
     except NonoforgeError:
-        return {"human": None, "human_score": None, "human_grade": None}
+        return HumanRating()
     summary = path.summary()
     human = {k: summary[k] for k in HUMAN_KEYS}
     undecided = int((np.bitwise_count(path.state) != 1).sum())
     score = human_score(human, undecided)
-    return {"human": human, "human_score": score,
-            "human_grade": human_grade(score) if status in GRADED else None}
+    return HumanRating(human, score, human_grade(score) if status in GRADED else None)
+
+
+def human_fields(p: Puzzle, status: str) -> dict[str, Any]:
+    """:func:`human_rating` as a rating's dict face has it (``human``, ``human_score``,
+    ``human_grade``), for the pages and the studio that show it."""
+    return human_rating(p, status).to_json()
+
+
+def with_runs(rating: Rating, runs: list[tuple[float, float]]) -> Rating:
+    """The rating with timed runs ``(wall, cpu)`` added, its ``time_s`` and ``cpu_s``
+    updated."""
+    times = (*rating.times, *(w for w, _ in runs))
+    cpu_times = (*(rating.cpu_times or ()), *(c for _, c in runs))
+    return replace(rating, times=times, cpu_times=cpu_times,
+                   time_s=statistics.median(times), cpu_s=min(cpu_times))
 
 
 def add_runs(row: dict[str, Any], runs: list[tuple[float, float]]) -> None:
-    """Add timed runs ``(wall, cpu)`` to a row and update its ``time_s`` and ``cpu_s``."""
-    row["times"] += [w for w, _ in runs]
-    row["cpu_times"] += [c for _, c in runs]
-    row["time_s"] = statistics.median(row["times"])
-    row["cpu_s"] = min(row["cpu_times"])
+    """:func:`with_runs` on a rating's dict face, in place (for the benches)."""
+    row.update(with_runs(Rating.from_json(row), runs).to_json())
 
 
 def time_once(p: Puzzle, opts: RateOptions) -> tuple[float, float]:
@@ -275,9 +296,9 @@ class LocalExecutor:
         )
 
     def map_unordered(
-        self, fn: Callable[[Puzzle, RateOptions], dict[str, Any]], items: Iterable[Puzzle],
+        self, fn: Callable[[Puzzle, RateOptions], Rating], items: Iterable[Puzzle],
         opts: RateOptions,
-    ) -> Iterator[dict[str, Any]]:
+    ) -> Iterator[Rating]:
         if self.workers == 1:
             opts = replace(opts, defer_after=None)
             for p in items:
@@ -292,9 +313,9 @@ class LocalExecutor:
             self.close()
 
     def _pool_run(
-        self, fn: Callable[[Puzzle, RateOptions], dict[str, Any]], todo: list[Puzzle],
+        self, fn: Callable[[Puzzle, RateOptions], Rating], todo: list[Puzzle],
         opts: RateOptions,
-    ) -> Generator[dict[str, Any], None, list[Puzzle]]:
+    ) -> Generator[Rating, None, list[Puzzle]]:
         """Run until done or a worker dies; then isolate the puzzles it was working on.
 
         Slow puzzles come back after their first run (``defer_after``); their repeat runs
@@ -328,8 +349,8 @@ class LocalExecutor:
 
     @classmethod
     def _isolated(
-        cls, fn: Callable[[Puzzle, RateOptions], dict[str, Any]], p: Puzzle, opts: RateOptions,
-    ) -> dict[str, Any]:
+        cls, fn: Callable[[Puzzle, RateOptions], Rating], p: Puzzle, opts: RateOptions,
+    ) -> Rating:
         with cls._new_pool(1) as pool:
             try:
                 return pool.submit(fn, p, opts).result()
@@ -346,28 +367,27 @@ class _PoolRun:
         #: future -> (puzzle, None for a first run or the token of the row it repeats)
         self.inflight: dict[Future[Any], tuple[Puzzle, int | None]] = {}
         #: token -> a row waiting for its repeats (complete with ``opts.runs`` times)
-        self.partial: dict[int, dict[str, Any]] = {}
+        self.partial: dict[int, Rating] = {}
         self.tokens = itertools.count()
 
-    def submit(self, fn: Callable[[Puzzle, RateOptions], dict[str, Any]], p: Puzzle) -> None:
+    def submit(self, fn: Callable[[Puzzle, RateOptions], Rating], p: Puzzle) -> None:
         self.inflight[self.pool.submit(fn, p, self.opts)] = (p, None)
 
-    def collect(self) -> Iterator[dict[str, Any]]:
+    def collect(self) -> Iterator[Rating]:
         """Wait for some results; yield the rows they complete."""
         done, _ = wait(self.inflight, return_when=FIRST_COMPLETED)
         for f in done:
             result = f.result()  # BrokenProcessPool propagates to _pool_run
             p, token = self.inflight.pop(f)
             if token is not None:
-                row = self.partial[token]
-                add_runs(row, [result])
-                if len(row["times"]) == self.opts.runs:
+                rating = self.partial[token] = with_runs(self.partial[token], [result])
+                if len(rating.times) == self.opts.runs:
                     del self.partial[token]
-                    yield row
-            elif result.get("repeats"):
+                    yield rating
+            elif result.repeats:
                 token = next(self.tokens)
-                self.partial[token] = result
-                for _ in range(result.pop("repeats")):
+                self.partial[token] = replace(result, repeats=None)
+                for _ in range(result.repeats):
                     self.inflight[self.pool.submit(time_once, p, self.opts)] = (p, token)
             else:
                 yield result
@@ -380,23 +400,19 @@ class _PoolRun:
         return list(seen.values())
 
 
-def error_row(p: Puzzle, why: str) -> dict[str, Any]:
-    """The result recorded for a puzzle that could not be rated at all.
-
-    The reason is kept in ``effort["error"]`` (so the corpus stores it with the row) and
-    in ``error`` (what ``--json`` shows).
-    """
-    return {
-        "key": p.key, "title": p.meta.title, "width": p.width, "height": p.height,
-        "colors": p.ncolors, "status": "error", "technique": None, "effort": {"error": why},
-        "time_s": 0.0, "times": [], "cpu_s": 0.0, "cpu_times": [], "error": why,
-        "human": None, "human_score": None, "human_grade": None,
-    }
+def error_row(p: Puzzle, why: str) -> Rating:
+    """The rating recorded for a puzzle that could not be rated at all: status ``error``
+    and the reason (:attr:`Rating.error`; the corpus stores it as ``effort["error"]``,
+    ``--json`` shows it as ``error``)."""
+    return Rating(
+        key=p.key, title=p.meta.title, width=p.width, height=p.height, colors=p.ncolors,
+        status=Mishap.ERROR, cpu_s=0.0, cpu_times=(), error=why,
+    )
 
 
 def rate_chunk(
-    fn: Callable[[Puzzle, RateOptions], dict[str, Any]], puzzles: list[Puzzle], opts: RateOptions,
-) -> tuple[list[dict[str, Any]], float]:
+    fn: Callable[[Puzzle, RateOptions], Rating], puzzles: list[Puzzle], opts: RateOptions,
+) -> tuple[list[Rating], float]:
     """Rate a chunk of puzzles in one task; the rows and the CPU seconds the task took.
 
     CPU time, not wall time, sizes the next chunks: on a loaded machine a puzzle's wall
@@ -521,9 +537,9 @@ class DaskExecutor:
         return max(1, len(self.client.scheduler_info().get("workers", {})))
 
     def map_unordered(
-        self, fn: Callable[[Puzzle, RateOptions], dict[str, Any]], items: Iterable[Puzzle],
+        self, fn: Callable[[Puzzle, RateOptions], Rating], items: Iterable[Puzzle],
         opts: RateOptions,
-    ) -> Iterator[dict[str, Any]]:
+    ) -> Iterator[Rating]:
         from dask.distributed import as_completed
 
         self.client.run(_warm)
@@ -571,9 +587,9 @@ class DaskExecutor:
             fut.release()
 
     def _one_by_one(
-        self, fn: Callable[[Puzzle, RateOptions], dict[str, Any]], chunk: list[Puzzle],
+        self, fn: Callable[[Puzzle, RateOptions], Rating], chunk: list[Puzzle],
         opts: RateOptions,
-    ) -> Iterator[dict[str, Any]]:
+    ) -> Iterator[Rating]:
         for p in chunk:
             try:
                 rows, _ = self.client.submit(rate_chunk, fn, [p], opts, pure=False).result()
@@ -611,34 +627,47 @@ def bundled_model(solver_version: str) -> Model | None:
     return Model.from_dict(d) if d else None
 
 
-def sample_of(row: dict[str, Any]) -> Sample:
+def sample_of(rating: Rating) -> Sample:
+    """A rating as the fit sees it (its effort, size and measured time)."""
     return Sample(
-        key=row["key"],
-        technique=row.get("technique") or "search",
-        features=features(row.get("effort") or {}, row["width"], row["height"], row["colors"]),
-        time_s=float(row["time_s"]),
+        key=rating.key,
+        technique=rating.technique or "search",
+        features=features(rating.effort, rating.width or 0, rating.height or 0,
+                          rating.colors or 0),
+        time_s=float(rating.time_s or 0.0),
     )
 
 
-def score_rows(rows: list[dict[str, Any]], model: Model) -> None:
-    """Add ``score`` (predicted seconds) and ``grade`` to each row, in place.
+#: Statuses whose effort a clock cut (the safety net, or a timed solve of long ago): the
+#: effort depends on the machine, so the rating gets neither score nor grade.
+CLOCKED: tuple[Status, ...] = (Mishap.ERROR, Mishap.TIMEOUT_WALL, Verdict.TIMEOUT)
+
+
+def scored(rating: Rating, model: Model | None) -> Rating:
+    """The rating with ``model``'s ``score`` (predicted seconds) and ``grade``.
 
     Puzzles cut off by the work budget and unsolvable puzzles get no grade: a grade
     promises a puzzle to solve; one with several solutions grades at most 4
     (:meth:`~nonoforge.pipeline.difficulty.Model.grade`), its status the marker. Puzzles
     that could not be rated (``error``) or were cut off by the wall clock
-    (``timeout_wall``: their effort depends on the machine) get neither.
+    (``timeout_wall``: their effort depends on the machine) get neither, and so does
+    every rating when there is no model yet.
     """
+    if model is None or rating.status in CLOCKED:
+        return rating.scored(None, None)
+    s = sample_of(rating)
+    score = model.score(s.features)
+    grade = (model.grade(s.technique, score, s.features, rating.status == Verdict.UNIQUE)
+             if rating.graded else None)
+    return rating.scored(score, grade)
+
+
+def score_rows(rows: list[dict[str, Any]], model: Model) -> None:
+    """:func:`scored` on ratings' dict faces: adds ``score`` and ``grade`` to each row, in
+    place (for callers not yet on :class:`~nonoforge.results.Rating`)."""
     for row in rows:
-        if row["status"] in ("error", "timeout_wall", "timeout"):  # effort cut by a clock
-            row["score"] = row["grade"] = None
-            continue
-        s = sample_of(row)
-        row["score"] = model.score(s.features)
-        row["grade"] = (
-            model.grade(s.technique, row["score"], s.features, row["status"] == "unique")
-            if row["status"] in GRADED else None
-        )
+        r = scored(Rating.from_json(row), model)
+        row["score"], row["grade"] = r.score, r.grade
 
 
 # -- summaries ------------------------------------------------------------------------------
@@ -655,25 +684,28 @@ class Summary:
     times: list[float] = field(default_factory=list)
     heaviest: list[tuple[float, str, str]] = field(default_factory=list)
     verdicts: Counter[str] = field(default_factory=Counter)
-    techniques: Counter[str] = field(default_factory=Counter)
+    #: by technique (None: ratings that failed, ``error``)
+    techniques: Counter[str | None] = field(default_factory=Counter)
     grades: Counter[str] = field(default_factory=Counter)
     model_fit: dict[str, Any] = field(default_factory=dict)
     #: our grade against the site's own difficulty, where ingestion kept it
     site_difficulty: dict[str, Any] = field(default_factory=dict)
 
-    def add(self, row: dict[str, Any]) -> None:
+    def add(self, rating: Rating) -> None:
         self.rated += 1
-        self.times.append(row["time_s"])
-        self.heaviest.append((row["time_s"], row["key"], row.get("title") or ""))
+        time_s = rating.time_s or 0.0  # a fresh rating always has its time
+        self.times.append(time_s)
+        self.heaviest.append((time_s, rating.key, rating.title or ""))
         self.heaviest = sorted(self.heaviest, reverse=True)[:10]
-        self.verdicts[row["status"]] += 1
-        self.techniques[row["technique"]] += 1
+        self.verdicts[str(rating.status)] += 1  # a fresh rating always has a status
+        self.techniques[rating.technique] += 1
 
-    def count_grades(self, rows: Iterable[dict[str, Any]]) -> None:
-        """The grade histogram of ``rows`` (``"none"`` for ungraded), replacing any before."""
+    def count_grades(self, ratings: Iterable[Rating]) -> None:
+        """The grade histogram of ``ratings`` (``"none"`` for ungraded), replacing any
+        before."""
         self.grades.clear()
-        for r in rows:
-            self.grades[str(r["grade"]) if r["grade"] is not None else "none"] += 1
+        for r in ratings:
+            self.grades[str(r.grade) if r.grade is not None else "none"] += 1
 
     def to_dict(self) -> dict[str, Any]:
         t = self.times
@@ -723,10 +755,10 @@ def rate_all(
     puzzles: Iterable[Puzzle],
     executor: LocalExecutor | DaskExecutor,
     opts: RateOptions,
-    on_result: Callable[[dict[str, Any]], None] | None = None,
-) -> Iterator[dict[str, Any]]:
-    """Rate puzzles, yielding each raw result (no score yet) as it completes."""
-    for row in executor.map_unordered(rate_puzzle, puzzles, opts):
+    on_result: Callable[[Rating], None] | None = None,
+) -> Iterator[Rating]:
+    """Rate puzzles, yielding each raw rating (no score yet) as it completes."""
+    for rating in executor.map_unordered(rate_one, puzzles, opts):
         if on_result:
-            on_result(row)
-        yield row
+            on_result(rating)
+        yield rating
