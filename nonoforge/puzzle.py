@@ -231,6 +231,11 @@ def min_length(clue: Clue) -> int:
     return sum(map(_LENGTH, clue)) + sum(map(operator.eq, colors, colors[1:]))
 
 
+def key_of(canonical_text: str) -> str:
+    """The :attr:`Puzzle.key` of a puzzle whose :meth:`Puzzle.canonical_text` this is."""
+    return hashlib.sha256(canonical_text.encode()).hexdigest()[:16]
+
+
 def _mono_text(clue: Clue) -> str:
     """A one-colour clue in :meth:`Puzzle.canonical_text`: its lengths joined by dots
     (mapped at C speed: a key is computed for every puzzle imported)."""
@@ -533,6 +538,7 @@ class Puzzle:
         meta: Meta | None = None,
         goal: Grid | None = None,
         givens: tuple[Given, ...] = (),
+        key: str | None = None,
     ) -> Puzzle:
         """A puzzle from parts already checked, built without validating them again.
 
@@ -542,6 +548,9 @@ class Puzzle:
         goal whose clues are these. The ROFL decoder checks all of that while decoding, and
         the corpus re-reads what the decoder produced; validating again would cost several
         times the decoding. Anything else (files, user input) goes through the constructor.
+        ``key``: the puzzle's :attr:`key`, when the caller has it from the same clues (a
+        reader that knows each line's canonical text: hashing it is cheaper than the
+        clues' text built again from the blocks); it is kept, not checked.
 
         >>> p = Puzzle.from_clues(rows=[[1]], columns=[[1]])
         >>> Puzzle.trusted(p.rows, p.columns, p.palette, Meta(title="t")).meta.title
@@ -554,11 +563,14 @@ class Puzzle:
         object.__setattr__(p, "meta", meta if meta is not None else Meta())
         object.__setattr__(p, "goal", goal)
         object.__setattr__(p, "givens", givens)
+        if key is not None:
+            object.__setattr__(p, "_key", key)
         return p
 
     def with_meta(self, meta: Meta) -> Puzzle:
         """This (already valid) puzzle with other metadata; the clues are not re-validated."""
-        return Puzzle.trusted(self.rows, self.columns, self.palette, meta, self.goal, self.givens)
+        return Puzzle.trusted(self.rows, self.columns, self.palette, meta, self.goal,
+                              self.givens, self.__dict__.get("_key"))
 
     def replace(self, **changes: Any) -> Puzzle:
         """A copy with some fields changed (``meta=...``, ``goal=None``, ...)."""
@@ -648,7 +660,10 @@ class Puzzle:
     @property
     def key(self) -> str:
         """A stable 16-hex-digit id of the clues, colours and givens (not of metadata or format)."""
-        return hashlib.sha256(self.canonical_text().encode()).hexdigest()[:16]
+        known: str | None = self.__dict__.get("_key")  # given by the reader (see trusted)
+        if known is not None:
+            return known
+        return key_of(self.canonical_text())
 
     def canonical(self) -> Puzzle:
         """This puzzle with colours renumbered by first use, unused ones dropped.

@@ -283,3 +283,35 @@ def test_every_batch_names_the_solution_file_and_its_line(tmp_path: Path) -> Non
         log = {row["item"]: row for row in c.fetch_log("local")}
         assert log[f"{q}#2"]["reason"] == f"{where}: solution $2: a row must be 0s and 1s"
         assert [log[f"{q}#{n}"]["status"] for n in (1, 3)] == ["done", "done"]
+
+
+def test_the_key_given_by_the_reader_is_the_key_of_the_clues() -> None:
+    """The reader hashes its lines' texts instead of the clues' text built again: the
+    keys must be the ones the clues give (a corpus dedups on them), on the shared sets."""
+    from conftest import shared_path
+
+    folder = shared_path("corpora", "tournament", "question")
+    for path in sorted(folder.glob("*.txt"))[:3]:
+        for p in iter_file(path).records():
+            assert isinstance(p, Puzzle)
+            rebuilt = Puzzle.from_clues([[b.length for b in r] for r in p.rows],
+                                        [[b.length for b in c] for c in p.columns])
+            assert p.key == rebuilt.key
+            assert p.with_meta(Meta(title="t")).key == p.key
+    # a line written with a leading zero or spaces is the same clue, and the same key
+    (a,) = loads("$1\n02\n1\n 2\n1\n", "tournament")
+    b = Puzzle.from_clues([[2], [1]], [[2], [1]])
+    assert a.key == b.key
+
+
+def test_the_clue_cache_keeps_the_common_lines_when_a_generation_fills() -> None:
+    """Lines seen once fill the cache; a line every puzzle repeats stays in it (it used to
+    be cleared whole when full), and the cache never holds more than two generations."""
+    t = tournament
+    t._clue_facts("0", 1, "row", 0)
+    for i in range(1, 3 * t._CLUES_MAX):
+        t._clue_facts(f"{i % 900 + 1}\t{i // 900 + 1}", 1, "row", 0)
+        if i % 1000 == 0:
+            t._clue_facts("0", 1, "row", 0)
+    assert "0" in t._CLUES or "0" in t._OLD_CLUES
+    assert len(t._CLUES) + len(t._OLD_CLUES) <= 2 * t._CLUES_MAX
