@@ -540,8 +540,9 @@ def test_givens_change_nothing_for_puzzles_without_them() -> None:
 
 
 def test_a_process_loads_the_sat_back_end_and_scipy_only_when_needed() -> None:
-    """A solve that probing settles loads the engine but neither python-sat nor SciPy (numba
-    goes without it); one that reaches SAT loads SAT then, with the same answer; SciPy
+    """A solve that the engine's logic settles past line logic (edge: probing, or parity
+    summing since 1.4) loads the engine but neither python-sat nor SciPy (numba goes
+    without it); one that reaches SAT loads SAT then, with the same answer; SciPy
     still imports afterwards (issue 39). A fresh interpreter: this one has them all."""
     import subprocess
     import sys
@@ -554,7 +555,7 @@ def test_a_process_loads_the_sat_back_end_and_scipy_only_when_needed() -> None:
         "from nonoforge.solver import solve\n"
         f"p = read_file({str(edge)!r})[0]\n"
         "a = solve(p)\n"
-        "print(a.effort['probes'] > 0, 'nonoforge.solver.engine' in sys.modules,"
+        "print(a.technique == 'probe', 'nonoforge.solver.engine' in sys.modules,"
         " 'pysat' in sys.modules, 'scipy' in sys.modules)\n"
         "b = solve(p, strategy='sat')\n"
         "print('pysat' in sys.modules, b.status == a.status, b.solutions == a.solutions)\n"
