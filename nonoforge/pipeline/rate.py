@@ -517,6 +517,16 @@ class DaskExecutor:
             from dask.distributed import Client
         except ImportError:
             raise UsageError("the Dask executor needs: pip install 'nonoforge[dask]'") from None
+        try:  # the address is checked before a Client exists: a Client half made from a
+            # malformed one can fail on state an earlier Client left in the process (seen:
+            # a bare AssertionError in the test suite) rather than on the address
+            from distributed.comm.addressing import parse_address, parse_host_port
+
+            scheme, location = parse_address(scheduler)
+            if scheme in ("tcp", "tls"):
+                parse_host_port(location)
+        except (ValueError, TypeError) as e:
+            raise UsageError(f"malformed Dask scheduler address {scheduler!r}: {e}") from None
         try:
             self.client = Client(scheduler, timeout="20s")
         except OSError as e:
