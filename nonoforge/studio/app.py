@@ -240,10 +240,18 @@ class Studio:
     async def check(self, request: Request) -> Response:
         from nonoforge.studio.api import check_document
 
+        return await self._sequenced(request, check_document)
+
+    async def _sequenced(
+        self, request: Request, work: Callable[[Any, Callable[[], bool] | None], dict[str, Any]],
+    ) -> Response:
+        """Run ``work(document, stale)`` for a request of the page's one sequence (checks,
+        and the harder/easier searches: a stroke's check supersedes a running search),
+        ``stale`` telling it when a newer one has started; the answer carries its ``seq``."""
         raw = await json_body(request)
         seq = raw.get("seq") if isinstance(raw, dict) else None
         stale = self.newest(raw.get("page") if isinstance(raw, dict) else None, seq)
-        out = await run_in_threadpool(check_document, raw, stale)
+        out = await run_in_threadpool(work, raw, stale)
         return JSONResponse({"seq": seq, **out})
 
     def newest(self, page: Any, seq: Any) -> Callable[[], bool] | None:
@@ -275,12 +283,7 @@ class Studio:
     async def regrade(self, request: Request) -> Response:
         from nonoforge.studio.api import regrade_document
 
-        raw = await json_body(request)
-        seq = raw.get("seq") if isinstance(raw, dict) else None
-        # the same sequence as the checks: a stroke's check supersedes a running search
-        stale = self.newest(raw.get("page") if isinstance(raw, dict) else None, seq)
-        out = await run_in_threadpool(regrade_document, raw, stale)
-        return JSONResponse({"seq": seq, **out})
+        return await self._sequenced(request, regrade_document)
 
     async def open_file(self, request: Request) -> Response:
         from nonoforge.studio.api import open_bytes, open_example
