@@ -18,6 +18,7 @@ in plain Python loads neither numpy nor numba (issue 39).
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -104,6 +105,13 @@ def engine_loaded() -> bool:
 
 
 _loaded: set[str] = set()
+#: What is being loaded now, by the thread that holds :data:`_LOADING`: its own solves
+#: during the load go on (the lock is re-entrant); another thread (the studio's warmup
+#: beside a request's solve) waits for the load to finish instead of importing numba at
+#: the same time, which broke numba's circular imports half-way ("partially initialized
+#: module") or ran a kernel not yet loaded.
+_loading: set[str] = set()
+_LOADING = threading.RLock()
 
 
 def warmup() -> float:
@@ -129,8 +137,17 @@ def _load_engine() -> float:
     (:func:`~nonoforge.solver.kernel_cache.without_scipy`)."""
     if "engine" in _loaded:
         return 0.0
+    with _LOADING:
+        if "engine" in _loaded or "engine" in _loading:
+            return 0.0
+        _loading.add("engine")
+        t = _load_engine_now()
+        _loaded.add("engine")
+        return t
+
+
+def _load_engine_now() -> float:
     t0 = time.perf_counter()
-    _loaded.add("engine")
     from nonoforge.solver import kernel_cache
 
     with kernel_cache.without_scipy():
@@ -152,13 +169,17 @@ def _load_sat() -> float:
     it (about 0.07 s of CPU from numba's cache): most puzzles never do."""
     if "sat" in _loaded:
         return 0.0
-    t0 = time.perf_counter()
-    _load_engine()
-    _loaded.add("sat")
-    p = Puzzle.from_grid(Grid([[1, 0], [0, 1]]))
-    _solve(p, 2, None, "sat", None, False)  # the SAT encoder's kernels
-    _solve(p, 1, None, "sat", None, False)  # and the phase hints of one-solution hand-overs
-    return time.perf_counter() - t0
+    with _LOADING:  # see _loading
+        if "sat" in _loaded or "sat" in _loading:
+            return 0.0
+        t0 = time.perf_counter()
+        _load_engine()
+        _loading.add("sat")
+        p = Puzzle.from_grid(Grid([[1, 0], [0, 1]]))
+        _solve(p, 2, None, "sat", None, False)  # the SAT encoder's kernels
+        _solve(p, 1, None, "sat", None, False)  # and the phase hints of one-solution hand-overs
+        _loaded.add("sat")
+        return time.perf_counter() - t0
 
 
 def solve(
