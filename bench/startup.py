@@ -70,6 +70,19 @@ def colour_picture(seed: int, h: int, w: int, ncolors: int, density: float) -> o
     return Puzzle.from_grid(Grid(cells))
 
 
+def small_colour_puzzles(count: int) -> list[object]:
+    """The ``count`` small colour puzzles of the 100-file figure (10x10 to 20x20, 2 to 5
+    colours, seeded): the tests of :mod:`nonoforge.solver.plain` solve the same."""
+    import numpy as np
+
+    rng = np.random.default_rng(39)
+    out = []
+    for i in range(count):
+        h, w = (int(x) for x in rng.integers(10, 21, size=2))
+        out.append(colour_picture(1000 + i, h, w, int(rng.integers(2, 6)), 0.8))
+    return out
+
+
 def _line_solvable(p: object) -> bool:
     from nonoforge.solver import quick
 
@@ -79,8 +92,6 @@ def _line_solvable(p: object) -> bool:
 def _colour_files(folder: Path, count: int) -> tuple[Path, list[Path], list[bool]]:
     """The 15x15 4-colour file and ``count`` small colour files; which of those line logic
     settles (answered without the engine)."""
-    import numpy as np
-
     from nonoforge.formats import write_file
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -90,10 +101,7 @@ def _colour_files(folder: Path, count: int) -> tuple[Path, list[Path], list[bool
     big = folder / f"colour-15x15-4c-seed{seed}.non"
     write_file(p15, big)
     files, easy = [], []
-    rng = np.random.default_rng(39)
-    for i in range(count):
-        h, w = (int(x) for x in rng.integers(10, 21, size=2))
-        p = colour_picture(1000 + i, h, w, int(rng.integers(2, 6)), 0.8)
+    for i, p in enumerate(small_colour_puzzles(count)):
         easy.append(_line_solvable(p))
         f = folder / f"small-{i:03d}.non"
         write_file(p, f)
