@@ -135,8 +135,8 @@ def test_gives_up_past_its_work_limit(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_takes_only_small_colour_puzzles(data_dir: Path) -> None:
     edge = read_file(ROOT / "nonoforge" / "examples" / "puzzles" / "edge.non")[0]
     assert not plain.takes(edge)  # black and white: the engine's line cache and summing
-    big = random_colour_puzzle(1, 30, 30, 3, 0.8)
-    assert not plain.takes(big) and plain.takes(random_colour_puzzle(1, 25, 25, 3, 0.8))
+    big = random_colour_puzzle(1, 33, 32, 3, 0.8)
+    assert not plain.takes(big) and plain.takes(random_colour_puzzle(1, 32, 32, 3, 0.8))
 
 
 def test_colour_contradictions_match_the_engine() -> None:

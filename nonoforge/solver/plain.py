@@ -35,14 +35,17 @@ from nonoforge.solver.quick import COLOUR_OPS, colour_line_logic
 from nonoforge.solver.quick import _init_state as init_rungs
 from nonoforge.solving import TECHNIQUES, start_masks
 
-#: Colour puzzles with more cells go to the compiled engine (the startup bench's files are
-#: 10x10 to 20x20).
-PLAIN_MAX_CELLS = 625
-#: Line-solver work (cells times blocks + 1, times :data:`~nonoforge.solver.quick.
-#: COLOUR_OPS`, summed over line solves, memoised ones included) after which the
-#: plain-Python path gives up and the engine solves the puzzle from the start.
-PLAIN_MAX_OPS = 2_000_000
-
+#: Colour puzzles with more cells go to the compiled engine. Measured (seeded random
+#: pictures a third to half painted, those line logic leaves undecided, CPU of this path
+#: against the 0.45-0.6 s of loading the engine): 20x20 median 0.02 s, 25x25 0.05 s,
+#: 30x30 0.13 s (max 0.6 s), 40x40 0.36 s (max 5 s).
+PLAIN_MAX_CELLS = 1024
+#: Line-solver work after which the plain-Python path gives up and the engine solves the
+#: puzzle from the start: a line solve costs :data:`~nonoforge.solver.quick.COLOUR_OPS`
+#: times its cells times its blocks + 1, one answered from the memo its cells. It does
+#: 7.5-10.5 million a second on the sizes above, so giving up wastes at most about
+#: 0.3 s, where the engine's loading costs 0.45-0.6 s.
+PLAIN_MAX_OPS = 2_500_000
 #: The work of the driver's first slice under a deadline (``driver._slices``): the engine
 #: is neither stopped nor asked about the clock before it (a small puzzle's alarm is armed
 #: after it).
@@ -267,15 +270,16 @@ class _Run:
     def solve_line(self, line: int, lm: list[int]) -> list[int] | None:
         """Complete line logic on ``line`` (memoised: the answer depends on the masks
         alone; the engine counts every request, and so does the caller)."""
-        self.ops += self.cost[line]
-        if self.ops > PLAIN_MAX_OPS:
-            raise GiveUp
         key = (line, tuple(lm))
         try:
-            return self.memo[key]
+            out = self.memo[key]
+            self.ops += len(lm)
         except KeyError:
             out = self.memo[key] = colour_line_logic(lm, self.lens[line], self.cols[line])
-            return out
+            self.ops += self.cost[line]
+        if self.ops > PLAIN_MAX_OPS:
+            raise GiveUp
+        return out
 
     def propagate(self, root: bool) -> bool:
         """``propagate``: line logic to a fixpoint over the scheduled lines, most-changed
