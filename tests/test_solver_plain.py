@@ -1,4 +1,4 @@
-"""The engine's whole solve in plain Python, for small colour puzzles (issue 39's start-up).
+"""The engine's whole solve in plain Python, for small puzzles (issue 39's start-up).
 
 It must give exactly what the compiled engine gives -- verdict, solutions, technique, root
 state and every effort count -- for every strategy, number of solutions and work budget,
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ROOT, bench_module
+from conftest import ROOT, bench_module, random_bw_puzzle, shared_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_solver_quick import _modules_after, random_colour_puzzle
@@ -132,11 +132,82 @@ def test_gives_up_past_its_work_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     assert core.solve(p).status is _engine(p, 2, None).status
 
 
-def test_takes_only_small_colour_puzzles(data_dir: Path) -> None:
-    edge = read_file(ROOT / "nonoforge" / "examples" / "puzzles" / "edge.non")[0]
-    assert not plain.takes(edge)  # black and white: the engine's line cache and summing
+def test_takes_only_small_puzzles() -> None:
     big = random_colour_puzzle(1, 33, 32, 3, 0.8)
     assert not plain.takes(big) and plain.takes(random_colour_puzzle(1, 32, 32, 3, 0.8))
+    assert plain.takes(random_bw_puzzle(1, 16, 62, 0.6))
+    assert not plain.takes(random_bw_puzzle(1, 8, 63, 0.6))  # the engine's two-word lines
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_random_bw_puzzles_match_the_engine(seed: int) -> None:
+    """Black and white: the line cache (hits counted as the engine counts them) and
+    parity summing too."""
+    rng = np.random.default_rng(3000 + seed)
+    h, w = (int(x) for x in rng.integers(2, 26, size=2))
+    p = random_bw_puzzle(3000 + seed, h, w, (0.45, 0.55, 0.65, 0.8)[seed % 4])
+    for ms in (1, 2):
+        for strategy in ("auto", "line", "probe", "search"):
+            for budget in (None, 0, 45, 500):
+                _same_as_engine(p, ms, budget, strategy)
+
+
+def test_edge_uses_the_cache_and_parity_summing_as_the_engine_does() -> None:
+    edge = read_file(ROOT / "nonoforge" / "examples" / "puzzles" / "edge.non")[0]
+    for ms in (1, 2):
+        q = _same_as_engine(edge, ms, None)
+        assert q is not None and q.status is Verdict.UNIQUE and q.technique == "probe"
+        assert q.effort["sum_lines"] > 0
+    q = _same_as_engine(read_file(shared_path("corpora", "survey-free", "webpbn-00027.non"))[0],
+                        2, None)
+    assert q is not None and q.effort["cache_hits"] > 0
+
+
+def _corpus(*parts: str, pattern: str = "*") -> list[Puzzle]:
+    from nonoforge.errors import NonoforgeError
+
+    out = []
+    for f in sorted(x for x in shared_path("corpora", *parts).rglob(pattern) if x.is_file()):
+        try:
+            out += [p for p in read_file(f) if plain.takes(p)]
+        except NonoforgeError:
+            continue
+    return out
+
+
+def test_survey_puzzles_match_the_engine() -> None:
+    ps = _corpus("survey-free", pattern="*.non")
+    assert len(ps) >= 5
+    for p in ps:
+        for ms in (1, 2):
+            for budget in (None, 300):
+                _same_as_engine(p, ms, budget)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("corpus", ["jwilk-nin", "mikix-db"])
+def test_corpus_puzzles_match_the_engine(corpus: str) -> None:
+    answered = 0
+    for p in _corpus(corpus):
+        for ms in (1, 2):
+            for strategy in ("auto", "probe"):
+                answered += _same_as_engine(p, ms, None, strategy) is not None
+    assert answered >= 20
+
+
+@pytest.mark.slow
+def test_tournament_puzzles_match_the_engine() -> None:
+    """The first puzzles of three tournament sets (25x25, many need search)."""
+    from nonoforge.formats.tournament import read_with_solutions
+
+    answered = 0
+    for name in ("taai2011", "tcga2016", "taai2018"):
+        q = shared_path("corpora", "tournament", "question", f"{name}.txt")
+        sol = shared_path("corpora", "tournament", "solution", f"{name}.txt")
+        for p in read_with_solutions(q, sol)[:15]:
+            for ms in (1, 2):
+                answered += _same_as_engine(p, ms, None) is not None
+    assert answered >= 30
 
 
 def test_colour_contradictions_match_the_engine() -> None:

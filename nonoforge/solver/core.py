@@ -6,11 +6,13 @@
 between slices. The ``auto`` strategy hands a search that exceeds its node budget to the
 SAT back-end (:mod:`nonoforge.solver.sat`).
 
-Loading the compiled engine costs a process 0.7-1.6 s of CPU (importing numba, loading
-the cached kernels). A small puzzle, black-and-white or colour, that line logic settles is
-answered by a plain-Python copy of the engine's root line logic
-(:mod:`nonoforge.solver.quick`) before that is paid, with the very same verdict, technique
-and effort counts; any other puzzle goes to the engine. The engine modules, numpy and the
+Loading the compiled engine costs a process 0.5-1.6 s of CPU (importing numba, loading
+the cached kernels). A small puzzle (up to 1024 cells) is solved by a plain-Python copy of
+the engine's whole solve (:mod:`nonoforge.solver.plain`) before that is paid, and a larger
+one that line logic settles by a copy of its root line logic
+(:mod:`nonoforge.solver.quick`), each with the very same verdict, technique and effort
+counts; any other puzzle, or one that needs more work than plain Python is worth, goes to
+the engine. The engine modules, numpy and the
 puzzle's arrays (:mod:`nonoforge.solver.tables`) are imported only then: a puzzle answered
 in plain Python loads neither numpy nor numba (issue 39).
 """

@@ -1,27 +1,29 @@
-"""The compiled engine's whole solve, in plain Python, for small colour puzzles.
+"""The compiled engine's whole solve, in plain Python, for small puzzles.
 
-A process that solves one small colour puzzle which line logic alone does not settle paid
-0.5-0.6 s of CPU for numba's import, its registries and the cached kernels, to do 0.01 s
-of probing (issue 39: 100 small colour files, one process each, cost 35 s where the
-target is 25). :func:`solve_plain` runs :func:`nonoforge.solver.engine.run`'s phases --
-the first rungs, line logic to a fixpoint, probing cell after cell (with the probe records
-of one-solution solves), branching and backtracking -- here, step for step: the same
-schedule of lines, the same order of probes and colours, the same branching scores and
-the same counters, so a puzzle it answers gets the very verdict, solutions, technique,
-root state and effort counts the engine gives it (tests compare them on many puzzles).
+A process that solves one small puzzle which line logic alone does not settle paid 0.5-0.6
+s of CPU for numba's import, its registries and the cached kernels, to do 0.01 s of
+probing (issue 39: 100 small colour files, one process each, cost 35 s where the target
+is 25). :func:`solve_plain` runs :func:`nonoforge.solver.engine.run`'s phases -- the first
+rungs, line logic to a fixpoint, parity summing (black and white), probing cell after cell
+(with the probe records of one-solution solves), branching and backtracking -- here, step
+for step: the same schedule of lines, the same black-and-white line cache (its slots and
+hash, so the same requests are cache hits), the same order of probes and colours, the
+same branching scores and the same counters. A puzzle it answers gets the very verdict,
+solutions, technique, root state and effort counts the engine gives it (tests compare
+them on the shared corpora and many random puzzles).
 
-It takes colour puzzles only (black-and-white ones have the engine's line cache and
-parity summing, whose counts this does not copy; most of them are small and quick in
-:mod:`nonoforge.solver.quick` anyway) of at most :data:`PLAIN_MAX_CELLS` cells, and gives
-up (``None``: the caller runs the engine from the start) past :data:`PLAIN_MAX_OPS` of
-line-solver work, or where the engine would hand over to SAT. Both limits are counts,
+It takes puzzles of at most :data:`PLAIN_MAX_CELLS` cells (black-and-white ones with lines
+of at most :data:`MAX_BITS_LINE` cells: the engine caches longer ones differently), and
+gives up (``None``: the caller runs the engine from the start) past :data:`PLAIN_MAX_OPS`
+of line-solver work, or where the engine would hand over to SAT. Both limits are counts,
 never the clock, so which path answers a puzzle is decided by the puzzle alone.
 
 A work ``budget`` stops it where the engine's driver stops (just past the budget, at the
-same unit of work) and a deadline is looked at between units of work, as the driver
-does between slices.
+same unit of work) and a deadline is looked at between units of work once the driver's
+first slice is done, as the driver does between slices.
 
-It imports neither numpy nor numba (the line solver is :mod:`nonoforge.solver.quick`'s).
+It imports neither numpy nor numba (the line solvers are :mod:`nonoforge.solver.quick`'s;
+complete line logic has one answer, so they narrow exactly as the engine's kernels do).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import time
 from dataclasses import dataclass, field
 
 from nonoforge.puzzle import Grid, Puzzle
-from nonoforge.solver.quick import COLOUR_OPS, colour_line_logic
+from nonoforge.solver.quick import COLOUR_OPS, colour_line_logic, line_logic
 from nonoforge.solver.quick import _init_state as init_rungs
 from nonoforge.solving import TECHNIQUES, start_masks
 
@@ -51,10 +53,19 @@ PLAIN_MAX_OPS = 2_500_000
 #: after it).
 FIRST_SLICE = 2_000
 
+#: The engine's black-and-white line cache (``driver.Work``, ``engine.propagate``): slots
+#: per line (rounded to a power of two, 64 .. 65536), the hash's multipliers, and the
+#: longest line it takes as one word (``line.MAX_BITS_LINE``; this path takes no longer).
+CACHE_SLOTS_PER_LINE = 256
+H1, H2, H3 = 0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
+MAX_BITS_LINE = 62
+_M64 = (1 << 64) - 1
+_SUM_INF = 1 << 40
+
 # the engine's return codes (nonoforge.solver.engine.RC_*) and rungs (T_*)
 RC_PAUSED, RC_DONE, RC_LIMIT, RC_NODES, RC_SOLS, RC_STOPPED = 0, 1, 2, 3, 4, 6
 _GO = 100
-PH_INIT, PH_PROP, PH_PROBE, PH_DECIDE, PH_BACK, PH_DONE = 0, 1, 2, 3, 4, 5
+PH_INIT, PH_PROP, PH_PROBE, PH_DECIDE, PH_BACK, PH_DONE, PH_SUM = 0, 1, 2, 3, 4, 5, 6
 T_LINE, T_PROBE, T_SEARCH = 2, 3, 4
 
 
@@ -91,8 +102,13 @@ class PlainOutcome:
 
 
 def takes(puzzle: Puzzle) -> bool:
-    """Whether this path takes ``puzzle``: colour, at most :data:`PLAIN_MAX_CELLS` cells."""
-    return puzzle.ncolors >= 2 and 0 < puzzle.height * puzzle.width <= PLAIN_MAX_CELLS
+    """Whether this path takes ``puzzle``: at most :data:`PLAIN_MAX_CELLS` cells, and a
+    black-and-white one's lines at most :data:`MAX_BITS_LINE` long (the engine caches
+    longer ones in another way)."""
+    h, w = puzzle.height, puzzle.width
+    if not 0 < h * w <= PLAIN_MAX_CELLS:
+        return False
+    return puzzle.ncolors >= 2 or max(h, w) <= MAX_BITS_LINE
 
 
 def solve_plain(puzzle: Puzzle, opts: PlainOptions) -> PlainOutcome | None:
@@ -126,8 +142,19 @@ class _Run:
         clues = (*puzzle.rows, *puzzle.columns)
         self.lens = [[b.length for b in clue] for clue in clues]
         self.cols = [[b.color for b in clue] for clue in clues]
-        self.cost = [COLOUR_OPS * len(self.cells[i]) * (len(self.lens[i]) + 1)
+        self.mono = self.ncol == 1
+        per = 1 if self.mono else COLOUR_OPS
+        self.cost = [per * len(self.cells[i]) * (len(self.lens[i]) + 1)
                      for i in range(self.nl)]
+        # the engine's line cache (black and white): slot -> (line + 1, white and black
+        # bitsets of the masks asked, the answer); a direct-mapped table, as the engine's
+        slots = 1 << min(16, max(6, math.ceil(math.log2(self.nl * CACHE_SLOTS_PER_LINE))))
+        self.cmask = slots - 1
+        self.cache: dict[int, tuple[int, int, int, list[int] | None]] = {}
+        self.slots: dict[tuple[int, tuple[int, ...]], tuple[int, int, int]] = {}
+        # parity summing (black and white): due (1 after the next fixpoint, 2 before a
+        # branch, 0 not), and whether probing narrowed cells since it last ran
+        self.sumdue = self.sumdirty = 0
         self.memo: dict[tuple[int, tuple[int, ...]], list[int] | None] = {}
         self.ops = 0
         self.st = start_masks(puzzle)
@@ -162,6 +189,7 @@ class _Run:
         self.c_lines = self.c_sweeps = self.c_probes = self.c_pbranch = self.c_pcontra = 0
         self.c_nodes = self.c_backtracks = self.c_trivial = self.c_overlap = 0
         self.c_linechg = self.c_probechg = self.c_work = 0
+        self.c_hits = self.c_sumlines = self.c_sumchg = 0
 
     # ---- the driver -------------------------------------------------------------------
 
@@ -178,23 +206,28 @@ class _Run:
         return rc, None
 
     def work(self) -> int:
-        return self.c_lines + self.c_work
+        return self.c_lines + self.c_hits + self.c_work
 
     def effort(self) -> dict[str, int]:
-        return {
-            "line_solves": self.c_lines, "cache_hits": 0, "trivial_lines": self.c_trivial,
+        out = {
+            "line_solves": self.c_lines, "cache_hits": self.c_hits,
+            "trivial_lines": self.c_trivial,
             "overlap_lines": self.c_overlap, "sweeps": self.c_sweeps,
             "cells_by_line": self.c_linechg, "probes": self.c_probes,
             "probe_assumptions": self.c_pbranch, "probe_contradictions": self.c_pcontra,
             "cells_by_probe": self.c_probechg, "nodes": self.c_nodes,
             "backtracks": self.c_backtracks, "max_depth": self.maxdepth, "work": self.work(),
         }
+        if self.c_sumlines > 0:
+            out["sum_lines"] = self.c_sumlines
+            out["cells_by_sum"] = self.c_sumchg
+        return out
 
     def pause_reason(self, limit: int) -> int:
         """``_pause_reason``: the deadline (the engine's stop), the work limit, or go on.
         The deadline is looked at from :data:`FIRST_SLICE` units of work on: the driver
         runs a small puzzle's first slice whole before it looks at the clock."""
-        work = self.c_lines + self.c_work
+        work = self.c_lines + self.c_hits + self.c_work
         d = self.o.deadline
         if d is not None and work >= FIRST_SLICE and time.monotonic() >= d:
             return RC_STOPPED
@@ -215,6 +248,8 @@ class _Run:
                 rc = self.phase_propagate()
             elif ph == PH_PROBE:
                 rc = self.phase_probe(limit)
+            elif ph == PH_SUM:
+                rc = self.phase_sum()
             elif ph == PH_DECIDE:
                 rc = self.phase_branch()
             elif ph == PH_BACK:
@@ -275,7 +310,11 @@ class _Run:
             out = self.memo[key]
             self.ops += len(lm)
         except KeyError:
-            out = self.memo[key] = colour_line_logic(lm, self.lens[line], self.cols[line])
+            if self.mono:
+                out = line_logic(lm, self.lens[line])
+            else:
+                out = colour_line_logic(lm, self.lens[line], self.cols[line])
+            self.memo[key] = out
             self.ops += self.cost[line]
         if self.ops > PLAIN_MAX_OPS:
             raise GiveUp
@@ -305,8 +344,11 @@ class _Run:
             score[line] = 0
             idx = cells[line]
             lm = [st[c] for c in idx]
-            self.c_lines += 1
-            out = self.solve_line(line, lm)
+            if self.mono:
+                out = self.cached_line(line, lm)
+            else:
+                self.c_lines += 1
+                out = self.solve_line(line, lm)
             if out is None:
                 self.clear_schedule()
                 return False
@@ -327,6 +369,33 @@ class _Run:
                 if root:
                     self.c_linechg += 1
                 self.schedule(cross0 + j)
+
+    def cached_line(self, line: int, lm: list[int]) -> list[int] | None:
+        """A black-and-white line through the engine's cache: a hit (the same masks in
+        the line's slot) is counted a cache hit, a miss a line solve that fills the slot.
+        The masks' slot is worked out once per line state (:attr:`slots`)."""
+        key = (line, tuple(lm))
+        where = self.slots.get(key)
+        if where is None:
+            wb = kb = 0
+            for j, m in enumerate(lm):
+                if m & 1:
+                    wb |= 1 << j
+                if m & 2:
+                    kb |= 1 << j
+            h = ((wb * H1) ^ (kb * H2) ^ ((line + 1) * H3)) & _M64
+            where = self.slots[key] = ((h >> 32) & self.cmask, wb, kb)
+            self.ops += self.cost[line]
+        slot, wb, kb = where
+        hit = self.cache.get(slot)
+        if hit is not None and hit[0] == line + 1 and hit[1] == wb and hit[2] == kb:
+            self.c_hits += 1
+            self.ops += len(lm)
+            return hit[3]
+        self.c_lines += 1
+        out = self.solve_line(line, lm)
+        self.cache[slot] = (line + 1, wb, kb, out)
+        return out
 
     def new_trail(self) -> None:
         self.trail = []
@@ -362,6 +431,7 @@ class _Run:
         for line in range(self.nl):
             self.schedule_now(line)
         self.phase = PH_PROP if ok else PH_BACK
+        self.sumdue = 1
         if not ok:
             self.clear_schedule()
         return _GO
@@ -382,7 +452,7 @@ class _Run:
             return self.solved()
         if self.o.strategy_level == 0:
             return RC_LIMIT
-        self.phase = PH_PROBE
+        self.phase = PH_SUM if self.mono and self.sumdue == 1 else PH_PROBE
         self.psince = 0
         self.best = -1
         self.bscore = -1
@@ -402,6 +472,7 @@ class _Run:
             self.clear_schedule()
             self.phase = PH_BACK
             return _GO
+        self.sumdirty = 1
         ok = self.propagate_state(self.depth == 0)
         return self.after_propagation(ok)
 
@@ -434,7 +505,11 @@ class _Run:
         while True:
             p = self.next_probe()
             if p < 0:
-                self.phase = PH_DECIDE
+                if self.mono and self.sumdirty:
+                    self.sumdue = 2  # sum what probing learnt before branching
+                    self.phase = PH_SUM
+                else:
+                    self.phase = PH_DECIDE
                 return _GO
             if incr and not self.stale(p):
                 status = 0
@@ -589,6 +664,7 @@ class _Run:
         self.maxdepth = max(self.maxdepth, depth + 1)
         self.c_nodes += 1
         self.mark_cell(p)
+        self.sumdue = 1
         self.phase = PH_PROP
         return _GO
 
@@ -620,8 +696,172 @@ class _Run:
         self.c_nodes += 1
         self.clear_schedule()
         self.mark_cell(p)
+        self.sumdue = 1
         self.phase = PH_PROP
         return _GO
+
+
+    # ---- parity summing (black and white; the engine's _summing and its helpers) ------
+
+    def phase_sum(self) -> int:
+        """PH_SUM: parity summing where a node's line logic reached its fixpoint or
+        before it branches; what it narrows is propagated (and summed again)."""
+        due = self.sumdue
+        self.sumdue = self.sumdirty = 0
+        r = self.summing()
+        if r < 0:
+            self.clear_schedule()
+            self.phase = PH_BACK
+        elif r > 0:
+            if self.depth == 0:
+                self.tech = max(self.tech, T_PROBE)
+            self.sumdue = 1
+            self.phase = PH_PROP
+        else:
+            self.phase = PH_PROBE if due == 1 else PH_DECIDE
+        return _GO
+
+    def summing(self) -> int:
+        """1 cells narrowed (their lines scheduled), 0 nothing, -1 a contradiction."""
+        learnt = 0
+        for fam in (0, 1):
+            r = self.sum_family(fam)
+            if r < 0:
+                return -1
+            learnt += r
+        return 1 if learnt > 0 else 0
+
+    def sum_family(self, fam: int) -> int:
+        """The even rows' black cells counted in the columns (``fam`` 0) or the even
+        columns' in the rows (1): the cells narrowed, or -1 for a contradiction."""
+        h, w, st = self.h, self.w, self.st
+        s0, ns, x0, nx = (0, h, h, w) if fam == 0 else (h, w, 0, h)
+        total = sum(sum(self.lens[s0 + i]) for i in range(0, ns, 2))
+        rng: list[tuple[int, int]] = []
+        for x in range(nx):
+            self.c_sumlines += 1
+            self.c_work += 1
+            got = self.sum_line(x0 + x, -1, -1)
+            if got is None:
+                return -1
+            rng.append((got[0], got[1]))
+        slo = sum(r[0] for r in rng)
+        shi = sum(r[1] for r in rng)
+        if total < slo or total > shi:
+            return -1
+        learnt = 0
+        if slo == shi:
+            return learnt
+        for x in range(nx):
+            mn, mx = rng[x]
+            lo = max(mn, total - (shi - mx))
+            hi = min(mx, total - (slo - mn))
+            if lo == mn and hi == mx:
+                continue
+            line = x0 + x
+            self.c_sumlines += 1
+            self.c_work += 1
+            out = self.sum_line(line, lo, hi)
+            if out is None:
+                return -1
+            for j, cell in enumerate(self.cells[line]):
+                old = st[cell]
+                o = old & out[j]
+                if o == old:
+                    continue
+                if o == 0:
+                    return -1
+                st[cell] = o
+                if not o & (o - 1):
+                    self.undec -= 1
+                self.c_sumchg += 1
+                learnt += 1
+                self.mark_cell(cell)
+                self.bump_cell(cell)
+        return learnt
+
+    def sum_line(self, line: int, lo: int, hi: int) -> list[int] | None:
+        """``_sum_line``: with ``lo < 0`` ``[fewest, most]`` black cells on the line's
+        even positions over the placements the masks allow; else the masks the
+        placements whose count may lie in ``[lo, hi]`` allow. None: no placement."""
+        idx, blen, st = self.cells[line], self.lens[line], self.st
+        n, k = len(idx), len(blen)
+        k1 = k + 1
+        self.ops += 4 * (n + 1) * k1
+        if self.ops > PLAIN_MAX_OPS:
+            raise GiveUp
+        canw = [st[c] & 1 != 0 for c in idx]
+        nb = [0] * (n + 1)
+        pc = [0] * (n + 1)
+        for j, c in enumerate(idx):
+            nb[j + 1] = nb[j] + (st[c] & 2 == 0)
+            pc[j + 1] = pc[j] + (j & 1 == 0)
+
+        def fits(i: int, e: int) -> bool:
+            return e <= n and nb[e] == nb[i] and (e == n or canw[e])
+
+        size = (n + 1) * k1
+        gmn = [_SUM_INF] * size
+        gmx = [-1] * size
+        for i in range(n, -1, -1):
+            for b in range(k, -1, -1):
+                mn, mx = _SUM_INF, -1
+                if i == n and b == k:
+                    mn = mx = 0
+                if i < n and canw[i]:
+                    y = (i + 1) * k1 + b
+                    if gmx[y] >= 0:
+                        mn = min(mn, gmn[y])
+                        mx = max(mx, gmx[y])
+                if b < k:
+                    e = i + blen[b]
+                    if fits(i, e):
+                        y = min(e + 1, n) * k1 + b + 1
+                        if gmx[y] >= 0:
+                            c = pc[e] - pc[i]
+                            mn = min(mn, gmn[y] + c)
+                            mx = max(mx, gmx[y] + c)
+                gmn[i * k1 + b] = mn
+                gmx[i * k1 + b] = mx
+        if gmx[0] < 0:
+            return None
+        if lo < 0:
+            return [gmn[0], gmx[0]]
+        fmn = [_SUM_INF] * size
+        fmx = [-1] * size
+        dlt = [0] * (n + 1)
+        cw = [0] * (n + 1)
+        fmn[0] = fmx[0] = 0
+        for i in range(n + 1):
+            for b in range(k1):
+                x = i * k1 + b
+                if fmx[x] < 0 or gmx[x] < 0:
+                    continue
+                if i < n and canw[i]:
+                    y = (i + 1) * k1 + b
+                    if gmx[y] >= 0 and fmn[x] + gmn[y] <= hi and fmx[x] + gmx[y] >= lo:
+                        cw[i] = 1
+                        fmn[y] = min(fmn[y], fmn[x])
+                        fmx[y] = max(fmx[y], fmx[x])
+                if b < k:
+                    e = i + blen[b]
+                    if fits(i, e):
+                        y = min(e + 1, n) * k1 + b + 1
+                        c = pc[e] - pc[i]
+                        if gmx[y] >= 0 and fmn[x] + c + gmn[y] <= hi \
+                                and fmx[x] + c + gmx[y] >= lo:
+                            dlt[i] += 1
+                            dlt[e] -= 1
+                            if e < n:
+                                cw[e] = 1
+                            fmn[y] = min(fmn[y], fmn[x] + c)
+                            fmx[y] = max(fmx[y], fmx[x] + c)
+        out = []
+        run = 0
+        for j in range(n):
+            run += dlt[j]
+            out.append((1 if cw[j] else 0) | (2 if run > 0 else 0))
+        return out
 
 
 def _lowest(mask: int) -> int:
