@@ -317,3 +317,27 @@ def test_solving_a_colour_file_that_needs_probing_never_imports_numba(tmp_path: 
     assert "nonoforge.cli" in mods
     assert "numba" not in mods and "numpy" not in mods
     assert "nonoforge.solver.engine" not in mods
+
+
+def test_a_process_that_spent_its_plain_work_loads_the_engine() -> None:
+    """Past PROCESS_MAX_OPS a process solves with the engine (a batch pays its loading
+    once), with the same answer. A fresh interpreter: this one has the engine loaded."""
+    import subprocess
+    import sys
+
+    edge = ROOT / "nonoforge" / "examples" / "puzzles" / "edge.non"
+    code = (
+        "import sys\n"
+        "from nonoforge.formats import read_file\n"
+        "from nonoforge.solver import plain, solve\n"
+        f"p = read_file({str(edge)!r})[0]\n"
+        "a = solve(p)\n"
+        "print('numba' in sys.modules, plain.spent > 0)\n"
+        "plain.spent = plain.PROCESS_MAX_OPS\n"
+        "b = solve(p)\n"
+        "print('numba' in sys.modules, (a.status, a.technique, a.effort, a.solutions)"
+        " == (b.status, b.technique, b.effort, b.solutions))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                       timeout=600, check=True)
+    assert r.stdout.split("\n")[:2] == ["False True", "True True"]

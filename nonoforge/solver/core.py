@@ -261,7 +261,7 @@ def _solve(
     t0 = time.monotonic()
     deadline = None if timeout is None else (t0 if started is None else started) + timeout
     if allow_quick and not record_steps and strategy != "sat":
-        if plain.takes(puzzle):
+        if plain.takes(puzzle) and plain.worth_it():
             done = _plain(puzzle, max_solutions, strategy, node_budget, budget, costs, t0,
                           deadline)
         else:

@@ -48,6 +48,14 @@ PLAIN_MAX_CELLS = 1024
 #: 7.5-10.5 million a second on the sizes above, so giving up wastes at most about
 #: 0.3 s, where the engine's loading costs 0.45-0.6 s.
 PLAIN_MAX_OPS = 2_500_000
+#: Line-solver work this path may spend in one process, all solves together: past it the
+#: process loads the engine (:func:`worth_it`). A batch of many small puzzles (``rate``,
+#: ``solve`` of a multi-puzzle file) then pays the engine's loading once instead of plain
+#: Python's slower solving for each; the answers are the same either way.
+PROCESS_MAX_OPS = 6_000_000
+#: Line-solver work spent here in this process so far.
+spent = 0
+
 #: The work of the driver's first slice under a deadline (``driver._slices``): the engine
 #: is neither stopped nor asked about the clock before it (a small puzzle's alarm is armed
 #: after it).
@@ -111,9 +119,17 @@ def takes(puzzle: Puzzle) -> bool:
     return puzzle.ncolors >= 2 or max(h, w) <= MAX_BITS_LINE
 
 
+def worth_it() -> bool:
+    """Whether this process should still try this path before loading the engine: until
+    it has spent :data:`PROCESS_MAX_OPS` here (a process that solves one puzzle always
+    does; one that solves thousands loads the engine soon)."""
+    return spent < PROCESS_MAX_OPS
+
+
 def solve_plain(puzzle: Puzzle, opts: PlainOptions) -> PlainOutcome | None:
     """Run the engine's solve of ``puzzle`` in plain Python; None when the puzzle is not
     one this path takes (:func:`takes`) or it gave up (too much work)."""
+    global spent
     if not takes(puzzle):
         return None
     run = _Run(puzzle, opts)
@@ -121,6 +137,8 @@ def solve_plain(puzzle: Puzzle, opts: PlainOptions) -> PlainOutcome | None:
         rc, stop = run.drive()
     except GiveUp:
         return None
+    finally:
+        spent += run.ops
     h, w = puzzle.height, puzzle.width
     sols = [Grid.from_bytes(bytes(m.bit_length() - 1 for m in s), h, w) for s in run.sols]
     root = run.stack[0] if run.maxdepth > 0 else run.st
