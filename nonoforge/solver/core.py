@@ -261,11 +261,8 @@ def _solve(
     t0 = time.monotonic()
     deadline = None if timeout is None else (t0 if started is None else started) + timeout
     if allow_quick and not record_steps and strategy != "sat":
-        if plain.takes(puzzle) and plain.worth_it():
-            done = _plain(puzzle, max_solutions, strategy, node_budget, budget, costs, t0,
-                          deadline)
-        else:
-            done = _quick(puzzle, max_solutions, budget, costs, t0)
+        done = _without_engine(puzzle, max_solutions, strategy, node_budget, budget, costs,
+                               t0, deadline)
         if done is not None:
             return done
     # every path starts from the givens (cells printed solved), so "unique" is proven for
@@ -342,6 +339,18 @@ def _quick(puzzle: Puzzle, max_solutions: int, budget: int | None, costs: WorkCo
         technique=q.technique, effort=q.effort, time_s=time.monotonic() - t0,
         state=FlatState(q.state, puzzle.height, puzzle.width),
     )
+
+
+def _without_engine(puzzle: Puzzle, max_solutions: int, strategy: str,
+                    node_budget: int | None, budget: int | None, costs: WorkCosts | None,
+                    t0: float, deadline: float | None) -> SolveResult | None:
+    """The answer in plain Python when one of its paths gives it: the engine's whole solve
+    for a small puzzle (:func:`_plain`, until the process has spent its share there),
+    else the root line logic (:func:`_quick`); None: the engine must run."""
+    if plain.takes(puzzle) and plain.worth_it():
+        return _plain(puzzle, max_solutions, strategy, node_budget, budget, costs, t0,
+                      deadline)
+    return _quick(puzzle, max_solutions, budget, costs, t0)
 
 
 def _plain(puzzle: Puzzle, max_solutions: int, strategy: str, node_budget: int | None,

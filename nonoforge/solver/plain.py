@@ -622,18 +622,7 @@ class _Run:
                 return 0, 0, 0
         if nsurv == 0:
             return -1, 0, 0
-        learnt = 0
-        for q, n in hcnt.items():
-            if n == nsurv:
-                old = st[q]
-                nm = old & hacc[q]
-                if nm != old:
-                    if not nm & (nm - 1) and old & (old - 1):
-                        self.undec -= 1
-                    st[q] = nm
-                    learnt += 1
-                    self.mark_cell(q)
-                    self.bump_cell(q)
+        learnt = self.probe_learn(hcnt, hacc, nsurv)
         if learnt > 0:
             self.c_probechg += learnt
             return 1, 0, 0
@@ -644,6 +633,26 @@ class _Run:
         om = self.o.order
         first = 0 if om == 0 else (cmin if om == 1 else cmax)
         return 0, _branch_score(self.o.score, mn, mx, tot, prod), first
+
+    def probe_learn(self, hcnt: dict[int, int], hacc: dict[int, int], nsurv: int) -> int:
+        """``_probe_learn``: a cell every one of the ``nsurv`` survivors touched keeps only
+        the union of what they left in it; the cells narrowed (scheduled, their lines'
+        probe records made stale)."""
+        st = self.st
+        learnt = 0
+        for q, n in hcnt.items():
+            if n != nsurv:
+                continue
+            old = st[q]
+            nm = old & hacc[q]
+            if nm != old:
+                if not nm & (nm - 1) and old & (old - 1):
+                    self.undec -= 1
+                st[q] = nm
+                learnt += 1
+                self.mark_cell(q)
+                self.bump_cell(q)
+        return learnt
 
     def branch_cell(self) -> tuple[int, int]:
         st = self.st
@@ -802,53 +811,77 @@ class _Run:
         """``_sum_line``: with ``lo < 0`` ``[fewest, most]`` black cells on the line's
         even positions over the placements the masks allow; else the masks the
         placements whose count may lie in ``[lo, hi]`` allow. None: no placement."""
-        idx, blen, st = self.cells[line], self.lens[line], self.st
-        n, k = len(idx), len(blen)
-        k1 = k + 1
+        idx, st = self.cells[line], self.st
+        n, k1 = len(idx), len(self.lens[line]) + 1
         self.ops += 4 * (n + 1) * k1
         if self.ops > PLAIN_MAX_OPS:
             raise GiveUp
-        canw = [st[c] & 1 != 0 for c in idx]
-        nb = [0] * (n + 1)
-        pc = [0] * (n + 1)
-        for j, c in enumerate(idx):
-            nb[j + 1] = nb[j] + (st[c] & 2 == 0)
-            pc[j + 1] = pc[j] + (j & 1 == 0)
+        line_ = _SumLine([st[c] for c in idx], self.lens[line])
+        g = line_.backward()
+        if g[1][0] < 0:
+            return None
+        if lo < 0:
+            return [g[0][0], g[1][0]]
+        return line_.forward(g, lo, hi)
 
-        def fits(i: int, e: int) -> bool:
-            return e <= n and nb[e] == nb[i] and (e == n or canw[e])
 
-        size = (n + 1) * k1
-        gmn = [_SUM_INF] * size
-        gmx = [-1] * size
+class _SumLine:
+    """One black-and-white line's parity count (the engine's ``_sum_line``): states
+    ``(i, b)``, cells before ``i`` placed with ``b`` blocks done (the gap after a block
+    included); from one, cell ``i`` is white, or block ``b`` starts at ``i``."""
+
+    def __init__(self, masks: list[int], blen: list[int]) -> None:
+        n = len(masks)
+        self.n, self.k, self.blen = n, len(blen), blen
+        self.canw = [m & 1 != 0 for m in masks]
+        self.nb = [0] * (n + 1)  # cells before i that cannot be black
+        self.pc = [0] * (n + 1)  # even positions before i
+        for j, m in enumerate(masks):
+            self.nb[j + 1] = self.nb[j] + (m & 2 == 0)
+            self.pc[j + 1] = self.pc[j] + (j & 1 == 0)
+
+    def block_end(self, i: int, b: int) -> int:
+        """Where block ``b`` placed at ``i`` ends (-1: it cannot be placed there: a cell
+        it covers cannot be black, or the cell after it cannot be white)."""
+        e = i + self.blen[b]
+        n = self.n
+        if e <= n and self.nb[e] == self.nb[i] and (e == n or self.canw[e]):
+            return e
+        return -1
+
+    def backward(self) -> tuple[list[int], list[int]]:
+        """The fewest and most counted cells from each state to the end (most -1: the
+        end cannot be reached)."""
+        n, k, pc, canw = self.n, self.k, self.pc, self.canw
+        k1 = k + 1
+        gmn = [_SUM_INF] * ((n + 1) * k1)
+        gmx = [-1] * ((n + 1) * k1)
         for i in range(n, -1, -1):
             for b in range(k, -1, -1):
-                mn, mx = _SUM_INF, -1
-                if i == n and b == k:
-                    mn = mx = 0
+                mn, mx = (0, 0) if i == n and b == k else (_SUM_INF, -1)
                 if i < n and canw[i]:
                     y = (i + 1) * k1 + b
                     if gmx[y] >= 0:
-                        mn = min(mn, gmn[y])
-                        mx = max(mx, gmx[y])
-                if b < k:
-                    e = i + blen[b]
-                    if fits(i, e):
-                        y = min(e + 1, n) * k1 + b + 1
-                        if gmx[y] >= 0:
-                            c = pc[e] - pc[i]
-                            mn = min(mn, gmn[y] + c)
-                            mx = max(mx, gmx[y] + c)
+                        mn, mx = min(mn, gmn[y]), max(mx, gmx[y])
+                e = self.block_end(i, b) if b < k else -1
+                if e >= 0:
+                    y = min(e + 1, n) * k1 + b + 1
+                    if gmx[y] >= 0:
+                        c = pc[e] - pc[i]
+                        mn, mx = min(mn, gmn[y] + c), max(mx, gmx[y] + c)
                 gmn[i * k1 + b] = mn
                 gmx[i * k1 + b] = mx
-        if gmx[0] < 0:
-            return None
-        if lo < 0:
-            return [gmn[0], gmx[0]]
-        fmn = [_SUM_INF] * size
-        fmx = [-1] * size
-        dlt = [0] * (n + 1)
-        cw = [0] * (n + 1)
+        return gmn, gmx
+
+    def forward(self, g: tuple[list[int], list[int]], lo: int, hi: int) -> list[int]:
+        """The masks of the placements through which a count in ``[lo, hi]`` may pass."""
+        gmn, gmx = g
+        n, k, pc, canw = self.n, self.k, self.pc, self.canw
+        k1 = k + 1
+        fmn = [_SUM_INF] * ((n + 1) * k1)
+        fmx = [-1] * ((n + 1) * k1)
+        dlt = [0] * (n + 1)  # black marks, a difference array
+        cw = [0] * (n + 1)  # white marks
         fmn[0] = fmx[0] = 0
         for i in range(n + 1):
             for b in range(k1):
@@ -859,21 +892,18 @@ class _Run:
                     y = (i + 1) * k1 + b
                     if gmx[y] >= 0 and fmn[x] + gmn[y] <= hi and fmx[x] + gmx[y] >= lo:
                         cw[i] = 1
-                        fmn[y] = min(fmn[y], fmn[x])
-                        fmx[y] = max(fmx[y], fmx[x])
-                if b < k:
-                    e = i + blen[b]
-                    if fits(i, e):
-                        y = min(e + 1, n) * k1 + b + 1
-                        c = pc[e] - pc[i]
-                        if gmx[y] >= 0 and fmn[x] + c + gmn[y] <= hi \
-                                and fmx[x] + c + gmx[y] >= lo:
-                            dlt[i] += 1
-                            dlt[e] -= 1
-                            if e < n:
-                                cw[e] = 1
-                            fmn[y] = min(fmn[y], fmn[x] + c)
-                            fmx[y] = max(fmx[y], fmx[x] + c)
+                        fmn[y], fmx[y] = min(fmn[y], fmn[x]), max(fmx[y], fmx[x])
+                e = self.block_end(i, b) if b < k else -1
+                if e < 0:
+                    continue
+                y = min(e + 1, n) * k1 + b + 1
+                c = pc[e] - pc[i]
+                if gmx[y] >= 0 and fmn[x] + c + gmn[y] <= hi and fmx[x] + c + gmx[y] >= lo:
+                    dlt[i] += 1
+                    dlt[e] -= 1
+                    if e < n:
+                        cw[e] = 1
+                    fmn[y], fmx[y] = min(fmn[y], fmn[x] + c), max(fmx[y], fmx[x] + c)
         out = []
         run = 0
         for j in range(n):
