@@ -9,6 +9,12 @@ files:
     .venv/bin/python bench/same_answers.py --root ../old-checkout --out /tmp/before.jsonl
     .venv/bin/python bench/same_answers.py --compare /tmp/before.jsonl /tmp/after.jsonl
 
+With ``--plain`` every solve the plain-Python copy of the engine takes
+(:mod:`nonoforge.solver.plain`: small puzzles, no recorded sweeps) is answered by it, the
+rest by the engine, so comparing that file with one written without ``--plain`` checks
+the two paths against each other on the same solves (it prints how many the plain path
+answered).
+
 The solves: the first ``--limit`` puzzles of three tournament sets (``max_solutions=2``
 with strategies ``auto`` and ``probe``, and ``max_solutions=1``), the survey-free,
 mikix-db and jwilk-nin corpora and tests/data (every strategy but ``sat``, one and two
@@ -69,16 +75,39 @@ def _answer(res) -> dict:  # noqa: ANN001
     }
 
 
-def write(out: Path, limit: int) -> None:
+def _plain_or_engine(p, budget: int, max_solutions: int, strategy: str,  # noqa: ANN001
+                     record_steps: bool = False):  # noqa: ANN202
+    """The plain-Python path's answer where it gives one, else the engine's; and which."""
+    from nonoforge.solver import core, solve
+
+    if not record_steps:
+        loaded = core.engine_loaded
+        core.engine_loaded = lambda: False  # the engine is loaded for the others
+        try:
+            res = core._plain(p, max_solutions, strategy, None, budget, None,
+                              time.monotonic(), None)
+        finally:
+            core.engine_loaded = loaded
+        if res is not None:
+            return res, True
+    return solve(p, budget=budget, max_solutions=max_solutions, strategy=strategy,
+                 record_steps=record_steps), False
+
+
+def write(out: Path, limit: int, plain: bool = False) -> None:
     from nonoforge.solver import solve, warmup
 
     warmup()
     t0 = time.process_time()
-    n = 0
+    n = by_plain = 0
     with out.open("w") as f:
         def one(name: str, p, **kw) -> None:  # noqa: ANN001
-            nonlocal n
-            res = solve(p, budget=BUDGET, **kw)
+            nonlocal n, by_plain
+            if plain:
+                res, answered = _plain_or_engine(p, BUDGET, **kw)
+                by_plain += answered
+            else:
+                res = solve(p, budget=BUDGET, **kw)
             key = f"{name} " + " ".join(f"{k}={v}" for k, v in sorted(kw.items()))
             f.write(json.dumps({"key": key, **_answer(res)}) + "\n")
             n += 1
@@ -92,7 +121,8 @@ def write(out: Path, limit: int) -> None:
                 for ms in (1, 2):
                     one(name, p, max_solutions=ms, strategy=strategy)
             one(name, p, max_solutions=2, strategy="search", record_steps=True)
-    print(f"{n} solves in {time.process_time() - t0:.1f} CPU s -> {out}")
+    print(f"{n} solves in {time.process_time() - t0:.1f} CPU s -> {out}"
+          + (f" ({by_plain} answered by the plain-Python path)" if plain else ""))
 
 
 def compare(a: Path, b: Path) -> int:
@@ -118,6 +148,8 @@ def main() -> int:
     ap.add_argument("--out", type=Path, help="write the answers here")
     ap.add_argument("--limit", type=int, default=100, help="puzzles of each tournament set")
     ap.add_argument("--compare", nargs=2, type=Path, metavar=("A", "B"))
+    ap.add_argument("--plain", action="store_true", help="answer with the plain-Python "
+                    "copy of the engine wherever it answers (compare with a file without)")
     args = ap.parse_args()
     if args.compare:
         return compare(*args.compare)
@@ -127,7 +159,7 @@ def main() -> int:
     import nonoforge
 
     print(f"code from {Path(nonoforge.__file__).parent}", file=sys.stderr)
-    write(args.out, args.limit)
+    write(args.out, args.limit, args.plain)
     return 0
 
 

@@ -7,14 +7,16 @@ printed (the minimum is the least disturbed by other work on a shared machine). 
 ``--files`` small colour puzzles are solved one process each, as a script would, and one
 process times the imports piece by piece to show where the rest goes, and which pieces a
 ``solve`` of a small line-solvable puzzle paid before issue 39 and pays now, and what one
-that needs probing pays now.
+that needs the compiled engine pays now.
 
 The colour puzzles are seeded random pictures (painted cells in runs along the rows, as
 pictures have them; :func:`colour_picture`), written as ``.non`` files: 15x15 in 4 colours
 (the first seed whose puzzle line logic settles), and ``--files`` of 10x10 to 20x20 in 2 to
-5 colours, some line-solvable (answered in plain Python), some needing probing (they load
-the compiled engine: numpy, numba and the cached kernels, 0.6-1 s of CPU; not SciPy, nor the
-SAT back-end unless the solve reaches it).
+5 colours, some line-solvable, some needing probing. Up to 1024 cells all of them are
+answered in plain Python (:mod:`nonoforge.solver.plain`, the engine's whole solve; line
+logic alone, :mod:`nonoforge.solver.quick`, for larger ones); a puzzle that needs the
+compiled engine (mum.non, 34x40, probing) loads numpy, numba and the cached kernels, 0.5-1 s
+of CPU, but not SciPy, nor the SAT back-end unless the solve reaches it.
 
 Byte-code is cached under a temporary ``PYTHONPYCACHEPREFIX`` and warmed by one unmeasured
 run, as an installed package has its ``.pyc`` files (a checkout run with
@@ -25,9 +27,9 @@ run, as an installed package has its ``.pyc`` files (a checkout run with
     .venv/bin/python bench/startup.py --code /tmp/old   # another checkout's code, same files
 
 Targets (issue 39): ``solve`` of webpbn-00001 (5x10) < 0.15 s, of a 15x15 4-colour puzzle
-< 0.25 s; 100 small colour files, one process each, < 25 s in all (161 s before; the
-line-solvable ones cost what a 5x10 does, each one that needs probing about 1 s);
-``info`` < 0.2 s.
+< 0.25 s; 100 small colour files, one process each, < 25 s in all (161 s before, 35 s
+with the line-solvable ones in plain Python, each one that needs probing about 1 s; now
+each costs what a 5x10 does); ``info`` < 0.2 s.
 """
 
 from __future__ import annotations
@@ -70,6 +72,19 @@ def colour_picture(seed: int, h: int, w: int, ncolors: int, density: float) -> o
     return Puzzle.from_grid(Grid(cells))
 
 
+def small_colour_puzzles(count: int) -> list[object]:
+    """The ``count`` small colour puzzles of the 100-file figure (10x10 to 20x20, 2 to 5
+    colours, seeded): the tests of :mod:`nonoforge.solver.plain` solve the same."""
+    import numpy as np
+
+    rng = np.random.default_rng(39)
+    out = []
+    for i in range(count):
+        h, w = (int(x) for x in rng.integers(10, 21, size=2))
+        out.append(colour_picture(1000 + i, h, w, int(rng.integers(2, 6)), 0.8))
+    return out
+
+
 def _line_solvable(p: object) -> bool:
     from nonoforge.solver import quick
 
@@ -79,8 +94,6 @@ def _line_solvable(p: object) -> bool:
 def _colour_files(folder: Path, count: int) -> tuple[Path, list[Path], list[bool]]:
     """The 15x15 4-colour file and ``count`` small colour files; which of those line logic
     settles (answered without the engine)."""
-    import numpy as np
-
     from nonoforge.formats import write_file
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -90,10 +103,7 @@ def _colour_files(folder: Path, count: int) -> tuple[Path, list[Path], list[bool
     big = folder / f"colour-15x15-4c-seed{seed}.non"
     write_file(p15, big)
     files, easy = [], []
-    rng = np.random.default_rng(39)
-    for i in range(count):
-        h, w = (int(x) for x in rng.integers(10, 21, size=2))
-        p = colour_picture(1000 + i, h, w, int(rng.integers(2, 6)), 0.8)
+    for i, p in enumerate(small_colour_puzzles(count)):
         easy.append(_line_solvable(p))
         f = folder / f"small-{i:03d}.non"
         write_file(p, f)
@@ -110,8 +120,8 @@ def _cpu(cmd: list[str], env: dict[str, str]) -> float:
 
 
 #: Each piece: its label, whether ``solve`` of a small line-solvable puzzle (black and
-#: white / colour) paid it before issue 39, whether it does now, and whether a solve that
-#: needs probing (the engine, no SAT) pays it now.
+#: white / colour) paid it before issue 39, whether it does now (a small one that needs
+#: probing too), and whether a solve that needs the engine (a larger one, no SAT) pays it.
 _ROLES = {
     "interpreter": ("yes", "yes", "yes"),
     "typer (its own click)": ("yes", "yes", "yes"),
@@ -169,6 +179,7 @@ def main() -> None:
     py = sys.executable
     dancer = str(_dancer())
     edge = str(EXAMPLES / "edge.non")
+    mum = str(EXAMPLES / "mum.non")
     tmp = tempfile.mkdtemp(prefix="nonoforge-startup-")
     big, small, easy = _colour_files(Path(tmp) / "colour", args.files)
     env = dict(os.environ)
@@ -184,7 +195,8 @@ def main() -> None:
         f"convert {Path(dancer).name} -> .xml": ["convert", dancer, str(Path(tmp) / "d.xml")],
         f"solve {Path(dancer).name} (5x10, line logic, plain Python)": ["solve", dancer],
         f"solve {big.name} (line logic, plain Python)": ["solve", str(big)],
-        "solve edge.non (probing: loads the engine)": ["solve", edge],
+        "solve edge.non (10x11, probing, plain Python)": ["solve", edge],
+        "solve mum.non (34x40, probing: loads the engine)": ["solve", mum],
     }
     print(f"code: {args.code or ROOT}")
     print(f"CPU seconds per process (user + system), {args.repeat} processes each; "
@@ -215,12 +227,12 @@ def main() -> None:
                       f"{statistics.median(ts):.3f} s a file")
         print()
     print("Where a process's CPU goes (one process, imports in order, each step's own CPU), "
-          "what `solve` of a small line-solvable puzzle paid before issue 39 and now, and "
-          "what one that needs probing pays now:")
+          "what `solve` of a small line-solvable puzzle paid before issue 39 and now (a "
+          "small one that needs probing too), and what one that needs the engine pays:")
     print()
     out = subprocess.run([py, "-c", _PIECES], cwd=env.get("PYTHONPATH", ROOT), env=env,
                          capture_output=True, text=True, check=True).stdout
-    print("| step | CPU s | solve paid it before | now | a solve needing probing, now |")
+    print("| step | CPU s | solve paid it before | now | a solve needing the engine |")
     print("|---|---:|---|---|---|")
     for line in out.splitlines():
         name, secs = line.split("\t")

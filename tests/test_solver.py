@@ -540,15 +540,15 @@ def test_givens_change_nothing_for_puzzles_without_them() -> None:
 
 
 def test_a_process_loads_the_sat_back_end_and_scipy_only_when_needed() -> None:
-    """A solve that the engine's logic settles past line logic (edge: probing, or parity
-    summing since 1.4) loads the engine but neither python-sat nor SciPy (numba goes
-    without it); one that reaches SAT loads SAT then, with the same answer; SciPy
+    """A solve that the engine's logic settles past line logic (mum: probing; too large
+    for the plain-Python solve) loads the engine but neither python-sat nor SciPy (numba
+    goes without it); one that reaches SAT loads SAT then, with the same answer; SciPy
     still imports afterwards (issue 39). A fresh interpreter: this one has them all."""
     import subprocess
     import sys
 
     root = Path(__file__).resolve().parents[1]
-    edge = root / "nonoforge" / "examples" / "puzzles" / "edge.non"
+    edge = root / "nonoforge" / "examples" / "puzzles" / "mum.non"
     code = (
         "import sys\n"
         "from nonoforge.formats import read_file\n"

@@ -146,7 +146,7 @@ def test_sources_that_cannot_be_read_leave_numba_as_it_is(tmp_path: Path) -> Non
 # ---------------------------------------------------------------------------------------
 # the first run says that it compiles (issue 38)
 
-EDGE = str(ROOT / "nonoforge" / "examples" / "puzzles" / "edge.non")  # needs the engine
+EDGE = str(ROOT / "nonoforge" / "examples" / "puzzles" / "mum.non")  # needs the engine
 
 
 def _solve_edge(cache_dir: Path | None, *options: str) -> subprocess.CompletedProcess[str]:

@@ -228,6 +228,8 @@ DANCER = str(ROOT / "nonoforge" / "examples" / "puzzles" / "dancer.non")
     ["solve", DANCER],  # line-solvable and small: answered in plain Python
     ["solve", str(ROOT / "tests" / "data" / "flower.pzl")],  # colour, line-solvable
     ["solve", "--json", str(ROOT / "tests" / "data" / "flags.nonpack")],
+    # probing and parity summing, small: the engine's whole solve in plain Python
+    ["solve", str(ROOT / "nonoforge" / "examples" / "puzzles" / "edge.non")],
 ])
 def test_commands_that_do_not_need_the_engine_never_import_numba(args: list[str]) -> None:
     mods = _modules_after(args)
@@ -242,8 +244,9 @@ def test_convert_does_not_import_numba(tmp_path: Path) -> None:
 
 
 def test_solve_loads_the_engine_when_logic_needs_probing() -> None:
-    edge = str(ROOT / "nonoforge" / "examples" / "puzzles" / "edge.non")
-    assert "nonoforge.solver.engine" in _modules_after(["solve", edge])
+    """mum (34x40) needs probing and is larger than the plain-Python solve takes."""
+    mum = str(ROOT / "nonoforge" / "examples" / "puzzles" / "mum.non")
+    assert "nonoforge.solver.engine" in _modules_after(["solve", mum])
 
 
 @pytest.mark.parametrize("seed", range(20))

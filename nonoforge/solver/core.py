@@ -6,11 +6,13 @@
 between slices. The ``auto`` strategy hands a search that exceeds its node budget to the
 SAT back-end (:mod:`nonoforge.solver.sat`).
 
-Loading the compiled engine costs a process 0.7-1.6 s of CPU (importing numba, loading
-the cached kernels). A small puzzle, black-and-white or colour, that line logic settles is
-answered by a plain-Python copy of the engine's root line logic
-(:mod:`nonoforge.solver.quick`) before that is paid, with the very same verdict, technique
-and effort counts; any other puzzle goes to the engine. The engine modules, numpy and the
+Loading the compiled engine costs a process 0.5-1.6 s of CPU (importing numba, loading
+the cached kernels). A small puzzle (up to 1024 cells) is solved by a plain-Python copy of
+the engine's whole solve (:mod:`nonoforge.solver.plain`) before that is paid, and a larger
+one that line logic settles by a copy of its root line logic
+(:mod:`nonoforge.solver.quick`), each with the very same verdict, technique and effort
+counts; any other puzzle, or one that needs more work than plain Python is worth, goes to
+the engine. The engine modules, numpy and the
 puzzle's arrays (:mod:`nonoforge.solver.tables`) are imported only then: a puzzle answered
 in plain Python loads neither numpy nor numba (issue 39).
 """
@@ -26,7 +28,7 @@ from typing import TYPE_CHECKING
 from nonoforge.errors import SolverError
 from nonoforge.puzzle import Grid, Puzzle
 from nonoforge.results import Verdict
-from nonoforge.solver import quick
+from nonoforge.solver import plain, quick
 from nonoforge.solver.options import SAT_CONFLICT_WORK, SearchOptions, WorkCosts
 from nonoforge.solver.result import (
     TECHNIQUES,
@@ -259,7 +261,8 @@ def _solve(
     t0 = time.monotonic()
     deadline = None if timeout is None else (t0 if started is None else started) + timeout
     if allow_quick and not record_steps and strategy != "sat":
-        done = _quick(puzzle, max_solutions, budget, costs, t0)
+        done = _without_engine(puzzle, max_solutions, strategy, node_budget, budget, costs,
+                               t0, deadline)
         if done is not None:
             return done
     # every path starts from the givens (cells printed solved), so "unique" is proven for
@@ -338,6 +341,50 @@ def _quick(puzzle: Puzzle, max_solutions: int, budget: int | None, costs: WorkCo
     )
 
 
+def _without_engine(puzzle: Puzzle, max_solutions: int, strategy: str,
+                    node_budget: int | None, budget: int | None, costs: WorkCosts | None,
+                    t0: float, deadline: float | None) -> SolveResult | None:
+    """The answer in plain Python when one of its paths gives it: the engine's whole solve
+    for a small puzzle (:func:`_plain`, until the process has spent its share there),
+    else the root line logic (:func:`_quick`); None: the engine must run."""
+    if plain.takes(puzzle) and plain.worth_it():
+        return _plain(puzzle, max_solutions, strategy, node_budget, budget, costs, t0,
+                      deadline)
+    return _quick(puzzle, max_solutions, budget, costs, t0)
+
+
+def _plain(puzzle: Puzzle, max_solutions: int, strategy: str, node_budget: int | None,
+           budget: int | None, costs: WorkCosts | None, t0: float,
+           deadline: float | None) -> SolveResult | None:
+    """The engine's whole solve of a small colour puzzle in plain Python
+    (:mod:`nonoforge.solver.plain`), when the engine is not loaded: the same verdict,
+    technique, effort and state. None when it gives up (more work than it is worth, or
+    where the engine would hand the search over to SAT): the engine solves it then."""
+    if (costs is not None and costs.line != 1) or engine_loaded():
+        return None
+    use_sat = strategy == "auto"
+    how = SEARCH_ONE if max_solutions == 1 else SEARCH_MANY
+    out = plain.solve_plain(puzzle, plain.PlainOptions(
+        max_solutions=max_solutions, strategy_level=_STRAT_LEVEL[strategy],
+        node_limit=_node_limit(puzzle, max_solutions, node_budget, use_sat),
+        score=how.score, order=how.order, incremental=how.incremental, budget=budget,
+        deadline=deadline))
+    if out is None:
+        return None
+    if out.rc == plain.RC_NODES and out.stop is None and use_sat and node_budget is None:
+        return None  # the SAT hand-over: the engine's (and SAT's) job
+    grids = _checked(puzzle, out.solutions)
+    if out.stop is not None:
+        status = Verdict(out.stop)
+    else:
+        status = _status(out.rc, len(grids), max_solutions,
+                         out.max_depth == 0 and out.undecided == 0)
+    return SolveResult(
+        status=status, solutions=grids, technique=out.technique, effort=out.effort,
+        time_s=time.monotonic() - t0, state=FlatState(out.state, puzzle.height, puzzle.width),
+    )
+
+
 def _after_loading(t0: float, deadline: float | None, started: float | None,
                    load: Callable[[], float]) -> tuple[float, float | None]:
     """Load what the solve needs next (``load``: :func:`_load_engine` or :func:`_load_sat`,
@@ -372,19 +419,25 @@ def _engine_status(
 
     if stop is not None:
         return Verdict(stop)
-    if rc == E.RC_DONE:
-        n = len(grids)
+    proven_by_logic = int(w.v[E.V_MAXDEPTH]) == 0 and int(w.v[E.V_UNDEC]) == 0
+    return _status(rc, len(grids), max_solutions, proven_by_logic)
+
+
+def _status(rc: int, n: int, max_solutions: int, proven_by_logic: bool) -> Verdict:
+    """The verdict from the engine's return code (its ``RC_*``, which
+    :mod:`nonoforge.solver.plain` copies) with ``n`` solutions found; ``proven_by_logic``:
+    no search ran and every cell is decided."""
+    if rc == plain.RC_DONE:
         return (Verdict.NONE, Verdict.UNIQUE)[n] if n < 2 else Verdict.MULTIPLE
-    if rc == E.RC_SOLS:
+    if rc == plain.RC_SOLS:
         # one solution asked for: unique only when logic alone forced it; found by search,
         # it is just found (no second one was sought)
-        proven_by_logic = int(w.v[E.V_MAXDEPTH]) == 0 and int(w.v[E.V_UNDEC]) == 0
         if max_solutions >= 2:
             return Verdict.MULTIPLE
         return Verdict.UNIQUE if proven_by_logic else Verdict.FOUND
-    if rc == E.RC_LIMIT:  # a limited strategy (line, probe) stopped with cells undecided
+    if rc == plain.RC_LIMIT:  # a limited strategy (line, probe) stopped with cells undecided
         return Verdict.UNSOLVED
-    if rc == E.RC_NODES:
+    if rc == plain.RC_NODES:
         return Verdict.BUDGET
     raise SolverError(f"internal error: engine returned {rc}")  # pragma: no cover
 
