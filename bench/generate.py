@@ -262,6 +262,7 @@ def styles(sizes: list[int], imgs: list[tuple[str, object]], budget: float) -> N
     structure score, edits, CPU; then per size the accepted rate and CPU median."""
     from nonoforge.images.generate import GenerateOptions
     from nonoforge.images.quantise import QuantiseOptions
+    from nonoforge.images.styles import Style
 
     print(f"{len(imgs)} photos; B&W --style auto; acceptance at 'line'; edit budget {budget:.0%}; "
           "scores = structure measure of each style's picture as drawn; cpu = process CPU s")
@@ -273,8 +274,9 @@ def styles(sizes: list[int], imgs: list[tuple[str, object]], budget: float) -> N
         rows = []
         for name, img in imgs:
             c0 = time.process_time()
+            # auto asked for: the default style is the silhouette (docs/images.md, Styles)
             g = generate(img, GenerateOptions(QuantiseOptions(size=(size, size)),
-                                              edit_budget=budget))
+                                              edit_budget=budget, style=Style.AUTO))
             cpu = time.process_time() - c0
             s = g.summary()
             sc = s["style_scores"]

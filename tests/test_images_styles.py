@@ -184,3 +184,16 @@ def test_a_small_subject_in_a_big_frame_fills_the_grid() -> None:
     whole = generate(img, GenerateOptions(QuantiseOptions(size=(30, 30), crop=False),
                                            style=Style.TONES))
     assert max(whole.puzzle.width, whole.puzzle.height) <= 6  # --no-crop: no refit either
+
+
+def test_a_one_cell_gap_in_a_stroke_is_closed() -> None:
+    """A dashed contour becomes a line; two parallel lines two cells apart stay two."""
+    from nonoforge.images.styles import bridge
+
+    ink = np.zeros((10, 12), dtype=bool)
+    ink[1, 1:5] = ink[1, 6:10] = True  # a line with a gap at 5
+    ink[5, 1:10] = ink[7, 1:10] = True  # two lines two cells apart
+    out = bridge(ink)
+    assert out[1, 5]
+    assert not out[6].any()  # not joined into a band
+    assert (out ^ ink).sum() == 1

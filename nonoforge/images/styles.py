@@ -195,11 +195,58 @@ def _boundaries(
     return ink
 
 
+#: The four ways two ink cells can face each other across one paper cell (as ``(dy, dx)``
+#: of one side; the other is the opposite).
+_ACROSS = ((0, 1), (1, 0), (1, 1), (1, -1))
+
+
+def bridge(ink: np.ndarray) -> np.ndarray:
+    """``ink`` with its one-cell gaps closed, where the eye closes them: a paper cell is
+    inked when two ink cells of different pieces (8-connected) face each other across it
+    (left and right, above and below, or diagonally) and at least one of them ends a stroke
+    pointing at it (its one ink 8-neighbour lies behind it, seen from the gap; or it is a
+    lone cell). A dashed contour becomes a line and a broken loop closes; the ends of two
+    parallel lines are not joined (each end points along its own line, not at the other).
+
+    >>> ink = np.array([[1, 1, 0, 1, 1]], dtype=bool)
+    >>> bridge(ink).astype(int).tolist()
+    [[1, 1, 1, 1, 1]]
+    """
+    from scipy.ndimage import correlate, label
+
+    parts, n = label(ink, structure=np.ones((3, 3)))
+    if n < 2:
+        return ink
+    h, w = ink.shape
+    grid = ink.astype(np.int64)
+    offsets = np.arange(-1, 2)
+    count = correlate(grid, np.ones((3, 3), dtype=np.int64), mode="constant") - grid
+    # the offset of a cell's one neighbour (meaningful where count is 1)
+    oy = correlate(grid, np.repeat(offsets[:, None], 3, axis=1), mode="constant")
+    ox = correlate(grid, np.repeat(offsets[None, :], 3, axis=0), mode="constant")
+    pad_p = np.pad(parts, 1)
+
+    def pointing(dy: int, dx: int) -> np.ndarray:
+        """Ink cells ending a stroke that points along ``(dy, dx)``."""
+        return np.pad(ink & ((count == 0) | ((count == 1) & (oy * dy + ox * dx < 0))), 1)
+
+    out = ink.copy()
+    for dy, dx in _ACROSS:
+        pa = pad_p[1 - dy: 1 - dy + h, 1 - dx: 1 - dx + w]  # the cell at -d, pointing +d
+        pb = pad_p[1 + dy: 1 + dy + h, 1 + dx: 1 + dx + w]  # the cell at +d, pointing -d
+        ea = pointing(dy, dx)[1 - dy: 1 - dy + h, 1 - dx: 1 - dx + w]
+        eb = pointing(-dy, -dx)[1 + dy: 1 + dy + h, 1 + dx: 1 + dx + w]
+        out |= ~ink & (pa > 0) & (pb > 0) & (pa != pb) & (ea | eb)
+    return out
+
+
 def _clean(ink: np.ndarray, crumb: int) -> np.ndarray:
-    """Ink as a puzzle draws it: ink pieces under ``crumb`` cells dropped (holes kept: a
-    loop's inside is the picture), lone specks gone."""
+    """Ink as a puzzle draws it: one-cell gaps bridged (:func:`bridge`), then ink pieces
+    under ``crumb`` cells dropped (holes kept: a loop's inside is the picture), lone specks
+    gone."""
     from scipy.ndimage import label
 
+    ink = bridge(ink)
     parts, n = label(ink, structure=np.ones((3, 3)))
     if n:
         sizes = np.bincount(parts.ravel())
