@@ -69,3 +69,27 @@ def test_the_demo_says_each_step_puzzle_and_export(tmp_path: Path) -> None:
     for name, kind in (("demo.pdf", "pdf"), ("demo", "dir"), ("demo.rofl", "rofl"),
                        ("demo.html", "html")):
         assert any(line.startswith(f"  {out / name} ({kind}, ") for line in exports), name
+
+
+@pytest.mark.slow
+def test_the_exports_after_a_pooled_rating_share_nothing_with_its_workers(
+    tmp_path: Path,
+) -> None:
+    """Right after a pooled rating the exports waited on a busy machine while the rating's
+    workers, left to stop on their own, still ran. When the demo says the rating's result
+    no process of ours is left: every worker has been reaped."""
+    import multiprocessing
+
+    from nonoforge.pipeline.demo import run_demo
+
+    alive_at: dict[str, list[object]] = {}
+
+    def say(line: str) -> None:
+        if line.startswith("  rated ") and "verdicts " in line:
+            alive_at["rated"] = multiprocessing.active_children()
+        elif line.startswith("  ") and "(pdf, " in line:
+            alive_at["pdf"] = multiprocessing.active_children()
+
+    report = run_demo(tmp_path / "d", say, workers=2)
+    assert report["rating"]["rated"] == 20
+    assert alive_at == {"rated": [], "pdf": []}
