@@ -252,15 +252,16 @@ def line_logic(masks: Sequence[int], blocks: Blocks) -> list[int] | None:
     True
 
     The plain-Python solvers of :mod:`nonoforge.solver.quick` give the same answers about
-    three times (black and white) and twice (colour) as fast, and the contradiction rung
-    is nearly all line deduction, so they do the work (tests hold the two to each other).
+    ten times (black and white, on bitsets: :func:`~nonoforge.solver.quick.bits_line_logic`)
+    and twice (colour) as fast as that programme, and the two-line
+    and contradiction rungs are nearly all line deduction, so they do the work (tests hold
+    them to each other).
     """
-    from nonoforge.solver.quick import colour_line_logic
-    from nonoforge.solver.quick import line_logic as bw_line_logic
+    from nonoforge.solver.quick import bits_line_logic, colour_line_logic
 
     lens = [ln for ln, _ in blocks]
     if all(c == 1 for _, c in blocks) and all(m <= 3 for m in masks):
-        return bw_line_logic(list(masks), lens)
+        return bits_line_logic(list(masks), lens)
     return colour_line_logic(list(masks), lens, [c for _, c in blocks])
 
 
