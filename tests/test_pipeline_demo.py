@@ -69,3 +69,45 @@ def test_the_demo_says_each_step_puzzle_and_export(tmp_path: Path) -> None:
     for name, kind in (("demo.pdf", "pdf"), ("demo", "dir"), ("demo.rofl", "rofl"),
                        ("demo.html", "html")):
         assert any(line.startswith(f"  {out / name} ({kind}, ") for line in exports), name
+
+
+POOLED = """
+import json, multiprocessing, sys
+from nonoforge.formats.rofl import kernels
+from nonoforge.pipeline.demo import run_demo
+
+alive = {}
+
+def say(line):
+    if line.startswith("  rated ") and "verdicts " in line:
+        alive["rated"] = len(multiprocessing.active_children())
+    elif line.startswith("  ") and "(pdf, " in line:
+        alive["pdf"] = len(multiprocessing.active_children())
+
+if __name__ == "__main__":
+    report = run_demo(sys.argv[1], say, workers=2)
+    print(json.dumps({"rated": report["rating"]["rated"], "alive": alive,
+                      "rofl_compiled": sorted(kernels._compiled)}))
+"""
+
+
+@pytest.mark.slow
+def test_the_exports_wait_on_neither_the_ratings_workers_nor_a_compiler(
+    tmp_path: Path,
+) -> None:
+    """Right after a pooled rating the exports waited: on a first run the ROFL coder
+    compiled its kernels in the middle of them (it counts its calls; the demo is a small
+    job, so it stays plain Python), and the rating's workers, left to stop on their own,
+    still ran beside them. In a process of its own (nothing compiled before): when the
+    demo says the rating's result and when the PDF is written no process of ours is
+    left, and the ROFL kernels were never compiled."""
+    import json
+    import subprocess
+    import sys
+
+    script = tmp_path / "pooled.py"
+    script.write_text(POOLED)
+    out = subprocess.run([sys.executable, str(script), str(tmp_path / "d")],
+                         capture_output=True, text=True, check=True, timeout=900)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got == {"rated": 20, "alive": {"rated": 0, "pdf": 0}, "rofl_compiled": []}

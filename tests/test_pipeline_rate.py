@@ -176,6 +176,45 @@ def test_the_pool_never_starts_more_processes_than_puzzles() -> None:
     ex.close()
 
 
+def _gone(pid: int) -> bool:
+    """No such process, not even one that has exited and waits to be reaped (Linux)."""
+    import os
+
+    return not os.path.exists(f"/proc/{pid}")
+
+
+@pytest.mark.skipif(not __import__("os").path.isdir("/proc/self"), reason="needs /proc")
+def test_the_map_returns_with_every_worker_reaped() -> None:
+    """A rating followed by an export must not share the machine with its workers: they
+    used to be left to stop on their own, sweeping their objects while the exports ran.
+    When the map returns, every worker has exited and been reaped (no process left, not
+    even a zombie), and it exited cleanly."""
+    ex = LocalExecutor(2)
+    it = ex.map_unordered(rate_one, examples(), RateOptions(runs=1))
+    rows = [next(it)]
+    assert ex._pool is not None
+    workers = list(ex._pool._processes.values())
+    assert len(workers) == 2 and all(w.is_alive() for w in workers)
+    rows += list(it)
+    assert len(rows) == 4 and ex._pool is None
+    assert all(w.exitcode == 0 for w in workers)
+    assert all(_gone(w.pid) for w in workers)
+
+
+@pytest.mark.skipif(not __import__("os").path.isdir("/proc/self"), reason="needs /proc")
+def test_a_map_left_early_kills_and_reaps_its_busy_workers() -> None:
+    """Leaving the map early (Ctrl-C, an error) stops workers still on a puzzle at once:
+    nothing of the pool stays behind to finish work no one wants."""
+    ex = LocalExecutor(2)
+    it = ex.map_unordered(rate_one, examples() * 3, RateOptions(runs=3))
+    next(it)
+    assert ex._pool is not None
+    workers = list(ex._pool._processes.values())
+    it.close()  # what an exception in the caller's loop does to the generator
+    assert ex._pool is None and ex.size == 0
+    assert all(not w.is_alive() and _gone(w.pid) for w in workers)
+
+
 def die_on_boom(p: Puzzle, opts: RateOptions) -> Rating:
     """The real rating, except that the worker process dies outright on one puzzle."""
     import os

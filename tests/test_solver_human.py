@@ -110,6 +110,58 @@ def test_line_logic_is_the_step_solvers_own_dynamic_programme(
         assert line_logic(wrong, blocks) == _dp_line_logic(wrong, blocks)
 
 
+def _ranges_cell_by_cell(
+    masks: list[int], blocks: list[tuple[int, int]],
+) -> tuple[list[int], list[int]] | None:
+    """The rungs' block ranges by their definition: slide each block cell by cell as far
+    left (right) as the cells that cannot take its colour allow."""
+    n, k = len(masks), len(blocks)
+
+    def fits(j: int, s: int) -> bool:
+        ln, c = blocks[j]
+        return all(masks[i] >> c & 1 for i in range(s, s + ln))
+
+    left, pos = [], 0
+    for j, (ln, c) in enumerate(blocks):
+        while pos + ln <= n and not fits(j, pos):
+            pos += 1
+        if pos + ln > n:
+            return None
+        left.append(pos)
+        pos += ln + (1 if j + 1 < k and blocks[j + 1][1] == c else 0)
+    right, end = [0] * k, n
+    for j in range(k - 1, -1, -1):
+        ln, c = blocks[j]
+        s = end - ln
+        while s >= 0 and not fits(j, s):
+            s -= 1
+        if s < 0:
+            return None
+        right[j] = s
+        end = s - (1 if j > 0 and blocks[j - 1][1] == c else 0)
+    if any(left[j] > right[j] for j in range(k)):
+        return None
+    return left, right
+
+
+@settings(max_examples=400, deadline=None)
+@given(lines(), st.data())
+def test_block_ranges_on_bitsets_are_the_cell_by_cell_slide(
+    line: tuple[list[int], list[tuple[int, int]]], data: st.DataObject,
+) -> None:
+    """Also on lines some cells of which lost a colour they need (a player's mistakes):
+    then blocks may not fit at all."""
+    from nonoforge.solver.human import _ranges
+
+    masks, blocks = line
+    struck = data.draw(st.lists(st.tuples(st.integers(0, len(masks) - 1), st.integers(0, 3)),
+                                max_size=4))
+    for i, c in struck:
+        if masks[i] & ~(1 << c):  # never a cell with no colour left
+            masks[i] &= ~(1 << c)
+    assert _ranges(masks, blocks) == _ranges_cell_by_cell(masks, blocks)
+
+
 @settings(max_examples=400, deadline=None)
 @given(lines())
 def test_every_rung_decides_only_what_line_logic_decides(

@@ -201,6 +201,29 @@ def test_line_logic_matches_the_compiled_kernel(masks: list[int], data: st.DataO
         assert ours == theirs.tolist()
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=140), st.data())
+def test_bits_line_logic_matches_the_compiled_kernel(
+    masks: list[int], data: st.DataObject,
+) -> None:
+    """The bitset solver (Python's unbounded ints) against the engine's dynamic programme,
+    on lines past one and two 64-bit words, blocks long and short, and the
+    plain-Python solver it replaces in the human path."""
+    from nonoforge.puzzle import Block
+
+    n = len(masks)
+    lens: list[int] = []
+    room = n
+    while room > 0 and data.draw(st.booleans()):
+        ln = data.draw(st.integers(1, room))
+        lens.append(ln)
+        room -= ln + 1
+    ours = quick.bits_line_logic(masks, lens)
+    assert ours == quick.line_logic(masks, lens)
+    theirs = solve_line(tuple(Block(ln, 1) for ln in lens), masks, kernel="dp")
+    assert ours == (None if theirs is None else theirs.tolist())
+
+
 def _modules_after(args: list[str]) -> set[str]:
     """The modules a CLI command leaves imported, run in a fresh interpreter."""
     code = (

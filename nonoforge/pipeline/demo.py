@@ -130,6 +130,7 @@ def _run(root: Path, tell: _Narrator, workers: int | None) -> dict[str, Any]:
     tell.doing("loading nonoforge", f"demo into {root}: a fresh corpus, puzzles from images "
                "and an archive, rated, graded and exported as a book ...")
     from nonoforge.db import Corpus
+    from nonoforge.formats.rofl.kernels import small_job
     from nonoforge.images import generate
     from nonoforge.images.generate import GenerateOptions
     from nonoforge.images.output import write_generated
@@ -145,8 +146,13 @@ def _run(root: Path, tell: _Narrator, workers: int | None) -> dict[str, Any]:
         Path(f"{db_path}{suffix}").unlink(missing_ok=True)
     made = root / "generated"
     report: dict[str, Any] = {"corpus": str(db_path), "generated": str(made)}
-    with Corpus.open(str(db_path)) as corpus:
-        images = sorted(IMAGES.glob("*.png"))
+    images = sorted(IMAGES.glob("*.png"))
+    # A small job for the ROFL coder (the corpus stores puzzles in it): each puzzle is coded
+    # a handful of times, so it stays plain Python. Left to count its calls, it compiled its
+    # kernels on a first run in the middle of the exports (2.3 s of CPU, the folder and
+    # ROFL exports waiting 2-4 s on a busy machine); on later runs, loading them saved nothing.
+    with Corpus.open(str(db_path)) as corpus, \
+            small_job(len(images) * len(SHAPES) + len(list(PUZZLES.iterdir()))):
         tell.say(f"generating {len(images) * len(SHAPES)} puzzles from {len(images)} bundled "
                  "images, each proven unique by line logic ...")
         puzzles = []

