@@ -202,3 +202,28 @@ def unique_stem(stem: str, taken: set[str]) -> str:
         name, k = f"{stem}-{k}", k + 1
     taken.add(name)
     return name
+
+
+def quick_exit() -> None:
+    """Let this process exit without a last garbage collection of its objects.
+
+    At exit Python sweeps every object still alive; a process that has loaded the compiled
+    solver holds hundreds of thousands of them (numba's, LLVM's), and the sweep costs
+    0.2-0.3 s of CPU for nothing: in a worker after the pool asked it to stop (its
+    parent's join waits for it), in the command itself after its answer is printed.
+    Freezing them at exit (``gc.freeze``, from an ``atexit`` hook; hooks run last-in
+    first-out, so one registered at start runs after every later one, and all of them
+    before that sweep) skips it. Objects still reachable are torn down as before; only
+    unreachable cycles are left to the operating system, so whatever must be written is
+    closed by its owner (every file and corpus here is, in a ``with``). ``run`` (the
+    console script), ``solve``'s pool and ``rate``'s workers call it.
+    """
+    import atexit
+    import gc
+
+    if not _quick_exit_on:
+        atexit.register(gc.freeze)
+        _quick_exit_on.append(True)
+
+
+_quick_exit_on: list[bool] = []  # registered once a process, however often it is asked

@@ -107,22 +107,6 @@ def test_leaving_early_kills_and_reaps_every_worker() -> None:
 
 
 
-def test_quick_exit_freezes_the_objects_before_the_last_sweep() -> None:
-    """A worker loaded with the solver spent 0.2-0.3 s of CPU at exit sweeping its objects;
-    quick_exit's hook freezes them first (atexit hooks run last-registered first, so the
-    one registered before it sees the result)."""
-    import subprocess
-    import sys
-
-    code = ("import atexit, gc\n"
-            "atexit.register(lambda: print(gc.get_freeze_count() > 0))\n"
-            "from nonoforge.pipeline.pool import quick_exit\n"
-            "quick_exit()\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
-    assert out.stdout.strip() == "True"
-
-
 def test_a_finished_pool_reaps_its_workers_after_a_clean_exit() -> None:
     with OrderedPool(2) as pool:
         assert list(pool.imap(square_or_none, range(4))) == [0, 1, 4, 9]

@@ -36,6 +36,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from nonoforge.util import quick_exit
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -77,22 +79,6 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
     threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
-
-
-def quick_exit() -> None:
-    """Let this (worker) process exit without a last garbage collection of its objects.
-
-    At exit Python sweeps every object still alive; in a worker that has loaded the
-    compiled solver that is hundreds of thousands of them (numba's, LLVM's), 0.2-0.3 s of
-    CPU per worker for nothing, spent after the pool asked it to stop, so its parent's
-    join waits for it. Freezing them at exit (``gc.freeze``, from an ``atexit`` hook, which
-    runs before that sweep) skips it; exit codes, flushes and the rest of the shutdown
-    are as before. ``solve``'s pool and ``rate``'s workers both call it.
-    """
-    import atexit
-    import gc
-
-    atexit.register(gc.freeze)
 
 
 def _worker(conn: Any, parent: int, fn: Callable[[Any], Any]) -> None:

@@ -26,9 +26,10 @@ from typing import Any
 from nonoforge.errors import NonoforgeError, UsageError
 from nonoforge.pipeline.batch import reason_of
 from nonoforge.pipeline.difficulty import Model, Sample, features, human_grade, human_score
-from nonoforge.pipeline.pool import die_with_parent, quick_exit
+from nonoforge.pipeline.pool import die_with_parent
 from nonoforge.puzzle import Puzzle
 from nonoforge.results import GRADED, Effort, Mishap, Rating, Status, Verdict
+from nonoforge.util import quick_exit
 
 #: Fewer rated puzzles than this and no stored model: scores wait for a later fit.
 MIN_FIT = 10
@@ -88,7 +89,7 @@ def _warm() -> None:
 
 def _worker_init(parent: int) -> None:
     """A pool worker's start: die with the parent process, exit without a last sweep of its
-    objects (:func:`~nonoforge.pipeline.pool.quick_exit`), then compile the solver."""
+    objects (:func:`~nonoforge.util.quick_exit`), then compile the solver."""
     die_with_parent(parent)
     quick_exit()
     _warm()
