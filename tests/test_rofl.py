@@ -21,7 +21,7 @@ from nonoforge.formats import loads, read_file, rofl, write_file
 from nonoforge.formats.base import strip_meta
 from nonoforge.formats.rofl.kernels import _kernels
 from nonoforge.formats.rofl.record import _varint
-from nonoforge.puzzle import Color, Meta, Palette, Puzzle
+from nonoforge.puzzle import Color, Meta, Palette, Puzzle, key_of
 
 FAST = settings(max_examples=60, deadline=None)
 
@@ -585,6 +585,7 @@ def test_model_round_trip(cells: np.ndarray, meta: Meta, odd_palette: bool) -> N
     p = _bw(cells, pal, meta)
     b = rofl.encode(p)
     assert rofl.decode(b) == p
+    assert rofl.decode(b).key == key_of(p.canonical_text())  # odd palettes too
     assert rofl.encode(rofl.decode(b)) == b
     if max(p.height, p.width) > 64:
         assert not b[2] & rofl.FLAG_MODEL  # sides up to 65 take one byte each
@@ -769,3 +770,31 @@ def test_the_record_encoder_refuses_givens_in_the_registry_s_words() -> None:
     said = "format 'rofl' cannot hold given cells .*has 1.*: use non"
     with pytest.raises(FormatError, match=said):
         encode(p)
+
+
+# -- keys: a decoded one-colour puzzle carries its key ------------------------------------
+
+
+@given(puzzles())
+def test_a_decoded_puzzle_carries_the_key_its_clues_give(p: Puzzle) -> None:
+    """The decoder hashes a one-colour puzzle's key from its lengths' texts (issue 38):
+    it is the key :meth:`Puzzle.canonical_text` gives, with a goal or without, and the
+    encoded puzzle's."""
+    for q in (p, p.replace(goal=None)):
+        back = rofl.decode(rofl.encode(q))
+        assert back.key == key_of(back.canonical_text()) == q.key
+
+
+def test_decoded_keys_are_the_keys_of_a_shared_set() -> None:
+    """A shared tournament set (keys from its lines' texts) through ROFL, with its goals
+    (run-coded) and without (range-coded): every key as it was."""
+    from conftest import shared_path
+
+    from nonoforge.formats import tournament
+
+    ps = tournament.read_with_solutions(
+        shared_path("corpora", "tournament", "question", "icga2017.txt"))
+    for batch in (ps, [p.replace(goal=None) for p in ps]):
+        back = list(rofl.iter_load(rofl.dumps(batch)))
+        assert [q.key for q in back] == [p.key for p in batch]
+        assert all(q.key == key_of(q.canonical_text()) for q in back[:50])
