@@ -65,12 +65,15 @@ def make_files(folder: Path, mb: float) -> dict[str, Path]:
 
 def run(paths: list[Path], db: Path, code: Path) -> dict[str, float]:
     """One ``db import`` process running the code in ``code``: puzzles, CPU s (with
-    children), wall s, peak RSS MiB (the largest of this bench's children so far)."""
+    children), wall s, peak RSS MiB (the largest of this bench's children so far).
+
+    It runs in ``code`` (``python -m`` puts the working directory first on the path,
+    before ``PYTHONPATH``: run from another checkout, it would import that one's code)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-m", "nonoforge", "db", "import",
                     *map(str, paths), "--db", str(db)], check=True,
-                   env={**os.environ, "PYTHONPATH": str(code)},
+                   env={**os.environ, "PYTHONPATH": str(code)}, cwd=code,
                    stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)

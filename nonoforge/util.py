@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import os
 import re
+import sys
+import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -32,6 +34,7 @@ __all__ = [
     "terminal_text",
     "write_atomic",
     "xml_chars",
+    "without_scipy",
     "xml_text",
 ]
 
@@ -227,3 +230,32 @@ def quick_exit() -> None:
 
 
 _quick_exit_on: list[bool] = []  # registered once a process, however often it is asked
+
+
+@contextmanager
+def without_scipy() -> Iterator[bool]:
+    """Load numba, and its registries on the first kernel call, without importing SciPy;
+    yields whether SciPy is kept out (the solver's engine and the ROFL codec's kernels).
+
+    When SciPy is installed (scikit-image brings it), numba imports it to check its version
+    and, on its first kernel load, ``scipy.linalg`` to see whether BLAS is there for
+    ``np.dot`` (``numba.np.arraymath._check_blas``): about 0.2 s of CPU, a fifth of what a
+    process that loads the engine spends, for linear algebra no kernel of ours does. Inside
+    this block ``import scipy`` fails (``sys.modules["scipy"] = None``, Python's documented
+    way to make an import fail), so numba goes without; ``np.dot`` in a kernel compiled
+    later still works (numba checks BLAS again when one is typed), only ``np.convolve``-like
+    helpers keep a plain loop. SciPy imports normally after the block.
+
+    Kept out only when that cannot hurt anyone: SciPy and numba's array functions are not
+    imported yet, and this is the only thread (another one, e.g. the studio's image work,
+    could be importing SciPy meanwhile).
+    """
+    block = ("scipy" not in sys.modules and "numba.np.arraymath" not in sys.modules
+             and threading.active_count() == 1)
+    if block:
+        sys.modules["scipy"] = None  # type: ignore[assignment]
+    try:
+        yield block
+    finally:
+        if block and "scipy" in sys.modules and sys.modules["scipy"] is None:
+            del sys.modules["scipy"]

@@ -232,3 +232,74 @@ def test_the_scale_indexes_migration_keeps_an_old_corpus_and_its_answers(
     assert s["solver_version"] == "v0" and s["by_grade"] == {"3": 1, "unrated": 17}
     assert exact == want and len(exact) == n
     assert [(x.puzzle.key, x.score) for x in picked] == [(key, 0.5)]
+
+
+def _alembic_made(path: Path) -> None:
+    """A fresh SQLite file brought to head by the migrations themselves."""
+    from alembic import command
+
+    from nonoforge.db.connect import alembic_config
+
+    engine = create_engine(f"sqlite:///{path}")
+    with engine.begin() as conn:
+        command.upgrade(alembic_config(conn), "head")
+    engine.dispose()
+
+
+def _schema(path: Path) -> tuple[object, ...]:
+    with sqlite3.connect(path) as db:
+        master = sorted(db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
+        version = db.execute(f"SELECT * FROM {m.VERSION_TABLE}").fetchall()
+        pragmas = [db.execute(f"PRAGMA {p}").fetchall()
+                   for p in ("user_version", "application_id", "auto_vacuum", "encoding")]
+    return master, version, pragmas
+
+
+def test_the_head_schema_file_is_what_the_migrations_build(tmp_path: Path) -> None:
+    """``HEAD_SCHEMA`` (what a new SQLite corpus is created from) is the schema the
+    migrations build, statement for statement; a new revision writes it again
+    (``connect.write_head_schema``)."""
+    from nonoforge.db.connect import HEAD_SCHEMA, head_schema
+
+    _alembic_made(tmp_path / "alembic.db")
+    engine = create_engine(f"sqlite:///{tmp_path / 'alembic.db'}")
+    with engine.connect() as conn:
+        built = head_schema(conn)
+    engine.dispose()
+    assert built == HEAD_SCHEMA.read_text(), "run connect.write_head_schema() again"
+
+
+def test_a_new_sqlite_corpus_is_the_one_the_migrations_make(tmp_path: Path) -> None:
+    """A corpus created on a new (or empty) file without alembic has the schema, the
+    version row and the settings the migrations give, and alembic is never imported;
+    it then works as any corpus (a second open, an import, the intactness check)."""
+    import subprocess
+    import sys
+
+    _alembic_made(tmp_path / "alembic.db")
+    new, empty = tmp_path / "new.db", tmp_path / "empty.db"
+    empty.write_bytes(b"")
+    code = ("import sys\nfrom nonoforge.db import Corpus\n"
+            f"for p in ({str(new)!r}, {str(empty)!r}):\n    Corpus.open(p).close()\n"
+            "print('alembic' in sys.modules)\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip() == "False"
+    assert _schema(new) == _schema(tmp_path / "alembic.db") == _schema(empty)
+    with Corpus.open(new, check=True) as c:
+        assert c.add(puzzles(3, 5)) == AddStats(new=3)
+    with Corpus.open(new) as c:
+        assert len(c) == 3
+
+
+def test_a_file_with_foreign_tables_is_not_given_the_head_schema(tmp_path: Path) -> None:
+    """Only a file with nothing in it is created from ``HEAD_SCHEMA``: one with tables of
+    its own is refused as before (the migrations' judgement), and left as it was."""
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE notes (t TEXT)")
+    with pytest.raises(CorpusError, match="not a nonoforge database"):
+        Corpus.open(other)
+    with sqlite3.connect(other) as db:
+        assert [r[0] for r in db.execute("SELECT name FROM sqlite_master")] == ["notes"]

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 from conftest import DATA
+from hypothesis import given
+from hypothesis import strategies as st
 
 from nonoforge.errors import FormatError
 from nonoforge.formats import detect, dumps, iter_file, loads, read_file, tournament
@@ -315,3 +317,49 @@ def test_the_clue_cache_keeps_the_common_lines_when_a_generation_fills() -> None
             t._clue_facts("0", 1, "row", 0)
     assert "0" in t._CLUES or "0" in t._OLD_CLUES
     assert len(t._CLUES) + len(t._OLD_CLUES) <= 2 * t._CLUES_MAX
+
+
+def _picture_or_error(n: int, body: list[tuple[int, str]], fast: bool) -> object:
+    read = tournament._picture if fast else tournament._picture_rows
+    try:
+        pic = read(n, 1, body)
+    except FormatError as e:
+        return ("error", str(e), e.line)
+    return (pic.cells, pic.grid.shape)
+
+
+def test_the_block_at_once_picture_is_the_row_by_row_one_on_the_shared_solutions() -> None:
+    """A solution block read at once (:func:`tournament._picture`) gives the bytes the
+    row-by-row reading gives, on every block of the shared sets' solution files."""
+    from conftest import shared_path
+
+    from nonoforge.formats.base import file_lines
+
+    folder = shared_path("corpora", "tournament", "solution")
+    blocks = 0
+    for path in sorted(folder.glob("*.txt")):
+        for block in tournament._blocks(file_lines(str(path))):
+            assert not isinstance(block, FormatError)
+            n, _, body = block
+            fast = _picture_or_error(n, body, True)
+            assert fast == _picture_or_error(n, body, False)
+            assert fast[0] != "error"
+            blocks += 1
+    assert blocks == 27_000
+
+
+_ROW_TEXT = st.text(alphabet="01 \t2x\u00e9", max_size=8).map(str.strip)
+
+
+@given(st.lists(_ROW_TEXT, max_size=6), st.lists(st.sampled_from("01"), min_size=1, max_size=6),
+       st.integers(0, 6))
+def test_the_block_at_once_picture_agrees_with_the_row_by_row_one(
+    rows: list[str], cells: list[str], square: int
+) -> None:
+    """Good blocks (rows of 0/1, tabs or spaces between) and damaged ones (other
+    characters, empty or ragged rows): the same picture, or the same error at the same
+    line, whichever way the block is read."""
+    good = ["\t".join(cells)] * square
+    for body_rows in (rows, good, good + rows):
+        body = [(i + 2, s) for i, s in enumerate(body_rows)]
+        assert _picture_or_error(7, body, True) == _picture_or_error(7, body, False)

@@ -21,7 +21,7 @@ from nonoforge.formats import loads, read_file, rofl, write_file
 from nonoforge.formats.base import strip_meta
 from nonoforge.formats.rofl.kernels import _kernels
 from nonoforge.formats.rofl.record import _varint
-from nonoforge.puzzle import Color, Meta, Palette, Puzzle
+from nonoforge.puzzle import Color, Meta, Palette, Puzzle, key_of
 
 FAST = settings(max_examples=60, deadline=None)
 
@@ -381,6 +381,38 @@ def test_numba_is_imported_only_for_bulk_rofl_work() -> None:
     assert few.stdout.strip() == "False"
 
 
+def test_bulk_rofl_work_loads_numba_without_scipy() -> None:
+    """Compiled kernels (``NONOFORGE_ROFL_JIT=1``) load numba's registries with SciPy kept
+    out (``util.without_scipy``: 0.15-0.2 s of every importing process), write the bytes
+    the plain kernels write, and leave SciPy importable afterwards."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    code = (
+        "import sys\n"
+        "from nonoforge.formats import read_file, rofl\n"
+        "from nonoforge.formats.rofl import kernels\n"
+        f"ps = read_file({str(DATA / 'dancer.non')!r})\n"
+        "print(rofl.dumps(ps).hex())\n"
+        "print(bool(kernels._compiled), 'scipy' in sys.modules)\n"
+        "import scipy\n"
+        "print(scipy.__name__)\n"
+    )
+    out = {}
+    for jit in ("1", "0"):
+        env = {**os.environ, "NONOFORGE_ROFL_JIT": jit, "PYTHONPATH": str(ROOT)}
+        r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env,
+                           capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stderr[-2000:]
+        out[jit] = r.stdout.split("\n")[:3]
+    assert out["1"][1:] == ["True False", "scipy"]
+    assert out["0"][1:] == ["False False", "scipy"]
+    assert out["1"][0] == out["0"][0]  # the same bytes, compiled or not
+
+
 # -- version 2: the file's table, raw goals, numbers; version 1 still read ----------------
 
 V1_EXAMPLE = bytes.fromhex(  # docs/rofl.md, the 2x2 example as version 1 wrote it
@@ -553,6 +585,7 @@ def test_model_round_trip(cells: np.ndarray, meta: Meta, odd_palette: bool) -> N
     p = _bw(cells, pal, meta)
     b = rofl.encode(p)
     assert rofl.decode(b) == p
+    assert rofl.decode(b).key == key_of(p.canonical_text())  # odd palettes too
     assert rofl.encode(rofl.decode(b)) == b
     if max(p.height, p.width) > 64:
         assert not b[2] & rofl.FLAG_MODEL  # sides up to 65 take one byte each
@@ -737,3 +770,31 @@ def test_the_record_encoder_refuses_givens_in_the_registry_s_words() -> None:
     said = "format 'rofl' cannot hold given cells .*has 1.*: use non"
     with pytest.raises(FormatError, match=said):
         encode(p)
+
+
+# -- keys: a decoded one-colour puzzle carries its key ------------------------------------
+
+
+@given(puzzles())
+def test_a_decoded_puzzle_carries_the_key_its_clues_give(p: Puzzle) -> None:
+    """The decoder hashes a one-colour puzzle's key from its lengths' texts (issue 38):
+    it is the key :meth:`Puzzle.canonical_text` gives, with a goal or without, and the
+    encoded puzzle's."""
+    for q in (p, p.replace(goal=None)):
+        back = rofl.decode(rofl.encode(q))
+        assert back.key == key_of(back.canonical_text()) == q.key
+
+
+def test_decoded_keys_are_the_keys_of_a_shared_set() -> None:
+    """A shared tournament set (keys from its lines' texts) through ROFL, with its goals
+    (run-coded) and without (range-coded): every key as it was."""
+    from conftest import shared_path
+
+    from nonoforge.formats import tournament
+
+    ps = tournament.read_with_solutions(
+        shared_path("corpora", "tournament", "question", "icga2017.txt"))
+    for batch in (ps, [p.replace(goal=None) for p in ps]):
+        back = list(rofl.iter_load(rofl.dumps(batch)))
+        assert [q.key for q in back] == [p.key for p in batch]
+        assert all(q.key == key_of(q.canonical_text()) for q in back[:50])

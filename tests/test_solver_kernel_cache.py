@@ -211,27 +211,3 @@ def test_the_notice_is_said_once_and_quiet_silences_it(
     assert kernel_cache.COMPILE_NOTICE in capsys.readouterr().err
     assert kernel() == 7
     assert not kernel_cache.is_cold(kernel)  # compiled and cached now
-
-
-def test_scipy_is_kept_out_only_while_loading_and_only_when_alone() -> None:
-    """Inside ``without_scipy`` SciPy does not import (numba loads without it); after it,
-    it imports as usual; with SciPy already imported, or another thread running, nothing
-    is kept out. A fresh interpreter, as this one has SciPy."""
-    code = (
-        "import sys, threading\n"
-        "from nonoforge.solver.kernel_cache import without_scipy\n"
-        "with without_scipy() as kept_out:\n"
-        "    try:\n        import scipy\n        inside = 'imported'\n"
-        "    except ImportError:\n        inside = 'refused'\n"
-        "import scipy\n"
-        "with without_scipy() as again:\n    pass\n"
-        "print(kept_out, inside, scipy.__name__, again)\n"
-        "del sys.modules['scipy']\n"
-        "t = threading.Thread(target=threading.Event().wait, args=(5,), daemon=True)\n"
-        "t.start()\n"
-        "with without_scipy() as threaded:\n    pass\n"
-        "print(threaded)\n"
-    )
-    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                       timeout=120, check=True)
-    assert r.stdout.split("\n")[:2] == ["True refused scipy False", "False"]

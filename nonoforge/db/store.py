@@ -152,7 +152,7 @@ class Corpus(Results, Collections, Stats):
         )
         if new_rows:
             self._ensure_sources(conn, {pv["source"] for pv in new_rows})
-            conn.execute(m.provenance.insert(), new_rows)
+            ins.insert_rows(conn, m.provenance, new_rows)
         return AddStats(*counts)
 
     def _ensure_sources(self, conn: Connection, names: set[str]) -> None:

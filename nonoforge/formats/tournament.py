@@ -296,7 +296,23 @@ _CELL_BYTES = bytes.maketrans(b"01", b"\x00\x01")
 
 
 def _picture(n: int, header: int, body: list[tuple[int, str]]) -> _Picture:
-    """The picture of solution block ``$n``: its rows of 0/1 cells."""
+    """The picture of solution block ``$n``: its rows of 0/1 cells.
+
+    The whole block is checked and converted at once (C speed: a set's solutions were a
+    fifth of reading it); a block that fails the check is read row by row again, for the
+    error naming its line."""
+    text = "\n".join([s for _, s in body]).replace("\t", "").replace(" ", "")
+    if text.isascii():
+        raw = text.encode("ascii")
+        rows = raw.split(b"\n")
+        if rows[0] and not raw.translate(None, b"01\n") and len(set(map(len, rows))) == 1:
+            data = raw.replace(b"\n", b"").translate(_CELL_BYTES)
+            return _Picture(Grid.from_bytes(data, len(rows), len(rows[0])), data)
+    return _picture_rows(n, header, body)
+
+
+def _picture_rows(n: int, header: int, body: list[tuple[int, str]]) -> _Picture:
+    """:func:`_picture` row by row: the first row that is not 0s and 1s is the error."""
     rows = []
     for lineno, s in body:
         cells = s.replace("\t", "").replace(" ", "")

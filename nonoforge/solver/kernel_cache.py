@@ -27,15 +27,15 @@ says nothing when it does (issue 38); :func:`set_notice` silences it (``--quiet`
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import os
 import sys
-import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+
+from nonoforge.util import without_scipy  # noqa: F401 - its home is util (the ROFL kernels use it too)
 
 HERE = Path(__file__).resolve().parent
 #: The files the solver's kernels are compiled from: those that define kernels and the
@@ -132,35 +132,6 @@ def _stamped_locator(base: Any, classes: list[Any]) -> Any:
             return None
 
     return Stamped
-
-
-@contextlib.contextmanager
-def without_scipy() -> Iterator[bool]:
-    """Load numba, and its registries on the first kernel call, without importing SciPy;
-    yields whether SciPy is kept out.
-
-    When SciPy is installed (scikit-image brings it), numba imports it to check its version
-    and, on its first kernel load, ``scipy.linalg`` to see whether BLAS is there for
-    ``np.dot`` (``numba.np.arraymath._check_blas``): about 0.2 s of CPU, a fifth of what a
-    process that loads the engine spends, for linear algebra no kernel of ours does. Inside
-    this block ``import scipy`` fails (``sys.modules["scipy"] = None``, Python's documented
-    way to make an import fail), so numba goes without; ``np.dot`` in a kernel compiled
-    later still works (numba checks BLAS again when one is typed), only ``np.convolve``-like
-    helpers keep a plain loop. SciPy imports normally after the block.
-
-    Kept out only when that cannot hurt anyone: SciPy and numba's array functions are not
-    imported yet, and this is the only thread (another one, e.g. the studio's image work,
-    could be importing SciPy meanwhile).
-    """
-    block = ("scipy" not in sys.modules and "numba.np.arraymath" not in sys.modules
-             and threading.active_count() == 1)
-    if block:
-        sys.modules["scipy"] = None  # type: ignore[assignment]
-    try:
-        yield block
-    finally:
-        if block and "scipy" in sys.modules and sys.modules["scipy"] is None:
-            del sys.modules["scipy"]
 
 
 #: What a process that is about to compile the kernels says on stderr (issue 38).

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from nonoforge.util import without_scipy
+
 # Bits are written most significant first within each byte. R_k(v) is the Golomb-Rice code:
 # (v >> k) zero bits, a one bit, then the low k bits of v (most significant first). G(x) is
 # Elias-gamma for x >= 1: floor(log2 x) zero bits, then x in floor(log2 x) + 1 bits.
@@ -811,6 +813,27 @@ def small_job(records: int) -> Iterator[None]:
         _small = before
 
 
+def _load_numba() -> Any:
+    """numba (None when it is not installed), its typing and target registries loaded
+    with SciPy kept out (:func:`~nonoforge.util.without_scipy`): the first kernel call
+    would load them and, with them, ``scipy.linalg`` (0.15-0.2 s of the CPU of every
+    process that imports a corpus, for linear algebra no kernel of ours does). What a
+    kernel computes does not change."""
+    with without_scipy():
+        try:
+            import numba
+        except ImportError:
+            return None
+        try:
+            from numba.core.registry import cpu_target
+
+            cpu_target.typing_context.refresh()
+            cpu_target.target_context.refresh()
+        except (ImportError, AttributeError):  # pragma: no cover - another numba: its way
+            pass
+    return numba
+
+
 def _kernels(jit: bool | None = None) -> dict[str, Callable[..., Any]]:
     """The bit-level kernels: plain Python at first, numba-compiled for bulk work.
 
@@ -828,9 +851,8 @@ def _kernels(jit: bool | None = None) -> dict[str, Callable[..., Any]]:
         jit = mode == "1" or (mode != "0" and _calls > JIT_AFTER)
     if not jit:
         return _plain
-    try:
-        import numba
-    except ImportError:
+    numba = _load_numba()
+    if numba is None:
         return _plain
     g = globals()
     for name in _HELPERS:
