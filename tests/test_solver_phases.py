@@ -56,9 +56,12 @@ def test_line_messages_are_the_weighted_placement_counts() -> None:
         out = np.full(n, 0.5)
         got = np.zeros((max(1, len(clue)), n))
         blen = np.array(clue + [0], dtype=np.int64)
-        scratch = np.zeros((n + 1, 2 * n + 2))
-        _line_messages(0, 1, n, blen, 0, len(clue), allow.astype(np.int64), prior, out,
-                       scratch, scratch.copy(), got)
+        lines = np.array([[0, 1, n, 0, len(clue)]], dtype=np.int64)
+        allow64 = allow.astype(np.int64)
+        coff, stay, adv, flo, fhi, blo, bhi, _, smax = phases._plan(allow64, lines, blen)
+        scratch = np.zeros((n + 1, smax + 1))
+        _line_messages(0, 1, n, blen, 0, len(clue), stay, adv, allow64, prior, out,
+                       scratch, scratch.copy(), got, flo[0], fhi[0], blo[0], bhi[0])
         open_ = allow == 3
         want = np.clip(e[:, 1] / e.sum(axis=1), phases.EPS, 1 - phases.EPS)
         assert np.allclose(out[open_], want[open_], atol=1e-9)
