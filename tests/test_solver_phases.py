@@ -56,9 +56,12 @@ def test_line_messages_are_the_weighted_placement_counts() -> None:
         out = np.full(n, 0.5)
         got = np.zeros((max(1, len(clue)), n))
         blen = np.array(clue + [0], dtype=np.int64)
-        scratch = np.zeros((n + 1, 2 * n + 2))
-        _line_messages(0, 1, n, blen, 0, len(clue), allow.astype(np.int64), prior, out,
-                       scratch, scratch.copy(), got)
+        lines = np.array([[0, 1, n, 0, len(clue)]], dtype=np.int64)
+        allow64 = allow.astype(np.int64)
+        coff, stay, adv, flo, fhi, blo, bhi, _, smax = phases._plan(allow64, lines, blen)
+        scratch = np.zeros((n + 1, smax + 1))
+        _line_messages(0, 1, n, blen, 0, len(clue), stay, adv, allow64, prior, out,
+                       scratch, scratch.copy(), got, flo[0], fhi[0], blo[0], bhi[0])
         open_ = allow == 3
         want = np.clip(e[:, 1] / e.sum(axis=1), phases.EPS, 1 - phases.EPS)
         assert np.allclose(out[open_], want[open_], atol=1e-9)
@@ -166,3 +169,90 @@ def test_a_set_stop_flag_or_a_large_start_table_cuts_the_hints(
     monkeypatch.setattr(phases, "MAX_START_TABLE", 0)
     cells = phase_literals(t, full, enc)
     assert 0 < len(cells) < len(both) and cells == both[: len(cells)]
+
+
+def _full_line_messages(n: int, clue: list[int], allow: np.ndarray, prior: np.ndarray,
+                        out: np.ndarray) -> None:
+    """The line messages as solver 1.4 first computed them: every state of the chain at
+    every cell, in plain Python (the same operations in the same order)."""
+    stay, adv = [True], [-1]
+    for b in clue:
+        adv[-1] = 1
+        stay += [False] * b
+        adv += [1] * (b - 1) + [0]
+        stay.append(True)
+        adv.append(-1)
+    s_n = len(stay)
+
+    def weights(c: int) -> tuple[float, float]:
+        return ((1.0 - prior[c]) if allow[c] & 1 else 0.0), (prior[c] if allow[c] & 2 else 0.0)
+
+    alpha = [[0.0] * s_n for _ in range(n + 1)]
+    beta = [[0.0] * (s_n + 1) for _ in range(n + 1)]
+    alpha[0][0] = 1.0
+    for i in range(n):
+        w0, w1 = weights(i)
+        for s in range(s_n):
+            v = 0.0
+            if stay[s]:
+                v += alpha[i][s] * w0
+            if s > 0 and adv[s - 1] >= 0:
+                v += alpha[i][s - 1] * (w1 if adv[s - 1] == 1 else w0)
+            alpha[i + 1][s] = v
+        tot = sum(alpha[i + 1], 0.0)
+        if tot <= 0.0:
+            return
+        alpha[i + 1] = [x / tot for x in alpha[i + 1]]
+    beta[n][s_n - 1] = 1.0
+    if clue:
+        beta[n][s_n - 2] = 1.0
+    for i in range(n - 1, -1, -1):
+        w0, w1 = weights(i)
+        for s in range(s_n):
+            v = 0.0
+            if stay[s]:
+                v += w0 * beta[i + 1][s]
+            if adv[s] >= 0:
+                v += (w1 if adv[s] == 1 else w0) * beta[i + 1][s + 1]
+            beta[i][s] = v
+        tot = sum(beta[i][:s_n], 0.0)
+        if tot <= 0.0:
+            return
+        beta[i][:s_n] = [x / tot for x in beta[i][:s_n]]
+    for i in range(n):
+        e0 = e1 = 0.0
+        for s in range(s_n):
+            a_s = alpha[i][s]
+            if stay[s]:
+                e0 += a_s * beta[i + 1][s]
+            if adv[s] == 0:
+                e0 += a_s * beta[i + 1][s + 1]
+            elif adv[s] == 1:
+                e1 += a_s * beta[i + 1][s + 1]
+        m = e1 / (e0 + e1) if e0 + e1 > 0.0 else 0.5
+        out[i] = min(max(m, phases.EPS), 1.0 - phases.EPS)
+
+
+def test_banded_messages_are_bitwise_those_of_every_state() -> None:
+    """The kernel computes only inside each line's reachable bands (and both passes in one
+    loop): every message must be bit for bit what the pass over every state gave, or the
+    phases, and so the SAT back-end's conflict counts, could move."""
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        n = int(rng.integers(1, 31))
+        pic = rng.random(n) < rng.uniform(0.2, 0.8)
+        clue = _runs(tuple(int(v) for v in pic))
+        allow = rng.choice([1, 2, 3, 3, 3, 3], size=n).astype(np.int64)
+        allow[pic & (allow == 1)] = 3
+        allow[~pic & (allow == 2)] = 3
+        prior = rng.uniform(phases.EPS, 1 - phases.EPS, size=n)
+        want = np.full(n, 0.5)
+        _full_line_messages(n, clue, allow, prior, want)
+        blen = np.array(clue + [0], dtype=np.int64)
+        lines = np.array([[0, 1, n, 0, len(clue)]], dtype=np.int64)
+        coff, stay, adv, flo, fhi, blo, bhi, _, smax = phases._plan(allow, lines, blen)
+        got = np.full(n, 0.5)
+        scratch = np.full((n + 1, smax + 1), 0.25)  # stale values from other lines
+        _line_messages(0, 1, n, blen, 0, len(clue), stay, adv, allow, prior, got, scratch,
+                       scratch.copy(), np.zeros((0, 1)), flo[0], fhi[0], blo[0], bhi[0])
+        assert got.tobytes() == want.tobytes(), (clue, allow.tolist())

@@ -50,29 +50,109 @@ EPS = 1e-9
 
 
 @njit(cache=True, nogil=True)
-def _chain(blen: np.ndarray, b0: int, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The clue as a chain automaton. States: 0 = the gap before block 0, then per block
-    its cells and the gap after it. ``stay[s]``: the state may stay on white (a gap);
+def _chains(lines, blen):
+    """Every line's clue as a chain automaton, flat: line ``li``'s states are
+    ``coff[li] .. coff[li + 1] - 1``. States: the gap before block 0, then per block its
+    cells and the gap after it. ``stay[s]``: the state may stay on white (a gap);
     ``adv[s]``: it advances to ``s + 1`` on that colour (1 black, 0 white; -1 never).
-    Accepting: the last gap, or the last block's last cell (``k > 0``)."""
-    s_n = 1
-    for j in range(k):
-        s_n += blen[b0 + j] + 1
-    stay = np.zeros(s_n, dtype=np.bool_)
-    adv = np.full(s_n, -1, dtype=np.int64)
-    stay[0] = True
-    s = 0
-    for j in range(k):
-        adv[s] = 1  # gap -> first cell of block j on black
-        s += 1
-        bl = blen[b0 + j]
-        for t in range(bl - 1):
-            adv[s + t] = 1
-        s += bl - 1
-        adv[s] = 0  # last cell of the block -> the gap after it on white
-        s += 1
+    Accepting: the last gap, or the last block's last cell. Built once per puzzle (it was
+    built again for every line of every round)."""
+    nl = lines.shape[0]
+    coff = np.zeros(nl + 1, dtype=np.int64)
+    for li in range(nl):
+        s_n = 1 + lines[li, 4]
+        for j in range(lines[li, 4]):
+            s_n += blen[lines[li, 3] + j]
+        coff[li + 1] = coff[li] + s_n
+    stay = np.zeros(coff[nl], dtype=np.bool_)
+    adv = np.full(coff[nl], -1, dtype=np.int64)
+    for li in range(nl):
+        s = coff[li]
+        b0 = lines[li, 3]
         stay[s] = True
-    return stay, adv
+        for j in range(lines[li, 4]):
+            adv[s] = 1
+            s += 1
+            bl = blen[b0 + j]
+            for t in range(bl - 1):
+                adv[s + t] = 1
+            s += bl - 1
+            adv[s] = 0
+            s += 1
+            stay[s] = True
+    return coff, stay, adv
+
+
+@njit(cache=True, nogil=True)
+def _bands(allow, lines, coff, stay, adv, flo, fhi, blo, bhi):
+    """Where each line's forward and backward weights can be non-zero: before cell ``i``
+    the states ``flo[li, i] .. fhi[li, i]`` are reachable from the start (``blo``,
+    ``bhi``: can still reach an accepting state), reading only colours ``allow`` permits.
+
+    The state does not change while the messages are exchanged, and a weight outside
+    these bands is exactly zero in every round (every message is inside (0, 1)), so the
+    passes skip them: adding or dividing those zeros changed no bit of any result, and on
+    the tournament hand-overs the bands hold about a sixth of the states."""
+    smax = 1
+    for li in range(lines.shape[0]):
+        smax = max(smax, coff[li + 1] - coff[li])
+    cur = np.zeros(smax + 1, dtype=np.bool_)
+    nxt = np.zeros(smax + 1, dtype=np.bool_)
+    for li in range(lines.shape[0]):
+        first, stride, n, k = lines[li, 0], lines[li, 1], lines[li, 2], lines[li, 4]
+        c0 = coff[li]
+        s_n = coff[li + 1] - c0
+        cur[:s_n] = False
+        cur[0] = True
+        flo[li, 0] = 0
+        fhi[li, 0] = 0
+        for i in range(n):
+            a = allow[first + i * stride]
+            lo = s_n
+            hi = -1
+            for s in range(s_n):
+                r = stay[c0 + s] and cur[s] and (a & 1) != 0
+                if not r and s > 0:
+                    d = adv[c0 + s - 1]
+                    if d >= 0 and cur[s - 1]:
+                        r = (a & 2) != 0 if d == 1 else (a & 1) != 0
+                nxt[s] = r
+                if r:
+                    if lo > s:
+                        lo = s
+                    hi = s
+            flo[li, i + 1] = lo
+            fhi[li, i + 1] = hi
+            for s in range(s_n):
+                cur[s] = nxt[s]
+        cur[:s_n] = False
+        cur[s_n - 1] = True
+        lo = s_n - 1
+        if k > 0:
+            cur[s_n - 2] = True
+            lo = s_n - 2
+        blo[li, n] = lo
+        bhi[li, n] = s_n - 1
+        for i in range(n - 1, -1, -1):
+            a = allow[first + i * stride]
+            lo = s_n
+            hi = -1
+            for s in range(s_n):
+                r = stay[c0 + s] and cur[s] and (a & 1) != 0
+                if not r:
+                    d = adv[c0 + s]
+                    if d >= 0 and cur[s + 1]:
+                        r = (a & 2) != 0 if d == 1 else (a & 1) != 0
+                nxt[s] = r
+                if r:
+                    if lo > s:
+                        lo = s
+                    hi = s
+            blo[li, i] = lo
+            bhi[li, i] = hi
+            for s in range(s_n):
+                cur[s] = nxt[s]
+    return smax
 
 
 @njit(cache=True, nogil=True)
@@ -86,31 +166,37 @@ def _weights(a: int, p: float) -> tuple[float, float]:
 
 
 @njit(cache=True, nogil=True)
-def _normalise(row: np.ndarray, s_n: int, tot: float) -> bool:
-    """Divide the first ``s_n`` weights of a forward or backward row by their sum ``tot``
-    (keeping the numbers in range along long lines); False when it is zero (no placement)."""
-    if tot <= 0.0:
-        return False
-    for s in range(s_n):
-        row[s] /= tot
-    return True
-
-
-@njit(cache=True, nogil=True)
-def _forward(
-    first: int, stride: int, n: int, stay: np.ndarray, adv: np.ndarray,
-    allow: np.ndarray, prior: np.ndarray, alpha: np.ndarray,
-) -> bool:
-    """``alpha[i, s]``: the weight of reaching state ``s`` after the first ``i`` cells,
-    normalised per cell; False when no placement fits."""
+def _passes(first, stride, n, stay, adv, allow, prior, alpha, beta, flo, fhi, blo, bhi):
+    """The forward weights ``alpha[i, s]`` (reaching state ``s`` after the first ``i``
+    cells) and the backward ones ``beta[i, s]`` (accepting from ``s`` before cell ``i``),
+    each normalised per cell, computed only inside the line's bands (plus a zero on each
+    side, which is all the next cell reads outside them); False when no placement fits.
+    The two passes are independent and run in one loop (forward at cell ``i``, backward
+    at ``n - 1 - i``); each does the very operations, in the same order, as a pass over
+    every state would."""
     s_n = stay.shape[0]
-    alpha[: n + 1, :s_n] = 0.0
     alpha[0, 0] = 1.0
+    if s_n > 1:
+        alpha[0, 1] = 0.0
+    lo = blo[n]
+    beta[n, lo:s_n] = 1.0
+    if lo > 0:
+        beta[n, lo - 1] = 0.0
     for i in range(n):
+        # forward, cell i
         c = first + i * stride
         w0, w1 = _weights(allow[c], prior[c])
+        lo = flo[i + 1]
+        hi = fhi[i + 1]
+        # backward, cell j
+        j = n - 1 - i
+        cb = first + j * stride
+        u0, u1 = _weights(allow[cb], prior[cb])
+        lob = blo[j]
+        hib = bhi[j]
         tot = 0.0
-        for s in range(s_n):
+        totb = 0.0
+        for s in range(lo, hi + 1):
             v = 0.0
             if stay[s]:
                 v += alpha[i, s] * w0
@@ -118,63 +204,57 @@ def _forward(
                 v += alpha[i, s - 1] * (w1 if adv[s - 1] == 1 else w0)
             alpha[i + 1, s] = v
             tot += v
-        if not _normalise(alpha[i + 1], s_n, tot):
-            return False
-    return True
-
-
-@njit(cache=True, nogil=True)
-def _backward(
-    first: int, stride: int, n: int, k: int, stay: np.ndarray, adv: np.ndarray,
-    allow: np.ndarray, prior: np.ndarray, beta: np.ndarray,
-) -> bool:
-    """``beta[i, s]``: the weight of accepting from state ``s`` before cell ``i``,
-    normalised per cell; False when no placement fits."""
-    s_n = stay.shape[0]
-    beta[: n + 1, :s_n] = 0.0
-    beta[n, s_n - 1] = 1.0
-    if k > 0:
-        beta[n, s_n - 2] = 1.0
-    for i in range(n - 1, -1, -1):
-        c = first + i * stride
-        w0, w1 = _weights(allow[c], prior[c])
-        tot = 0.0
-        for s in range(s_n):
+        for s in range(lob, hib + 1):
             v = 0.0
             if stay[s]:
-                v += w0 * beta[i + 1, s]
+                v += u0 * beta[j + 1, s]
             if adv[s] >= 0:
-                v += (w1 if adv[s] == 1 else w0) * beta[i + 1, s + 1]
-            beta[i, s] = v
-            tot += v
-        if not _normalise(beta[i], s_n, tot):
+                v += (u1 if adv[s] == 1 else u0) * beta[j + 1, s + 1]
+            beta[j, s] = v
+            totb += v
+        if tot <= 0.0 or totb <= 0.0:
             return False
+        for s in range(lo, hi + 1):
+            alpha[i + 1, s] /= tot
+        if lo > 0:
+            alpha[i + 1, lo - 1] = 0.0
+        if hi + 1 < s_n:
+            alpha[i + 1, hi + 1] = 0.0
+        for s in range(lob, hib + 1):
+            beta[j, s] /= totb
+        if lob > 0:
+            beta[j, lob - 1] = 0.0
+        if hib + 1 < s_n:
+            beta[j, hib + 1] = 0.0
     return True
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _at(row, s, lo, hi):
+    """``row[s]`` inside the band ``lo .. hi``, else the zero it would hold."""
+    return row[s] if lo <= s <= hi else 0.0
+
+
 @njit(cache=True, nogil=True)
-def _line_messages(
-    first: int, stride: int, n: int, blen: np.ndarray, b0: int, k: int,
-    allow: np.ndarray, prior: np.ndarray, out: np.ndarray,
-    alpha: np.ndarray, beta: np.ndarray, starts: np.ndarray,
-) -> float:
+def _line_messages(first, stride, n, blen, b0, k, stay, adv, allow, prior, out, alpha, beta,
+                   starts, flo, fhi, blo, bhi):
     """One line's extrinsic black odds for each of its cells, written to ``out`` (flat,
     by cell); returns the largest change. ``allow[cell]``: 1 white only, 2 black only, 3
-    both; ``prior[cell]``: the crossing line's message (probability of black). When
-    ``starts`` has rows, ``starts[b0 + j, p]`` receives the probability that block ``j``
-    starts at ``p`` (the line's posterior: the crossing messages as cell weights)."""
-    stay, adv = _chain(blen, b0, k)
-    s_n = stay.shape[0]
-    if not _forward(first, stride, n, stay, adv, allow, prior, alpha):
-        return -1.0  # no placement: leave the messages as they are
-    if not _backward(first, stride, n, k, stay, adv, allow, prior, beta):
+    both; ``prior[cell]``: the crossing line's message (probability of black); ``stay``,
+    ``adv``: the line's chain (:func:`_chains`); ``flo`` .. ``bhi``: its bands
+    (:func:`_bands`). When ``starts`` has rows, ``starts[b0 + j, p]`` receives the
+    probability that block ``j`` starts at ``p`` (the line's posterior: the crossing
+    messages as cell weights)."""
+    if not _passes(first, stride, n, stay, adv, allow, prior, alpha, beta, flo, fhi, blo, bhi):
         return -1.0
     change = 0.0
     for i in range(n):
         c = first + i * stride
         e0 = 0.0
         e1 = 0.0
-        for s in range(s_n):
+        lo = max(flo[i], blo[i + 1] - 1)
+        hi = min(fhi[i], bhi[i + 1])
+        for s in range(lo, hi + 1):
             a_s = alpha[i, s]
             if a_s == 0.0:
                 continue
@@ -190,8 +270,9 @@ def _line_messages(
             z = e0 * w0 + e1 * w1
             g = 0
             for j in range(k):
-                # the gap state before block j -> its first cell, on black at cell i
-                starts[b0 + j, i] = alpha[i, g] * w1 * beta[i + 1, g + 1] / z if z > 0.0 else 0.0
+                starts[b0 + j, i] = (_at(alpha[i], g, flo[i], fhi[i]) * w1
+                                     * _at(beta[i + 1], g + 1, blo[i + 1], bhi[i + 1]) / z
+                                     if z > 0.0 else 0.0)
                 g += blen[b0 + j] + 1
         m = e1 / tot if tot > 0.0 else 0.5
         if m < EPS:
@@ -206,34 +287,32 @@ def _line_messages(
 
 
 @njit(cache=True, nogil=True)
-def _scratch(lines: np.ndarray, blen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The forward and backward tables, sized for the longest line and the longest chain
-    automaton of the puzzle (reused by every line)."""
-    nmax = 1
-    smax = 2
-    for li in range(lines.shape[0]):
-        n = lines[li, 2]
-        if n > nmax:
-            nmax = n
-        s_n = 1 + lines[li, 4]
-        for j in range(lines[li, 4]):
-            s_n += blen[lines[li, 3] + j]
-        if s_n > smax:
-            smax = s_n
-    return np.zeros((nmax + 1, smax)), np.zeros((nmax + 1, smax))
+def _plan(allow, lines, blen):
+    """The chains (:func:`_chains`) and bands (:func:`_bands`) of every line on ``allow``,
+    the longest line and the longest chain."""
+    coff, stay, adv = _chains(lines, blen)
+    nl = lines.shape[0]
+    maxn = 1
+    for li in range(nl):
+        maxn = max(maxn, lines[li, 2])
+    flo = np.zeros((nl, maxn + 1), dtype=np.int64)
+    fhi = np.zeros((nl, maxn + 1), dtype=np.int64)
+    blo = np.zeros((nl, maxn + 1), dtype=np.int64)
+    bhi = np.zeros((nl, maxn + 1), dtype=np.int64)
+    smax = _bands(allow, lines, coff, stay, adv, flo, fhi, blo, bhi)
+    return coff, stay, adv, flo, fhi, blo, bhi, maxn, smax
 
 
 @njit(cache=True, nogil=True)
-def _propagate_beliefs(
-    allow: np.ndarray, lines: np.ndarray, blen: np.ndarray, height: int,
-    rounds: int, damping: float, settled: float, row_msg: np.ndarray, col_msg: np.ndarray,
-    stop: np.ndarray,
-) -> int:
+def _propagate_beliefs(allow, lines, blen, height, rounds, damping, settled, row_msg, col_msg,
+                       stop):
     """Loopy belief propagation: rows read the columns' messages, then columns the rows',
     ``rounds`` times at most; returns the rounds run, or -1 when ``stop[0]`` was set (a
     deadline, from another thread; looked at before every round)."""
     ncells = allow.shape[0]
-    alpha, beta = _scratch(lines, blen)
+    coff, stay, adv, flo, fhi, blo, bhi, maxn, smax = _plan(allow, lines, blen)
+    alpha = np.zeros((maxn + 1, smax + 1))
+    beta = np.zeros((maxn + 1, smax + 1))
     fresh = np.empty(ncells)
     nostarts = np.zeros((0, 1))
     done = 0
@@ -250,7 +329,9 @@ def _propagate_beliefs(
             fresh[:] = msg
             for li in range(lo, hi):
                 _line_messages(lines[li, 0], lines[li, 1], lines[li, 2], blen, lines[li, 3],
-                               lines[li, 4], allow, prior, fresh, alpha, beta, nostarts)
+                               lines[li, 4], stay[coff[li]:coff[li + 1]],
+                               adv[coff[li]:coff[li + 1]], allow, prior, fresh, alpha, beta,
+                               nostarts, flo[li], fhi[li], blo[li], bhi[li])
             for c in range(ncells):
                 m = damping * msg[c] + (1.0 - damping) * fresh[c]
                 d = abs(m - msg[c])
@@ -263,17 +344,18 @@ def _propagate_beliefs(
 
 
 @njit(cache=True, nogil=True)
-def _start_odds(
-    allow: np.ndarray, lines: np.ndarray, blen: np.ndarray, height: int,
-    row_msg: np.ndarray, col_msg: np.ndarray, starts: np.ndarray,
-) -> None:
+def _start_odds(allow, lines, blen, height, row_msg, col_msg, starts):
     """Every block's start distribution on its line, the crossing messages as weights."""
-    alpha, beta = _scratch(lines, blen)
+    coff, stay, adv, flo, fhi, blo, bhi, maxn, smax = _plan(allow, lines, blen)
+    alpha = np.zeros((maxn + 1, smax + 1))
+    beta = np.zeros((maxn + 1, smax + 1))
     scratch = np.empty(allow.shape[0])
     for li in range(lines.shape[0]):
         prior = col_msg if li < height else row_msg
         _line_messages(lines[li, 0], lines[li, 1], lines[li, 2], blen, lines[li, 3],
-                       lines[li, 4], allow, prior, scratch, alpha, beta, starts)
+                       lines[li, 4], stay[coff[li]:coff[li + 1]], adv[coff[li]:coff[li + 1]],
+                       allow, prior, scratch, alpha, beta, starts, flo[li], fhi[li], blo[li],
+                       bhi[li])
 
 
 def cell_beliefs(
