@@ -112,21 +112,40 @@ def test_most_random_colour_puzzles_are_answered_in_python() -> None:
     assert answered >= 15
 
 
+def colour_contradiction(seed: int) -> Puzzle | None:
+    """A 6x7 puzzle in 3 colours whose rows are one random picture's and columns those of
+    the same cells shuffled (the same colour totals), so often no solution; None when the
+    model refuses the pair of clues."""
+    rng = np.random.default_rng(seed)
+    a = random_colour_puzzle(seed, 6, 7, 3, 0.8)
+    assert a.goal is not None
+    flat = a.goal.cells.reshape(-1).copy()
+    rng.shuffle(flat)
+    b = Puzzle.from_grid(Grid(flat.reshape(6, 7)))
+    try:
+        return Puzzle.from_clues([[(x.length, x.color) for x in c] for c in a.rows],
+                                 [[(x.length, x.color) for x in c] for c in b.columns],
+                                 palette=a.palette)
+    except Exception:  # the model refuses clues whose totals disagree
+        return None
+
+
+def draw_lengths(n: int, data: st.DataObject) -> list[int]:
+    """Block lengths that fit a line of ``n`` cells, drawn by Hypothesis."""
+    lens: list[int] = []
+    room = n
+    while room > 0 and data.draw(st.booleans()):
+        ln = data.draw(st.integers(1, room))
+        lens.append(ln)
+        room -= ln + 1
+    return lens
+
+
 def test_colour_contradictions_match_the_engine() -> None:
-    # rows of one picture, columns of another with the same colour totals per colour
     nones = 0
     for seed in range(40):
-        rng = np.random.default_rng(500 + seed)
-        a = random_colour_puzzle(500 + seed, 6, 7, 3, 0.8)
-        assert a.goal is not None
-        flat = a.goal.cells.reshape(-1).copy()
-        rng.shuffle(flat)
-        b = Puzzle.from_grid(Grid(flat.reshape(6, 7)))
-        try:
-            p = Puzzle.from_clues([[(x.length, x.color) for x in c] for c in a.rows],
-                                  [[(x.length, x.color) for x in c] for c in b.columns],
-                                  palette=a.palette)
-        except Exception:  # the model refuses clues whose totals disagree
+        p = colour_contradiction(500 + seed)
+        if p is None:
             continue
         for budget in (None, 0, 10**9):
             _same_as_engine(p, 2, budget)
@@ -186,13 +205,7 @@ def test_colour_line_logic_matches_the_compiled_kernel(data: st.DataObject) -> N
 def test_line_logic_matches_the_compiled_kernel(masks: list[int], data: st.DataObject) -> None:
     from nonoforge.puzzle import Block
 
-    n = len(masks)
-    lens: list[int] = []
-    room = n
-    while room > 0 and data.draw(st.booleans()):
-        ln = data.draw(st.integers(1, room))
-        lens.append(ln)
-        room -= ln + 1
+    lens = draw_lengths(len(masks), data)
     ours = quick.line_logic(masks, lens)
     theirs = solve_line(tuple(Block(ln, 1) for ln in lens), masks, kernel="dp")
     if theirs is None:
@@ -211,13 +224,7 @@ def test_bits_line_logic_matches_the_compiled_kernel(
     plain-Python solver it replaces in the human path."""
     from nonoforge.puzzle import Block
 
-    n = len(masks)
-    lens: list[int] = []
-    room = n
-    while room > 0 and data.draw(st.booleans()):
-        ln = data.draw(st.integers(1, room))
-        lens.append(ln)
-        room -= ln + 1
+    lens = draw_lengths(len(masks), data)
     ours = quick.bits_line_logic(masks, lens)
     assert ours == quick.line_logic(masks, lens)
     theirs = solve_line(tuple(Block(ln, 1) for ln in lens), masks, kernel="dp")

@@ -33,7 +33,7 @@ import time
 from dataclasses import dataclass, field
 
 from nonoforge.puzzle import Grid, Puzzle
-from nonoforge.solver.quick import COLOUR_OPS, colour_line_logic, line_logic
+from nonoforge.solver.quick import COLOUR_OPS, colour_line_logic, line_logic, pop_best
 from nonoforge.solver.quick import _init_state as init_rungs
 from nonoforge.solving import TECHNIQUES, start_masks
 
@@ -351,13 +351,7 @@ class _Run:
                     return True
                 self.cur, self.nxt = self.nxt, []
                 continue
-            bi, bs = 0, score[cur[0]]
-            for i in range(1, len(cur)):
-                if score[cur[i]] > bs:
-                    bs, bi = score[cur[i]], i
-            line = cur[bi]
-            cur[bi] = cur[-1]
-            cur.pop()
+            line = pop_best(cur, score)
             waits[line] = False
             score[line] = 0
             idx = cells[line]

@@ -482,6 +482,20 @@ def _after_limit(status: str, work: int, budget: int | None, propagated: bool) -
     return status
 
 
+def pop_best(cur: list[int], score: list[int]) -> int:
+    """Take from ``cur`` the line with the highest score (the first of equals) and return
+    it: the engine's schedule, most-changed line first; the last line takes its place in
+    ``cur``, as in the engine, so the order of equals is the engine's too."""
+    bi, bs = 0, score[cur[0]]
+    for i in range(1, len(cur)):
+        if score[cur[i]] > bs:
+            bs, bi = score[cur[i]], i
+    line = cur[bi]
+    cur[bi] = cur[-1]
+    cur.pop()
+    return line
+
+
 def _propagate(
     st: list[int], h: int, cells: list[list[int]], lens: list[list[int]],
     cols: list[list[int]] | None, undec: int, cnt: dict[str, int],
@@ -506,13 +520,7 @@ def _propagate(
                 return True, undec, changed_any
             cur, nxt = nxt, []
             continue
-        bi, bs = 0, score[cur[0]]
-        for i in range(1, len(cur)):
-            if score[cur[i]] > bs:
-                bs, bi = score[cur[i]], i
-        line = cur[bi]
-        cur[bi] = cur[-1]
-        cur.pop()
+        line = pop_best(cur, score)
         gen[line], score[line] = -1, 0
         idx = cells[line]
         lm = [st[c] for c in idx]
