@@ -388,11 +388,17 @@ def test_minisat_loaded_from_the_arrays_searches_as_from_the_lists(
     _same_from_arrays_and_lists(p, masks)
 
 
-def test_minisat_loaded_from_the_arrays_on_tournament_hand_overs() -> None:
+@pytest.mark.parametrize("chunk", [1 << 17, 1000])
+def test_minisat_loaded_from_the_arrays_on_tournament_hand_overs(
+    monkeypatch: pytest.MonkeyPatch, chunk: int,
+) -> None:
     """TCGA 2022 #401-#406 from their root states (the tournament hand-over): the same
-    clauses and the same search whichever way MiniSat was loaded."""
+    clauses and the same search whichever way MiniSat was loaded, in one chunk or in
+    several (the last one partial)."""
     from nonoforge.formats.tournament import read_with_solutions
-    from nonoforge.solver import solve
+    from nonoforge.solver import sat, solve
+
+    monkeypatch.setattr(sat, "_CHUNK", chunk)
 
     folder = shared_path("corpora", "tournament")
     puzzles = read_with_solutions(folder / "question" / "tcga2022.txt",

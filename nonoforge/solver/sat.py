@@ -580,13 +580,16 @@ def _loaded_encoding(enc: Encoding, stop: np.ndarray, name: str) -> Solver:
         solver.delete()
         return _loaded(enc.clauses, stop, name)
     try:
-        starts = cstart[:-1, None]
-        pick = np.minimum(np.arange(int(sizes.max())), sizes[:, None] - 1)
+        upto = np.arange(int(sizes.max()))
         with _gc_paused():
             for c0 in range(0, len(sizes), _CHUNK):
                 if stop[0]:
                     raise Stopped
-                rows = lits[starts[c0 : c0 + _CHUNK] + pick[c0 : c0 + _CHUNK]].tolist()
+                # a chunk's literal positions, the last one repeated to the common length
+                # (made per chunk: for millions of clauses the whole table would be large)
+                last = sizes[c0 : c0 + _CHUNK, None] - 1
+                at = cstart[c0 : c0 + len(last), None] + np.minimum(upto, last)
+                rows = lits[at].tolist()
                 if not all(list(map(add, rows))):
                     solver.solver.status = False  # as python-sat's add_clause records it
                 del rows
