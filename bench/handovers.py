@@ -9,6 +9,9 @@ slowest puzzles. Every solution is checked against the clues.
     .venv/bin/python bench/handovers.py --sets tcga2022:401-700 \\
         --first 100 --save /tmp/ho.pkl --backends minisat22,glucose42 --rounds 2
 
+``--stages`` times the shipped hand-over stage by stage instead (encode, load, phase
+hints, search) and prints how many belief-propagation rounds the hints ran.
+
 A back-end is ``minisat22`` (or any python-sat solver name: the shipped order encoding,
 one solution), ``NAME+regular`` (the automaton line encoding), ``NAME+bp`` (with the
 belief-propagation phase hints of ``nonoforge.solver.phases``), ``cadical195:sat:walk=0``
@@ -284,6 +287,52 @@ def run_cpsat(items: list[Item], backend: str) -> dict[tuple[str, int], tuple[fl
     return out
 
 
+def stages(items: list[Item]) -> None:
+    """Where one-solution hand-overs spend their CPU, stage by stage as ``solve_sat`` runs
+    them (encode, load MiniSat, phase hints, search), and why the hints cost what they do:
+    the belief-propagation rounds each hand-over runs (those that never settle run all
+    ``phases.ROUNDS``) and the share of chain states the reachable bands keep."""
+    from nonoforge.solver import phases
+    from nonoforge.solver.tables import Tables
+
+    cpu = dict.fromkeys(("encode", "load", "hints", "search"), 0.0)
+    rounds: list[int] = []
+    band = full = 0
+    stop = np.zeros(1, dtype=np.int64)
+    for _, _, p, st in items:
+        t = Tables.of(p)
+        c0 = time.process_time()
+        enc = sat.encode(p, st, tables=t)
+        c1 = time.process_time()
+        solver = sat._loaded_encoding(enc, stop, sat.ONE_SOLUTION_SOLVER)
+        c2 = time.process_time()
+        lits = phases.phase_literals(t, st, enc)
+        if lits:
+            solver.set_phases(lits)
+        c3 = time.process_time()
+        assert solver.solve()
+        c4 = time.process_time()
+        solver.delete()
+        for k, dt in zip(cpu, (c1 - c0, c2 - c1, c3 - c2, c4 - c3), strict=True):
+            cpu[k] += dt
+        # not timed: how many rounds the hints ran, and how narrow the bands were
+        allow = (np.asarray(st).astype(np.uint64).ravel() & np.uint64(3)).astype(np.int64)
+        half = np.full(allow.shape[0], 0.5)
+        rounds.append(phases._propagate_beliefs(
+            allow, t.lines, t.blen, t.height, phases.ROUNDS, phases.DAMPING, phases.SETTLED,
+            half.copy(), half.copy(), stop))
+        coff, _, _, flo, fhi, _, _, _, _ = phases._plan(allow, t.lines, t.blen)
+        for li in range(t.lines.shape[0]):
+            n = int(t.lines[li, 2])
+            full += n * int(coff[li + 1] - coff[li])
+            band += int(np.maximum(0, fhi[li, 1 : n + 1] - flo[li, 1 : n + 1] + 1).sum())
+    r = np.array(rounds)
+    print(f"{len(items)} hand-overs, CPU s: " + ", ".join(f"{k} {v:.2f}" for k, v in cpu.items()))
+    print(f"hint rounds: mean {r.mean():.1f}, all {phases.ROUNDS} (never settled) in "
+          f"{int((r >= phases.ROUNDS).sum())}, under 20 in {int((r < 20).sum())}; "
+          f"forward bands keep {band / max(1, full):.0%} of the chain states")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sets", nargs="*", default=["tcga2022:401-700"])
@@ -296,6 +345,9 @@ def main() -> None:
     ap.add_argument("--max-solutions", type=int, default=1,
                     help="2: uniqueness proofs from the same states (python-sat back-ends)")
     ap.add_argument("--table", type=Path, help="write per-puzzle CPU and conflicts (pickle)")
+    ap.add_argument("--stages", action="store_true",
+                    help="CPU of each stage of the shipped hand-over (encode, load, hints, "
+                    "search) and the hints' rounds, instead of the back-ends")
     args = ap.parse_args()
     global MAX_SOLUTIONS
     MAX_SOLUTIONS = args.max_solutions
@@ -310,6 +362,10 @@ def main() -> None:
               flush=True)
         if args.save:
             args.save.write_bytes(pickle.dumps(items))
+    if args.stages:
+        stages(items[:1])  # compiles and loads everything before timing
+        stages(items)
+        return
     backends = args.backends.split(",")
     for b in backends:  # warm every back-end once (imports, compiles) before timing
         run_backend(items[:1], b)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 import pytest
@@ -341,6 +342,69 @@ def test_tournament_puzzles_from_their_root_state_with_one_solution() -> None:
             cut = solve_sat(p, root, max_solutions=1, conflict_budget=a.conflicts // 2)
             assert cut.status == "budget" and not cut.solutions
     assert reached >= 3
+
+
+def _search(solver: object) -> tuple[int, int, int, int, list[int] | None]:
+    """What a solver holds and what its search does: clauses, variables, then conflicts,
+    decisions and the model of one ``solve``."""
+    s: Any = solver
+    sizes = (s.nof_clauses(), s.nof_vars())
+    ok = s.solve()
+    stats = s.accum_stats()
+    return (*sizes, int(stats["conflicts"]), int(stats["decisions"]),
+            s.get_model() if ok else None)
+
+
+def _same_from_arrays_and_lists(p: Puzzle, state: np.ndarray | None) -> None:
+    from nonoforge.solver.sat import ONE_SOLUTION_SOLVER, _loaded, _loaded_encoding
+
+    enc = encode(p, state)
+    if enc.unsat:
+        return
+    assert enc._csr is not None  # the order encoding keeps its arrays
+    stop = np.zeros(1, dtype=np.int64)
+    with _loaded_encoding(enc, stop, ONE_SOLUTION_SOLVER) as a:
+        got = _search(a)
+    assert enc.nclauses == len(enc.clauses)
+    with _loaded(enc.clauses, stop, ONE_SOLUTION_SOLVER) as b:
+        assert got == _search(b)
+
+
+@settings(max_examples=60, deadline=None)
+@given(grids(), st.integers(0, 2**32 - 1))
+def test_minisat_loaded_from_the_arrays_searches_as_from_the_lists(
+    case: tuple[Grid, int], seed: int,
+) -> None:
+    """The padded clauses MiniSat is loaded with straight from the encoder's arrays leave it
+    holding what the clause lists give it: the same clauses and variables, and the same
+    search, conflict for conflict (the counts are effort, and must not move)."""
+    grid, _ = case
+    p = Puzzle.from_grid(grid)
+    rng = np.random.default_rng(seed)
+    full = (1 << (p.ncolors + 1)) - 1
+    masks = rng.integers(0, full + 1, size=grid.shape).astype(np.uint64)
+    masks |= np.uint64(1) << grid.cells.astype(np.uint64)
+    _same_from_arrays_and_lists(p, None)
+    _same_from_arrays_and_lists(p, masks)
+
+
+@pytest.mark.parametrize("chunk", [1 << 17, 1000])
+def test_minisat_loaded_from_the_arrays_on_tournament_hand_overs(
+    monkeypatch: pytest.MonkeyPatch, chunk: int,
+) -> None:
+    """TCGA 2022 #401-#406 from their root states (the tournament hand-over): the same
+    clauses and the same search whichever way MiniSat was loaded, in one chunk or in
+    several (the last one partial)."""
+    from nonoforge.formats.tournament import read_with_solutions
+    from nonoforge.solver import sat, solve
+
+    monkeypatch.setattr(sat, "_CHUNK", chunk)
+
+    folder = shared_path("corpora", "tournament")
+    puzzles = read_with_solutions(folder / "question" / "tcga2022.txt",
+                                  folder / "solution" / "tcga2022.txt")[400:406]
+    for p in puzzles:
+        _same_from_arrays_and_lists(p, solve(p, max_solutions=1, strategy="probe").state)
 
 
 # -- belief-propagation phases (nonoforge.solver.phases) --------------------------------

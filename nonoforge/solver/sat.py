@@ -127,18 +127,23 @@ class Encoding:
     """The CNF of one puzzle, and how to read a grid back out of a model.
 
     ``clauses`` are lists of non-zero ints (DIMACS literals) over variables ``1..nvars``.
-    ``unsat`` is set when the encoder already saw a contradiction (a cell with no possible
-    colour, a line that cannot be placed); the clauses are then incomplete and must not be
-    solved.
+    The order encoding keeps them as the compiled encoder wrote them (flat literals and
+    each clause's start, ``_csr``) and makes the lists only when ``clauses`` is read: the
+    solver is loaded from the arrays (:func:`_loaded_csr`). ``unsat`` is set when the
+    encoder already saw a contradiction (a cell with no possible colour, a line that cannot
+    be placed); the clauses are then incomplete and must not be solved.
     """
 
-    __slots__ = ("height", "width", "nvars", "clauses", "unsat", "_lits", "_free", "_starts")
+    __slots__ = ("height", "width", "nvars", "unsat", "_clauses", "_csr", "_lits", "_free",
+                 "_starts")
 
     def __init__(self, height: int, width: int, lits: np.ndarray) -> None:
         self.height = height
         self.width = width
         self.nvars = 0
-        self.clauses: list[list[int]] = []
+        self._clauses: list[list[int]] | None = []
+        #: the clauses as flat literals and each clause's start (CSR), when not yet lists.
+        self._csr: tuple[np.ndarray, np.ndarray] | None = None
         self.unsat = False
         #: literal "cell has colour" per (cell, colour), TRUE/FALSE where already decided.
         self._lits = lits
@@ -148,6 +153,27 @@ class Encoding:
         self._starts: tuple[np.ndarray, np.ndarray] | None = None
         #: cells with two or more possible colours (the others are constants).
         self._free = (lits != FALSE).sum(axis=1) >= 2
+
+    @property
+    def clauses(self) -> list[list[int]]:
+        """The clauses as lists of DIMACS literals (made from the arrays when first read)."""
+        if self._clauses is None:
+            assert self._csr is not None
+            self._clauses = _clause_lists(*self._csr, np.zeros(1, dtype=np.int64))
+        return self._clauses
+
+    @clauses.setter
+    def clauses(self, value: list[list[int]]) -> None:
+        self._clauses = value
+        self._csr = None
+
+    @property
+    def nclauses(self) -> int:
+        """How many clauses the CNF has (without making their lists)."""
+        if self._clauses is None:
+            assert self._csr is not None
+            return len(self._csr[1]) - 1
+        return len(self._clauses)
 
     def _colours(self, model: Sequence[int]) -> np.ndarray:
         """The colour of every cell under ``model``."""
@@ -250,20 +276,25 @@ def encode(
         enc.unsat = True
         return enc
     nv = int(top[3])
+    if order:
+        enc.nvars = nv
+        # copies: the buffers were sized for a bound far above the need on big puzzles
+        enc._csr = (out[: top[1]].copy(), cstart[: top[0] + 1].copy())
+        enc._clauses = None
+        enc._starts = (slo, shi)
+        return enc
     clauses = _clause_lists(out[: top[1]], cstart[: top[0] + 1], stop)
-    if not order:
-        cells = lits.tolist()
-        cells_of = [cells[r * w : (r + 1) * w] for r in range(h)] + [cells[c::w] for c in range(w)]
-        for i, clue in enumerate(puzzle.rows + puzzle.columns):
-            nv = _encode_line_regular(clue, cells_of[i], nv, clauses)
-        clauses = [
-            [x for x in cl if x != FALSE] if FALSE in cl else cl for cl in clauses if TRUE not in cl
-        ]
-        enc.unsat = not all(clauses)
+    # the regular encoding: its lines are added in Python
+    cells = lits.tolist()
+    cells_of = [cells[r * w : (r + 1) * w] for r in range(h)] + [cells[c::w] for c in range(w)]
+    for i, clue in enumerate(puzzle.rows + puzzle.columns):
+        nv = _encode_line_regular(clue, cells_of[i], nv, clauses)
+    clauses = [
+        [x for x in cl if x != FALSE] if FALSE in cl else cl for cl in clauses if TRUE not in cl
+    ]
+    enc.unsat = not all(clauses)
     enc.nvars = nv
     enc.clauses = clauses
-    if order:
-        enc._starts = (slo, shi)
     return enc
 
 
@@ -456,12 +487,12 @@ def solve_sat(
         enc = encode(puzzle, state, stop=stop, tables=tables)
         t1 = time.perf_counter()
         base: dict[str, Any] = {
-            "variables": enc.nvars, "clauses": len(enc.clauses), "encode_s": t1 - t0,
+            "variables": enc.nvars, "clauses": enc.nclauses, "encode_s": t1 - t0,
         }
         if enc.unsat:
             return SatOutcome("none", **base)
         name = ONE_SOLUTION_SOLVER if max_solutions == 1 else SOLVER_NAME
-        solver = _loaded(enc.clauses, stop, name)
+        solver = _loaded_encoding(enc, stop, name)
         if ONE_SOLUTION_PHASES if max_solutions == 1 else PROOF_PHASES:
             _set_phases(solver, puzzle, state, enc, tables, stop)
     except Stopped:
@@ -521,6 +552,47 @@ def _loaded(clauses: list[list[int]], stop: np.ndarray, name: str) -> Solver:
                     solver.append_formula(chunk)
                 elif not all(list(map(add, chunk))):
                     solver.solver.status = False  # as python-sat's add_clause records it
+    except BaseException:
+        solver.delete()
+        raise
+    return solver
+
+
+def _loaded_encoding(enc: Encoding, stop: np.ndarray, name: str) -> Solver:
+    """A solver (python-sat ``name``) holding the clauses of ``enc``, in their order.
+
+    MiniSat is given the order encoding straight from its arrays: every clause padded to
+    the longest one's length by repeating its last literal, all turned into lists by one
+    numpy call, a chunk at a time, and each list dropped once MiniSat holds its clause.
+    MiniSat's ``addClause`` sorts a clause's literals and drops repeated ones before it
+    stores it, so it stores the very clauses, in the same order, as from the unpadded
+    lists, and its search (every conflict count) is the same; what goes is the Python
+    loop that cut the arrays into clauses of each length and put them back in order (on
+    a tournament hand-over, as long as loading them), and the collector's later walk
+    over the thousands of lists that stayed alive. Other back-ends get ``enc.clauses``."""
+    if enc._csr is None:
+        return _loaded(enc.clauses, stop, name)
+    lits, cstart = enc._csr
+    sizes = np.diff(cstart)
+    solver = Solver(name=name)
+    add = _clause_adder(solver)
+    if add is None or SOLVER_OPTIONS.get(name) or not len(sizes) or sizes.min() < 1:
+        solver.delete()
+        return _loaded(enc.clauses, stop, name)
+    try:
+        upto = np.arange(int(sizes.max()))
+        with _gc_paused():
+            for c0 in range(0, len(sizes), _CHUNK):
+                if stop[0]:
+                    raise Stopped
+                # a chunk's literal positions, the last one repeated to the common length
+                # (made per chunk: for millions of clauses the whole table would be large)
+                last = sizes[c0 : c0 + _CHUNK, None] - 1
+                at = cstart[c0 : c0 + len(last), None] + np.minimum(upto, last)
+                rows = lits[at].tolist()
+                if not all(list(map(add, rows))):
+                    solver.solver.status = False  # as python-sat's add_clause records it
+                del rows
     except BaseException:
         solver.delete()
         raise
