@@ -220,16 +220,21 @@ def test_random_grids_solve_to_valid_pictures(case: tuple[Grid, int]) -> None:
         assert len(out.solutions) == 2 and out.solutions[0] != out.solutions[1]
 
 
-@settings(max_examples=60, deadline=None)
-@given(grids(), st.integers(0, 2**32 - 1))
-def test_random_states_are_respected(case: tuple[Grid, int], seed: int) -> None:
-    grid, _ = case
+def _puzzle_and_random_state(grid: Grid, seed: int) -> tuple[Puzzle, np.ndarray]:
+    """The grid's puzzle and a seeded random state that keeps the grid's colour in every
+    cell (so the grid stays a solution)."""
     p = Puzzle.from_grid(grid)
     rng = np.random.default_rng(seed)
     full = (1 << (p.ncolors + 1)) - 1
-    # a random mask that keeps the generating grid's colour in every cell
     masks = rng.integers(0, full + 1, size=grid.shape).astype(np.uint64)
     masks |= np.uint64(1) << grid.cells.astype(np.uint64)
+    return p, masks
+
+
+@settings(max_examples=60, deadline=None)
+@given(grids(), st.integers(0, 2**32 - 1))
+def test_random_states_are_respected(case: tuple[Grid, int], seed: int) -> None:
+    p, masks = _puzzle_and_random_state(case[0], seed)
     out = solve_sat(p, state=masks)
     assert out.status in ("unique", "multiple")
     for s in out.solutions:
@@ -378,12 +383,7 @@ def test_minisat_loaded_from_the_arrays_searches_as_from_the_lists(
     """The padded clauses MiniSat is loaded with straight from the encoder's arrays leave it
     holding what the clause lists give it: the same clauses and variables, and the same
     search, conflict for conflict (the counts are effort, and must not move)."""
-    grid, _ = case
-    p = Puzzle.from_grid(grid)
-    rng = np.random.default_rng(seed)
-    full = (1 << (p.ncolors + 1)) - 1
-    masks = rng.integers(0, full + 1, size=grid.shape).astype(np.uint64)
-    masks |= np.uint64(1) << grid.cells.astype(np.uint64)
+    p, masks = _puzzle_and_random_state(case[0], seed)
     _same_from_arrays_and_lists(p, None)
     _same_from_arrays_and_lists(p, masks)
 
