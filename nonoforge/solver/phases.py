@@ -107,24 +107,9 @@ def _bands(allow, lines, coff, stay, adv, flo, fhi, blo, bhi):
         flo[li, 0] = 0
         fhi[li, 0] = 0
         for i in range(n):
-            a = allow[first + i * stride]
-            lo = s_n
-            hi = -1
-            for s in range(s_n):
-                r = stay[c0 + s] and cur[s] and (a & 1) != 0
-                if not r and s > 0:
-                    d = adv[c0 + s - 1]
-                    if d >= 0 and cur[s - 1]:
-                        r = (a & 2) != 0 if d == 1 else (a & 1) != 0
-                nxt[s] = r
-                if r:
-                    if lo > s:
-                        lo = s
-                    hi = s
+            lo, hi = _forward_step(allow[first + i * stride], cur, nxt, stay, adv, c0, s_n)
             flo[li, i + 1] = lo
             fhi[li, i + 1] = hi
-            for s in range(s_n):
-                cur[s] = nxt[s]
         cur[:s_n] = False
         cur[s_n - 1] = True
         lo = s_n - 1
@@ -134,25 +119,55 @@ def _bands(allow, lines, coff, stay, adv, flo, fhi, blo, bhi):
         blo[li, n] = lo
         bhi[li, n] = s_n - 1
         for i in range(n - 1, -1, -1):
-            a = allow[first + i * stride]
-            lo = s_n
-            hi = -1
-            for s in range(s_n):
-                r = stay[c0 + s] and cur[s] and (a & 1) != 0
-                if not r:
-                    d = adv[c0 + s]
-                    if d >= 0 and cur[s + 1]:
-                        r = (a & 2) != 0 if d == 1 else (a & 1) != 0
-                nxt[s] = r
-                if r:
-                    if lo > s:
-                        lo = s
-                    hi = s
+            lo, hi = _backward_step(allow[first + i * stride], cur, nxt, stay, adv, c0, s_n)
             blo[li, i] = lo
             bhi[li, i] = hi
-            for s in range(s_n):
-                cur[s] = nxt[s]
     return smax
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _forward_step(a, cur, nxt, stay, adv, c0, s_n):
+    """One cell of :func:`_bands`' forward sweep: the states reachable after a cell whose
+    colours ``a`` allows, from those in ``cur`` (replaced by them); their lowest and
+    highest (``s_n``, -1 when none)."""
+    lo = s_n
+    hi = -1
+    for s in range(s_n):
+        r = stay[c0 + s] and cur[s] and (a & 1) != 0
+        if not r and s > 0:
+            d = adv[c0 + s - 1]
+            if d >= 0 and cur[s - 1]:
+                r = (a & 2) != 0 if d == 1 else (a & 1) != 0
+        nxt[s] = r
+        if r:
+            if lo > s:
+                lo = s
+            hi = s
+    for s in range(s_n):
+        cur[s] = nxt[s]
+    return lo, hi
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _backward_step(a, cur, nxt, stay, adv, c0, s_n):
+    """One cell of :func:`_bands`' backward sweep: the states from which the states in
+    ``cur`` (replaced by them) are reached across a cell ``a`` allows; lowest, highest."""
+    lo = s_n
+    hi = -1
+    for s in range(s_n):
+        r = stay[c0 + s] and cur[s] and (a & 1) != 0
+        if not r:
+            d = adv[c0 + s]
+            if d >= 0 and cur[s + 1]:
+                r = (a & 2) != 0 if d == 1 else (a & 1) != 0
+        nxt[s] = r
+        if r:
+            if lo > s:
+                lo = s
+            hi = s
+    for s in range(s_n):
+        cur[s] = nxt[s]
+    return lo, hi
 
 
 @njit(cache=True, nogil=True)
