@@ -34,8 +34,9 @@ __all__ = [
     "terminal_text",
     "write_atomic",
     "xml_chars",
-    "without_scipy",
     "xml_text",
+    "quick_exit",
+    "without_scipy",
 ]
 
 #: What a character we cannot keep is replaced with (U+FFFD REPLACEMENT CHARACTER).

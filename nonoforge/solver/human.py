@@ -66,6 +66,7 @@ import numpy as np
 from nonoforge import techniques
 from nonoforge.errors import PuzzleError
 from nonoforge.puzzle import Clue, Puzzle, cell_chars
+from nonoforge.solver.quick import fit_starts
 from nonoforge.solving import start_state
 
 __all__ = [
@@ -426,13 +427,7 @@ def _starts(masks: Sequence[int], ln: int, c: int, known: dict[tuple[int, int], 
         if ok is None:
             ok = sum(1 << i for i, m in enumerate(masks) if m >> c & 1)
             known[(-1, c)] = ok
-        got, sh = ok, 1  # halving: cells s .. s+2sh-1 from two runs of sh
-        while sh * 2 <= ln:
-            got &= got >> sh
-            sh *= 2
-        if sh < ln:
-            got &= got >> (ln - sh)
-        known[(ln, c)] = got
+        got = known[(ln, c)] = fit_starts(ok, ln)
     return got
 
 

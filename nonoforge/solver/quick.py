@@ -149,6 +149,21 @@ def _block_cover(
     return cover
 
 
+def fit_starts(cells: int, ln: int) -> int:
+    """The positions ``s`` (bits of an int) where a run of ``ln`` cells all in ``cells``
+    (bits of an int) starts: ``s .. s+ln-1`` all set. By halving: runs of ``2·sh`` from two
+    of ``sh``, then one shift for the rest, a few int operations for any length.
+
+    >>> bin(fit_starts(0b0111011, 2))
+    '0b11001'
+    """
+    t, sh = cells, 1
+    while sh * 2 <= ln:
+        t &= t >> sh
+        sh *= 2
+    return t & (t >> (ln - sh)) if sh < ln else t
+
+
 def bits_line_logic(masks: list[int], lens: list[int]) -> list[int] | None:
     """:func:`line_logic` on bitsets, one Python int for each set of positions: the same
     answers (complete line logic has one), 2-4 times as fast on lines of 20-60 cells.
@@ -194,13 +209,6 @@ def bits_line_logic(masks: list[int], lens: list[int]) -> list[int] | None:
             sh <<= 1
         return g
 
-    def runs(ln: int) -> int:  # positions s where cells s .. s+ln-1 may all be black
-        t, sh = kb, 1
-        while sh * 2 <= ln:
-            t &= t >> sh
-            sh *= 2
-        return t & (t >> (ln - sh)) if sh < ln else t
-
     def smear(v: int, ln: int) -> int:  # cells s .. s+ln-1 for every s in v
         c, sh = v, 1
         while sh * 2 <= ln:
@@ -208,7 +216,7 @@ def bits_line_logic(masks: list[int], lens: list[int]) -> list[int] | None:
             sh *= 2
         return c | (c << (ln - sh)) if sh < ln else c
 
-    fits = [runs(ln) for ln in lens]
+    fits = [fit_starts(kb, ln) for ln in lens]  # where each block may start, all black
     f = fill_right(1)
     ends = [f]  # ends[j]: F[j]
     starts = []
