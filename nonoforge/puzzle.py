@@ -236,6 +236,24 @@ def key_of(canonical_text: str) -> str:
     return hashlib.sha256(canonical_text.encode()).hexdigest()[:16]
 
 
+def _clues_text(head: str, columns: Iterable[str], rows: Iterable[str]) -> str:
+    """:meth:`Puzzle.canonical_text` without givens: the head, then the columns' and the
+    rows' texts."""
+    return f"{head};{'/'.join(columns)};{'/'.join(rows)}"
+
+
+def bw_key(width: int, height: int, columns: Iterable[str], rows: Iterable[str]) -> str:
+    """The :attr:`Puzzle.key` of a black-and-white puzzle without givens, from its lines'
+    texts (each clue's lengths joined by dots, as :meth:`Puzzle.canonical_text` writes
+    them): for readers that have the texts already, so the blocks are not read again.
+
+    >>> p = Puzzle.from_clues([[1], [1]], [[2]])
+    >>> bw_key(1, 2, ["2"], ["1", "1"]) == p.key
+    True
+    """
+    return key_of(_clues_text(f"{width}x{height}", columns, rows))
+
+
 def _mono_text(clue: Clue) -> str:
     """A one-colour clue in :meth:`Puzzle.canonical_text`: its lengths joined by dots
     (mapped at C speed: a key is computed for every puzzle imported)."""
@@ -652,7 +670,7 @@ class Puzzle:
         head = f"{self.width}x{self.height}"
         if not mono:
             head += ";" + ",".join(self.palette[c].hex for c in used)
-        text = f"{head};{'/'.join(map(line, self.columns))};{'/'.join(map(line, self.rows))}"
+        text = _clues_text(head, map(line, self.columns), map(line, self.rows))
         if self.givens:  # a puzzle without givens keeps the key it always had
             text += ";g=" + " ".join(f"{r},{c},{remap.get(k, 0)}" for r, c, k in self.givens)
         return text
@@ -861,11 +879,13 @@ __all__ = [
     "Meta",
     "Palette",
     "Puzzle",
+    "bw_key",
     "cell_chars",
     "clue_of",
     "draw",
     "drawn_cell",
     "format_clue",
+    "key_of",
     "min_length",
     "parse_rgb",
 ]

@@ -49,7 +49,7 @@ from nonoforge.formats.base import (
     register,
     strict,
 )
-from nonoforge.puzzle import Block, Clue, Grid, Meta, Palette, Puzzle, key_of
+from nonoforge.puzzle import Block, Clue, Grid, Meta, Palette, Puzzle, bw_key
 
 _BW = Palette.bw()
 
@@ -221,8 +221,7 @@ def _puzzle(
     if painted_rows == painted_cols:
         # the key from the lines' texts (one-colour clues, columns first, as
         # Puzzle.canonical_text writes them), not from the blocks again
-        key = key_of(f"{side}x{side};{'/'.join(map(_KEYED, done[:side]))};"
-                     f"{'/'.join(map(_KEYED, done[side:]))}")
+        key = bw_key(side, side, map(_KEYED, done[:side]), map(_KEYED, done[side:]))
         if goal is None:
             return Puzzle.trusted(rows, cols, _BW, meta, key=key)
         if goal.grid.shape == (side, side) and _draws(goal.cells, side, done):

@@ -15,7 +15,7 @@ from nonoforge.formats.rofl.kernels import (
     _kernels,
     model_tables,
 )
-from nonoforge.puzzle import COLOR_CHARS, Block, Color, Grid, Meta, Palette, Puzzle, key_of
+from nonoforge.puzzle import COLOR_CHARS, Block, Color, Grid, Meta, Palette, Puzzle, bw_key
 
 #: Largest width or height a record may declare (real puzzles stay under a few hundred).
 MAX_SIDE = 1 << 24
@@ -390,7 +390,7 @@ def _bw_puzzle(
     for c in counts.tolist():
         texts.append(".".join(words[i : i + c]))
         i += c
-    key = key_of(f"{width}x{height};{'/'.join(texts[height:])};{'/'.join(texts[:height])}")
+    key = bw_key(width, height, texts[height:], texts[:height])
     return Puzzle.trusted(tuple(lines[:height]), tuple(lines[height:]), palette, meta, goal,
                           key=key)
 
