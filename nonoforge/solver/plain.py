@@ -281,19 +281,19 @@ class _Run:
 
     def schedule(self, line: int) -> None:
         """``_schedule``: wait in the next generation unless waiting already."""
-        if not self.waits[line]:
-            self.waits[line] = True
-            self.score[line] = 1
-            self.nxt.append(line)
-        else:
-            self.score[line] += 1
+        self._wait(line, self.nxt)
 
     def schedule_now(self, line: int) -> None:
         """``_schedule_now``: wait in this generation unless waiting already."""
+        self._wait(line, self.cur)
+
+    def _wait(self, line: int, generation: list[int]) -> None:
+        """``line`` joins ``generation`` unless it waits already; either way its score
+        (how many of its cells changed since it was last solved) goes up."""
         if not self.waits[line]:
             self.waits[line] = True
             self.score[line] = 1
-            self.cur.append(line)
+            generation.append(line)
         else:
             self.score[line] += 1
 
@@ -303,10 +303,7 @@ class _Run:
         self.schedule_now(self.h + cell - r * self.w)
 
     def clear_schedule(self) -> None:
-        for line in self.cur:
-            self.waits[line] = False
-            self.score[line] = 0
-        for line in self.nxt:
+        for line in (*self.cur, *self.nxt):
             self.waits[line] = False
             self.score[line] = 0
         self.cur = []
