@@ -10,7 +10,7 @@ import random
 import numpy as np
 import pytest
 from conftest import shared_path
-from hypothesis import assume, event, given, settings
+from hypothesis import assume, event, example, given, settings
 from hypothesis import strategies as st
 
 from nonoforge.errors import SolverError
@@ -490,13 +490,15 @@ def test_lines_past_126_cells_in_the_engine() -> None:
 @settings(max_examples=25, deadline=None)
 @given(st.integers(63, 126), st.integers(4, 14), st.integers(0, 2**32 - 1),
        st.sampled_from([0.35, 0.5, 0.65]), st.sampled_from(["probe", "search"]))
+@example(63, 4, 11176, 0.5, "probe")  # summing narrows 2 cells: 8 probes against 9
 def test_long_lines_in_the_engine(h: int, w: int, seed: int, density: float,
                                   strategy: str) -> None:
     """The engine's long black-and-white lines (two words, through the line cache) reach
     exactly the fixed points of the colour path (no cache): the same picture with a third,
     unused palette colour. The root's first sweep strips that colour from every cell (so
     the root's line counts differ); from the root's fixed point on both do the very same
-    probes and nodes: same verdict, solutions, root state and probing counts."""
+    probes and nodes: same verdict, solutions, root state and probing counts -- unless
+    parity summing, which the colour path does not have, narrowed cells."""
     rng = np.random.default_rng(seed)
     g = Grid((rng.random((h, w)) < density).astype(np.uint8))
     if rng.random() < 0.5:
@@ -511,8 +513,14 @@ def test_long_lines_in_the_engine(h: int, w: int, seed: int, density: float,
     assert a.solutions == b.solutions
     for sol in a.solutions:
         assert sol.matches(bw)
-    assert np.array_equal(a.state, b.state & np.uint64(3))
     ea, eb = a.effort, b.effort
+    if ea.get("cells_by_sum", 0):
+        # parity summing (solver 1.4) runs on black-and-white puzzles only: where it
+        # narrowed cells, the colour copy reaches them by probing or not at all, so the
+        # fixed points differ by design (h=63, w=4, seed=11176, 0.5, probe: 8 probes
+        # against 9); the verdicts and solutions above must still agree
+        return
+    assert np.array_equal(a.state, b.state & np.uint64(3))
     assert eb["cache_hits"] == 0
     for key in ("probes", "probe_assumptions", "probe_contradictions", "cells_by_probe",
                 "nodes", "backtracks", "max_depth"):
