@@ -610,10 +610,12 @@ def _loaded_encoding(enc: Encoding, stop: np.ndarray, name: str) -> Solver:
                 # (made per chunk: for millions of clauses the whole table would be large)
                 last = sizes[c0 : c0 + _CHUNK, None] - 1
                 at = cstart[c0 : c0 + len(last), None] + np.minimum(upto, last)
-                rows = lits[at].tolist()
-                if not all(list(map(add, rows))):
+                # one flat list, cut into clauses by zip: a 2-D tolist made a row array
+                # per clause, three times the time; zip hands MiniSat one tuple, reused
+                flat = iter(lits[at].ravel().tolist())
+                if not all(list(map(add, zip(*[flat] * len(upto))))):
                     solver.solver.status = False  # as python-sat's add_clause records it
-                del rows
+                del flat
     except BaseException:
         solver.delete()
         raise
