@@ -613,7 +613,7 @@ def _loaded_encoding(enc: Encoding, stop: np.ndarray, name: str) -> Solver:
                 # one flat list, cut into clauses by zip: a 2-D tolist made a row array
                 # per clause, three times the time; zip hands MiniSat one tuple, reused
                 flat = iter(lits[at].ravel().tolist())
-                if not all(list(map(add, zip(*[flat] * len(upto))))):
+                if not all(list(map(add, zip(*[flat] * len(upto), strict=False)))):
                     solver.solver.status = False  # as python-sat's add_clause records it
                 del flat
     except BaseException:
@@ -622,7 +622,7 @@ def _loaded_encoding(enc: Encoding, stop: np.ndarray, name: str) -> Solver:
     return solver
 
 
-def _clause_adder(solver: Solver) -> Callable[[list[int]], bool] | None:
+def _clause_adder(solver: Solver) -> Callable[[Sequence[int]], bool] | None:
     """MiniSat's own add-clause function bound to ``solver``'s instance, or None (another
     back-end: its ``append_formula`` is used).
 
