@@ -31,16 +31,51 @@ def test_an_armed_alarm_past_its_deadline_fires_with_its_arguments() -> None:
     assert got == [7]
 
 
-def test_no_deadline_means_no_timer_and_leaving_cancels() -> None:
+def test_no_deadline_means_no_alarm_and_leaving_cancels() -> None:
     fired = threading.Event()
     with Alarm(None, fired.set) as alarm:
         alarm.arm()
-        assert alarm._timer is None  # no deadline: no thread at all
+        assert not alarm.armed  # no deadline: nothing waits
     # A deadline far off, so that a paused test (a loaded CI machine) cannot pass it before
-    # the block is left; leaving must end the timer's thread without calling fn.
+    # the block is left; leaving must cancel it without calling fn.
     with Alarm(time.monotonic() + 600, fired.set) as alarm:
         alarm.arm()
-        timer = alarm._timer
-        assert timer is not None and timer.is_alive()
-    timer.join(30)
-    assert not timer.is_alive() and not fired.is_set()  # left before the deadline: cancelled
+        assert alarm.armed
+    assert not alarm.armed
+    assert not fired.wait(0.2)
+
+
+def test_an_alarm_armed_after_a_later_one_still_fires_first() -> None:
+    """One watcher thread serves every alarm: a nearer deadline armed while it waits for
+    a far one wakes it."""
+    far = threading.Event()
+    near = threading.Event()
+    with Alarm(time.monotonic() + 600, far.set).arm(), \
+            Alarm(time.monotonic() + 0.05, near.set).arm():
+        assert near.wait(30)  # a hang guard only
+    assert not far.is_set()
+
+
+def test_many_cancelled_alarms_neither_fire_nor_pile_up() -> None:
+    from nonoforge.solver import alarm as A  # noqa: N812
+
+    fired = threading.Event()
+    for _ in range(1000):
+        with Alarm(time.monotonic() + 600, fired.set) as a:
+            a.arm()
+    assert len(A._watcher._heap) < 300  # pruned as they are cancelled
+    last = threading.Event()
+    with Alarm(time.monotonic() - 1, last.set).arm():
+        assert last.wait(30)
+    assert not fired.is_set()
+
+
+def test_a_cancelled_alarm_never_fires_after_cancel_returns() -> None:
+    """fn runs holding the watcher's lock, so once cancel() has returned it is over."""
+    calls: list[int] = []
+    for i in range(200):
+        a = Alarm(time.monotonic(), calls.append, i).arm()
+        a.cancel()
+        n = len(calls)
+        time.sleep(0.0005)
+        assert len(calls) == n

@@ -79,11 +79,19 @@ SEARCH_MANY = SearchOptions()
 
 def _checked(puzzle: Puzzle, grids: list[Grid]) -> list[Grid]:
     """The grids, each verified against the clues and the givens (a failure here is a
-    solver bug)."""
+    solver bug), each once."""
+    for g in grids:
+        verify_solution(puzzle, g)
+    return _distinct(grids)
+
+
+def _distinct(grids: list[Grid]) -> list[Grid]:
+    """The grids without repeats, in order: for grids already verified where they were
+    made (the engine's, as it collects them, and the SAT back-end's, as it decodes them),
+    whose second check cost a hand-over as much as reading its model."""
     out: list[Grid] = []
     seen: set[Grid] = set()
     for g in grids:
-        verify_solution(puzzle, g)
         if g not in seen:
             seen.add(g)
             out.append(g)
@@ -460,12 +468,12 @@ def _sat_fallback(
     c = costs or WorkCosts()
     conflicts = None if budget is None else (budget - c.charged(effort)) // c.conflict
     if conflicts is not None and conflicts < 0:
-        return Verdict.BUDGET, _checked(puzzle, grids)[:max_solutions]
+        return Verdict.BUDGET, _distinct(grids)[:max_solutions]
     out = _solve_sat(puzzle, w.root_state(), max_solutions, deadline, conflicts, w.t)
     effort["sat_conflicts"] = int(out.conflicts)
     effort["sat_decisions"] = int(out.decisions)
     effort["work"] += SAT_CONFLICT_WORK * int(out.conflicts)
-    found = _checked(puzzle, [*grids, *out.solutions])[:max_solutions]
+    found = _distinct([*grids, *out.solutions])[:max_solutions]
     return _sat_status(out.status, found, max_solutions), found
 
 
@@ -490,7 +498,7 @@ def _solve_sat_only(
 
     conflicts = None if budget is None else budget // SAT_CONFLICT_WORK
     out = _solve_sat(puzzle, start, max_solutions, deadline, conflicts, Tables.of(puzzle))
-    grids = _checked(puzzle, list(out.solutions)[:max_solutions])
+    grids = _distinct(list(out.solutions)[:max_solutions])
     if Verdict(out.status) is Verdict.UNIQUE and grids:
         state = (np.uint64(1) << grids[0].cells.astype(np.uint64)).astype(np.uint64)
     elif start is not None:

@@ -50,7 +50,7 @@ from nonoforge.puzzle import Clue, Grid, Puzzle
 from nonoforge.solver import cnf
 from nonoforge.solver.alarm import Alarm
 from nonoforge.solver.cnf import FALSE, TRUE
-from nonoforge.solver.result import check_colours
+from nonoforge.solver.result import check_colours, verify_solution
 from nonoforge.solver.tables import Tables
 
 #: The CDCL solver python-sat runs. On the CNFs the ``auto`` strategy hands over from the
@@ -135,7 +135,7 @@ class Encoding:
     """
 
     __slots__ = ("height", "width", "nvars", "unsat", "_clauses", "_csr", "_lits", "_free",
-                 "_starts")
+                 "_starts", "_reading")
 
     def __init__(self, height: int, width: int, lits: np.ndarray) -> None:
         self.height = height
@@ -153,6 +153,9 @@ class Encoding:
         self._starts: tuple[np.ndarray, np.ndarray] | None = None
         #: cells with two or more possible colours (the others are constants).
         self._free = (lits != FALSE).sum(axis=1) >= 2
+        #: how a model is read (:meth:`_reader`), made on the first model.
+        self._reading: tuple[np.ndarray, tuple[np.ndarray, ...], list[int], np.ndarray] | None
+        self._reading = None
 
     @property
     def clauses(self) -> list[list[int]]:
@@ -175,25 +178,45 @@ class Encoding:
             return len(self._csr[1]) - 1
         return len(self._clauses)
 
+    def _reader(self) -> tuple[np.ndarray, tuple[np.ndarray, ...], list[int], np.ndarray]:
+        """What reading a model needs, made once per encoding: the (cell, colour) pairs
+        already true, where the variable pairs are, the model positions of their variables
+        and whether each pair is the variable's positive literal."""
+        if self._reading is None:
+            lits = self._lits
+            var = (lits != TRUE) & (lits != FALSE)
+            where = np.nonzero(var)
+            vlits = lits[where]
+            self._reading = (lits == TRUE, where, (np.abs(vlits) - 1).tolist(), vlits > 0)
+        return self._reading
+
     def _colours(self, model: Sequence[int]) -> np.ndarray:
-        """The colour of every cell under ``model``."""
-        lits = self._lits
-        truth = lits == TRUE
-        var = (lits != TRUE) & (lits != FALSE)
-        if var.any():
-            values = np.asarray(model, dtype=np.int64) > 0
-            idx = np.where(var, np.abs(lits) - 1, 0)
-            truth |= var & (values[idx] == (lits > 0))
+        """The colour of every cell under ``model`` (python-sat's model: ``model[v - 1]`` is
+        ``v`` or ``-v``). Only the cells' variables are read, not the whole model (the
+        order encoding's start variables are most of it)."""
+        fixed, where, at, positive = self._reader()
+        truth = fixed.copy()
+        if at:
+            values = np.fromiter(map(model.__getitem__, at), dtype=np.int64, count=len(at))
+            truth[where] = (values > 0) == positive
         return truth.argmax(axis=1)
 
     def decode(self, model: Sequence[int]) -> Grid:
         """The grid a satisfying assignment (python-sat's model list) describes."""
-        return Grid(self._colours(model).reshape(self.height, self.width))
+        return self._grid(self._colours(model))
+
+    def _grid(self, colours: np.ndarray) -> Grid:
+        """The grid of every cell's colour (:meth:`_colours`)."""
+        return Grid(colours.reshape(self.height, self.width))
 
     def blocking_clause(self, model: Sequence[int]) -> list[int]:
         """A clause that every assignment of the cells except this model's satisfies."""
+        return self._blocking(self._colours(model))
+
+    def _blocking(self, colours: np.ndarray) -> list[int]:
+        """:meth:`blocking_clause` of the model whose cells have ``colours``."""
         free = np.flatnonzero(self._free)
-        return (-self._lits[free, self._colours(model)[free]]).tolist()
+        return (-self._lits[free, colours[free]]).tolist()
 
     @property
     def free_cells(self) -> int:
@@ -511,19 +534,17 @@ def solve_sat(
             elif not result:
                 status = "unique" if solutions else "none"
             else:
-                model = solver.get_model()
-                grid = enc.decode(model)
-                if not grid.matches(puzzle):  # pragma: no cover - an encoder bug
-                    raise SolverError("SAT model does not reproduce the clues (encoder bug)")
-                solutions.append(grid)
-                blocking = enc.blocking_clause(model)
-                if not blocking:
+                # the cells' colours read once, for the grid and the blocking clause
+                colours = enc._colours(solver.get_model())
+                # checked here, once: the solver's entry point keeps it as it is
+                solutions.append(verify_solution(puzzle, enc._grid(colours)))
+                if not enc._free.any():
                     status = "unique"  # every cell was fixed: there is nothing else
                 elif len(solutions) >= max_solutions:
                     # max_solutions == 1 asks for one solution, not for a proof.
                     status = "multiple" if len(solutions) >= 2 else "unique"
-                else:
-                    solver.add_clause(blocking)
+                else:  # a clause over the free cells (not empty: some cell is free)
+                    solver.add_clause(enc._blocking(colours))
         stats = solver.accum_stats()
     return SatOutcome(
         status,
@@ -589,17 +610,19 @@ def _loaded_encoding(enc: Encoding, stop: np.ndarray, name: str) -> Solver:
                 # (made per chunk: for millions of clauses the whole table would be large)
                 last = sizes[c0 : c0 + _CHUNK, None] - 1
                 at = cstart[c0 : c0 + len(last), None] + np.minimum(upto, last)
-                rows = lits[at].tolist()
-                if not all(list(map(add, rows))):
+                # one flat list, cut into clauses by zip: a 2-D tolist made a row array
+                # per clause, three times the time; zip hands MiniSat one tuple, reused
+                flat = iter(lits[at].ravel().tolist())
+                if not all(list(map(add, zip(*[flat] * len(upto), strict=False)))):
                     solver.solver.status = False  # as python-sat's add_clause records it
-                del rows
+                del flat
     except BaseException:
         solver.delete()
         raise
     return solver
 
 
-def _clause_adder(solver: Solver) -> Callable[[list[int]], bool] | None:
+def _clause_adder(solver: Solver) -> Callable[[Sequence[int]], bool] | None:
     """MiniSat's own add-clause function bound to ``solver``'s instance, or None (another
     back-end: its ``append_formula`` is used).
 
