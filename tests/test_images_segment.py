@@ -63,8 +63,15 @@ def test_too_small_too_large_or_unsure_is_no_shape() -> None:
     assert not shape_of(np.zeros((40, 40))).shaped
 
 
-def test_without_the_model_nothing_changes(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+def test_a_variable_naming_no_file_is_one_clear_error(monkeypatch: pytest.MonkeyPatch,
+                                                      tmp_path) -> None:
     monkeypatch.setenv(MODEL_ENV, str(tmp_path / "absent.onnx"))
+    with pytest.raises(ImageError, match="names no file"):
+        subject_mask(np.ones((40, 40, 4)))
+
+
+def test_without_the_model_nothing_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(MODEL_ENV, "")  # turned off, as where it is not installed
     camera = skimage.data.camera()
     assert segment.model_path() is None
     assert subject_mask(np.dstack([camera / 255.0] * 3 + [np.ones(camera.shape)])) is None

