@@ -77,6 +77,7 @@ def test_a_variable_naming_no_file_is_one_clear_error(monkeypatch: pytest.Monkey
         subject_mask(np.ones((40, 40, 4)))
 
 
+@pytest.mark.slow  # auto scores every style of the camera man: about 5 s
 def test_the_model_turned_off_draws_as_before_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(MODEL_ENV, "")  # turned off
     camera = skimage.data.camera()
@@ -145,6 +146,7 @@ def test_a_cup_from_above_is_drawn_from_the_whole_picture() -> None:
     assert found[0].solidity > MAX_SOLIDITY and not found[0].summary()["shaped"]
 
 
+@pytest.mark.slow  # three pictures drawn (two shapes, an outline): 5-9 s
 def test_auto_draws_the_shape_deterministically_and_says_why() -> None:
     opts = GenerateOptions(QuantiseOptions(size=(20, 20)), style=Style.AUTO)
     a = generate(skimage.data.camera(), opts)

@@ -866,8 +866,8 @@ def _subject_shape(
     from nonoforge.images import segment
 
     picture = opts.quantise
-    if (opts.style not in (Style.AUTO, Style.SILHOUETTE) or not pre.photo
-            or picture.colors > 1 or picture.fill is not None or picture.photo):
+    if (opts.style not in (Style.AUTO, Style.SILHOUETTE) or not _bw_photo(pre, picture)
+            or picture.photo):
         return None, None
     if progress is not None:
         progress("finding the subject" + ("" if segment.loaded() else
@@ -880,6 +880,12 @@ def _subject_shape(
     return found[0], prepare(cut, picture)
 
 
+def _bw_photo(pre: Prepared, picture: QuantiseOptions) -> bool:
+    """Whether ``pre`` is a photo drawn in black and white by threshold (no colours, no
+    fill): the pictures the styles and the subject model draw; others are silhouettes."""
+    return pre.photo and picture.colors == 1 and picture.fill is None
+
+
 def _draw(
     rgba: np.ndarray, pre: Prepared, opts: GenerateOptions, solver: Solver | None,
     progress: Callable[[str], None] | None,
@@ -890,12 +896,11 @@ def _draw(
     highest score after repair (it stops once one scores at least what the next scored as
     drawn); the best scored as drawn when none is accepted. The background's colours are
     None for the silhouette alone."""
-    style = opts.style
+    style, why = opts.style, StyleReason.ASKED
     picture = opts.quantise
-    why = StyleReason.SCORES if style is Style.AUTO else StyleReason.ASKED
-    if style is Style.AUTO and (picture.colors > 1 or picture.fill is not None
-                                or not pre.photo):
-        style, why = Style.SILHOUETTE, StyleReason.NOT_A_BW_PHOTO
+    if style is Style.AUTO:
+        style, why = ((Style.AUTO, StyleReason.SCORES) if _bw_photo(pre, picture)
+                      else (Style.SILHOUETTE, StyleReason.NOT_A_BW_PHOTO))
     scores: dict[str, float] = {}
     ground = None
     if style is Style.SILHOUETTE:
