@@ -20,9 +20,9 @@ chose, each style's structure score (docs/images.md, "Styles"), edits, CPU; then
 the accepted rate and the CPU median. With ``--montage`` it first draws each photo in every
 style at 30x30 (source | silhouette | outline | tones | auto) and prints, per style, the
 structure measure beside SSIM, and whether the two measures pick the same style. With the
-optional subject model installed (``pip install '.[subject]'``; docs/images.md, "The
-subject's shape from a trained model") auto and silhouette draw a shaped subject cut out of
-its ground, said as "(the subject's shape)"; ``NONOFORGE_SUBJECT_MODEL=`` turns it off.
+subject model (shipped with nonoforge; docs/images.md, "The subject's shape from a trained
+model") auto and silhouette draw a shaped subject cut out of its ground, said as "(the
+subject's shape)"; ``NONOFORGE_SUBJECT_MODEL=`` turns it off.
 
 The other projects' photos are read from ``--photo-dir`` (default ``../bench-photos``
 beside the checkout, or ``$NONOFORGE_BENCH_PHOTOS``); photos absent there are skipped with
