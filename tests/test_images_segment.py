@@ -77,7 +77,6 @@ def test_a_variable_naming_no_file_is_one_clear_error(monkeypatch: pytest.Monkey
         subject_mask(np.ones((40, 40, 4)))
 
 
-@pytest.mark.slow  # auto scores every style of the camera man: about 5 s
 def test_the_model_turned_off_draws_as_before_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(MODEL_ENV, "")  # turned off
     camera = skimage.data.camera()
