@@ -166,9 +166,9 @@ def test_a_work_budget_ends_the_repair_at_the_same_point_every_time() -> None:
 
 
 def test_progress_says_the_attempt_and_the_round_and_changes_nothing() -> None:
-    """``progress`` hears each attempt start and each repair round (edits and budgets
-    used), and the puzzle is the one made without it (the silhouette style: its attempts
-    are the quantiser's)."""
+    """``progress`` hears the subject model asked, each attempt start and each repair
+    round (edits and budgets used), and the puzzle is the one made without it (the
+    silhouette style: its attempts are the quantiser's)."""
     from nonoforge.images.generate import GenerateOptions
     from nonoforge.images.styles import Style
 
@@ -178,6 +178,9 @@ def test_progress_says_the_attempt_and_the_round_and_changes_nothing() -> None:
     g = generate(img, opts, progress=lines.append)
     assert g.puzzle.key == generate(img, opts).puzzle.key
     rounds = g.repair.rounds
+    # the subject model is asked (and its first load in a process said: "loading ...")
+    assert lines[1].startswith("finding the subject")
+    del lines[1]
     assert rounds >= 2 and lines[:2] == ["preparing the picture", "attempt 1/4: quantising"]
     assert [line.split(":")[1] for line in lines[2:]] == [
         f" repair round {k}" for k in range(1, rounds + 1)]

@@ -165,3 +165,19 @@ def test_auto_draws_the_shape_deterministically_and_says_why() -> None:
     c = generate(skimage.data.camera(), GenerateOptions(QuantiseOptions(size=(20, 20)),
                                                         style=Style.OUTLINE))
     assert not c.subject_shape
+
+
+def test_the_models_first_load_is_announced_once() -> None:
+    """A newcomer's first photo waits for onnxruntime and the model (about 0.7 s): the
+    progress line says so, and only the first time in a process."""
+    segment._session.cache_clear()  # as in a fresh process
+    assert not segment.loaded()
+    opts = GenerateOptions(QuantiseOptions(size=(12, 12)))
+    first: list[str] = []
+    a = generate(skimage.data.coffee(), opts, progress=first.append)
+    assert segment.loaded()
+    again: list[str] = []
+    b = generate(skimage.data.coffee(), opts, progress=again.append)
+    assert "finding the subject (loading the subject model, once: about 1 s)" in first
+    assert "finding the subject" in again and not any("loading" in line for line in again)
+    assert a.puzzle.key == b.puzzle.key
