@@ -19,7 +19,10 @@ below) at 20/30/45 cells, black-and-white, and prints per photo: accepted, the s
 chose, each style's structure score (docs/images.md, "Styles"), edits, CPU; then per size
 the accepted rate and the CPU median. With ``--montage`` it first draws each photo in every
 style at 30x30 (source | silhouette | outline | tones | auto) and prints, per style, the
-structure measure beside SSIM, and whether the two measures pick the same style.
+structure measure beside SSIM, and whether the two measures pick the same style. With the
+subject model (shipped with nonoforge; docs/images.md, "The subject's shape from a trained
+model") auto and silhouette draw a shaped subject cut out of its ground, said as "(the
+subject's shape)"; ``NONOFORGE_SUBJECT_MODEL=`` turns it off.
 
 The other projects' photos are read from ``--photo-dir`` (default ``../bench-photos``
 beside the checkout, or ``$NONOFORGE_BENCH_PHOTOS``); photos absent there are skipped with
@@ -326,7 +329,7 @@ def styles_montage(path: str, imgs: list[tuple[str, object]], size: int = 30) ->
             g = generate(img, GenerateOptions(QuantiseOptions(size=(size, size)), style=style))
             if style is Style.AUTO:
                 autos.append((g.accepted, time.process_time() - c0, g.style.value,
-                              g.puzzle.width, g.puzzle.height))
+                              g.puzzle.width, g.puzzle.height, g.subject_shape))
             assert g.puzzle.goal is not None
             tiles.append(solution_png(g.puzzle.goal, g.puzzle.palette, tile // size))
             s = g.summary()
@@ -339,7 +342,8 @@ def styles_montage(path: str, imgs: list[tuple[str, object]], size: int = 30) ->
             f"{f'{figures[k][0]:.3f}/{figures[k][1]:.3f}' + ('' if figures[k][2] else ' NO'):>22}"
             for k in ("silhouette", "outline", "tones"))
             + f"{figures['auto'][3]:>12}{by_ssim:>12}"
-            + f"  auto {autos[-1][3]}x{autos[-1][4]} cpu {autos[-1][1]:.2f}", flush=True)
+            + f"  auto {autos[-1][3]}x{autos[-1][4]} cpu {autos[-1][1]:.2f}"
+            + ("  (the subject's shape)" if autos[-1][5] else ""), flush=True)
         row = Image.new("RGB", (sum(t.width for t in tiles) + 8 * len(tiles), tile), "white")
         x = 0
         for t in tiles:

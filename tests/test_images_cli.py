@@ -73,9 +73,29 @@ def test_generate_style_is_passed_and_reported(tmp_path: Path, picture: Path) ->
         assert r.exit_code == 0, r.output
         [row] = json.loads(r.stdout)
         assert row["style"] == style and row["style_scores"] == {}
+        assert row["style_by"] == "asked" and row["subject_shape"] is None  # not a photo
         assert 0.0 <= row["structure"] <= 1.0
     r = run("generate", str(picture), "--size", "20x20", "--out", str(tmp_path / "text"))
     assert "(silhouette)" in r.stdout  # auto on a picture that is no photo
+
+
+def test_generate_json_says_why_a_photo_is_drawn_as_its_subjects_shape(
+        tmp_path: Path) -> None:
+    """The camera man's shape (the subject model, shipped with nonoforge) decides auto's
+    style: --json says it is a photo, drawn as a silhouette because of the subject's shape,
+    and gives the facts the rule held against its limits."""
+    import skimage.data
+
+    src = tmp_path / "camera.png"
+    Image.fromarray(skimage.data.camera()).save(src)
+    r = run("generate", str(src), "--size", "20x20", "--style", "auto", "--json",
+            "--out", str(tmp_path))
+    assert r.exit_code == 0, r.output
+    [row] = json.loads(r.stdout)
+    assert row["photo"] is True and row["style"] == "silhouette"
+    assert row["style_by"] == "subject_shape" and row["style_scores"] == {}
+    shape = row["subject_shape"]
+    assert shape["shaped"] is True and shape["solidity"] <= shape["max_solidity"]
 
 
 def test_generate_default_non_file(tmp_path: Path, picture: Path) -> None:

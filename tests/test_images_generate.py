@@ -23,6 +23,7 @@ from nonoforge.images.generate import (
     repair,
 )
 from nonoforge.images.quantise import QuantiseOptions
+from nonoforge.images.segment import MODEL_ENV
 from nonoforge.puzzle import Grid, Palette, Puzzle
 from nonoforge.solver import solve
 from nonoforge.titles import readable
@@ -165,9 +166,9 @@ def test_a_work_budget_ends_the_repair_at_the_same_point_every_time() -> None:
 
 
 def test_progress_says_the_attempt_and_the_round_and_changes_nothing() -> None:
-    """``progress`` hears each attempt start and each repair round (edits and budgets
-    used), and the puzzle is the one made without it (the silhouette style: its attempts
-    are the quantiser's)."""
+    """``progress`` hears the subject model asked, each attempt start and each repair
+    round (edits and budgets used), and the puzzle is the one made without it (the
+    silhouette style: its attempts are the quantiser's)."""
     from nonoforge.images.generate import GenerateOptions
     from nonoforge.images.styles import Style
 
@@ -177,6 +178,9 @@ def test_progress_says_the_attempt_and_the_round_and_changes_nothing() -> None:
     g = generate(img, opts, progress=lines.append)
     assert g.puzzle.key == generate(img, opts).puzzle.key
     rounds = g.repair.rounds
+    # the subject model is asked (and its first load in a process said: "loading ...")
+    assert lines[1].startswith("finding the subject")
+    del lines[1]
     assert rounds >= 2 and lines[:2] == ["preparing the picture", "attempt 1/4: quantising"]
     assert [line.split(":")[1] for line in lines[2:]] == [
         f" repair round {k}" for k in range(1, rounds + 1)]
@@ -343,7 +347,8 @@ def test_the_images_package_loads_without_numba() -> None:
     assert run.stdout.strip() == "False"
 
 
-def test_an_icons_likeness_counts_its_cut_out_features_as_dark() -> None:
+def test_an_icons_likeness_counts_its_cut_out_features_as_dark(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """The bundled koala (an icon on a transparent background) in black and white is its
     head with the nose cut out. Its likeness was 0.05, the nose's hole averaged with the
     white around the head; the transparent cells are averaged apart now, and kept so
@@ -356,6 +361,7 @@ def test_an_icons_likeness_counts_its_cut_out_features_as_dark() -> None:
     holes = (g.repair.grid.cells == 0) & ~q.transparent
     assert holes.sum() >= 4  # the nose
     assert g.likeness > 0.8 and g.summary()["likeness"] > 0.8
+    monkeypatch.setenv(MODEL_ENV, "")  # with the subject model the man is cut out
     assert generate(skimage.data.camera(), size=(20, 20)).quantised.transparent is None
 
 

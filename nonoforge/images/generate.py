@@ -51,11 +51,12 @@ from nonoforge.images.quantise import (
     merge_crumbs,
     prepare,
 )
-from nonoforge.images.styles import DRAWN, Style
+from nonoforge.images.styles import DRAWN, Style, StyleReason
 from nonoforge.puzzle import Clue, Grid, Meta, Palette, Puzzle, clue_of
 from nonoforge.solving import TECHNIQUES, mask_counts
 
 if TYPE_CHECKING:  # the solver (and numba) load only when a puzzle is solved
+    from nonoforge.images.segment import SubjectShape
     from nonoforge.solver import SolveResult
     from nonoforge.solver.options import WorkCosts
 
@@ -569,6 +570,24 @@ class Generated:
     style_scores: dict[str, float] = field(default_factory=dict)
     #: the background's colours (Lab rows) saliency was measured against, when found
     ground: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: why the picture was drawn in ``style``: asked, auto's scores, the subject's shape, ...
+    style_by: StyleReason = StyleReason.ASKED
+    #: what the trained model found of a black-and-white photo's subject when ``auto`` or
+    #: ``silhouette`` asked it (:func:`~nonoforge.images.segment.find_shape`); None when
+    #: it was not asked (another style, colours, no photo) or is turned off
+    subject: SubjectShape | None = None
+
+    @property
+    def subject_shape(self) -> bool:
+        """Whether the picture is the silhouette of the subject's shape found by the trained
+        model, its ground left out (:attr:`~nonoforge.images.segment.SubjectShape.shaped`)."""
+        return self.style_by is StyleReason.SUBJECT_SHAPE
+
+    @property
+    def photo(self) -> bool:
+        """Whether the source was read as a photo. The subject's shape is drawn only from
+        photos, though its cut-out is then quantised as an icon (transparent ground)."""
+        return self.quantised.photo or self.subject_shape
 
     @property
     def givens(self) -> tuple[tuple[int, int, int], ...]:
@@ -637,12 +656,14 @@ class Generated:
             "colors_wanted": self.quantised.wanted_colors,
             "colors_note": self.colors_note,
             "closest_delta_e": None if closest is None else round(closest, 1),
-            "photo": self.quantised.photo,
+            "photo": self.photo,
             "likeness": None if np.isnan(like) else round(like, 4),
             "ssim": None if np.isnan(sim) else round(sim, 4),
             "structure": round(self.structure, 4),
             "style": self.style.value,
             "style_scores": {k: round(v, 4) for k, v in self.style_scores.items()},
+            "style_by": self.style_by.value,
+            "subject_shape": None if self.subject is None else self.subject.summary(),
             "specks": specks(cells),
             "empty_margins": empty_margins(cells),
             "accepted": self.accepted,
@@ -798,7 +819,15 @@ def generate(
     rgba = as_rgba(image)  # read once: the styles each fit it their own way
     # read, shrunk and (photos) smoothed once: only the crumbs differ between attempts
     pre = prepare(rgba, opts.quantise)
-    style, q, rep, scores, ground = _draw(rgba, pre, opts, solver, progress)
+    subject, shaped = _subject_shape(rgba, pre, opts, progress)
+    if shaped is not None:  # the subject's own shape, cut out of its ground
+        if progress is not None:
+            progress("drawing the subject's shape")
+        q, rep = _silhouette_attempts(shaped, opts, solver, progress)
+        scores: dict[str, float] = {}  # no style scored: the shape decided
+        style, ground, why = Style.SILHOUETTE, None, StyleReason.SUBJECT_SHAPE
+    else:
+        style, q, rep, scores, ground, why = _draw(rgba, pre, opts, solver, progress)
     if opts.quantise.crop:
         q, rep = _trim_edges(q, rep)
     if title is None and isinstance(image, str | os.PathLike):  # koala-20x20 -> Koala
@@ -820,23 +849,58 @@ def generate(
         ok, r = accept(puzzle, opts.max_technique, solver)
         rep = replace(rep, accepted=ok, status=r.status, technique=r.technique,
                       solves=rep.solves + 1, result=r)
-    return Generated(puzzle, q, rep, time.perf_counter() - t0, style, scores, ground)
+    return Generated(puzzle, q, rep, time.perf_counter() - t0, style, scores, ground,
+                     why, subject)
+
+
+def _subject_shape(
+    rgba: np.ndarray, pre: Prepared, opts: GenerateOptions,
+    progress: Callable[[str], None] | None,
+) -> tuple[SubjectShape | None, Prepared | None]:
+    """What the trained model finds of the subject when ``auto`` or ``silhouette`` draws a
+    black-and-white photo (:func:`~nonoforge.images.segment.find_shape`; None otherwise,
+    or with the model off), and, when that subject's shape says what it is, the picture
+    prepared again with the model's mask as its transparency: its silhouette is then drawn
+    alone, the ground left out. ``progress`` hears of the model's first load (the import
+    and the load, about 0.7 s, once a process)."""
+    from nonoforge.images import segment
+
+    picture = opts.quantise
+    if (opts.style not in (Style.AUTO, Style.SILHOUETTE) or not _bw_photo(pre, picture)
+            or picture.photo):
+        return None, None
+    if progress is not None:
+        progress("finding the subject" + ("" if segment.loaded() else
+                                          " (loading the subject model, once: about 1 s)"))
+    found = segment.find_shape(rgba)
+    if found is None or not found[0].shaped:
+        return (None if found is None else found[0]), None
+    cut = rgba.copy()
+    cut[..., 3] = np.where(found[1], rgba[..., 3], 0.0)
+    return found[0], prepare(cut, picture)
+
+
+def _bw_photo(pre: Prepared, picture: QuantiseOptions) -> bool:
+    """Whether ``pre`` is a photo drawn in black and white by threshold (no colours, no
+    fill): the pictures the styles and the subject model draw; others are silhouettes."""
+    return pre.photo and picture.colors == 1 and picture.fill is None
 
 
 def _draw(
     rgba: np.ndarray, pre: Prepared, opts: GenerateOptions, solver: Solver | None,
     progress: Callable[[str], None] | None,
-) -> tuple[Style, Quantised, Repair, dict[str, float], np.ndarray | None]:
+) -> tuple[Style, Quantised, Repair, dict[str, float], np.ndarray | None, StyleReason]:
     """The picture in the options' style, repaired: ``(style drawn, picture, repair,
-    auto's scores)``. ``auto`` scores each style's first picture and repairs them best
-    first, and keeps the accepted one of highest score after repair (it stops once one scores
-    at least what the next scored as drawn); the best scored as drawn when none is
-    accepted. Also the background's colours (None for the silhouette alone)."""
-    style = opts.style
+    auto's scores, the background's colours, why that style)``. ``auto`` scores each
+    style's first picture and repairs them best first, and keeps the accepted one of
+    highest score after repair (it stops once one scores at least what the next scored as
+    drawn); the best scored as drawn when none is accepted. The background's colours are
+    None for the silhouette alone."""
+    style, why = opts.style, StyleReason.ASKED
     picture = opts.quantise
-    if style is Style.AUTO and (picture.colors > 1 or picture.fill is not None
-                                or not pre.photo):
-        style = Style.SILHOUETTE
+    if style is Style.AUTO:
+        style, why = ((Style.AUTO, StyleReason.SCORES) if _bw_photo(pre, picture)
+                      else (Style.SILHOUETTE, StyleReason.NOT_A_BW_PHOTO))
     scores: dict[str, float] = {}
     ground = None
     if style is Style.SILHOUETTE:
@@ -858,7 +922,7 @@ def _draw(
                            key=lambda s: (-scores[s.value], DRAWN.index(s)))
             order = order or [Style.SILHOUETTE]  # which says why nothing can be drawn
         elif drawn[style] is None:  # nothing of it drawn: the silhouette, said by .style
-            order = [Style.SILHOUETTE]
+            order, why = [Style.SILHOUETTE], StyleReason.NOTHING_DRAWN
         else:
             order = [style]
         tried: list[tuple[float, Style, Quantised, Repair]] = []
@@ -877,7 +941,7 @@ def _draw(
                 break
         _, style, q, rep = max(tried, key=lambda t: t[0]) if any(
             t[0] >= 0 for t in tried) else tried[0]
-    return style, q, rep, scores, ground
+    return style, q, rep, scores, ground, why
 
 
 def _repair(q: Quantised, opts: GenerateOptions, solver: Solver | None,

@@ -67,6 +67,23 @@ class Style(StrEnum):
             raise UsageError(f"style must be one of {names}, got {text!r}") from None
 
 
+class StyleReason(StrEnum):
+    """Why a picture was drawn in the style it was (``generate --json``'s ``style_by``)."""
+
+    #: the style the options asked for
+    ASKED = "asked"
+    #: ``auto``: the accepted picture of the best structure score (``style_scores``)
+    SCORES = "scores"
+    #: ``auto`` or ``silhouette`` on a black-and-white photo: the trained model found a
+    #: subject whose shape says what it is, drawn alone as a silhouette (``subject_shape``)
+    SUBJECT_SHAPE = "subject_shape"
+    #: ``auto`` on a picture that is no black-and-white photo (colours, a fill, an icon):
+    #: the silhouette, the one style such pictures are drawn in
+    NOT_A_BW_PHOTO = "not_a_bw_photo"
+    #: the style asked for draws nothing of this picture: the silhouette instead
+    NOTHING_DRAWN = "nothing_drawn"
+
+
 #: The styles ``auto`` chooses among, in the order ties go.
 DRAWN = (Style.SILHOUETTE, Style.TONES, Style.OUTLINE)
 #: Colours the subject is quantised in to find its regions.
