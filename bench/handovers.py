@@ -11,6 +11,10 @@ slowest puzzles. Every solution is checked against the clues.
 
 ``--stages`` times the shipped hand-over stage by stage instead (encode, load, phase
 hints, search) and prints how many belief-propagation rounds the hints ran.
+``--schedules`` runs hint schedules side by side on the same hand-overs (hints CPU,
+search CPU, conflicts, rounds, per set):
+
+    .venv/bin/python bench/handovers.py --load /tmp/ho.pkl --schedules 100:0:1e-4,100:2:1e-4,-
 
 A back-end is ``minisat22`` (or any python-sat solver name: the shipped order encoding,
 one solution), ``NAME+regular`` (the automaton line encoding), ``NAME+bp`` (with the
@@ -320,7 +324,7 @@ def stages(items: list[Item]) -> None:
         half = np.full(allow.shape[0], 0.5)
         rounds.append(phases._propagate_beliefs(
             allow, t.lines, t.blen, t.height, phases.ROUNDS, phases.DAMPING, phases.SETTLED,
-            half.copy(), half.copy(), stop))
+            half.copy(), half.copy(), stop, phases.PATIENCE))
         coff, _, _, flo, fhi, _, _, _, _ = phases._plan(allow, t.lines, t.blen)
         for li in range(t.lines.shape[0]):
             n = int(t.lines[li, 2])
@@ -331,6 +335,62 @@ def stages(items: list[Item]) -> None:
     print(f"hint rounds: mean {r.mean():.1f}, all {phases.ROUNDS} (never settled) in "
           f"{int((r >= phases.ROUNDS).sum())}, under 20 in {int((r < 20).sum())}; "
           f"forward bands keep {band / max(1, full):.0%} of the chain states")
+
+
+def schedules(items: list[Item], specs: list[str]) -> None:
+    """The hint schedules ``specs`` side by side on the same hand-overs, each
+    ``ROUNDS:PATIENCE:SETTLED`` (the constants of :mod:`nonoforge.solver.phases`;
+    ``-`` for no hints at all), interleaved puzzle by puzzle: per set and in all, the
+    hints' CPU (timed as the hand-over runs them), MiniSat's search CPU, their sum, the
+    conflicts and the mean rounds run."""
+    from nonoforge.solver import phases
+    from nonoforge.solver.tables import Tables
+
+    saved = phases.ROUNDS, phases.PATIENCE, phases.SETTLED
+    stop = np.zeros(1, dtype=np.int64)
+    # spec -> set -> [hints CPU, search CPU, conflicts, rounds, hand-overs]
+    acc: dict[str, dict[str, list[float]]] = {s: {} for s in specs}
+    try:
+        for set_name, _, p, st in items:
+            t = Tables.of(p)
+            enc = sat.encode(p, st, tables=t)
+            for spec in specs:
+                row = acc[spec].setdefault(set_name, [0.0, 0.0, 0, 0, 0])
+                solver = sat._loaded_encoding(enc, stop, sat.ONE_SOLUTION_SOLVER)
+                c0 = time.process_time()
+                if spec != "-":
+                    r, pat, settled = spec.split(":")
+                    phases.ROUNDS, phases.PATIENCE = int(r), int(pat)
+                    phases.SETTLED = float(settled)
+                    lits = phases.phase_literals(t, st, enc)
+                    if lits:
+                        solver.set_phases(lits)
+                c1 = time.process_time()
+                assert solver.solve()
+                c2 = time.process_time()
+                row[0] += c1 - c0
+                row[1] += c2 - c1
+                row[2] += int(solver.accum_stats().get("conflicts", 0))
+                solver.delete()
+                if spec != "-":  # not timed: the rounds this schedule ran
+                    allow = (np.asarray(st).astype(np.uint64).ravel()
+                             & np.uint64(3)).astype(np.int64)
+                    half = np.full(allow.shape[0], 0.5)
+                    row[3] += phases._propagate_beliefs(
+                        allow, t.lines, t.blen, t.height, phases.ROUNDS, phases.DAMPING,
+                        phases.SETTLED, half.copy(), half.copy(), stop, phases.PATIENCE)
+                row[4] += 1
+    finally:
+        phases.ROUNDS, phases.PATIENCE, phases.SETTLED = saved
+    names = sorted({n for per in acc.values() for n in per})
+    print(f"{'schedule':<22} {'set':<10} {'hints':>7} {'search':>7} {'sum':>7} "
+          f"{'conflicts':>10} {'rounds':>6}")
+    for spec in specs:
+        per = acc[spec]
+        for n in [*names, "all"]:
+            v = ([sum(per[m][k] for m in names) for k in range(5)] if n == "all" else per[n])
+            print(f"{spec:<22} {n:<10} {v[0]:7.2f} {v[1]:7.2f} {v[0] + v[1]:7.2f} "
+                  f"{int(v[2]):>10,} {v[3] / max(1, v[4]):6.1f}", flush=True)
 
 
 def main() -> None:
@@ -348,6 +408,9 @@ def main() -> None:
     ap.add_argument("--stages", action="store_true",
                     help="CPU of each stage of the shipped hand-over (encode, load, hints, "
                     "search) and the hints' rounds, instead of the back-ends")
+    ap.add_argument("--schedules",
+                    help="hint schedules side by side instead, comma-separated, each "
+                    "ROUNDS:PATIENCE:SETTLED or - (no hints), e.g. 100:0:1e-4,100:2:1e-4")
     args = ap.parse_args()
     global MAX_SOLUTIONS
     MAX_SOLUTIONS = args.max_solutions
@@ -362,6 +425,11 @@ def main() -> None:
               flush=True)
         if args.save:
             args.save.write_bytes(pickle.dumps(items))
+    if args.schedules:
+        specs = args.schedules.split(",")
+        schedules(items[:1], specs)  # compiles and loads everything before timing
+        schedules(items, specs)
+        return
     if args.stages:
         stages(items[:1])  # compiles and loads everything before timing
         stages(items)

@@ -186,6 +186,7 @@ def solved_rows(files: list, timeout: float = 30.0) -> dict[str, dict]:
 HISTOGRAMS = {
     "1.3": {"jwilk-nin": (11, 126, 9, 5, 0), "survey-free": (1, 2, 3, 3, 3)},
     "1.4": {"jwilk-nin": (11, 123, 12, 4, 1), "survey-free": (2, 2, 3, 2, 3)},
+    "1.5": {"jwilk-nin": (11, 122, 13, 4, 1), "survey-free": (2, 2, 3, 2, 3)},
 }
 
 
@@ -340,6 +341,9 @@ EXAMPLE_GRADES = {
             "meaning": 2, "merka": 4, "mum": 4, "petro": 5, "skid": 2, "swing": 3},
     # parity summing decides edge with no probe (work 1,202 -> 539): grade 4 -> 1
     "1.4": {"bucks": 3, "cat": 2, "dancer": 1, "edge": 1, "knot": 3, "light": 5,
+            "meaning": 2, "merka": 4, "mum": 4, "petro": 5, "skid": 2, "swing": 3},
+    # hints that stop sooner move SAT effort only: every example grades as at 1.4
+    "1.5": {"bucks": 3, "cat": 2, "dancer": 1, "edge": 1, "knot": 3, "light": 5,
             "meaning": 2, "merka": 4, "mum": 4, "petro": 5, "skid": 2, "swing": 3},
 }
 

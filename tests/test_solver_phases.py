@@ -171,6 +171,40 @@ def test_a_set_stop_flag_or_a_large_start_table_cuts_the_hints(
     assert 0 < len(cells) < len(both) and cells == both[: len(cells)]
 
 
+def _rounds_and_phases(t: Tables, allow: np.ndarray, rounds: int, patience: int,
+                       settled: float = 0.0) -> tuple[int, np.ndarray]:
+    row = np.full(allow.shape[0], 0.5)
+    col = np.full(allow.shape[0], 0.5)
+    done = phases._propagate_beliefs(allow, t.lines, t.blen, t.height, rounds, phases.DAMPING,
+                                     settled, row, col, np.zeros(1, dtype=np.int64), patience)
+    return done, row + col > 1.0
+
+
+@pytest.mark.parametrize("patience", [1, 3, 5])
+def test_the_rounds_stop_once_no_phase_changed_for_patience_rounds(patience: int) -> None:
+    """With ``patience`` k the messages stop after the first k rounds in a row that turned
+    no open cell's phase: the phases at the stop are those k rounds before it, and with
+    no patience the same rounds run to the cap. Rounds are a count, so this is as
+    deterministic as the messages."""
+    stopped = 0
+    for seed in range(10):
+        p = random_bw_puzzle(200 + seed, 20, 20, 0.5)
+        t = Tables.of(p)
+        allow = np.full(400, 3, dtype=np.int64)
+        done, ph = _rounds_and_phases(t, allow, 60, patience)
+        assert 1 <= done <= 60
+        assert _rounds_and_phases(t, allow, 60, 0)[0] == 60  # settled=0: never settles
+        if done < 60:
+            stopped += 1
+            assert done >= patience
+            for back in range(patience + 1):
+                assert (_rounds_and_phases(t, allow, done - back, 0)[1] == ph).all()
+            if done > patience:  # the round before the quiet ones turned a phase
+                earlier = _rounds_and_phases(t, allow, done - patience - 1, 0)[1]
+                assert (earlier != ph).any()
+    assert stopped >= 5
+
+
 def _full_line_messages(n: int, clue: list[int], allow: np.ndarray, prior: np.ndarray,
                         out: np.ndarray) -> None:
     """The line messages as solver 1.4 first computed them: every state of the chain at

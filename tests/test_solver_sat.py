@@ -154,7 +154,9 @@ def test_a_contradictory_state_says_none() -> None:
 
 
 def test_deadline_is_honoured_on_a_hard_puzzle() -> None:
-    p = random_puzzle(0, 40, 40, 0.4)  # takes the SAT solver many seconds
+    # takes the SAT solver many seconds (since solver 1.5's hints the 40x40 of the test
+    # below is proven multiple in about a second)
+    p = random_puzzle(0, 50, 50, 0.4)
     # The deadline covers encoding and search alike; which of them it interrupts depends
     # on the machine's load (encoding takes 0.05-0.35 s here), so that is not asserted:
     # the search's own interruption is tested below without a race.
@@ -480,5 +482,5 @@ def test_proof_phases_change_no_verdict_of_solve(monkeypatch: pytest.MonkeyPatch
         assert all(g.matches(p) for g in hinted.solutions)
         if hinted.status == "unique":
             assert hinted.solutions == plain.solutions
-        reached += hinted.effort.get("sat_conflicts", 0) > 0
+        reached += hinted.effort.get("sat_decisions", 0) > 0
     assert reached >= 10

@@ -47,12 +47,13 @@ if TYPE_CHECKING:
     from nonoforge.solver.tables import Tables
 
 #: Bump whenever a solve of the same puzzle could give a different result or effort.
-SOLVER_VERSION = "1.4"  # 1.1: MiniSat back-end (SAT conflict counts differ); 1.2: b/w lines of
+SOLVER_VERSION = "1.5"  # 1.1: MiniSat back-end (SAT conflict counts differ); 1.2: b/w lines of
 # 63-126 cells cached (line_solves become cache_hits), one-solution solves: probe records,
 # LalaFrogKK branching, MiniSat GitHub build; 1.3: belief-propagation phase hints at every
 # SAT hand-over, proofs by MiniSat's GitHub build too (SAT conflict counts differ); 1.4:
 # parity summing (a rung that counts across lines: n-Dom without search; the effort of
-# puzzles past line logic moves, and sum_lines/cells_by_sum are counted)
+# puzzles past line logic moves, and sum_lines/cells_by_sum are counted); 1.5: the phase hints
+# stop once no cell's phase changed for phases.PATIENCE rounds (SAT conflict counts differ)
 
 STRATEGIES = ("auto", "line", "probe", "search", "sat")
 _STRAT_LEVEL = {"line": 0, "probe": 1, "search": 2, "auto": 2}
