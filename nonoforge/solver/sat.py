@@ -494,7 +494,9 @@ def solve_sat(
     one found is returned as ``"unique"`` (proven only if every cell was already decided).
     ``conflict_budget`` is how many CDCL conflicts the calls may use in all (MiniSat's
     conflict budget: the same CNF stops at the same point on every machine); a search that
-    needs more is stopped at the first conflict past it, and the outcome is ``"budget"``.
+    needs more is stopped past it, and the outcome is ``"budget"``: MiniSat looks at its
+    budget when a propagation ends without a conflict, so a run of conflicts in a row can
+    carry it a few conflicts past (the same few on every machine).
     ``tables``: see :func:`encode`.
     """
     if max_solutions < 1:
@@ -667,7 +669,8 @@ def _solve_until(
     name: str = SOLVER_NAME,
 ) -> bool | None:
     """One solver call; ``None`` when the deadline or the conflict budget (the conflicts
-    allowed over every call on ``solver``; stopped at the first one past it) stopped it."""
+    allowed over every call on ``solver``; stopped a few past it, see :func:`solve_sat`)
+    stopped it."""
     left = None
     if conflict_budget is not None:
         left = conflict_budget + 1 - int(solver.accum_stats().get("conflicts", 0))
