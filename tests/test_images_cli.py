@@ -6,6 +6,7 @@ import json
 import struct
 import zlib
 from pathlib import Path
+from typing import Any
 
 import click
 import defusedxml.ElementTree as ET
@@ -79,19 +80,25 @@ def test_generate_style_is_passed_and_reported(tmp_path: Path, picture: Path) ->
     assert "(silhouette)" in r.stdout  # auto on a picture that is no photo
 
 
+def _generate_photo(tmp_path: Path, name: str, *args: str) -> tuple[Any, dict[str, Any]]:
+    """``generate --json`` of scikit-image's photo ``name`` (saved as ``name.png`` in
+    ``tmp_path``) with ``args``: the run and its one row."""
+    import skimage.data
+
+    src = tmp_path / f"{name}.png"
+    Image.fromarray(getattr(skimage.data, name)()).save(src)
+    r = run("generate", str(src), *args, "--json", "--out", str(tmp_path))
+    assert r.exit_code == 0, r.output
+    [row] = json.loads(r.stdout)
+    return r, row
+
+
 def test_generate_json_says_why_a_photo_is_drawn_as_its_subjects_shape(
         tmp_path: Path) -> None:
     """The camera man's shape (the subject model, shipped with nonoforge) decides auto's
     style: --json says it is a photo, drawn as a silhouette because of the subject's shape,
     and gives the facts the rule held against its limits."""
-    import skimage.data
-
-    src = tmp_path / "camera.png"
-    Image.fromarray(skimage.data.camera()).save(src)
-    r = run("generate", str(src), "--size", "20x20", "--style", "auto", "--json",
-            "--out", str(tmp_path))
-    assert r.exit_code == 0, r.output
-    [row] = json.loads(r.stdout)
+    _, row = _generate_photo(tmp_path, "camera", "--size", "20x20", "--style", "auto")
     assert row["photo"] is True and row["style"] == "silhouette"
     assert row["style_by"] == "subject_shape" and row["style_scores"] == {}
     shape = row["subject_shape"]
@@ -218,14 +225,7 @@ def test_render_answers_the_good_files_of_a_batch_with_a_bad_one(tmp_path: Path)
 
 
 def test_generate_json_reports_likeness_margins_specks_and_colours(tmp_path: Path) -> None:
-    import skimage.data
-
-    src = tmp_path / "coffee.png"
-    Image.fromarray(skimage.data.coffee()).save(src)
-    r = run("generate", str(src), "--size", "20x20", "--colors", "4", "--json",
-            "--out", str(tmp_path))
-    assert r.exit_code == 0, r.output
-    [row] = json.loads(r.stdout)
+    r, row = _generate_photo(tmp_path, "coffee", "--size", "20x20", "--colors", "4")
     assert row["photo"] is True and 0.0 < row["likeness"] <= 1.0
     assert row["empty_margins"] == 0 and row["specks"] <= 3
     assert row["colors_wanted"] == 4
@@ -273,16 +273,10 @@ def test_a_refused_picture_is_always_explained(tmp_path: Path) -> None:
 
 
 def test_generate_grade_aims_with_the_shipped_model(tmp_path: Path) -> None:
-    import skimage.data
-
-    src = tmp_path / "astronaut.png"
-    Image.fromarray(skimage.data.astronaut()).save(src)
-    r = run("generate", str(src), "--grade", "1", "--json", "--out", str(tmp_path))
-    assert r.exit_code == 0, r.output
-    [row] = json.loads(r.stdout)
+    _, row = _generate_photo(tmp_path, "astronaut", "--grade", "1")
     assert row["grade_wanted"] == 1 and row["grade"] == 1 and row["grade_note"] is None
     assert row["accepted"] and max(row["width"], row["height"]) <= 45
-    r = run("generate", str(src), "--grade", "9", "--out", str(tmp_path))
+    r = run("generate", str(tmp_path / "astronaut.png"), "--grade", "9", "--out", str(tmp_path))
     assert_clean_error(r)
 
 
