@@ -125,6 +125,20 @@ def random_bw_puzzle(seed: int, h: int, w: int, density: float) -> Puzzle:
     return Puzzle.from_grid(Grid(cells))
 
 
+def fresh_python(
+    code: str, *args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
+    timeout: float | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """``code`` run by a fresh interpreter (``args`` its ``sys.argv[1:]``), its output
+    captured as text: for what a process imports, loads or leaves behind from a clean
+    start, which this test process did long ago. The test fails with the end of the
+    interpreter's stderr when it exits non-zero."""
+    r = subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, env=env,
+                       capture_output=True, text=True, timeout=timeout)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return r
+
+
 def shared_path(*parts: str) -> Path:
     """A path under ``../shared``, or skip the test with the reason when it is absent."""
     p = SHARED.joinpath(*parts)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import fresh_python
 
 from nonoforge.formats import write_file
 from nonoforge.puzzle import Puzzle
@@ -98,8 +99,7 @@ def test_a_script_that_calls_main_late_gets_its_whole_timeout() -> None:
         "    pass\n"
         "print(json.dumps(cli._clock['command'] - called), file=sys.stderr)\n"
     )
-    r = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
-                       text=True, timeout=300, check=True)
+    r = fresh_python(script, cwd=ROOT, timeout=300)
     (item,) = json.loads(r.stdout)
     assert item["status"] == "unique", item
     assert float(r.stderr.strip().splitlines()[-1]) >= 0.0, r.stderr

@@ -9,6 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from conftest import fresh_python
 from dbfixtures import EXAMPLES, GIVENS, _cli_json, corpus, puzzles, url
 from sqlalchemy import create_engine, inspect, text
 from typer.testing import CliRunner
@@ -273,8 +274,6 @@ def test_a_new_sqlite_corpus_is_the_one_the_migrations_make(tmp_path: Path) -> N
     """A corpus created on a new (or empty) file without alembic has the schema, the
     version row and the settings the migrations give, and alembic is never imported;
     it then works as any corpus (a second open, an import, the intactness check)."""
-    import subprocess
-    import sys
 
     _alembic_made(tmp_path / "alembic.db")
     new, empty = tmp_path / "new.db", tmp_path / "empty.db"
@@ -282,10 +281,7 @@ def test_a_new_sqlite_corpus_is_the_one_the_migrations_make(tmp_path: Path) -> N
     code = ("import sys\nfrom nonoforge.db import Corpus\n"
             f"for p in ({str(new)!r}, {str(empty)!r}):\n    Corpus.open(p).close()\n"
             "print('alembic' in sys.modules)\n")
-    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                       text=True, timeout=120)
-    assert r.returncode == 0, r.stderr[-2000:]
-    assert r.stdout.strip() == "False"
+    assert fresh_python(code, cwd=ROOT, timeout=120).stdout.strip() == "False"
     assert _schema(new) == _schema(tmp_path / "alembic.db") == _schema(empty)
     with Corpus.open(new, check=True) as c:
         assert c.add(puzzles(3, 5)) == AddStats(new=3)

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import fresh_python
 from dbfixtures import _overwrite_middle_pages, _pg_url, _write_json_files, puzzles
 from hypothesis import given
 from hypothesis import strategies as st
@@ -172,7 +171,7 @@ def test_a_crash_between_a_commit_and_the_stamp_means_the_full_check(tmp_path: P
             f"c = Corpus.open({str(db)!r})\n"
             "c.add(puzzles(5, 14))\n"
             "os._exit(0)\n")
-    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=120)
+    fresh_python(code, cwd=ROOT, timeout=120)
     assert not sidecar(db).exists()
     sidecar(db).write_bytes(old)
     assert stamp_of(db) != read_stamp(db)
@@ -271,8 +270,7 @@ def test_stamping_keeps_sqlites_locks(tmp_path: Path) -> None:
     with Corpus.open(db, check=True) as c:
         assert c.checked is Checked.STAMP
         c.add(puzzles(20, 19))  # stamp_of before and after the transaction
-        out = subprocess.run([sys.executable, "-c", journal, str(db)], capture_output=True,
-                             text=True, timeout=60, check=True).stdout
+        out = fresh_python(journal, str(db), timeout=60).stdout
         assert out.strip() == "database is locked"
     assert read_stamp(db) == stamp_of(db)
 

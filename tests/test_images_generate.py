@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import skimage.data
-from conftest import shared_path
+from conftest import fresh_python, shared_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -335,16 +335,11 @@ def test_the_images_package_loads_without_numba() -> None:
     images package (which imports ``generate``) leaves numba unloaded, so commands that
     only draw pay none of its start-up; the repair's compiled potentials load when a
     repair starts."""
-    import subprocess
-    import sys
     from pathlib import Path
 
     code = "import sys, nonoforge.images\nprint('numba' in sys.modules)\n"
     root = Path(__file__).resolve().parents[1]
-    run = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
-                         text=True, timeout=120)
-    assert run.returncode == 0, run.stderr[-2000:]
-    assert run.stdout.strip() == "False"
+    assert fresh_python(code, cwd=root, timeout=120).stdout.strip() == "False"
 
 
 def test_an_icons_likeness_counts_its_cut_out_features_as_dark(

@@ -8,13 +8,12 @@ second of CPU, and the tests that run it keep to a few.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import skimage.data
+from conftest import fresh_python
 
 from nonoforge.errors import ImageError
 from nonoforge.images import segment
@@ -106,10 +105,7 @@ def test_a_solve_never_imports_onnxruntime() -> None:
             "import nonoforge.images.generate\n"
             "r = CliRunner().invoke(app, ['solve', 'example:dancer'])\n"
             "print(r.exit_code, 'onnxruntime' in sys.modules)\n")
-    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                         text=True, timeout=120)
-    assert run.returncode == 0, run.stderr[-2000:]
-    assert run.stdout.split()[-2:] == ["0", "False"]
+    assert fresh_python(code, cwd=ROOT, timeout=120).stdout.split()[-2:] == ["0", "False"]
 
 
 def test_a_file_that_is_no_model_is_one_clear_error(monkeypatch: pytest.MonkeyPatch,

@@ -8,12 +8,11 @@ puzzles were tuned on them, while not importing ``skimage.restoration`` (which i
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import fresh_python
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -73,7 +72,4 @@ def test_smoothing_a_photo_does_not_load_scipy_stats() -> None:
         "print(sorted(m for m in ('scipy.stats', 'skimage.restoration') if m in sys.modules))\n"
     )
     root = Path(__file__).resolve().parents[1]
-    run = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
-                         text=True, timeout=120)
-    assert run.returncode == 0, run.stderr[-2000:]
-    assert run.stdout.strip() == "[]"
+    assert fresh_python(code, cwd=root, timeout=120).stdout.strip() == "[]"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import statistics
 
 import pytest
+from conftest import fresh_python
 
 from nonoforge.examples import PUZZLES
 from nonoforge.formats import read_file
@@ -75,7 +76,6 @@ def test_roomy_malloc_undoes_dasks_fixed_thresholds_for_the_block_only() -> None
     a fresh mmap, faulted in page by page. Inside roomy_malloc the memory is reused; after
     it, the worker is back to what its environment asked for. Counted in page faults."""
     import os
-    import subprocess
     import sys
     from pathlib import Path
 
@@ -86,8 +86,7 @@ def test_roomy_malloc_undoes_dasks_fixed_thresholds_for_the_block_only() -> None
         pytest.skip("glibc malloc only")
     root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONPATH": str(root), "MALLOC_TRIM_THRESHOLD_": "65536"}
-    out = subprocess.run([sys.executable, "-c", FAULTS], env=env, capture_output=True,
-                         text=True, check=True).stdout
+    out = fresh_python(FAULTS, env=env).stdout
     outside, inside, after = map(int, out.split())
     assert outside > 100 * 200  # ~256 faults per array, 100 arrays
     assert inside < outside / 10

@@ -12,7 +12,7 @@ import zlib
 
 import numpy as np
 import pytest
-from conftest import DATA
+from conftest import DATA, fresh_python
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -188,11 +188,8 @@ def test_a_small_job_codes_in_plain_python_and_bulk_work_compiles() -> None:
     """Inside ``small_job`` hundreds of records are coded without loading numba (a
     collection build's picks); outside, as many compile the kernels. A fresh process, as
     the test process has compiled them already."""
-    import subprocess
-    import sys
 
-    out = subprocess.run([sys.executable, "-c", SMALL_JOB_SCRIPT], capture_output=True,
-                         text=True, check=True).stdout.split()
+    out = fresh_python(SMALL_JOB_SCRIPT).stdout.split()
     assert out == ["False", "False", "True", "True"]
 
 
@@ -375,9 +372,7 @@ def test_numba_is_imported_only_for_bulk_rofl_work() -> None:
         "assert rofl.load_salvage(rofl.dumps(ps))[0] == ps\n"
         "print('numba' in sys.modules)\n"
     )
-    few = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env,
-                         capture_output=True, text=True, timeout=120)
-    assert few.returncode == 0, few.stderr[-2000:]
+    few = fresh_python(code, cwd=ROOT, env=env, timeout=120)
     assert few.stdout.strip() == "False"
 
 
@@ -386,8 +381,6 @@ def test_bulk_rofl_work_loads_numba_without_scipy() -> None:
     out (``util.without_scipy``: 0.15-0.2 s of every importing process), write the bytes
     the plain kernels write, and leave SciPy importable afterwards."""
     import os
-    import subprocess
-    import sys
 
     from conftest import ROOT
 
@@ -404,10 +397,7 @@ def test_bulk_rofl_work_loads_numba_without_scipy() -> None:
     out = {}
     for jit in ("1", "0"):
         env = {**os.environ, "NONOFORGE_ROFL_JIT": jit, "PYTHONPATH": str(ROOT)}
-        r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env,
-                           capture_output=True, text=True, timeout=600)
-        assert r.returncode == 0, r.stderr[-2000:]
-        out[jit] = r.stdout.split("\n")[:3]
+        out[jit] = fresh_python(code, cwd=ROOT, env=env, timeout=600).stdout.split("\n")[:3]
     assert out["1"][1:] == ["True False", "scipy"]
     assert out["0"][1:] == ["False False", "scipy"]
     assert out["1"][0] == out["0"][0]  # the same bytes, compiled or not

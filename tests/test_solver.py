@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SHARED, shared_path
+from conftest import SHARED, fresh_python, shared_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -547,8 +547,6 @@ def test_a_process_loads_the_sat_back_end_and_scipy_only_when_needed() -> None:
     for the plain-Python solve) loads the engine but neither python-sat nor SciPy (numba
     goes without it); one that reaches SAT loads SAT then, with the same answer; SciPy
     still imports afterwards (issue 39). A fresh interpreter: this one has them all."""
-    import subprocess
-    import sys
 
     root = Path(__file__).resolve().parents[1]
     edge = root / "nonoforge" / "examples" / "puzzles" / "mum.non"
@@ -565,7 +563,6 @@ def test_a_process_loads_the_sat_back_end_and_scipy_only_when_needed() -> None:
         "import scipy.linalg\n"
         "print(scipy.linalg.__name__)\n"
     )
-    r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
-                       timeout=600, check=True)
+    r = fresh_python(code, cwd=root, timeout=600)
     assert r.stdout.split("\n")[:3] == ["True True False False", "True True True",
                                         "scipy.linalg"]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ROOT, bench_module, random_bw_puzzle, shared_path
+from conftest import ROOT, bench_module, fresh_python, random_bw_puzzle, shared_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_solver_quick import _modules_after, colour_contradiction, random_colour_puzzle
@@ -314,8 +314,6 @@ def test_solving_a_colour_file_that_needs_probing_never_imports_numba(tmp_path: 
 def test_a_process_that_spent_its_plain_work_loads_the_engine() -> None:
     """Past PROCESS_MAX_OPS a process solves with the engine (a batch pays its loading
     once), with the same answer. A fresh interpreter: this one has the engine loaded."""
-    import subprocess
-    import sys
 
     edge = ROOT / "nonoforge" / "examples" / "puzzles" / "edge.non"
     code = (
@@ -330,6 +328,5 @@ def test_a_process_that_spent_its_plain_work_loads_the_engine() -> None:
         "print('numba' in sys.modules, (a.status, a.technique, a.effort, a.solutions)"
         " == (b.status, b.technique, b.effort, b.solutions))\n"
     )
-    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                       timeout=600, check=True)
+    r = fresh_python(code, cwd=ROOT, timeout=600)
     assert r.stdout.split("\n")[:2] == ["False True", "True True"]

@@ -6,13 +6,11 @@ count, the solution and the state -- so the process a puzzle lands in never show
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ROOT, random_bw_puzzle, shared_path
+from conftest import ROOT, fresh_python, random_bw_puzzle, shared_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -240,9 +238,7 @@ def _modules_after(args: list[str]) -> set[str]:
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "sys.stderr.write('\\nMODULES ' + ' '.join(sorted(sys.modules)) + '\\n')\n"
     )
-    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                       timeout=120)
-    line = r.stderr.rsplit("MODULES ", 1)[-1]
+    line = fresh_python(code, cwd=ROOT, timeout=120).stderr.rsplit("MODULES ", 1)[-1]
     return set(line.split())
 
 

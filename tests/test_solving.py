@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
+from conftest import fresh_python
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -30,8 +28,7 @@ def test_importing_the_vocabulary_loads_neither_numpy_nor_numba() -> None:
     # readers that only name a technique must not pay for the solver
     code = ("import sys, nonoforge.solving; "
             "print('numpy' in sys.modules, 'numba' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.split()
+    out = fresh_python(code).stdout.split()
     assert out == ["False", "False"]
 
 

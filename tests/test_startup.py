@@ -17,6 +17,7 @@ import pytest
 import typer
 import typer._coercion
 import typer.core
+from conftest import fresh_python
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -63,8 +64,7 @@ def test_a_puzzle_read_without_numpy_still_has_its_goal_checked() -> None:
         "try:\n    list(loads(bad, 'non'))\nexcept FormatError as e:\n    print('refused:', e)\n"
         "print(p.goal.to_rows()[0], 'numpy' in sys.modules)\n"
     )
-    r = subprocess.run([sys.executable, "-c", code, str(ROOT / "tests" / "data" / "dancer.non")],
-                       cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
+    r = fresh_python(code, str(ROOT / "tests" / "data" / "dancer.non"), cwd=ROOT, timeout=120)
     assert "refused: " in r.stdout and "does not match" in r.stdout
     assert r.stdout.splitlines()[-1] == ".##.. False"
 

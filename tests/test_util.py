@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import unicodedata
 import xml.etree.ElementTree as ET
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, fresh_python
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -117,17 +115,13 @@ def test_quick_exit_freezes_the_objects_before_the_last_sweep() -> None:
     """A worker loaded with the solver spent 0.2-0.3 s of CPU at exit sweeping its objects;
     quick_exit's hook freezes them first (atexit hooks run last-registered first, so the
     one registered before it sees the result); asked twice, it registers once."""
-    import subprocess
-    import sys
 
     code = ("import atexit, gc\n"
             "atexit.register(lambda: print(gc.get_freeze_count() > 0))\n"
             "from nonoforge.util import quick_exit\n"
             "quick_exit()\n"
             "quick_exit()\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
-    assert out.stdout.strip() == "True"
+    assert fresh_python(code).stdout.strip() == "True"
 
 
 def test_scipy_is_kept_out_only_while_loading_and_only_when_alone() -> None:
@@ -149,6 +143,5 @@ def test_scipy_is_kept_out_only_while_loading_and_only_when_alone() -> None:
         "with without_scipy() as threaded:\n    pass\n"
         "print(threaded)\n"
     )
-    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                       timeout=120, check=True)
+    r = fresh_python(code, cwd=ROOT, timeout=120)
     assert r.stdout.split("\n")[:2] == ["True refused scipy False", "False"]
