@@ -866,6 +866,8 @@ def _subject_shape(
     from nonoforge.images import segment
 
     picture = opts.quantise
+    # the cut-out is drawn as an icon (its ground transparent), which options that force
+    # the photo path (photo=True) rule out: there the picture is drawn as asked
     if (opts.style not in (Style.AUTO, Style.SILHOUETTE) or not _bw_photo(pre, picture)
             or picture.photo):
         return None, None
