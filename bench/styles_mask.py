@@ -1,0 +1,174 @@
+"""The subject model's mask as the saliency of the outline (styles6, issue 35): a probe.
+
+Draws, for the bench photos named, three pictures from the trained model's mask
+(:func:`nonoforge.images.segment.find_shape`) at ``--size``, each repaired as ``generate``
+repairs a style (line logic, edit budget 6 %), and prints accepted, edits, the structure
+score after repair and CPU; ``--montage`` writes the tiles (source | mask | A | B | C):
+
+* **A, mask outline**: the grid cropped to the mask's box (4 % margin), the mask's contour
+  one cell wide, and inside it the strongest 35 % of the boundaries between the crop's
+  regions (the outline style's regions: 3 colours, smoothed hard), the ground left empty;
+* **B, mask and dark details**: the contour, and inside it the cells darker than their
+  surroundings (lightness 6 or more under a Gaussian mean of 1.5 cells, and in the
+  darkest 15 % of such differences: eyes, a mouth, windows);
+* **C, shape with inner lines**: the mask filled, the inner boundaries of A cut out of it
+  as paper lines one cell wide.
+
+Not a style of ``generate``: docs/notes/images-styles-photos.md (styles6) says what the
+tiles showed and why none of them became one.
+
+    .venv/bin/python bench/styles_mask.py --only astronaut,chelsea,yolov5-bus \
+        --montage /tmp/mask.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from generate import PHOTO_DIR, style_photos  # noqa: E402  (the bench's photo set)
+
+from nonoforge.images import segment  # noqa: E402
+from nonoforge.images.generate import (  # noqa: E402
+    GenerateOptions,
+    Repair,
+    _regions_in,
+    _repair,
+    _trim_edges,
+    picture_structure,
+)
+from nonoforge.images.light import area_weights  # noqa: E402
+from nonoforge.images.load import as_rgba  # noqa: E402
+from nonoforge.images.quantise import BW_LAB, QuantiseOptions, equalised_lab  # noqa: E402
+from nonoforge.images.styles import _clean  # noqa: E402
+from nonoforge.images.subject import find_subject  # noqa: E402
+from nonoforge.puzzle import Grid, Palette  # noqa: E402
+from nonoforge.solver import warmup  # noqa: E402
+
+#: Share of the inner boundaries drawn (as the outline style's first level).
+SHARE = 0.35
+#: Margin of the mask's box, share of its long side.
+MARGIN = 0.04
+
+
+def inner_lines(lab: np.ndarray, palette_lab: np.ndarray, inside: np.ndarray) -> np.ndarray:
+    """The strongest SHARE of the boundaries between regions ``lab`` within ``inside``,
+    on each boundary's darker cell."""
+    h, w = lab.shape
+    st, iy, ix = [], [], []
+    for dy, dx in ((0, 1), (1, 0)):
+        a, b = lab[: h - dy, : w - dx], lab[dy:, dx:]
+        ok = (a != b) & inside[: h - dy, : w - dx] & inside[dy:, dx:]
+        ay, ax = np.nonzero(ok)
+        by, bx = ay + dy, ax + dx
+        la, lb = lab[ay, ax], lab[by, bx]
+        pick_b = palette_lab[lb, 0] < palette_lab[la, 0]
+        st.append(np.sqrt(((palette_lab[la] - palette_lab[lb]) ** 2).sum(-1)))
+        iy.append(np.where(pick_b, by, ay))
+        ix.append(np.where(pick_b, bx, ax))
+    s, y, x = np.concatenate(st), np.concatenate(iy), np.concatenate(ix)
+    out = np.zeros(lab.shape, dtype=bool)
+    if len(s):
+        keep = s >= np.quantile(s, 1.0 - SHARE)
+        out[y[keep], x[keep]] = True
+    return out
+
+
+def pictures(rgba: np.ndarray, opts: GenerateOptions) -> tuple[dict[str, np.ndarray], object]:
+    """The mask at the grid and the three pictures (module doc), with the crop's regions."""
+    from scipy.ndimage import binary_erosion, gaussian_filter
+
+    found = segment.find_shape(rgba)
+    assert found is not None
+    mask = found[1]
+    hh, ww = mask.shape
+    ys, xs = np.nonzero(mask)
+    t, b, l_, r = int(ys.min()), int(ys.max()) + 1, int(xs.min()), int(xs.max()) + 1
+    m = int(MARGIN * max(b - t, r - l_))
+    box = (max(0, t - m), min(hh, b + m), max(0, l_ - m), min(ww, r + m))
+    q, _ = _regions_in(rgba, box, opts, False)
+    lab = q.grid.cells
+    gh, gw = lab.shape
+    ry, rx = area_weights(box[1] - box[0], gh), area_weights(box[3] - box[2], gw)
+    subj = ry @ mask[box[0]:box[1], box[2]:box[3]].astype(float) @ rx.T >= 0.5
+    pad = np.pad(subj, 1)
+    contour = subj & ~(pad[:-2, 1:-1] & pad[2:, 1:-1] & pad[1:-1, :-2] & pad[1:-1, 2:])
+    inside = binary_erosion(subj)
+    lines = inner_lines(lab, q.palette_lab, inside)
+    light = ry @ equalised_lab(rgba[box[0]:box[1], box[2]:box[3]])[..., 0] @ rx.T
+    darker = gaussian_filter(light, 1.5, mode="nearest") - light
+    cut = max(6.0, float(np.quantile(darker[inside], 0.85))) if inside.any() else 6.0
+    return {
+        "mask": subj,
+        "A": _clean(contour | lines, 3),
+        "B": _clean(contour | (inside & (darker >= cut)), 3),
+        "C": subj & ~lines,
+    }, q
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", required=True, help="photos (comma-separated)")
+    ap.add_argument("--size", type=int, default=30)
+    ap.add_argument("--montage", metavar="PNG")
+    args = ap.parse_args()
+    warmup()
+    imgs = dict(style_photos(PHOTO_DIR))
+    opts = GenerateOptions(QuantiseOptions(size=(args.size, args.size)))
+    rows = []
+    print(f"{'photo':<22}" + "".join(f"{k:>26}" for k in "ABC")
+          + "   (size acc edits structure cpu)")
+    for name in args.only.split(","):
+        rgba = as_rgba(imgs[name])  # type: ignore[arg-type]
+        c0 = time.process_time()
+        drawn, q = pictures(rgba, opts)
+        ground = find_subject(rgba).ground
+        base = time.process_time() - c0
+        cells = {"mask": drawn["mask"].astype(np.int64)}
+        line = f"{name:<22}"
+        for k in "ABC":
+            c1 = time.process_time()
+            p = replace(q, grid=Grid(drawn[k].astype(np.int64)), palette=Palette.bw(),
+                        palette_lab=BW_LAB, wanted_colors=1, colors_note=None)
+            p, _ = _trim_edges(p, Repair(p.grid, True, "", None, 0, 0, 0, False))
+            rep = _repair(p, opts, None, None)
+            p, rep = _trim_edges(p, rep)
+            s = picture_structure(p, rep.grid.cells, ground)
+            cpu = base + time.process_time() - c1
+            cells[k] = rep.grid.cells
+            h, w = rep.grid.cells.shape
+            line += (f"{f'{w}x{h}':>8}{'yes' if rep.accepted else 'NO':>4}{rep.edits:>4}"
+                     f"{s:>6.3f}{cpu:>5.1f}")
+        print(line, flush=True)
+        rows.append((rgba, cells))
+    if args.montage:
+        montage(args.montage, rows)
+
+
+def montage(path: str, rows: list[tuple[np.ndarray, dict[str, np.ndarray]]]) -> None:
+    """source | mask | A | B | C, 6 pixels a cell."""
+    from PIL import Image
+
+    tile, px = 190, 6
+    out = Image.new("RGB", (5 * (tile + 8), (tile + 8) * len(rows)), "white")
+    for i, (rgba, cells) in enumerate(rows):
+        src = Image.fromarray((rgba[..., :3] * 255).round().astype(np.uint8))
+        src.thumbnail((tile, tile))
+        tiles = [src] + [Image.fromarray(np.where(cells[k] != 0, 0, 255).astype(np.uint8))
+                         .resize((cells[k].shape[1] * px, cells[k].shape[0] * px),
+                                 Image.Resampling.NEAREST) for k in ("mask", "A", "B", "C")]
+        for j, t in enumerate(tiles):
+            out.paste(t, (j * (tile + 8), i * (tile + 8)))
+    out.quantize(colors=64).save(path, optimize=True)
+    print(f"montage -> {path}")
+
+
+if __name__ == "__main__":
+    main()
