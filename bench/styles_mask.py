@@ -1,9 +1,9 @@
 """The subject model's mask as the saliency of the outline (styles6, issue 35): a probe.
 
-Draws, for the bench photos named, three pictures from the trained model's mask
+Draws, for the bench photos named, four pictures from the trained model's mask
 (:func:`nonoforge.images.segment.find_shape`) at ``--size``, each repaired as ``generate``
 repairs a style (line logic, edit budget 6 %), and prints accepted, edits, the structure
-score after repair and CPU; ``--montage`` writes the tiles (source | mask | A | B | C):
+score after repair and CPU; ``--montage`` writes the tiles (source | mask | A | B | C | D):
 
 * **A, mask outline**: the grid cropped to the mask's box (4 % margin), the mask's contour
   one cell wide, and inside it the strongest 35 % of the boundaries between the crop's
@@ -12,7 +12,10 @@ score after repair and CPU; ``--montage`` writes the tiles (source | mask | A | 
   surroundings (lightness 6 or more under a Gaussian mean of 1.5 cells, and in the
   darkest 15 % of such differences: eyes, a mouth, windows);
 * **C, shape with inner lines**: the mask filled, the inner boundaries of A cut out of it
-  as paper lines one cell wide.
+  as paper lines one cell wide;
+* **D, contour and dark masses**: the contour, and inside it the darkest region colour
+  filled (the next darkest too while its L* is under 40 and the filled stay under half the
+  subject): the tones style within the mask, so a light face is paper inside a line.
 
 Not a style of ``generate``: docs/notes/images-styles-photos.md (styles6) says what the
 tiles showed and why none of them became one.
@@ -81,8 +84,21 @@ def inner_lines(lab: np.ndarray, palette_lab: np.ndarray, inside: np.ndarray) ->
     return out
 
 
+def _dark(lab: np.ndarray, palette_lab: np.ndarray, inside: np.ndarray) -> np.ndarray:
+    """The cells of the darkest region colour painted inside the subject, and the next
+    darkest while the filled stay under half of the subject (the tones style's rule)."""
+    painted = sorted({int(c) for c in lab[inside]}, key=lambda c: float(palette_lab[c, 0]))
+    filled = np.zeros(lab.shape, dtype=bool)
+    for i, c in enumerate(painted):
+        more = filled | (lab == c)
+        if i and (float(palette_lab[c, 0]) >= 40.0 or (more & inside).sum() > 0.5 * inside.sum()):
+            break
+        filled = more
+    return filled
+
+
 def pictures(rgba: np.ndarray, opts: GenerateOptions) -> tuple[dict[str, np.ndarray], object]:
-    """The mask at the grid and the three pictures (module doc), with the crop's regions."""
+    """The mask at the grid and the four pictures (module doc), with the crop's regions."""
     from scipy.ndimage import binary_erosion, gaussian_filter
 
     found = segment.find_shape(rgba)
@@ -110,6 +126,7 @@ def pictures(rgba: np.ndarray, opts: GenerateOptions) -> tuple[dict[str, np.ndar
         "A": _clean(contour | lines, 3),
         "B": _clean(contour | (inside & (darker >= cut)), 3),
         "C": subj & ~lines,
+        "D": _clean(contour | (inside & _dark(lab, q.palette_lab, inside)), 3),
     }, q
 
 
@@ -123,7 +140,7 @@ def main() -> None:
     imgs = dict(style_photos(PHOTO_DIR))
     opts = GenerateOptions(QuantiseOptions(size=(args.size, args.size)))
     rows = []
-    print(f"{'photo':<22}" + "".join(f"{k:>26}" for k in "ABC")
+    print(f"{'photo':<22}" + "".join(f"{k:>26}" for k in "ABCD")
           + "   (size acc edits structure cpu)")
     for name in args.only.split(","):
         rgba = as_rgba(imgs[name])  # type: ignore[arg-type]
@@ -133,7 +150,7 @@ def main() -> None:
         base = time.process_time() - c0
         cells = {"mask": drawn["mask"].astype(np.int64)}
         line = f"{name:<22}"
-        for k in "ABC":
+        for k in "ABCD":
             c1 = time.process_time()
             p = replace(q, grid=Grid(drawn[k].astype(np.int64)), palette=Palette.bw(),
                         palette_lab=BW_LAB, wanted_colors=1, colors_note=None)
@@ -153,17 +170,17 @@ def main() -> None:
 
 
 def montage(path: str, rows: list[tuple[np.ndarray, dict[str, np.ndarray]]]) -> None:
-    """source | mask | A | B | C, 6 pixels a cell."""
+    """source | mask | A | B | C | D, 6 pixels a cell."""
     from PIL import Image
 
     tile, px = 190, 6
-    out = Image.new("RGB", (5 * (tile + 8), (tile + 8) * len(rows)), "white")
+    out = Image.new("RGB", (6 * (tile + 8), (tile + 8) * len(rows)), "white")
     for i, (rgba, cells) in enumerate(rows):
         src = Image.fromarray((rgba[..., :3] * 255).round().astype(np.uint8))
         src.thumbnail((tile, tile))
         tiles = [src] + [Image.fromarray(np.where(cells[k] != 0, 0, 255).astype(np.uint8))
                          .resize((cells[k].shape[1] * px, cells[k].shape[0] * px),
-                                 Image.Resampling.NEAREST) for k in ("mask", "A", "B", "C")]
+                                 Image.Resampling.NEAREST) for k in ("mask", "A", "B", "C", "D")]
         for j, t in enumerate(tiles):
             out.paste(t, (j * (tile + 8), i * (tile + 8)))
     out.quantize(colors=64).save(path, optimize=True)
