@@ -56,6 +56,7 @@ from pathlib import Path
 
 import numpy as np
 import skimage.data
+from PIL import Image, ImageDraw
 
 from nonoforge.images.generate import generate
 from nonoforge.solver import warmup
@@ -216,8 +217,6 @@ def photos(sizes: list[int], colours: list[int], budget: float) -> None:
 def montage(path: str, size: int = 30) -> None:
     """Source vs puzzle (B&W at 20, ``size`` and 45, 4 colours at ``size``) for a few
     photos, as one small PNG."""
-    from PIL import Image
-
     from nonoforge.images.render import solution_png
 
     rows = []
@@ -242,6 +241,25 @@ def montage(path: str, size: int = 30) -> None:
     out = out.quantize(colors=128)
     out.save(path, optimize=True)
     print(f"montage -> {path}")
+
+
+#: Names of the photos whose source is never committed, not even as a montage's thumbnail.
+UNCOMMITTED = frozenset(name.removesuffix(".jpg") for name, *_ in OTHER_PHOTOS)
+
+
+def source_tile(name: str, rgb: np.ndarray, tile: int) -> Image.Image:
+    """A montage's source tile: the photo shrunk to ``tile`` pixels, or, for a photo whose
+    licence does not let it be committed (:data:`UNCOMMITTED`), a grey tile naming it: a
+    thumbnail is a copy too. The puzzles drawn from it are shown beside it either way."""
+    if name in UNCOMMITTED:
+        out = Image.new("RGB", (tile, tile), (224, 224, 224))
+        draw = ImageDraw.Draw(out)
+        for i, text in enumerate((name, "(not committed:", "see the notes)")):
+            draw.text((6, 6 + 14 * i), text, fill=(64, 64, 64))
+        return out
+    src = Image.fromarray(rgb)
+    src.thumbnail((tile, tile))
+    return src
 
 
 def style_photos(photo_dir: Path) -> list[tuple[str, object]]:
@@ -306,8 +324,6 @@ def styles_montage(path: str, imgs: list[tuple[str, object]], size: int = 30) ->
     """source | silhouette | outline | tones | auto at ``size`` for every photo, as one PNG;
     prints each style's structure and SSIM (of the repaired puzzle) and where the two
     measures would pick different styles."""
-    from PIL import Image
-
     from nonoforge.images.generate import GenerateOptions
     from nonoforge.images.load import as_rgba
     from nonoforge.images.quantise import QuantiseOptions
@@ -320,8 +336,7 @@ def styles_montage(path: str, imgs: list[tuple[str, object]], size: int = 30) ->
     rows, agree, autos = [], 0, []
     for name, img in imgs:
         rgba = as_rgba(img)  # type: ignore[arg-type]
-        src = Image.fromarray((rgba[..., :3] * 255).round().astype(np.uint8))
-        src.thumbnail((tile, tile))
+        src = source_tile(name, (rgba[..., :3] * 255).round().astype(np.uint8), tile)
         tiles, cells = [src], []
         figures = {}
         for style in (Style.SILHOUETTE, Style.OUTLINE, Style.TONES, Style.AUTO):

@@ -36,7 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from generate import PHOTO_DIR, style_photos  # noqa: E402  (the bench's photo set)
+from generate import PHOTO_DIR, source_tile, style_photos  # noqa: E402  (the bench's photo set)
 
 from nonoforge.images import segment  # noqa: E402
 from nonoforge.images.generate import (  # noqa: E402
@@ -164,20 +164,19 @@ def main() -> None:
             line += (f"{f'{w}x{h}':>8}{'yes' if rep.accepted else 'NO':>4}{rep.edits:>4}"
                      f"{s:>6.3f}{cpu:>5.1f}")
         print(line, flush=True)
-        rows.append((rgba, cells))
+        rows.append((name, rgba, cells))
     if args.montage:
         montage(args.montage, rows)
 
 
-def montage(path: str, rows: list[tuple[np.ndarray, dict[str, np.ndarray]]]) -> None:
+def montage(path: str, rows: list[tuple[str, np.ndarray, dict[str, np.ndarray]]]) -> None:
     """source | mask | A | B | C | D, 6 pixels a cell."""
     from PIL import Image
 
     tile, px = 190, 6
     out = Image.new("RGB", (6 * (tile + 8), (tile + 8) * len(rows)), "white")
-    for i, (rgba, cells) in enumerate(rows):
-        src = Image.fromarray((rgba[..., :3] * 255).round().astype(np.uint8))
-        src.thumbnail((tile, tile))
+    for i, (name, rgba, cells) in enumerate(rows):
+        src = source_tile(name, (rgba[..., :3] * 255).round().astype(np.uint8), tile)
         tiles = [src] + [Image.fromarray(np.where(cells[k] != 0, 0, 255).astype(np.uint8))
                          .resize((cells[k].shape[1] * px, cells[k].shape[0] * px),
                                  Image.Resampling.NEAREST) for k in ("mask", "A", "B", "C", "D")]
