@@ -244,7 +244,7 @@ class OrderedPool(Generic[T, R]):
                 else:
                     queue.append((read, item))
                 read += 1
-            self._hand_out(queue, fn)
+            self._hand_out(queue, fn, exhausted)
             while next_out in done:
                 yield done.pop(next_out)
                 next_out += 1
@@ -269,9 +269,20 @@ class OrderedPool(Generic[T, R]):
                 elif p.process.sentinel in ready:
                     self._lost(p, done, queue, fn)
 
-    def _hand_out(self, queue: deque[tuple[int, T]], fn: Callable[[T], R]) -> None:
-        """Items from ``queue`` into the workers' hands, one to every idle worker first."""
-        for depth in range(1, IN_HAND + 1):
+    def _hand_out(
+        self, queue: deque[tuple[int, T]], fn: Callable[[T], R], exhausted: bool = False,
+    ) -> None:
+        """Items from ``queue`` into the workers' hands, one to every idle worker first.
+
+        At the end of the input (``exhausted``, fewer items left than the hands hold) only
+        idle workers get one: the last items go to whichever worker frees first, so that
+        the workers end together (no item waits behind another's in a busy worker's hand
+        while the other worker idles).
+        """
+        deepest = IN_HAND
+        if exhausted and len(queue) < IN_HAND * len(self._procs):
+            deepest = 1
+        for depth in range(1, deepest + 1):
             for p in self._procs:
                 if queue and len(p.hand) < depth and not p.broken:
                     p.hand.append(queue.popleft())
