@@ -157,7 +157,7 @@ def test_forked_workers_get_what_prepare_loaded() -> None:
         with OrderedPool(2, prepare=lambda: _PREPARED.append(os.getpid())) as pool:
             out = list(pool.imap(_prepared_here, range(4)))
         if sys.platform.startswith("linux") and threading.active_count() == 1:
-            assert _PREPARED == [os.getpid()] and out == [os.getpid()] * 4
+            assert [os.getpid()] == _PREPARED and out == [os.getpid()] * 4
         else:
             assert _PREPARED == [] and out == [0] * 4
     finally:

@@ -199,9 +199,11 @@ def solve_batch(batch: Batch, opts: SolveOptions, start: float | None = None) ->
     With one worker each puzzle's timeout counts from ``start`` (a :func:`time.monotonic`
     value: the command's start) for the first item, from the moment its file begins to be
     read for each next one, so reading counts against it (issue 14). With several workers
-    the puzzles are read here and solved in worker processes, and each timeout counts from
-    when its worker takes the puzzle. Verdicts and effort counts are the same either way
-    (they are the solver's, deterministic); only ``time_s`` differs.
+    the puzzles are read here and solved in worker processes (on Linux forked once the
+    solver is loaded here, so that they share it; see
+    :class:`~nonoforge.pipeline.pool.OrderedPool`), and each timeout counts from when its
+    worker takes the puzzle. Verdicts and effort counts are the same either way (they are
+    the solver's, deterministic); only ``time_s`` differs.
 
     An item that fails (unreadable, refused by the solver, its worker process killed) is an
     answer with its ``error``, recorded in ``batch`` (its ``on_error`` told in the item's

@@ -320,7 +320,7 @@ class OrderedPool(Generic[T, R]):
         from multiprocessing import get_context
 
         method = _start_method()
-        ctx = get_context(method)
+        ctx = get_context("fork") if method == "fork" else get_context("spawn")
         mine, theirs = ctx.Pipe()
         inherited: tuple[Any, ...] = ()
         if method == "fork":
