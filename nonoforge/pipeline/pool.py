@@ -168,9 +168,9 @@ class OrderedPool(Generic[T, R]):
     ``on_death(item)`` is the result for an item whose worker died while on it (default:
     raise :class:`RuntimeError`). ``prepare()``, when given, runs in this process before
     the first worker is forked (see the module's notes; not run when the workers are
-    spawned, nor when no worker is needed). Use as a context manager: leaving the block stops the
-    workers (killed if the block ends early). With ``workers`` 1, or a single item, no
-    process is started and the function runs here.
+    spawned, nor when no worker is needed). Use as a context manager: leaving the block
+    stops the workers (killed if the block ends early). With ``workers`` 1, or a single
+    item, no process is started and the function runs here.
     """
 
     def __init__(self, workers: int, on_death: Callable[[T], R] | None = None,
