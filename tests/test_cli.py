@@ -571,6 +571,29 @@ def test_solve_workers_2_answers_several_files_in_order_bad_ones_in_their_place(
         "unique", None, "unique", "unique", "unique", None, "unique", None, "unique", "unique"]
 
 
+def test_solve_workers_2_in_a_real_process_prints_each_answer_once(tmp_path: Path) -> None:
+    """The command as a user runs it, its stdout a pipe (block-buffered, as to a file): the
+    forked workers write nothing to it, and it is the one-worker output, text and JSON."""
+    import re
+
+    from conftest import fresh_python
+
+    src = str(_tournament_slice(tmp_path, "taai2011", 12))
+    code = "import sys; from nonoforge.cli import main; sys.argv[0] = 'nonoforge'; main()"
+    for flag in ([], ["--json"]):
+        outs = [fresh_python(code, "-q", "solve", "--max-solutions", "1", *flag, "--workers",
+                             workers, "example:dancer", src, "example:petro",
+                             cwd=Path(__file__).resolve().parents[1]).stdout
+                for workers in ("1", "2")]
+        if flag:
+            one, two = ([{k: v for k, v in a.items() if k != "time_s"} for a in json.loads(o)]
+                        for o in outs)
+            assert two == one and len(one) == 14
+        else:
+            one, two = (re.sub(r", \d+\.\d+ s$", "", o, flags=re.MULTILINE) for o in outs)
+            assert two == one and one.count("effort: ") == 14
+
+
 def test_solve_workers_must_be_positive() -> None:
     result = run("solve", "--workers", "0", "example:dancer")
     assert result.exit_code == 2 and "Traceback" not in result.output

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
+import threading
 import time
 
 import pytest
@@ -114,3 +116,52 @@ def test_a_finished_pool_reaps_its_workers_after_a_clean_exit() -> None:
     assert len(processes) == 2 and all(p.exitcode == 0 for p in processes)
     if os.path.isdir("/proc/self"):  # not even a zombie is left
         assert not any(os.path.exists(f"/proc/{p.pid}") for p in processes)
+
+
+def _marker_or_pid(x: tuple[int, str]) -> int:
+    """Item 0 waits until item 1 is done (its marker file is there), and a while after."""
+    index, marker = x
+    if index == 0:
+        for _ in range(3000):  # a guard against a hang, never reached
+            if os.path.exists(marker):
+                break
+            time.sleep(0.01)
+        time.sleep(1.0)
+    elif index == 1:
+        with open(marker, "w"):
+            pass
+    return os.getpid()
+
+
+def test_the_last_items_go_to_the_worker_that_frees_first(tmp_path) -> None:
+    """At the end of the input no item waits in a busy worker's hand while another idles:
+    item 2 goes to the worker that answered item 1, not behind item 0."""
+    marker = str(tmp_path / "one-done")
+    with OrderedPool(2) as pool:
+        pids = list(pool.imap(_marker_or_pid, [(0, marker), (1, marker), (2, marker)]))
+    assert pids[0] != pids[1] and pids[2] == pids[1]
+
+
+_PREPARED: list[int] = []
+
+
+def _prepared_here(_: int) -> int:
+    """What ``prepare`` left in this process: the pid of the process that ran it, or 0."""
+    return _PREPARED[0] if _PREPARED else 0
+
+
+def test_forked_workers_get_what_prepare_loaded() -> None:
+    """``prepare`` runs here once, before the workers are forked (Linux, one thread):
+    they start with what it loaded; spawned ones (elsewhere) load for themselves."""
+    try:
+        with OrderedPool(2, prepare=lambda: _PREPARED.append(os.getpid())) as pool:
+            out = list(pool.imap(_prepared_here, range(4)))
+        if sys.platform.startswith("linux") and threading.active_count() == 1:
+            assert [os.getpid()] == _PREPARED and out == [os.getpid()] * 4
+        else:
+            assert _PREPARED == [] and out == [0] * 4
+    finally:
+        _PREPARED.clear()
+    with OrderedPool(2, prepare=lambda: _PREPARED.append(1)) as pool:  # no worker needed:
+        assert list(pool.imap(_prepared_here, [5])) == [0]  # nothing prepared
+    assert _PREPARED == []

@@ -185,15 +185,25 @@ def _died(job: Job) -> str:
     return DIED
 
 
+def _load_solver() -> None:
+    """Load the solver's compiled engine and SAT back-end here, before the workers are
+    forked: loaded once (0.6 s of CPU) and shared, not once per worker (issue 39)."""
+    from nonoforge.solver import warmup
+
+    warmup()
+
+
 def solve_batch(batch: Batch, opts: SolveOptions, start: float | None = None) -> Iterator[Answer]:
     """Solve every puzzle of ``batch``: one :class:`Answer` per item, in input order.
 
     With one worker each puzzle's timeout counts from ``start`` (a :func:`time.monotonic`
     value: the command's start) for the first item, from the moment its file begins to be
     read for each next one, so reading counts against it (issue 14). With several workers
-    the puzzles are read here and solved in worker processes, and each timeout counts from
-    when its worker takes the puzzle. Verdicts and effort counts are the same either way
-    (they are the solver's, deterministic); only ``time_s`` differs.
+    the puzzles are read here and solved in worker processes (on Linux forked once the
+    solver is loaded here, so that they share it; see
+    :class:`~nonoforge.pipeline.pool.OrderedPool`), and each timeout counts from when its
+    worker takes the puzzle. Verdicts and effort counts are the same either way (they are
+    the solver's, deterministic); only ``time_s`` differs.
 
     An item that fails (unreadable, refused by the solver, its worker process killed) is an
     answer with its ``error``, recorded in ``batch`` (its ``on_error`` told in the item's
@@ -239,7 +249,8 @@ def _solved(
             read.append(item)
             yield item, opts, None
 
-    pool: OrderedPool[Job, SolveResult | str | None] = OrderedPool(opts.workers, _died)
+    pool: OrderedPool[Job, SolveResult | str | None] = OrderedPool(
+        opts.workers, _died, prepare=_load_solver)
     with pool:
         for result in pool.imap(_solve_or_skip, jobs(), local=_unread):
             yield read.popleft(), result

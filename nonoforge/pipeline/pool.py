@@ -18,9 +18,20 @@ order is in. A worker does its items strictly in turn, which keeps that safe:
   early (an exception, KeyboardInterrupt) kills and reaps every worker at once.
 
 The items are read lazily, at most :attr:`OrderedPool.window` ahead of the first result
-not yet yielded, so a long batch is never held whole in memory. The work function runs in
-a ``spawn``-ed process: it must be a module-level function, and items and results must
-pickle. An exception it raises is raised here, as with one worker.
+not yet yielded, so a long batch is never held whole in memory. Items and results must
+pickle, and the work function must be a module-level function. An exception it raises is
+raised here, as with one worker.
+
+How workers start (issue 39): on Linux, while this process runs a single thread, they are
+``fork``-ed, after :attr:`OrderedPool.prepare` has run here once: what every worker needs
+(``solve``: the compiled engine, 0.6 s of CPU to load) is then loaded once and shared
+copy-on-write, and a worker answers its first item at once, instead of each paying the
+load (0.75-0.8 s of CPU each, two at once) after a fresh interpreter's start and imports.
+Elsewhere, or with other threads running (a forked copy would hold their locks), they are
+``spawn``-ed and ``prepare`` is not run (each worker loads what it needs itself). A forked
+worker closes the pipes of its elder siblings it inherited and, like a spawned one, takes
+nothing else from this process: it never writes to stdout (this process flushes its own
+before each fork, so nothing buffered is written twice) and ends with ``os._exit``.
 
 >>> with OrderedPool(2) as pool:                                  # doctest: +SKIP
 ...     list(pool.imap(abs, [-3, 1, -2]))
@@ -81,8 +92,12 @@ def die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
 
 
-def _worker(conn: Any, parent: int, fn: Callable[[Any], Any]) -> None:
+def _worker(conn: Any, parent: int, fn: Callable[[Any], Any], inherited: tuple[Any, ...] = (),
+            ) -> None:
     """A worker's life: die with the parent, ignore Ctrl-C, answer items until told to stop.
+
+    ``inherited``: the parent's ends of its siblings' pipes, which a forked worker holds
+    copies of and closes (a sibling's pipe then ends when the parent closes it).
 
     Each message is ``(index, item)``; the answer is ``(index, True, result)`` or, when
     ``fn`` raised, ``(index, False, exception)``, in the order the items came. ``None`` (or
@@ -94,6 +109,9 @@ def _worker(conn: Any, parent: int, fn: Callable[[Any], Any]) -> None:
     import threading
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked one may inherit a handler
+    for c in inherited:
+        c.close()
     die_with_parent(parent)
     quick_exit()
     inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
@@ -121,6 +139,17 @@ def _worker(conn: Any, parent: int, fn: Callable[[Any], Any]) -> None:
             conn.send((index, False, RuntimeError(f"{type(e).__name__}: {e}")))
 
 
+def _start_method() -> str:
+    """``fork`` on Linux while this process runs one thread, else ``spawn`` (see the
+    module's notes)."""
+    import sys
+    import threading
+
+    if sys.platform.startswith("linux") and threading.active_count() == 1:
+        return "fork"
+    return "spawn"
+
+
 @dataclass
 class _Proc:
     """One worker process, its end of the pipe, and the items in its hands, oldest first
@@ -137,14 +166,18 @@ class OrderedPool(Generic[T, R]):
     """Map a function over items in ``workers`` processes, results in input order.
 
     ``on_death(item)`` is the result for an item whose worker died while on it (default:
-    raise :class:`RuntimeError`). Use as a context manager: leaving the block stops the
-    workers (killed if the block ends early). With ``workers`` 1, or a single item, no
-    process is started and the function runs here.
+    raise :class:`RuntimeError`). ``prepare()``, when given, runs in this process before
+    the first worker is forked (see the module's notes; not run when the workers are
+    spawned, nor when no worker is needed). Use as a context manager: leaving the block
+    stops the workers (killed if the block ends early). With ``workers`` 1, or a single
+    item, no process is started and the function runs here.
     """
 
-    def __init__(self, workers: int, on_death: Callable[[T], R] | None = None) -> None:
+    def __init__(self, workers: int, on_death: Callable[[T], R] | None = None,
+                 prepare: Callable[[], object] | None = None) -> None:
         self.workers = max(1, workers)
         self.on_death = on_death
+        self.prepare = prepare
         self.window = WINDOW_PER_WORKER * self.workers
         self._procs: list[_Proc] = []
         #: how many processes this pool has started (a test reads it: never more than items)
@@ -182,6 +215,8 @@ class OrderedPool(Generic[T, R]):
         if work <= 1:  # the whole input, with one item of work at most: no process
             yield from map(fn, head)
             return
+        if self.prepare is not None and _start_method() == "fork":
+            self.prepare()
         for _ in range(min(self.workers, work)):
             self._spawn(fn)
         yield from self._run(fn, itertools.chain(head, it), here)
@@ -209,7 +244,7 @@ class OrderedPool(Generic[T, R]):
                 else:
                     queue.append((read, item))
                 read += 1
-            self._hand_out(queue, fn)
+            self._hand_out(queue, fn, exhausted)
             while next_out in done:
                 yield done.pop(next_out)
                 next_out += 1
@@ -234,9 +269,20 @@ class OrderedPool(Generic[T, R]):
                 elif p.process.sentinel in ready:
                     self._lost(p, done, queue, fn)
 
-    def _hand_out(self, queue: deque[tuple[int, T]], fn: Callable[[T], R]) -> None:
-        """Items from ``queue`` into the workers' hands, one to every idle worker first."""
-        for depth in range(1, IN_HAND + 1):
+    def _hand_out(
+        self, queue: deque[tuple[int, T]], fn: Callable[[T], R], exhausted: bool = False,
+    ) -> None:
+        """Items from ``queue`` into the workers' hands, one to every idle worker first.
+
+        At the end of the input (``exhausted``, fewer items left than the hands hold) only
+        idle workers get one: the last items go to whichever worker frees first, so that
+        the workers end together (no item waits behind another's in a busy worker's hand
+        while the other worker idles).
+        """
+        deepest = IN_HAND
+        if exhausted and len(queue) < IN_HAND * len(self._procs):
+            deepest = 1
+        for depth in range(1, deepest + 1):
             for p in self._procs:
                 if queue and len(p.hand) < depth and not p.broken:
                     p.hand.append(queue.popleft())
@@ -270,12 +316,20 @@ class OrderedPool(Generic[T, R]):
     # -- processes --------------------------------------------------------------------------
 
     def _spawn(self, fn: Callable[[T], R]) -> None:
+        import sys
         from multiprocessing import get_context
 
-        ctx = get_context("spawn")  # no forked copies of threads or open handles
+        method = _start_method()
+        ctx = get_context("fork") if method == "fork" else get_context("spawn")
         mine, theirs = ctx.Pipe()
-        process = ctx.Process(target=_worker, args=(theirs, os.getpid(), fn), daemon=True,
-                              name="nonoforge-worker")
+        inherited: tuple[Any, ...] = ()
+        if method == "fork":
+            inherited = tuple(p.conn for p in self._procs)
+            for stream in (sys.stdout, sys.stderr):  # nothing buffered is copied
+                if stream is not None:
+                    stream.flush()
+        process = ctx.Process(target=_worker, args=(theirs, os.getpid(), fn, inherited),
+                              daemon=True, name="nonoforge-worker")
         # born ignoring SIGINT (a disposition exec keeps, and Python then leaves alone): a
         # Ctrl-C while it imports gives no traceback; this process ignores it for the
         # few milliseconds of the start
