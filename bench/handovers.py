@@ -16,6 +16,15 @@ search CPU, conflicts, rounds, per set):
 
     .venv/bin/python bench/handovers.py --load /tmp/ho.pkl --schedules 100:0:1e-4,100:2:1e-4,-
 
+``--arms`` runs two-arm schedules of the shipped search (``sat.SECOND_ARM``, ``FIRST_ALONE``,
+``TURN``, ``FIRST_SHARE``) side by side on the same hand-overs, each ``-`` (one arm) or
+``NAME[/PATIENCE]:FIRST_ALONE:TURN:FIRST_SHARE`` (PATIENCE -1: the second arm gets no hints),
+and ``--tail N`` keeps only hand-overs whose shipped search needs over N conflicts (from
+``--table``'s pickle of a ``minisat-gh+bp`` run, which names them):
+
+    .venv/bin/python bench/handovers.py --load /tmp/all.pkl --tail 8000 \
+        --tail-from /tmp/base.pkl --arms -,cadical195:8000:4000:1
+
 A back-end is ``minisat22`` (or any python-sat solver name: the shipped order encoding,
 one solution), ``NAME+regular`` (the automaton line encoding), ``NAME+bp`` (with the
 belief-propagation phase hints of ``nonoforge.solver.phases``), ``cadical195:sat:walk=0``
@@ -393,6 +402,45 @@ def schedules(items: list[Item], specs: list[str]) -> None:
                   f"{int(v[2]):>10,} {v[3] / max(1, v[4]):6.1f}", flush=True)
 
 
+def _arm_spec(spec: str) -> None:
+    """Set the shipped search's second arm as ``spec`` (see ``--arms``) says."""
+    if spec == "-":
+        sat.SECOND_ARM = None
+        return
+    arm, first, turn, share = spec.split(":")
+    name, _, patience = arm.partition("/")
+    sat.SECOND_ARM = sat.Arm(name, int(patience) if patience else None)
+    sat.FIRST_ALONE, sat.TURN, sat.FIRST_SHARE = int(first), int(turn), float(share)
+
+
+def arms(items: list[Item], specs: list[str]) -> None:
+    """The two-arm schedules ``specs`` side by side on the same hand-overs, interleaved
+    puzzle by puzzle (one solution, every answer checked): per schedule the CPU, the
+    conflicts, how many need over 45,000 conflicts (about 2 s) and the slowest five."""
+    saved = sat.SECOND_ARM, sat.FIRST_ALONE, sat.TURN, sat.FIRST_SHARE
+    res: dict[str, dict[tuple[str, int], tuple[float, int]]] = {s: {} for s in specs}
+    try:
+        for set_name, i, p, st in items:
+            for spec in specs:
+                _arm_spec(spec)
+                c0 = time.process_time()
+                out = sat.solve_sat(p, st, max_solutions=1)
+                cpu = time.process_time() - c0
+                assert out.solutions and out.solutions[0].matches(p), (set_name, i, spec)
+                res[spec][set_name, i] = (cpu, out.conflicts)
+    finally:
+        sat.SECOND_ARM, sat.FIRST_ALONE, sat.TURN, sat.FIRST_SHARE = saved
+    for spec in specs:
+        r = res[spec]
+        cpu = sum(c for c, _ in r.values())
+        confl = sum(n for _, n in r.values())
+        over = sum(n > 45_000 for _, n in r.values())
+        slow = sorted(((n, c, k) for k, (c, n) in r.items()), reverse=True)[:5]
+        slow_s = ", ".join(f"{k[0]}${k[1]} {n:,} {c:.2f}" for n, c, k in slow)
+        print(f"{spec:<32} {cpu:8.2f} CPU s {confl:>11,} conflicts  over 45k {over}  "
+              f"slowest {slow_s}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sets", nargs="*", default=["tcga2022:401-700"])
@@ -411,6 +459,11 @@ def main() -> None:
     ap.add_argument("--schedules",
                     help="hint schedules side by side instead, comma-separated, each "
                     "ROUNDS:PATIENCE:SETTLED or - (no hints), e.g. 100:0:1e-4,100:2:1e-4")
+    ap.add_argument("--arms", help="two-arm schedules side by side instead, comma-separated, "
+                    "each - or NAME[/PATIENCE]:FIRST_ALONE:TURN:FIRST_SHARE")
+    ap.add_argument("--tail", type=int, help="only hand-overs needing over N conflicts "
+                    "in --tail-from's table")
+    ap.add_argument("--tail-from", type=Path, help="a --table pickle of a minisat-gh+bp run")
     args = ap.parse_args()
     global MAX_SOLUTIONS
     MAX_SOLUTIONS = args.max_solutions
@@ -425,6 +478,16 @@ def main() -> None:
               flush=True)
         if args.save:
             args.save.write_bytes(pickle.dumps(items))
+    if args.tail is not None:
+        if args.tail_from is None:
+            raise SystemExit("--tail needs --tail-from")
+        base = next(iter(pickle.loads(args.tail_from.read_bytes()).values()))
+        items = [it for it in items if base[it[0], it[1]][1] > args.tail]
+        print(f"{len(items)} hand-overs over {args.tail:,} conflicts", flush=True)
+    if args.arms:
+        arms(items[:1], args.arms.split(","))  # compiles and loads everything before timing
+        arms(items, args.arms.split(","))
+        return
     if args.schedules:
         specs = args.schedules.split(",")
         schedules(items[:1], specs)  # compiles and loads everything before timing

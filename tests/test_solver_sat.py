@@ -484,3 +484,72 @@ def test_proof_phases_change_no_verdict_of_solve(monkeypatch: pytest.MonkeyPatch
             assert hinted.solutions == plain.solutions
         reached += hinted.effort.get("sat_decisions", 0) > 0
     assert reached >= 10
+
+
+# -- a second arm (sat.SECOND_ARM: measured, not shipped) -------------------------------
+
+
+def _two_arms(monkeypatch: pytest.MonkeyPatch, name: str, first: int, turn: int) -> None:
+    from nonoforge.solver import sat
+
+    monkeypatch.setattr(sat, "SECOND_ARM", sat.Arm(name))
+    monkeypatch.setattr(sat, "FIRST_ALONE", first)
+    monkeypatch.setattr(sat, "TURN", turn)
+
+
+@pytest.mark.parametrize("name", ["cadical195", "minisat-gh"])
+def test_two_arms_answer_repeat_and_keep_the_budget_in_all(
+    monkeypatch: pytest.MonkeyPatch, name: str,
+) -> None:
+    """TCGA 2022 #401-#412 from their root states with a second arm taking turns after a
+    few conflicts: every answer reproduces the clues, the counts repeat (turns are conflict
+    counts, not clocks), and a conflict budget counts the conflicts of both arms."""
+    from nonoforge.formats.tournament import read_with_solutions
+    from nonoforge.solver import solve
+
+    _two_arms(monkeypatch, name, 20, 20)
+    folder = shared_path("corpora", "tournament")
+    puzzles = read_with_solutions(folder / "question" / "tcga2022.txt",
+                                  folder / "solution" / "tcga2022.txt")[400:412]
+    reached = 0
+    for p in puzzles:
+        root = solve(p, max_solutions=1, strategy="probe").state
+        a = solve_sat(p, root, max_solutions=1)
+        b = solve_sat(p, root, max_solutions=1)
+        assert a.status == "unique" and a.solutions[0].matches(p)
+        assert (a.conflicts, a.decisions, a.solutions) == (b.conflicts, b.decisions, b.solutions)
+        if a.conflicts > 60:  # the second arm took a turn
+            reached += 1
+            budget = a.conflicts // 2
+            cut = solve_sat(p, root, max_solutions=1, conflict_budget=budget)
+            assert cut.status == "budget" and not cut.solutions
+            assert budget < cut.conflicts < budget + 50  # both arms, stopped a few past
+    assert reached >= 2
+
+
+def test_two_arms_count_solutions_with_the_blocking_clauses(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Counting to two over two arms: the second arm, made after the first solution was
+    blocked, gets that blocking clause, so the verdicts are the one-arm verdicts on random
+    puzzles (unique or multiple) and on the survey's Knotty (multiple, two different
+    pictures)."""
+    from nonoforge.solver import sat
+
+    one = [solve_sat(random_puzzle(seed, 14, 14, 0.5)) for seed in range(6)]
+    _two_arms(monkeypatch, "cadical195", 0, 5)
+    for seed, ref in enumerate(one):
+        out = solve_sat(random_puzzle(seed, 14, 14, 0.5))
+        assert out.status == ref.status
+        assert all(g.matches(random_puzzle(seed, 14, 14, 0.5)) for g in out.solutions)
+        if len(out.solutions) == 2:
+            assert out.solutions[0] != out.solutions[1]
+    from nonoforge.solver import solve
+
+    p = _read_non(shared_path("corpora", "survey-free", "knotty.non"))
+    root = solve(p, max_solutions=1, strategy="probe").state
+    monkeypatch.setattr(sat, "FIRST_ALONE", 3)
+    out = solve_sat(p, root, max_solutions=2, conflict_budget=40_000)
+    assert out.status == "multiple"
+    a, b = out.solutions
+    assert a.matches(p) and b.matches(p) and a != b

@@ -517,27 +517,25 @@ def solve_sat(
         if enc.unsat:
             return SatOutcome("none", **base)
         name = ONE_SOLUTION_SOLVER if max_solutions == 1 else SOLVER_NAME
-        solver = _loaded_encoding(enc, stop, name)
-        if ONE_SOLUTION_PHASES if max_solutions == 1 else PROOF_PHASES:
-            _set_phases(solver, puzzle, state, enc, tables, stop)
+        hinted = ONE_SOLUTION_PHASES if max_solutions == 1 else PROOF_PHASES
+        arms = _Arms(puzzle, state, enc, tables, name, hinted, stop)
     except Stopped:
         return SatOutcome("timeout", encode_s=time.perf_counter() - t0)
     finally:
         alarm.cancel()
     solutions: list[Grid] = []
     status: Status | None = None
-    with solver:
+    with arms:
         while status is None:
-            result = _solve_until(solver, deadline, conflict_budget, name)
+            result = arms.solve(deadline, conflict_budget)
             if result is None:
-                used = int(solver.accum_stats().get("conflicts", 0))
-                spent = conflict_budget is not None and used > conflict_budget
+                spent = conflict_budget is not None and arms.conflicts() > conflict_budget
                 status = "budget" if spent else "timeout"
             elif not result:
                 status = "unique" if solutions else "none"
             else:
                 # the cells' colours read once, for the grid and the blocking clause
-                colours = enc._colours(solver.get_model())
+                colours = enc._colours(arms.model())
                 # checked here, once: the solver's entry point keeps it as it is
                 solutions.append(verify_solution(puzzle, enc._grid(colours)))
                 if not enc._free.any():
@@ -546,8 +544,8 @@ def solve_sat(
                     # max_solutions == 1 asks for one solution, not for a proof.
                     status = "multiple" if len(solutions) >= 2 else "unique"
                 else:  # a clause over the free cells (not empty: some cell is free)
-                    solver.add_clause(enc._blocking(colours))
-        stats = solver.accum_stats()
+                    arms.add_clause(enc._blocking(colours))
+        stats = arms.stats()
     return SatOutcome(
         status,
         solutions,
@@ -639,22 +637,175 @@ def _clause_adder(solver: Solver) -> Callable[[Sequence[int]], bool] | None:
     return partial(pysolvers.minisatgh_add_cl, handle)
 
 
-def _set_phases(
-    solver: Solver, puzzle: Puzzle, state: np.ndarray | None, enc: Encoding,
-    tables: Tables, stop: np.ndarray,
-) -> None:
-    """Give ``solver`` the belief-propagation phase of every variable of ``enc``
-    (black-and-white puzzles; nothing for colour puzzles or past the work cap). Raises
-    :class:`Stopped` when the deadline's ``stop`` flag ended the hints' work."""
+def _phase_literals(
+    puzzle: Puzzle, state: np.ndarray | None, enc: Encoding, tables: Tables,
+    stop: np.ndarray, patience: int | None = None,
+) -> list[int]:
+    """The belief-propagation phase of every variable of ``enc`` (black-and-white puzzles;
+    none for colour puzzles or past the work cap), the hints stopping as ``patience`` says
+    (default :data:`phases.PATIENCE`). Raises :class:`Stopped` when the deadline's
+    ``stop`` flag ended the hints' work."""
     from nonoforge.solver.phases import phase_literals
 
     st = (np.asarray(state) if state is not None
           else np.full((puzzle.height, puzzle.width), tables.full, dtype=np.uint64))
-    lits = phase_literals(tables, st, enc, stop=stop)
+    lits = phase_literals(tables, st, enc, stop=stop, patience=patience)
     if stop[0]:
         raise Stopped
-    if lits:
-        solver.set_phases(lits)
+    return lits
+
+
+@dataclass(frozen=True, slots=True)
+class Arm:
+    """A second arm of the search (:data:`SECOND_ARM`): a python-sat back-end and the
+    hints it is given (``patience`` of the belief-propagation hints, ``None``: the first
+    arm's hints as they are, ``-1``: no hints)."""
+
+    name: str
+    patience: int | None = None
+
+
+#: The second arm of the search, started when the first (:data:`SOLVER_NAME` or
+#: :data:`ONE_SOLUTION_SOLVER` with the hints) has spent :data:`FIRST_ALONE` conflicts
+#: without an answer; then the two take turns (:func:`_schedule`), each resuming where it
+#: stopped, so a puzzle on which one arm's phases are unlucky costs about what the other
+#: arm needs. ``None``: one arm only.
+SECOND_ARM: Arm | None = None
+#: Conflicts the first arm runs alone before the second arm is made: a hand-over settled
+#: within them (nearly all of them) is searched exactly as with one arm.
+FIRST_ALONE = 8_000
+#: The turns after that: the second arm's first turn, each later pair of turns twice the
+#: one before; the first arm's turn is :data:`FIRST_SHARE` times the second's.
+TURN = 4_000
+FIRST_SHARE = 1.0
+
+
+def _schedule() -> Iterator[tuple[int, int]]:
+    """The turns of the arms: ``(arm, conflicts)``, where ``conflicts`` is how many the arm
+    may have used in all when its turn ends (so a turn cut short by a found solution is
+    resumed where it stopped). A fixed sequence of counts: deterministic."""
+    yield 0, FIRST_ALONE
+    first, second, turn = FIRST_ALONE, 0, TURN
+    while True:
+        second += turn
+        yield 1, second
+        first += int(turn * FIRST_SHARE)
+        yield 0, first
+        turn *= 2
+
+
+class _Arms:
+    """The solvers of one search and whose turn it is (:func:`_schedule`).
+
+    The first arm is loaded at once (with its hints); the second only when the first has
+    used its :data:`FIRST_ALONE` conflicts, then given the same clauses, the blocking
+    clauses added so far and its hints. Conflicts and decisions are summed over the arms,
+    and ``conflict_budget`` counts them in all."""
+
+    def __init__(self, puzzle: Puzzle, state: np.ndarray | None, enc: Encoding,
+                 tables: Tables, name: str, hinted: bool, stop: np.ndarray) -> None:
+        self._puzzle, self._state, self._enc, self._tables = puzzle, state, enc, tables
+        self._hinted = hinted
+        self.names = [name]
+        self._lits: list[int] = []
+        solver = _loaded_encoding(enc, stop, name)
+        self.solvers = [solver]
+        try:
+            if hinted:
+                self._lits = _phase_literals(puzzle, state, enc, tables, stop)
+                if self._lits:
+                    solver.set_phases(self._lits)
+        except BaseException:
+            solver.delete()
+            raise
+        self._blocking: list[list[int]] = []
+        self._turns = _schedule() if SECOND_ARM is not None else None
+        self._turn: tuple[int, int] | None = None
+        self._last = 0
+
+    def __enter__(self) -> _Arms:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for solver in self.solvers:
+            solver.delete()
+
+    def _used(self, i: int) -> int:
+        return int(self.solvers[i].accum_stats().get("conflicts", 0))
+
+    def conflicts(self) -> int:
+        """Conflicts used by every arm in all."""
+        return sum(self._used(i) for i in range(len(self.solvers)))
+
+    def stats(self) -> dict[str, int]:
+        """The arms' conflicts and decisions, summed."""
+        out = {"conflicts": 0, "decisions": 0}
+        for solver in self.solvers:
+            st = solver.accum_stats()
+            for k in out:
+                out[k] += int(st.get(k, 0))
+        return out
+
+    def add_clause(self, clause: list[int]) -> None:
+        """A blocking clause for every arm, those not made yet included."""
+        self._blocking.append(clause)
+        for solver in self.solvers:
+            solver.add_clause(clause)
+
+    def model(self) -> list[int]:
+        """The model of the arm that last found one."""
+        return self.solvers[self._last].get_model()
+
+    def _second(self, deadline: float | None) -> bool:
+        """Make the second arm (False: the deadline passed while it was being made)."""
+        assert SECOND_ARM is not None
+        stop = np.zeros(1, dtype=np.int64)
+        alarm = Alarm(deadline, stop.fill, 1).arm()
+        try:
+            solver = _loaded_encoding(self._enc, stop, SECOND_ARM.name)
+            self.solvers.append(solver)
+            self.names.append(SECOND_ARM.name)
+            for clause in self._blocking:
+                solver.add_clause(clause)
+            lits = self._lits
+            if not self._hinted or SECOND_ARM.patience == -1:
+                lits = []
+            elif SECOND_ARM.patience is not None:
+                lits = _phase_literals(self._puzzle, self._state, self._enc, self._tables,
+                                       stop, SECOND_ARM.patience)
+            if lits:
+                solver.set_phases(lits)
+        except Stopped:
+            return False
+        finally:
+            alarm.cancel()
+        return True
+
+    def solve(self, deadline: float | None, conflict_budget: int | None) -> bool | None:
+        """Search on, turn by turn, until an arm answers (True: a model, see
+        :meth:`model`; False: no model), or ``None`` when the deadline or the conflict
+        budget over every arm stopped it."""
+        if self._turns is None:
+            return _solve_until(self.solvers[0], deadline, conflict_budget, self.names[0])
+        while True:
+            if self._turn is None:
+                self._turn = next(self._turns)
+            arm, upto = self._turn
+            if arm >= len(self.solvers) and not self._second(deadline):
+                return None
+            if conflict_budget is not None:
+                left = conflict_budget - self.conflicts()
+                if left < 0:
+                    return None
+                upto = min(upto, self._used(arm) + left)
+            if self._used(arm) <= upto:
+                result = _solve_until(self.solvers[arm], deadline, upto, self.names[arm])
+                if result is not None:
+                    self._last = arm
+                    return result
+                if deadline is not None and time.monotonic() >= deadline:
+                    return None
+            self._turn = None
 
 
 #: Conflict budgets of successive CaDiCaL calls when a deadline is set: python-sat cannot
