@@ -23,7 +23,7 @@ and ``--tail N`` keeps only hand-overs whose shipped search needs over N conflic
 ``--table``'s pickle of a ``minisat-gh+bp`` run, which names them):
 
     .venv/bin/python bench/handovers.py --load /tmp/all.pkl --tail 8000 \
-        --tail-from /tmp/base.pkl --arms -,cadical195:8000:4000:1
+        --tail-from /tmp/base.pkl --arms=-,cadical195:8000:4000:1
 
 A back-end is ``minisat22`` (or any python-sat solver name: the shipped order encoding,
 one solution), ``NAME+regular`` (the automaton line encoding), ``NAME+bp`` (with the
