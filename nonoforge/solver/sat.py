@@ -668,8 +668,11 @@ class Arm:
 #: The second arm of the search, started when the first (:data:`SOLVER_NAME` or
 #: :data:`ONE_SOLUTION_SOLVER` with the hints) has spent :data:`FIRST_ALONE` conflicts
 #: without an answer; then the two take turns (:func:`_schedule`), each resuming where it
-#: stopped, so a puzzle on which one arm's phases are unlucky costs about what the other
-#: arm needs. ``None``: one arm only.
+#: stopped. ``None`` (shipped): one arm only, the search as before. Measured for issue 39's
+#: tail (the 174 tournament hand-overs over 8,000 conflicts, bench/handovers.py --arms):
+#: every second arm tried (CaDiCaL 1.9.5 or 1.5.3, MiniSat with other hints or none, in
+#: turns or taking over) made the tail slower and left more puzzles over 45,000 conflicts
+#: (see docs/notes/solver-benchmarks.md); kept off, for measurement.
 SECOND_ARM: Arm | None = None
 #: Conflicts the first arm runs alone before the second arm is made: a hand-over settled
 #: within them (nearly all of them) is searched exactly as with one arm.
