@@ -16,6 +16,15 @@ search CPU, conflicts, rounds, per set):
 
     .venv/bin/python bench/handovers.py --load /tmp/ho.pkl --schedules 100:0:1e-4,100:2:1e-4,-
 
+``--arms`` runs two-arm schedules (the shipped search and a second arm taking turns with it,
+:class:`TwoArms`) side by side on the same hand-overs, each ``-`` (the shipped search) or
+``NAME[/PATIENCE]:FIRST_ALONE:TURN:FIRST_SHARE`` (PATIENCE -1: the second arm gets no hints),
+and ``--tail N`` keeps only hand-overs whose shipped search needs over N conflicts (from
+``--table``'s pickle of a ``minisat-gh+bp`` run, which names them):
+
+    .venv/bin/python bench/handovers.py --load /tmp/all.pkl --tail 8000 \
+        --tail-from /tmp/base.pkl --arms=-,cadical195:8000:4000:1
+
 A back-end is ``minisat22`` (or any python-sat solver name: the shipped order encoding,
 one solution), ``NAME+regular`` (the automaton line encoding), ``NAME+bp`` (with the
 belief-propagation phase hints of ``nonoforge.solver.phases``), ``cadical195:sat:walk=0``
@@ -38,6 +47,8 @@ import argparse
 import pickle
 import sys
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -393,6 +404,107 @@ def schedules(items: list[Item], specs: list[str]) -> None:
                   f"{int(v[2]):>10,} {v[3] / max(1, v[4]):6.1f}", flush=True)
 
 
+@dataclass(frozen=True)
+class TwoArms:
+    """A two-arm schedule (see ``--arms``): the second arm's python-sat back-end and its
+    hints' ``patience`` (``None``: the first arm's hints, -1: none), the conflicts the first
+    arm runs alone, the second arm's first turn (each later pair of turns twice the one
+    before) and the first arm's turn as a share of the second's."""
+
+    name: str
+    patience: int | None
+    first_alone: int
+    turn: int
+    first_share: float
+
+    @classmethod
+    def parse(cls, spec: str) -> TwoArms:
+        arm, first, turn, share = spec.split(":")
+        name, _, patience = arm.partition("/")
+        return cls(name, int(patience) if patience else None, int(first), int(turn),
+                   float(share))
+
+    def turns(self) -> Iterator[tuple[int, int]]:
+        """``(arm, conflicts)``: the conflicts the arm may have used in all when its turn
+        ends (a fixed sequence: deterministic)."""
+        yield 0, self.first_alone
+        first, second, turn = self.first_alone, 0, self.turn
+        while True:
+            second += turn
+            yield 1, second
+            first += int(turn * self.first_share)
+            yield 0, first
+            turn *= 2
+
+
+def two_arm_solve(p: Puzzle, st: np.ndarray, arms: TwoArms) -> tuple[Grid, int]:
+    """One solution of the hand-over ``st`` of ``p`` by the shipped search (MiniSat with
+    its hints) and a second arm taking turns with it, each turn resuming where the arm
+    stopped: the solution and the conflicts of both arms. A probe of issue 39's tail, kept
+    here, not in the solver: no schedule measured beat the one arm (see
+    docs/notes/solver-benchmarks.md, "The tail at solver 1.5")."""
+    from nonoforge.solver import phases
+    from nonoforge.solver.tables import Tables
+
+    t = Tables.of(p)
+    stop = np.zeros(1, dtype=np.int64)
+    enc = sat.encode(p, st, tables=t)
+    assert not enc.unsat
+    hints = phases.phase_literals(t, st, enc)
+    names = [sat.ONE_SOLUTION_SOLVER]
+    solvers = [sat._loaded_encoding(enc, stop, names[0])]
+    try:
+        if hints:
+            solvers[0].set_phases(hints)
+        for arm, upto in arms.turns():
+            if arm == len(solvers):  # the second arm, made at its first turn
+                names.append(arms.name)
+                solvers.append(sat._loaded_encoding(enc, stop, arms.name))
+                lits = (hints if arms.patience is None else [] if arms.patience == -1
+                        else phases.phase_literals(t, st, enc, patience=arms.patience))
+                if lits:
+                    solvers[1].set_phases(lits)
+            if int(solvers[arm].accum_stats().get("conflicts", 0)) > upto:
+                continue  # it ran past its mark in an earlier turn
+            found = sat._solve_until(solvers[arm], None, upto, names[arm])
+            if found is not None:
+                assert found
+                grid = enc._grid(enc._colours(solvers[arm].get_model()))
+                used = sum(int(s.accum_stats().get("conflicts", 0)) for s in solvers)
+                return grid, used
+        raise AssertionError("unreachable: the turns never end")
+    finally:
+        for solver in solvers:
+            solver.delete()
+
+
+def arms(items: list[Item], specs: list[str]) -> None:
+    """The two-arm schedules ``specs`` side by side on the same hand-overs, interleaved
+    puzzle by puzzle (one solution, every answer checked): per schedule the CPU, the
+    conflicts, how many need over 45,000 conflicts (about 2 s) and the slowest five."""
+    res: dict[str, dict[tuple[str, int], tuple[float, int]]] = {s: {} for s in specs}
+    for set_name, i, p, st in items:
+        for spec in specs:
+            c0 = time.process_time()
+            if spec == "-":  # the shipped search
+                out = sat.solve_sat(p, st, max_solutions=1)
+                grid, used = out.solutions[0], out.conflicts
+            else:
+                grid, used = two_arm_solve(p, st, TwoArms.parse(spec))
+            cpu = time.process_time() - c0
+            assert grid.matches(p), (set_name, i, spec)
+            res[spec][set_name, i] = (cpu, used)
+    for spec in specs:
+        r = res[spec]
+        cpu = sum(c for c, _ in r.values())
+        confl = sum(n for _, n in r.values())
+        over = sum(n > 45_000 for _, n in r.values())
+        slow = sorted(((n, c, k) for k, (c, n) in r.items()), reverse=True)[:5]
+        slow_s = ", ".join(f"{k[0]}${k[1]} {n:,} {c:.2f}" for n, c, k in slow)
+        print(f"{spec:<32} {cpu:8.2f} CPU s {confl:>11,} conflicts  over 45k {over}  "
+              f"slowest {slow_s}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sets", nargs="*", default=["tcga2022:401-700"])
@@ -411,6 +523,11 @@ def main() -> None:
     ap.add_argument("--schedules",
                     help="hint schedules side by side instead, comma-separated, each "
                     "ROUNDS:PATIENCE:SETTLED or - (no hints), e.g. 100:0:1e-4,100:2:1e-4")
+    ap.add_argument("--arms", help="two-arm schedules side by side instead, comma-separated, "
+                    "each - or NAME[/PATIENCE]:FIRST_ALONE:TURN:FIRST_SHARE")
+    ap.add_argument("--tail", type=int, help="only hand-overs needing over N conflicts "
+                    "in --tail-from's table")
+    ap.add_argument("--tail-from", type=Path, help="a --table pickle of a minisat-gh+bp run")
     args = ap.parse_args()
     global MAX_SOLUTIONS
     MAX_SOLUTIONS = args.max_solutions
@@ -425,6 +542,16 @@ def main() -> None:
               flush=True)
         if args.save:
             args.save.write_bytes(pickle.dumps(items))
+    if args.tail is not None:
+        if args.tail_from is None:
+            raise SystemExit("--tail needs --tail-from")
+        base = next(iter(pickle.loads(args.tail_from.read_bytes()).values()))
+        items = [it for it in items if base[it[0], it[1]][1] > args.tail]
+        print(f"{len(items)} hand-overs over {args.tail:,} conflicts", flush=True)
+    if args.arms:
+        arms(items[:1], args.arms.split(","))  # compiles and loads everything before timing
+        arms(items, args.arms.split(","))
+        return
     if args.schedules:
         specs = args.schedules.split(",")
         schedules(items[:1], specs)  # compiles and loads everything before timing

@@ -205,6 +205,20 @@ def test_the_rounds_stop_once_no_phase_changed_for_patience_rounds(patience: int
     assert stopped >= 5
 
 
+def test_phase_literals_take_a_patience() -> None:
+    """``patience`` passes through to the rounds (the bench's second arms use it): the
+    default is :data:`phases.PATIENCE`, and another patience is a valid set of phases."""
+    p = random_bw_puzzle(201, 20, 20, 0.5)
+    t = Tables.of(p)
+    full = np.full((20, 20), 3, dtype=np.uint64)
+    enc = sat.encode(p)
+    default = phase_literals(t, full, enc)
+    assert phase_literals(t, full, enc, patience=phases.PATIENCE) == default
+    for patience in (0, 1, 4):
+        lits = phase_literals(t, full, enc, patience=patience)
+        assert sorted(abs(x) for x in lits) == list(range(1, enc.nvars + 1))
+
+
 def _full_line_messages(n: int, clue: list[int], allow: np.ndarray, prior: np.ndarray,
                         out: np.ndarray) -> None:
     """The line messages as solver 1.4 first computed them: every state of the chain at

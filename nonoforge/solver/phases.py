@@ -415,14 +415,17 @@ def cell_beliefs(
 
 def _settle(
     tables: Tables, state: np.ndarray, rounds: int, damping: float, stop: np.ndarray,
+    patience: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The colours ``state`` allows each cell (1 white, 2 black, 3 both) and the row and
-    column messages after ``rounds`` rounds at most; empty messages when ``stop`` was set."""
+    column messages after ``rounds`` rounds at most (fewer as ``patience``, by default
+    :data:`PATIENCE`, says); empty messages when ``stop`` was set."""
     allow = (np.asarray(state).astype(np.uint64).ravel() & np.uint64(3)).astype(np.int64)
     row = np.full(allow.shape[0], 0.5)
     col = np.full(allow.shape[0], 0.5)
     if _propagate_beliefs(allow, tables.lines, tables.blen, tables.height, rounds, damping,
-                          SETTLED, row, col, stop, PATIENCE) < 0:
+                          SETTLED, row, col, stop,
+                          PATIENCE if patience is None else patience) < 0:
         return allow, row[:0], col[:0]
     return allow, row, col
 
@@ -446,7 +449,7 @@ def _block_cells(t: Tables) -> np.ndarray:
 def phase_literals(
     tables: Tables, state: np.ndarray, enc: Encoding,
     rounds: int | None = None, damping: float | None = None, starts: bool = True,
-    stop: np.ndarray | None = None,
+    stop: np.ndarray | None = None, patience: int | None = None,
 ) -> list[int]:
     """The likelier literal of every variable of ``enc``, the order-encoding CNF of
     ``state``: each open cell's colour by its belief, and (``starts``) each "block j
@@ -460,7 +463,9 @@ def phase_literals(
     table would be over :data:`MAX_START_TABLE` entries, only the cells get phases. Ties
     are fixed: a belief of exactly one half gives a cell white, a start probability of
     exactly one half "at or after p". ``stop`` (an int64 array of one, set by a deadline)
-    ends the work early with no phases. Phases never change what is a solution.
+    ends the work early with no phases. ``patience``: the rounds in a row that turn no
+    phase after which the messages stop (default :data:`PATIENCE`; 0: never stop early).
+    Phases never change what is a solution.
     """
     if tables.ncolors != 1:
         return []
@@ -475,7 +480,7 @@ def phase_literals(
     if rounds < 1:
         return []
 
-    allow, row, col = _settle(t, state, rounds, damping, stop)
+    allow, row, col = _settle(t, state, rounds, damping, stop, patience)
     if not len(row):
         return []
     belief = _beliefs(allow, row, col)
