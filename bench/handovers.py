@@ -302,6 +302,20 @@ def run_cpsat(items: list[Item], backend: str) -> dict[tuple[str, int], tuple[fl
     return out
 
 
+def _hint_rounds(t: Any, st: np.ndarray) -> tuple[np.ndarray, int]:
+    """The hand-over ``st``'s cells as the phase hints read them (1 white, 2 black, 3 open)
+    and the belief-propagation rounds the hints run on it, under ``phases``' constants as
+    they are set now (``--schedules`` sets them per schedule)."""
+    from nonoforge.solver import phases
+
+    allow = (np.asarray(st).astype(np.uint64).ravel() & np.uint64(3)).astype(np.int64)
+    half = np.full(allow.shape[0], 0.5)
+    ran = phases._propagate_beliefs(
+        allow, t.lines, t.blen, t.height, phases.ROUNDS, phases.DAMPING, phases.SETTLED,
+        half.copy(), half.copy(), np.zeros(1, dtype=np.int64), phases.PATIENCE)
+    return allow, int(ran)
+
+
 def stages(items: list[Item]) -> None:
     """Where one-solution hand-overs spend their CPU, stage by stage as ``solve_sat`` runs
     them (encode, load MiniSat, phase hints, search), and why the hints cost what they do:
@@ -331,11 +345,8 @@ def stages(items: list[Item]) -> None:
         for k, dt in zip(cpu, (c1 - c0, c2 - c1, c3 - c2, c4 - c3), strict=True):
             cpu[k] += dt
         # not timed: how many rounds the hints ran, and how narrow the bands were
-        allow = (np.asarray(st).astype(np.uint64).ravel() & np.uint64(3)).astype(np.int64)
-        half = np.full(allow.shape[0], 0.5)
-        rounds.append(phases._propagate_beliefs(
-            allow, t.lines, t.blen, t.height, phases.ROUNDS, phases.DAMPING, phases.SETTLED,
-            half.copy(), half.copy(), stop, phases.PATIENCE))
+        allow, ran = _hint_rounds(t, st)
+        rounds.append(ran)
         coff, _, _, flo, fhi, _, _, _, _ = phases._plan(allow, t.lines, t.blen)
         for li in range(t.lines.shape[0]):
             n = int(t.lines[li, 2])
@@ -384,12 +395,7 @@ def schedules(items: list[Item], specs: list[str]) -> None:
                 row[2] += int(solver.accum_stats().get("conflicts", 0))
                 solver.delete()
                 if spec != "-":  # not timed: the rounds this schedule ran
-                    allow = (np.asarray(st).astype(np.uint64).ravel()
-                             & np.uint64(3)).astype(np.int64)
-                    half = np.full(allow.shape[0], 0.5)
-                    row[3] += phases._propagate_beliefs(
-                        allow, t.lines, t.blen, t.height, phases.ROUNDS, phases.DAMPING,
-                        phases.SETTLED, half.copy(), half.copy(), stop, phases.PATIENCE)
+                    row[3] += _hint_rounds(t, st)[1]
                 row[4] += 1
     finally:
         phases.ROUNDS, phases.PATIENCE, phases.SETTLED = saved
