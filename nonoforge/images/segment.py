@@ -15,17 +15,17 @@ another model file of the same input and output, or, set empty, turns the model 
 onnxruntime is imported, and the model loaded (about 0.1 s of CPU, 0.7 s for the first
 photo with the import), only when a photo is drawn: a ``solve`` never pays for it.
 
-What the mask is used for (:func:`shaped_subject`): a subject whose **shape** says what it
-is -- an eagle, a giraffe, a man aiming a camera, two men, one pointing -- is drawn as that
-shape, its silhouette cut out of the ground (``generate`` gives the picture the mask as its
-transparency, so the silhouette path draws the subject alone). A shape that says nothing
--- a disc (a cup from above, a logo, a retina, a colour wheel), a box (a bus, a page) or a
-blob of tissue -- is not: there the mask's silhouette is a black disc, and the styles drawn
-from the whole picture (rings, letters, inner lines) read better. The test is the mask's
-**solidity** (its area over its convex hull's): under MAX_SOLIDITY the outline has limbs,
-necks and gaps, over it the shape is convex and tells nothing. The mask must also be
-confident (most pixels far from 0.5: a scene the model cannot split is grey) and of a
-sensible size.
+What the mask is used for (:func:`find_shape`, read by ``generate``): a subject whose
+**shape** says what it is -- an eagle, a giraffe, a man aiming a camera, two men, one
+pointing -- is drawn as that shape, its silhouette cut out of the ground (``generate``
+gives the picture the mask as its transparency, so the silhouette path draws the subject
+alone). A shape that says nothing -- a disc (a cup from above, a logo, a retina, a colour
+wheel), a box (a bus, a page) or a blob of tissue -- is not: there the mask's silhouette
+is a black disc, and the styles drawn from the whole picture (rings, letters, inner lines)
+read better. The test is the mask's **solidity** (its area over its convex hull's): under
+MAX_SOLIDITY the outline has limbs, necks and gaps, over it the shape is convex and tells
+nothing. The mask must also be confident (most pixels far from 0.5: a scene the model
+cannot split is grey) and of a sensible size.
 """
 
 from __future__ import annotations
