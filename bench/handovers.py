@@ -302,6 +302,23 @@ def run_cpsat(items: list[Item], backend: str) -> dict[tuple[str, int], tuple[fl
     return out
 
 
+def _hinted_search(solver: Any, t: Any, st: np.ndarray, enc: Any,
+                   hinted: bool = True) -> tuple[float, float]:
+    """Give ``solver`` (loaded with ``enc``) the phase hints of the hand-over ``st``, under
+    ``phases``' constants as they are set now (none unless ``hinted``), and search for a
+    solution: the CPU seconds of the hints and of the search."""
+    from nonoforge.solver import phases
+
+    c0 = time.process_time()
+    if hinted:
+        lits = phases.phase_literals(t, st, enc)
+        if lits:
+            solver.set_phases(lits)
+    c1 = time.process_time()
+    assert solver.solve()
+    return c1 - c0, time.process_time() - c1
+
+
 def _hint_rounds(t: Any, st: np.ndarray) -> tuple[np.ndarray, int]:
     """The hand-over ``st``'s cells as the phase hints read them (1 white, 2 black, 3 open)
     and the belief-propagation rounds the hints run on it, under ``phases``' constants as
@@ -335,14 +352,9 @@ def stages(items: list[Item]) -> None:
         c1 = time.process_time()
         solver = sat._loaded_encoding(enc, stop, sat.ONE_SOLUTION_SOLVER)
         c2 = time.process_time()
-        lits = phases.phase_literals(t, st, enc)
-        if lits:
-            solver.set_phases(lits)
-        c3 = time.process_time()
-        assert solver.solve()
-        c4 = time.process_time()
+        hints, search = _hinted_search(solver, t, st, enc)
         solver.delete()
-        for k, dt in zip(cpu, (c1 - c0, c2 - c1, c3 - c2, c4 - c3), strict=True):
+        for k, dt in zip(cpu, (c1 - c0, c2 - c1, hints, search), strict=True):
             cpu[k] += dt
         # not timed: how many rounds the hints ran, and how narrow the bands were
         allow, ran = _hint_rounds(t, st)
@@ -379,19 +391,13 @@ def schedules(items: list[Item], specs: list[str]) -> None:
             for spec in specs:
                 row = acc[spec].setdefault(set_name, [0.0, 0.0, 0, 0, 0])
                 solver = sat._loaded_encoding(enc, stop, sat.ONE_SOLUTION_SOLVER)
-                c0 = time.process_time()
                 if spec != "-":
                     r, pat, settled = spec.split(":")
                     phases.ROUNDS, phases.PATIENCE = int(r), int(pat)
                     phases.SETTLED = float(settled)
-                    lits = phases.phase_literals(t, st, enc)
-                    if lits:
-                        solver.set_phases(lits)
-                c1 = time.process_time()
-                assert solver.solve()
-                c2 = time.process_time()
-                row[0] += c1 - c0
-                row[1] += c2 - c1
+                hints, search = _hinted_search(solver, t, st, enc, spec != "-")
+                row[0] += hints
+                row[1] += search
                 row[2] += int(solver.accum_stats().get("conflicts", 0))
                 solver.delete()
                 if spec != "-":  # not timed: the rounds this schedule ran
