@@ -225,10 +225,3 @@ def find_shape(rgba: np.ndarray) -> tuple[SubjectShape, np.ndarray] | None:
         return None
     k = -(-max(prob.shape) // SIDE)  # the shape is judged at the model's own scale
     return shape_of(prob[::k, ::k]), prob > THRESHOLD
-
-
-def shaped_subject(rgba: np.ndarray) -> np.ndarray | None:
-    """The subject's mask (bool, ``(H, W)``) when the model finds a subject whose shape
-    says what it is (:attr:`SubjectShape.shaped`); None otherwise, or with the model off."""
-    found = find_shape(rgba)
-    return found[1] if found is not None and found[0].shaped else None
