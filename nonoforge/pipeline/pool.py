@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -68,7 +69,6 @@ def die_with_parent(parent: int) -> None:
     ``kill -9`` of the command leaves no worker running. ``solve``'s pool and ``rate``'s
     workers both call it.
     """
-    import sys
     import threading
     import time
 
@@ -142,7 +142,6 @@ def _worker(conn: Any, parent: int, fn: Callable[[Any], Any], inherited: tuple[A
 def _start_method() -> str:
     """``fork`` on Linux while this process runs one thread, else ``spawn`` (see the
     module's notes)."""
-    import sys
     import threading
 
     if sys.platform.startswith("linux") and threading.active_count() == 1:
@@ -316,7 +315,6 @@ class OrderedPool(Generic[T, R]):
     # -- processes --------------------------------------------------------------------------
 
     def _spawn(self, fn: Callable[[T], R]) -> None:
-        import sys
         from multiprocessing import get_context
 
         method = _start_method()
