@@ -335,8 +335,16 @@ def _propagate_beliefs(allow, lines, blen, height, rounds, damping, settled, row
     deadline, from another thread; looked at before every round). With ``patience`` > 0
     the rounds also end once no open cell's phase (black when ``row + col > 1``, the sign
     of its belief) has changed for ``patience`` rounds in a row."""
-    ncells = allow.shape[0]
     coff, stay, adv, flo, fhi, blo, bhi, maxn, smax = _plan(allow, lines, blen)
+    return _rounds(allow, lines, blen, height, rounds, damping, settled, row_msg, col_msg,
+                   stop, patience, coff, stay, adv, flo, fhi, blo, bhi, maxn, smax)
+
+
+@njit(cache=True, nogil=True)
+def _rounds(allow, lines, blen, height, rounds, damping, settled, row_msg, col_msg, stop,
+            patience, coff, stay, adv, flo, fhi, blo, bhi, maxn, smax):
+    """:func:`_propagate_beliefs` on the plan (:func:`_plan`) of ``allow`` made already."""
+    ncells = allow.shape[0]
     alpha = np.zeros((maxn + 1, smax + 1))
     beta = np.zeros((maxn + 1, smax + 1))
     fresh = np.empty(ncells)
@@ -385,9 +393,10 @@ def _propagate_beliefs(allow, lines, blen, height, rounds, damping, settled, row
 
 
 @njit(cache=True, nogil=True)
-def _start_odds(allow, lines, blen, height, row_msg, col_msg, starts):
-    """Every block's start distribution on its line, the crossing messages as weights."""
-    coff, stay, adv, flo, fhi, blo, bhi, maxn, smax = _plan(allow, lines, blen)
+def _start_odds(allow, lines, blen, height, row_msg, col_msg, starts, coff, stay, adv, flo,
+                fhi, blo, bhi, maxn, smax):
+    """Every block's start distribution on its line, the crossing messages as weights
+    (``coff`` .. ``smax``: the plan of ``allow``, :func:`_plan`)."""
     alpha = np.zeros((maxn + 1, smax + 1))
     beta = np.zeros((maxn + 1, smax + 1))
     scratch = np.empty(allow.shape[0])
@@ -397,6 +406,88 @@ def _start_odds(allow, lines, blen, height, row_msg, col_msg, starts):
                        lines[li, 4], stay[coff[li]:coff[li + 1]], adv[coff[li]:coff[li + 1]],
                        allow, prior, scratch, alpha, beta, starts, flo[li], fhi[li], blo[li],
                        bhi[li])
+
+
+@njit(cache=True, nogil=True)
+def _work_per_round(lines, blen):
+    """Cell-state steps of one round: each line's length times its chain's states (the
+    gap before the first block, the blocks' cells, a gap after each block)."""
+    work = 0
+    for li in range(lines.shape[0]):
+        states = 1 + lines[li, 4]
+        for j in range(lines[li, 4]):
+            states += blen[lines[li, 3] + j]
+        work += lines[li, 2] * states
+    return work
+
+
+@njit(cache=True, nogil=True)
+def _hint_signs(allow, lines, blen, height, rounds, damping, settled, stop, patience,
+                max_work, free, cells, starts, slo, shi, width, nvars):
+    """:func:`phase_literals`' work in one call: the messages (:func:`_propagate_beliefs`,
+    the plan made once for them and for the start odds), then the likelier literal of
+    each free cell (``free``: the cells, ``cells``: their "black" literals) and, with
+    ``starts``, of every start variable ``nvars`` leaves room for (numbered from
+    ``len(cells) + 1``, line by line, block by block, position by position past
+    ``slo``); only the cells' when those do not add up to ``nvars``. Empty when the
+    rounds are cut to none by ``max_work`` (:data:`MAX_WORK`, an argument so that it is
+    read when called, not when compiled) or ``stop`` was set.
+
+    The numbers are those of the numpy steps this replaces (one Python step and one array
+    per step before): a belief ``row * col / (row * col + (1 - row) * (1 - col))``,
+    black above one half, and "block starts at or after p" from the start
+    probabilities summed from the right, one after another, at least one half."""
+    none = np.zeros(0, dtype=np.int64)
+    rounds = min(rounds, max_work // max(1, 3 * _work_per_round(lines, blen)))
+    if rounds < 1:
+        return none
+    ncells = allow.shape[0]
+    row = np.full(ncells, 0.5)
+    col = np.full(ncells, 0.5)
+    coff, stay, adv, flo, fhi, blo, bhi, maxn, smax = _plan(allow, lines, blen)
+    if _rounds(allow, lines, blen, height, rounds, damping, settled, row, col, stop,
+               patience, coff, stay, adv, flo, fhi, blo, bhi, maxn, smax) < 0:
+        return none
+    nv = cells.shape[0]
+    extra = 0
+    if starts:
+        for li in range(lines.shape[0]):
+            for j in range(lines[li, 4]):
+                b = lines[li, 3] + j
+                extra += shi[b] - slo[b]
+        if nv + extra != nvars:
+            extra = 0
+    out = np.empty(nv + extra, dtype=np.int64)
+    for f in range(nv):
+        c = free[f]
+        if allow[c] == 1:
+            belief = 0.0
+        elif allow[c] == 2:
+            belief = 1.0
+        else:
+            odds1 = row[c] * col[c]
+            odds0 = (1.0 - row[c]) * (1.0 - col[c])
+            belief = odds1 / (odds1 + odds0)
+        out[f] = cells[f] if belief > 0.5 else -cells[f]
+    if extra == 0:
+        return out
+    prob = np.zeros((blen.shape[0], width))
+    _start_odds(allow, lines, blen, height, row, col, prob, coff, stay, adv, flo, fhi, blo,
+                bhi, maxn, smax)
+    ge = np.empty(width)
+    at = nv
+    for li in range(lines.shape[0]):
+        for j in range(lines[li, 4]):
+            b = lines[li, 3] + j
+            acc = prob[b, width - 1]
+            ge[width - 1] = acc
+            for p in range(width - 2, -1, -1):
+                acc += prob[b, p]
+                ge[p] = acc
+            for p in range(slo[b] + 1, shi[b] + 1):
+                out[at] = at + 1 if ge[p] >= 0.5 else -(at + 1)
+                at += 1
+    return out
 
 
 def cell_beliefs(
@@ -439,13 +530,6 @@ def _beliefs(allow: np.ndarray, row: np.ndarray, col: np.ndarray) -> np.ndarray:
     return belief
 
 
-def _block_cells(t: Tables) -> np.ndarray:
-    """The sum of each line's block lengths."""
-    sums = np.concatenate([[0], np.cumsum(t.blen)])
-    off, k = t.lines[:, 3], t.lines[:, 4]
-    return sums[off + k] - sums[off]
-
-
 def phase_literals(
     tables: Tables, state: np.ndarray, enc: Encoding,
     rounds: int | None = None, damping: float | None = None, starts: bool = True,
@@ -471,41 +555,20 @@ def phase_literals(
         return []
     from nonoforge.solver import cnf
 
-    stop = np.zeros(1, dtype=np.int64) if stop is None else stop
-    rounds = ROUNDS if rounds is None else rounds
-    damping = DAMPING if damping is None else damping
     t = tables
-    per_round = int((t.lines[:, 2] * (1 + t.lines[:, 4] + _block_cells(t))).sum())
-    rounds = min(rounds, MAX_WORK // max(1, 3 * per_round))
-    if rounds < 1:
-        return []
-
-    allow, row, col = _settle(t, state, rounds, damping, stop, patience)
-    if not len(row):
-        return []
-    belief = _beliefs(allow, row, col)
     black = enc._lits[:, 1]
-    free = (black != cnf.TRUE) & (black != cnf.FALSE)
-    cells = black[free]
-    out: list[int] = np.where(belief[free] > 0.5, cells, -cells).tolist()
+    free = np.flatnonzero((black != cnf.TRUE) & (black != cnf.FALSE))
     width = max(t.height, t.width)
-    if not starts or enc._starts is None or len(t.blen) * width > MAX_START_TABLE:
-        return out
-    slo, shi = enc._starts
-    # blocks in the order cnf.emit numbers their start variables: line by line
-    order = np.concatenate([np.arange(t.lines[li, 3], t.lines[li, 3] + t.lines[li, 4])
-                            for li in range(t.lines.shape[0])] + [np.zeros(0, np.int64)])
-    nv = len(out)
-    if nv + int((shi - slo)[order].sum()) != enc.nvars:
-        return out
-    prob = np.zeros((len(t.blen), width))
-    _start_odds(allow, t.lines, t.blen, t.height, row, col, prob)
-    # P(start >= p): cumulative from the right
-    ge = np.cumsum(prob[:, ::-1], axis=1)[:, ::-1]
-    pos = np.arange(width)
-    keep = (pos[None, :] > slo[order, None]) & (pos[None, :] <= shi[order, None])
-    var = np.arange(nv + 1, enc.nvars + 1)
-    out += np.where(ge[order][keep] >= 0.5, var, -var).tolist()
+    with_starts = (starts and enc._starts is not None
+                   and len(t.blen) * width <= MAX_START_TABLE)
+    slo, shi = enc._starts if with_starts and enc._starts is not None else (free, free)
+    allow = (np.asarray(state).astype(np.uint64).ravel() & np.uint64(3)).astype(np.int64)
+    out: list[int] = _hint_signs(
+        allow, t.lines, t.blen, t.height, ROUNDS if rounds is None else rounds,
+        DAMPING if damping is None else damping, SETTLED,
+        np.zeros(1, dtype=np.int64) if stop is None else stop,
+        PATIENCE if patience is None else patience, MAX_WORK, free, black[free], with_starts,
+        slo, shi, width, enc.nvars).tolist()
     return out
 
 
