@@ -189,7 +189,7 @@ def _weights(a: int, p: float) -> tuple[float, float]:
     return w0, w1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _passes(first, stride, n, stay, adv, allow, prior, alpha, beta, flo, fhi, blo, bhi):
     """The forward weights ``alpha[i, s]`` (reaching state ``s`` after the first ``i``
     cells) and the backward ones ``beta[i, s]`` (accepting from ``s`` before cell ``i``),
@@ -274,7 +274,7 @@ def _at(row, s, lo, hi):
     return row[s] if lo <= s <= hi else 0.0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _line_messages(first, stride, n, blen, b0, k, stay, adv, allow, prior, out, alpha, beta,
                    starts, flo, fhi, blo, bhi):
     """One line's extrinsic black odds for each of its cells, written to ``out`` (flat,
@@ -283,7 +283,10 @@ def _line_messages(first, stride, n, blen, b0, k, stay, adv, allow, prior, out, 
     ``adv``: the line's chain (:func:`_chains`); ``flo`` .. ``bhi``: its bands
     (:func:`_bands`). When ``starts`` has rows, ``starts[b0 + j, p]`` receives the
     probability that block ``j`` starts at ``p`` (the line's posterior: the crossing
-    messages as cell weights). The states are counted unsigned, as in :func:`_passes`."""
+    messages as cell weights). The states are counted unsigned, as in :func:`_passes`.
+    Inlined into its callers, as :func:`_passes` is into it (numba's inlining: the same
+    operations, without a call of a dozen array arguments per line and round; the rounds
+    2.24 -> 2.09 CPU s on icga2018's hand-overs)."""
     if not _passes(first, stride, n, stay, adv, allow, prior, alpha, beta, flo, fhi, blo, bhi):
         return -1.0
     change = 0.0
