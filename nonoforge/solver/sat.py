@@ -600,11 +600,16 @@ def _loaded_encoding(enc: Encoding, stop: np.ndarray, name: str) -> Solver:
     sizes = np.diff(cstart)
     solver = Solver(name=name)
     add = _clause_adder(solver)
-    if add is None or SOLVER_OPTIONS.get(name) or not len(sizes) or sizes.min() < 1:
+    if (add is None or SOLVER_OPTIONS.get(name) or not len(sizes) or sizes.min() < 1
+            or lits.min() < -enc.nvars or lits.max() > enc.nvars):
         solver.delete()
         return _loaded(enc.clauses, stop, name)
     try:
         upto = np.arange(int(sizes.max()))
+        # every literal as one of the int objects of this table (-nvars .. nvars), shared
+        # by all the clauses: tolist made a new int object for nearly every literal and
+        # freed them all after (icga2018's 966 hand-overs: loading about 0.1 CPU s less)
+        table = np.arange(-enc.nvars, enc.nvars + 1).astype(object)
         with _gc_paused():
             for c0 in range(0, len(sizes), _CHUNK):
                 if stop[0]:
@@ -615,7 +620,7 @@ def _loaded_encoding(enc: Encoding, stop: np.ndarray, name: str) -> Solver:
                 at = cstart[c0 : c0 + len(last), None] + np.minimum(upto, last)
                 # one flat list, cut into clauses by zip: a 2-D tolist made a row array
                 # per clause, three times the time; zip hands MiniSat one tuple, reused
-                flat = iter(lits[at].ravel().tolist())
+                flat = iter(table[lits[at].ravel() + enc.nvars].tolist())
                 if not add(zip(*[flat] * len(upto), strict=False)):
                     solver.solver.status = False  # as python-sat's add_clause records it
                 del flat
