@@ -129,6 +129,7 @@ def test_warmup_loads_the_phase_kernels() -> None:
 
     warmup()
     assert phases._propagate_beliefs.signatures
+    assert phases._hint_signs.signatures  # what phase_literals runs
 
 
 def test_phases_of_a_line_solvable_unique_puzzle_are_its_solution() -> None:
