@@ -8,7 +8,7 @@ import itertools
 
 import numpy as np
 import pytest
-from conftest import random_bw_puzzle
+from conftest import random_bw_puzzle, shared_path
 
 from nonoforge.puzzle import Palette, Puzzle
 from nonoforge.solver import phases, sat, solve
@@ -128,7 +128,7 @@ def test_warmup_loads_the_phase_kernels() -> None:
     from nonoforge.solver import phases, warmup
 
     warmup()
-    assert phases._propagate_beliefs.signatures
+    assert phases._hint_signs.signatures  # phase_literals' one kernel
 
 
 def test_phases_of_a_line_solvable_unique_puzzle_are_its_solution() -> None:
@@ -304,3 +304,53 @@ def test_banded_messages_are_bitwise_those_of_every_state() -> None:
         _line_messages(0, 1, n, blen, 0, len(clue), stay, adv, allow, prior, got, scratch,
                        scratch.copy(), np.zeros((0, 1)), flo[0], fhi[0], blo[0], bhi[0])
         assert got.tobytes() == want.tobytes(), (clue, allow.tolist())
+
+
+def _numpy_literals(t: Tables, st: np.ndarray, enc: sat.Encoding) -> list[int]:
+    """The literals as phase_literals made them, one numpy step each, before its one kernel
+    (:func:`phases._hint_signs`): the beliefs from the settled messages, the cells by
+    ``np.where``, the start probabilities summed from the right by ``cumsum``."""
+    from nonoforge.solver import cnf
+
+    allow, row, col = phases._settle(t, st, phases.ROUNDS, phases.DAMPING,
+                                     np.zeros(1, dtype=np.int64))
+    belief = phases._beliefs(allow, row, col)
+    black = enc._lits[:, 1]
+    free = (black != cnf.TRUE) & (black != cnf.FALSE)
+    out: list[int] = np.where(belief[free] > 0.5, black[free], -black[free]).tolist()
+    assert enc._starts is not None
+    slo, shi = enc._starts
+    width = max(t.height, t.width)
+    order = np.concatenate([np.arange(t.lines[li, 3], t.lines[li, 3] + t.lines[li, 4])
+                            for li in range(t.lines.shape[0])])
+    assert len(out) + int((shi - slo)[order].sum()) == enc.nvars
+    prob = np.zeros((len(t.blen), width))
+    phases._start_odds(allow, t.lines, t.blen, t.height, row, col, prob,
+                       *phases._plan(allow, t.lines, t.blen))
+    ge = np.cumsum(prob[:, ::-1], axis=1)[:, ::-1]
+    pos = np.arange(width)
+    keep = (pos[None, :] > slo[order, None]) & (pos[None, :] <= shi[order, None])
+    var = np.arange(len(out) + 1, enc.nvars + 1)
+    return out + np.where(ge[order][keep] >= 0.5, var, -var).tolist()
+
+
+def test_the_one_kernel_gives_the_numpy_steps_literals_on_tournament_hand_overs() -> None:
+    """phase_literals computes beliefs, start odds and both literal lists in one kernel:
+    on the root states of real tournament puzzles (TAAI 2011 #501-#530, as ``auto``
+    hands them to SAT) its literals are those of the numpy steps it replaced, in order
+    (the phases are MiniSat's search: one literal's sign moves its conflict counts)."""
+    from nonoforge.formats.tournament import read_with_solutions
+
+    folder = shared_path("corpora", "tournament")
+    puzzles = read_with_solutions(folder / "question" / "taai2011.txt",
+                                  folder / "solution" / "taai2011.txt")[500:530]
+    opened = 0
+    for p in puzzles:
+        st = solve(p, max_solutions=1, strategy="probe").state
+        t = Tables.of(p)
+        enc = sat.encode(p, st, tables=t)
+        if enc.unsat or not enc._free.any():
+            continue
+        opened += 1
+        assert phase_literals(t, st, enc) == _numpy_literals(t, st, enc)
+    assert opened >= 10

@@ -351,6 +351,30 @@ def test_tournament_puzzles_from_their_root_state_with_one_solution() -> None:
     assert reached >= 3
 
 
+def test_clause_adder_answers_as_python_sats_own_add_clause() -> None:
+    """The adder keeps only MiniSat's last answer: it must be False exactly when
+    python-sat's own ``add_clause``, one clause at a time, answered False for any clause
+    (a contradiction before the last clause included), and the solver must then hold and
+    answer the same."""
+    from pysat.solvers import Solver
+
+    from nonoforge.solver.sat import ONE_SOLUTION_SOLVER, _clause_adder
+
+    cases = [[[1, 2], [-1], [-2], [3, 4]], [[1], [-1]], [[1, 2], [3]], [],
+             [[1, -2], [2], [-1, 3, 3]], [[1, 2], [-1, 2], [1, -2], [-1, -2], [3]]]
+    for clauses in cases:
+        with Solver(name=ONE_SOLUTION_SOLVER) as ours, \
+                Solver(name=ONE_SOLUTION_SOLVER) as theirs:
+            add = _clause_adder(ours)
+            assert add is not None
+            ok = add(tuple(c) for c in clauses)
+            answers = [theirs.add_clause(c, no_return=False) for c in clauses]
+            assert ok == all(answers), clauses
+            assert (ours.nof_clauses(), ours.nof_vars()) == (theirs.nof_clauses(),
+                                                            theirs.nof_vars())
+            assert ours.solve() == theirs.solve()
+
+
 def _search(solver: object) -> tuple[int, int, int, int, list[int] | None]:
     """What a solver holds and what its search does: clauses, variables, then conflicts,
     decisions and the model of one ``solve``."""
