@@ -147,6 +147,16 @@ def shared_path(*parts: str) -> Path:
     return p
 
 
+def tournament_set(name: str) -> list[Any]:
+    """The puzzles of a shared tournament set (``taai2011``, ...), each with its solution
+    file's picture, or skip the test with the reason when the corpora are absent."""
+    from nonoforge.formats.tournament import read_with_solutions
+
+    folder = shared_path("corpora", "tournament")
+    return read_with_solutions(folder / "question" / f"{name}.txt",
+                               folder / "solution" / f"{name}.txt")
+
+
 @pytest.fixture
 def data_dir() -> Path:
     return DATA

@@ -8,7 +8,7 @@ import itertools
 
 import numpy as np
 import pytest
-from conftest import random_bw_puzzle, shared_path
+from conftest import random_bw_puzzle, tournament_set
 
 from nonoforge.puzzle import Palette, Puzzle
 from nonoforge.solver import phases, sat, solve
@@ -339,11 +339,7 @@ def test_the_one_kernel_gives_the_numpy_steps_literals_on_tournament_hand_overs(
     on the root states of real tournament puzzles (TAAI 2011 #501-#530, as ``auto``
     hands them to SAT) its literals are those of the numpy steps it replaced, in order
     (the phases are MiniSat's search: one literal's sign moves its conflict counts)."""
-    from nonoforge.formats.tournament import read_with_solutions
-
-    folder = shared_path("corpora", "tournament")
-    puzzles = read_with_solutions(folder / "question" / "taai2011.txt",
-                                  folder / "solution" / "taai2011.txt")[500:530]
+    puzzles = tournament_set("taai2011")[500:530]
     opened = 0
     for p in puzzles:
         st = solve(p, max_solutions=1, strategy="probe").state

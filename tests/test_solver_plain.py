@@ -12,7 +12,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ROOT, bench_module, fresh_python, random_bw_puzzle, shared_path
+from conftest import (
+    ROOT,
+    bench_module,
+    fresh_python,
+    random_bw_puzzle,
+    shared_path,
+    tournament_set,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_solver_quick import _modules_after, colour_contradiction, random_colour_puzzle
@@ -198,13 +205,9 @@ def test_corpus_puzzles_match_the_engine(corpus: str) -> None:
 @pytest.mark.slow
 def test_tournament_puzzles_match_the_engine() -> None:
     """The first puzzles of three tournament sets (25x25, many need search)."""
-    from nonoforge.formats.tournament import read_with_solutions
-
     answered = 0
     for name in ("taai2011", "tcga2016", "taai2018"):
-        q = shared_path("corpora", "tournament", "question", f"{name}.txt")
-        sol = shared_path("corpora", "tournament", "solution", f"{name}.txt")
-        for p in read_with_solutions(q, sol)[:15]:
+        for p in tournament_set(name)[:15]:
             for ms in (1, 2):
                 answered += _same_as_engine(p, ms, None) is not None
     assert answered >= 30

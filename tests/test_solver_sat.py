@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import all_solutions, shared_path
+from conftest import all_solutions, shared_path, tournament_set
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -330,12 +330,9 @@ def test_tournament_puzzles_from_their_root_state_with_one_solution() -> None:
     """TCGA 2022 #401-#412 (real 25x25 tournament puzzles), handed over as ``auto`` does
     (the root's logic state, one solution): every answer reproduces the clues, the counts
     repeat, and a conflict budget stops the run as ``budget``."""
-    from nonoforge.formats.tournament import read_with_solutions
     from nonoforge.solver import solve
 
-    folder = shared_path("corpora", "tournament")
-    puzzles = read_with_solutions(folder / "question" / "tcga2022.txt",
-                                  folder / "solution" / "tcga2022.txt")[400:412]
+    puzzles = tournament_set("tcga2022")[400:412]
     reached = 0
     for p in puzzles:
         root = solve(p, max_solutions=1, strategy="probe").state
@@ -421,14 +418,11 @@ def test_minisat_loaded_from_the_arrays_on_tournament_hand_overs(
     """TCGA 2022 #401-#406 from their root states (the tournament hand-over): the same
     clauses and the same search whichever way MiniSat was loaded, in one chunk or in
     several (the last one partial)."""
-    from nonoforge.formats.tournament import read_with_solutions
     from nonoforge.solver import sat, solve
 
     monkeypatch.setattr(sat, "_CHUNK", chunk)
 
-    folder = shared_path("corpora", "tournament")
-    puzzles = read_with_solutions(folder / "question" / "tcga2022.txt",
-                                  folder / "solution" / "tcga2022.txt")[400:406]
+    puzzles = tournament_set("tcga2022")[400:406]
     for p in puzzles:
         _same_from_arrays_and_lists(p, solve(p, max_solutions=1, strategy="probe").state)
 
