@@ -101,7 +101,7 @@ def _feasible(allow: np.ndarray, t: Tables) -> bool:
 
 def decimate(t: Tables, state: np.ndarray, setting: Setting) -> Decimated:
     """BP-guided decimation of the hand-over ``state`` (see the module's docstring)."""
-    allow = (np.asarray(state).astype(np.uint64).ravel() & np.uint64(3)).astype(np.int64)
+    allow = phases.allowed(state)
     n_open = int((allow == 3).sum())
     batch = max(1, math.ceil(setting.share * n_open))
     row = np.full(allow.shape[0], 0.5)

@@ -325,12 +325,9 @@ def _hint_rounds(t: Any, st: np.ndarray) -> tuple[np.ndarray, int]:
     they are set now (``--schedules`` sets them per schedule)."""
     from nonoforge.solver import phases
 
-    allow = (np.asarray(st).astype(np.uint64).ravel() & np.uint64(3)).astype(np.int64)
-    half = np.full(allow.shape[0], 0.5)
-    ran = phases._propagate_beliefs(
-        allow, t.lines, t.blen, t.height, phases.ROUNDS, phases.DAMPING, phases.SETTLED,
-        half.copy(), half.copy(), np.zeros(1, dtype=np.int64), phases.PATIENCE)
-    return allow, int(ran)
+    allow, _, _, ran = phases._settle(t, st, phases.ROUNDS, phases.DAMPING,
+                                      np.zeros(1, dtype=np.int64))
+    return allow, ran
 
 
 def stages(items: list[Item]) -> None:

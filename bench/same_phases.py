@@ -44,7 +44,9 @@ def digests(items_path: Path) -> tuple[list[str], float]:
         c0 = time.process_time()
         lits = phases.phase_literals(t, st, enc)
         cpu += time.process_time() - c0
-        # the messages and the rounds, as the hints settle them (not timed)
+        # the messages and the rounds, as the hints settle them (not timed); spelt out with
+        # the kernel rather than phases._settle or phases.allowed, which older checkouts
+        # (the --root compared against) do not have in this form
         allow = (np.asarray(st).astype(np.uint64).ravel() & np.uint64(3)).astype(np.int64)
         row = np.full(allow.shape[0], 0.5)
         col = np.full(allow.shape[0], 0.5)

@@ -312,8 +312,8 @@ def _numpy_literals(t: Tables, st: np.ndarray, enc: sat.Encoding) -> list[int]:
     ``np.where``, the start probabilities summed from the right by ``cumsum``."""
     from nonoforge.solver import cnf
 
-    allow, row, col = phases._settle(t, st, phases.ROUNDS, phases.DAMPING,
-                                     np.zeros(1, dtype=np.int64))
+    allow, row, col, _ = phases._settle(t, st, phases.ROUNDS, phases.DAMPING,
+                                        np.zeros(1, dtype=np.int64))
     belief = phases._beliefs(allow, row, col)
     black = enc._lits[:, 1]
     free = (black != cnf.TRUE) & (black != cnf.FALSE)

@@ -527,25 +527,32 @@ def cell_beliefs(
     columns: the single-pass counting tried before (rows' odds times columns' odds)."""
     if tables.ncolors != 1:
         raise ValueError("belief propagation hints are for black-and-white puzzles")
-    allow, row, col = _settle(tables, state, rounds, damping, np.zeros(1, dtype=np.int64))
+    allow, row, col, _ = _settle(tables, state, rounds, damping, np.zeros(1, dtype=np.int64))
     return _beliefs(allow, row, col)
+
+
+def allowed(state: np.ndarray) -> np.ndarray:
+    """The colours ``state`` (colour masks, bit 0 white, bit 1 black) allows each cell,
+    flat, as the hints' kernels read them: 1 white, 2 black, 3 both."""
+    return (np.asarray(state).astype(np.uint64).ravel() & np.uint64(3)).astype(np.int64)
 
 
 def _settle(
     tables: Tables, state: np.ndarray, rounds: int, damping: float, stop: np.ndarray,
     patience: int | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The colours ``state`` allows each cell (1 white, 2 black, 3 both) and the row and
-    column messages after ``rounds`` rounds at most (fewer as ``patience``, by default
-    :data:`PATIENCE`, says); empty messages when ``stop`` was set."""
-    allow = (np.asarray(state).astype(np.uint64).ravel() & np.uint64(3)).astype(np.int64)
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The colours ``state`` allows each cell (:func:`allowed`), the row and column
+    messages after ``rounds`` rounds at most (fewer as ``patience``, by default
+    :data:`PATIENCE`, says) and the rounds run; empty messages when ``stop`` was set."""
+    allow = allowed(state)
     row = np.full(allow.shape[0], 0.5)
     col = np.full(allow.shape[0], 0.5)
-    if _propagate_beliefs(allow, tables.lines, tables.blen, tables.height, rounds, damping,
-                          SETTLED, row, col, stop,
-                          PATIENCE if patience is None else patience) < 0:
-        return allow, row[:0], col[:0]
-    return allow, row, col
+    ran = int(_propagate_beliefs(allow, tables.lines, tables.blen, tables.height, rounds,
+                                 damping, SETTLED, row, col, stop,
+                                 PATIENCE if patience is None else patience))
+    if ran < 0:
+        return allow, row[:0], col[:0], ran
+    return allow, row, col, ran
 
 
 def _beliefs(allow: np.ndarray, row: np.ndarray, col: np.ndarray) -> np.ndarray:
@@ -589,9 +596,8 @@ def phase_literals(
     with_starts = (starts and enc._starts is not None
                    and len(t.blen) * width <= MAX_START_TABLE)
     slo, shi = enc._starts if with_starts and enc._starts is not None else (free, free)
-    allow = (np.asarray(state).astype(np.uint64).ravel() & np.uint64(3)).astype(np.int64)
     out: list[int] = _hint_signs(
-        allow, t.lines, t.blen, t.height, ROUNDS if rounds is None else rounds,
+        allowed(state), t.lines, t.blen, t.height, ROUNDS if rounds is None else rounds,
         DAMPING if damping is None else damping, SETTLED,
         np.zeros(1, dtype=np.int64) if stop is None else stop,
         PATIENCE if patience is None else patience, MAX_WORK, free, black[free], with_starts,
