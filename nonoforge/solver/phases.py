@@ -448,6 +448,31 @@ def _work_per_round(lines, blen):
     return work
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _belief(a, r, c):
+    """A cell's belief of being black: 0 or 1 where its allowed colours ``a`` settle it,
+    else its row's message ``r`` and its column's ``c`` combined as independent odds,
+    ``r * c / (r * c + (1 - r) * (1 - c))``. The one home of that formula: the phase
+    hints (:func:`_hint_signs`) and :func:`cell_beliefs` (:func:`_beliefs`) both call it."""
+    if a == 1:
+        return 0.0
+    if a == 2:
+        return 1.0
+    odds1 = r * c
+    odds0 = (1.0 - r) * (1.0 - c)
+    return odds1 / (odds1 + odds0)
+
+
+@njit(cache=True, nogil=True)
+def _beliefs(allow, row, col):
+    """:func:`_belief` of every cell the messages ``row`` and ``col`` cover (none when
+    they are empty: the work was stopped)."""
+    out = np.empty(row.shape[0])
+    for c in range(row.shape[0]):
+        out[c] = _belief(allow[c], row[c], col[c])
+    return out
+
+
 @njit(cache=True, nogil=True)
 def _hint_signs(allow, lines, blen, height, rounds, damping, settled, stop, patience,
                 max_work, free, cells, starts, slo, shi, width, nvars):
@@ -461,9 +486,9 @@ def _hint_signs(allow, lines, blen, height, rounds, damping, settled, stop, pati
     read when called, not when compiled) or ``stop`` was set.
 
     The numbers are those of the numpy steps this replaces (one Python step and one array
-    per step before): a belief ``row * col / (row * col + (1 - row) * (1 - col))``,
-    black above one half, and "block starts at or after p" from the start
-    probabilities summed from the right, one after another, at least one half."""
+    per step before): a belief (:func:`_belief`), black above one half, and "block
+    starts at or after p" from the start probabilities summed from the right, one after
+    another, at least one half."""
     none = np.zeros(0, dtype=np.int64)
     rounds = min(rounds, max_work // max(1, 3 * _work_per_round(lines, blen)))
     if rounds < 1:
@@ -487,15 +512,7 @@ def _hint_signs(allow, lines, blen, height, rounds, damping, settled, stop, pati
     out = np.empty(nv + extra, dtype=np.int64)
     for f in range(nv):
         c = free[f]
-        if allow[c] == 1:
-            belief = 0.0
-        elif allow[c] == 2:
-            belief = 1.0
-        else:
-            odds1 = row[c] * col[c]
-            odds0 = (1.0 - row[c]) * (1.0 - col[c])
-            belief = odds1 / (odds1 + odds0)
-        out[f] = cells[f] if belief > 0.5 else -cells[f]
+        out[f] = cells[f] if _belief(allow[c], row[c], col[c]) > 0.5 else -cells[f]
     if extra == 0:
         return out
     prob = np.zeros((blen.shape[0], width))
@@ -553,15 +570,6 @@ def _settle(
     if ran < 0:
         return allow, row[:0], col[:0], ran
     return allow, row, col, ran
-
-
-def _beliefs(allow: np.ndarray, row: np.ndarray, col: np.ndarray) -> np.ndarray:
-    odds1 = row * col
-    odds0 = (1.0 - row) * (1.0 - col)
-    belief = odds1 / (odds1 + odds0)
-    belief[allow == 1] = 0.0
-    belief[allow == 2] = 1.0
-    return belief
 
 
 def phase_literals(
