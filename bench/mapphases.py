@@ -48,7 +48,9 @@ hand-over with the shipped hints (``shipped``: ``phase_literals`` itself, which 
         --save /tmp/ho.pkl --backends minisat-gh+bp
     nice .venv/bin/python bench/mapphases.py --load /tmp/ho.pkl --settings shipped,vrow
 
-``--tail N``, ``--specs`` and ``--load`` take hand-overs as ``bench/decimate.py`` does.
+``--tail N``, ``--specs`` and ``--load`` take hand-overs as ``bench/decimate.py`` does;
+``--lines`` prints instead how many rows and columns each setting's phase picture violates
+(``--tail 8 --lines --settings shipped,vrow,vcol,maxw``).
 See docs/notes/solver-benchmarks.md, "Phases from one mode: max-product and Viterbi,
 measured".
 """
@@ -74,7 +76,7 @@ sys.path.insert(0, str(ROOT))
 from decimate import SLOW, Row, tail_items  # noqa: E402
 from handovers import Item, collect  # noqa: E402
 
-from nonoforge.puzzle import Puzzle  # noqa: E402
+from nonoforge.puzzle import Block, Puzzle  # noqa: E402
 from nonoforge.solver import cnf, phases, sat, warmup  # noqa: E402
 from nonoforge.solver.tables import Tables  # noqa: E402
 
@@ -416,25 +418,41 @@ def run_one(p: Puzzle, st: np.ndarray, hints: Hints) -> Row:
     return Row(conflicts, c1 - c0, c2 - c1)
 
 
-def check_rows(p: Puzzle, st: np.ndarray, setting: str) -> int:
-    """How many rows (``vrow``) or columns (``vcol``) of the setting's cell phases do NOT
-    spell their clue (0 expected: each is a placement), from the shipped encoding."""
+def phase_grid(p: Puzzle, st: np.ndarray, setting: str) -> np.ndarray:
+    """The picture a setting's cell phases draw on the hand-over ``st`` (True: black),
+    decided cells as the state has them."""
     t = Tables.of(p)
     enc = sat.encode(p, st, tables=t)
-    lits = map_literals(t, st, enc, setting)
-    grid = np.asarray(st).astype(np.int64) & 3
-    flat = grid.reshape(-1).copy()
+    lits = hints_of(setting)(t, st, enc)
     black = enc._lits[:, 1]
     free = np.flatnonzero((black != cnf.TRUE) & (black != cnf.FALSE))
-    flat[free] = np.where(np.asarray(lits[:len(free)]) > 0, 2, 1)
-    g = flat.reshape(p.height, p.width) == 2
-    lines = [g[r] for r in range(p.height)] if setting == "vrow" else list(g.T)
-    clues = p.rows if setting == "vrow" else p.columns
+    flat = phases.allowed(st) == 2
+    flat[free] = np.asarray(lits[:len(free)]) > 0
+    return flat.reshape(p.height, p.width)
+
+
+def bad_lines(lines: np.ndarray, clues: list[tuple[Block, ...]]) -> int:
+    """How many of the picture's ``lines`` do not spell their clue."""
     bad = 0
     for line, clue in zip(lines, clues, strict=True):
         runs = [len(r) for r in "".join("1" if x else "0" for x in line).split("0") if r]
-        bad += runs != [b[0] if isinstance(b, tuple) else b for b in clue]
+        bad += runs != [b.length for b in clue]
     return bad
+
+
+def lines_report(items: list[Item], specs: list[str]) -> None:
+    """Per hand-over and setting: the open cells whose phase differs from the shipped
+    hints' and the rows and columns the phase picture violates (how far each vector is
+    from a solution, line by line)."""
+    for set_name, i, p, st in items:
+        shipped = phase_grid(p, st, "shipped")
+        parts = []
+        for s in specs:
+            g = shipped if s == "shipped" else phase_grid(p, st, s)
+            parts.append(f"{s}: differ {int((g != shipped).sum())}, bad rows "
+                         f"{bad_lines(g, list(p.rows))}, columns {bad_lines(g.T, list(p.columns))}")
+        n_open = int((phases.allowed(st) == 3).sum())
+        print(f"{set_name}#{i} open {n_open} | " + " | ".join(parts), flush=True)
 
 
 def main() -> None:
@@ -448,6 +466,8 @@ def main() -> None:
     ap.add_argument("--check", type=int, default=0,
                     help="first check that vrow/vcol phases spell the clues on N hand-overs")
     ap.add_argument("--table", type=Path, help="write every hand-over's figures (JSON)")
+    ap.add_argument("--lines", action="store_true",
+                    help="instead: how many rows and columns each setting's phases violate")
     args = ap.parse_args()
     warmup()
     known: dict[tuple[str, int], int] = {}
@@ -459,9 +479,16 @@ def main() -> None:
         items = collect(args.specs or [], None)
     specs = args.settings.split(",")
     hints = {s: hints_of(s) for s in specs}
+    if args.lines:
+        lines_report(items, specs)
+        return
     for s in ("vrow", "vcol"):
         if args.check and s in specs:
-            bad = sum(check_rows(p, st, s) for _, _, p, st in items[:args.check])
+            bad = 0
+            for _, _, p, st in items[:args.check]:
+                g = phase_grid(p, st, s)
+                bad += (bad_lines(g, list(p.rows)) if s == "vrow"
+                        else bad_lines(g.T, list(p.columns)))
             print(f"{s}: {bad} lines of {min(args.check, len(items))} hand-overs "
                   f"do not spell their clue", flush=True)
     for s in specs:  # compiles and loads everything before timing
