@@ -1,0 +1,539 @@
+"""Probe: phase hints from ONE mode (max-product BP, Viterbi lines), against the shipped hints.
+
+The shipped hints (:func:`nonoforge.solver.phases.phase_literals`) give each open cell its
+likelier colour under loopy sum-product belief propagation. On issue 39's tail (icga2018
+#558, tcga2020 #538: dozens of solutions, almost every cell open after root probing) those
+marginals average over many solutions, so the phase vector may mix pieces of different
+ones. Decimation (``bench/decimate.py``) pulled it towards one solution at 3.5x the hints'
+cost. This probe measures cheaper ways to take the phases from one mode:
+
+``max``
+    max-product BP: the same line messages, schedule, damping, clamp and patience as the
+    shipped hints, with max in place of sum (each cell's forward and backward weights are
+    scaled by their largest, which max-product tolerates: it only compares). A cell's phase
+    is its likelier colour by its max-marginal (row times column message, as the shipped
+    belief); "block j starts at or after p" is true when the best placement starting at or
+    after p weighs more than the best starting before it (a tie: before, the lower start).
+    From the shipped start (every message one half) every placement of a line weighs the
+    same, so every cell's max-message is exactly one half in every round: all cells tie
+    (white) and every start is "before" (measured: 0 of #558's 604 open cells black).
+``maxw``
+    max-product BP warm-started from the shipped sum-product messages (the shipped rounds
+    first, then the max-product rounds with the same schedule), phases as ``max``.
+``vrow``
+    Viterbi rows on the shipped beliefs: the shipped sum-product rounds (the very kernel,
+    :func:`phases._rounds`), then each row takes its single most probable placement under
+    the column messages (a max pass over the row's chain, :func:`phases._plan`'s bands,
+    then a trace back), so the cell phases are row-consistent: every row a valid line.
+    Every column takes its own most probable placement under the row messages too; each
+    line's start variables come from its own placement.
+``vcol``
+    the same with the cells from the columns' placements.
+``vagree``
+    the cells where the row's and the column's placement agree from them, the others by
+    the shipped belief; starts as ``vrow``.
+
+Deterministic: no randomness, no clock decides anything; ties go to the background colour
+(white) and to the lower start (the trace back prefers staying in a gap).
+
+Each hand-over is loaded as ``sat.solve_sat`` loads it (``sat.encode``,
+``sat._loaded_encoding``), given the hints, searched for one solution (checked against the
+clues); per setting the conflicts, hints CPU and search CPU, interleaved hand-over by
+hand-over with the shipped hints (``shipped``: ``phase_literals`` itself, which reproduces
+``bench/.cache/tail-1.5.json``'s conflicts).
+
+    nice .venv/bin/python bench/mapphases.py --tail 8 --settings shipped,max,vrow,vcol,vagree
+    nice .venv/bin/python bench/mapphases.py --tail 174 --settings shipped,vrow
+    nice .venv/bin/python bench/handovers.py --sets icga2018:1-1000 tcga2022:1-1000 \\
+        --save /tmp/ho.pkl --backends minisat-gh+bp
+    nice .venv/bin/python bench/mapphases.py --load /tmp/ho.pkl --settings shipped,vrow
+
+``--tail N``, ``--specs`` and ``--load`` take hand-overs as ``bench/decimate.py`` does;
+``--lines`` prints instead how many rows and columns each setting's phase picture violates
+(``--tail 8 --lines --settings shipped,vrow,vcol,maxw``).
+See docs/notes/solver-benchmarks.md, "Phases from one mode: max-product and Viterbi,
+measured".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT))
+
+from decimate import SLOW, Row, tail_items  # noqa: E402
+from handovers import Item, collect  # noqa: E402
+
+from nonoforge.puzzle import Block, Puzzle  # noqa: E402
+from nonoforge.solver import cnf, phases, sat, warmup  # noqa: E402
+from nonoforge.solver.tables import Tables  # noqa: E402
+
+#: The settings, as the kernel's ``mode`` numbers them.
+MODES = {"max": 0, "vrow": 1, "vcol": 2, "vagree": 3, "maxw": 4}
+#: Conflicts above which a search counts as slow in the summary too (about 1.3 s).
+SLOWISH = 30_000
+
+
+@njit(cache=True, nogil=True)
+def _max_passes(first, stride, n, stay, adv, allow, prior, alpha, beta, flo, fhi, blo, bhi):
+    """:func:`phases._passes` with max in place of sum: ``alpha[i, s]`` the weight of the
+    best way to reach state ``s`` after ``i`` cells, ``beta[i, s]`` of the best way to
+    accept from ``s`` before cell ``i``, each scaled by its cell's largest; inside the
+    line's bands, a zero on each side. False when no placement fits."""
+    s_n = stay.shape[0]
+    alpha[0, 0] = 1.0
+    if s_n > 1:
+        alpha[0, 1] = 0.0
+    lo = blo[n]
+    beta[n, lo:s_n] = 1.0
+    if lo > 0:
+        beta[n, lo - 1] = 0.0
+    for i in range(n):
+        w0, w1 = phases._weights(allow[first + i * stride], prior[first + i * stride])
+        lo = flo[i + 1]
+        hi = fhi[i + 1]
+        top = 0.0
+        for s in range(lo, hi + 1):
+            v = alpha[i, s] * w0 if stay[s] else 0.0
+            if s > 0 and adv[s - 1] >= 0:
+                u = alpha[i, s - 1] * (w1 if adv[s - 1] == 1 else w0)
+                if u > v:
+                    v = u
+            alpha[i + 1, s] = v
+            if v > top:
+                top = v
+        if top <= 0.0:
+            return False
+        for s in range(lo, hi + 1):
+            alpha[i + 1, s] /= top
+        if lo > 0:
+            alpha[i + 1, lo - 1] = 0.0
+        if hi + 1 < s_n:
+            alpha[i + 1, hi + 1] = 0.0
+    for j in range(n - 1, -1, -1):
+        u0, u1 = phases._weights(allow[first + j * stride], prior[first + j * stride])
+        lo = blo[j]
+        hi = bhi[j]
+        top = 0.0
+        for s in range(lo, hi + 1):
+            v = u0 * beta[j + 1, s] if stay[s] else 0.0
+            if adv[s] >= 0:
+                u = (u1 if adv[s] == 1 else u0) * beta[j + 1, s + 1]
+                if u > v:
+                    v = u
+            beta[j, s] = v
+            if v > top:
+                top = v
+        if top <= 0.0:
+            return False
+        for s in range(lo, hi + 1):
+            beta[j, s] /= top
+        if lo > 0:
+            beta[j, lo - 1] = 0.0
+        if hi + 1 < s_n:
+            beta[j, hi + 1] = 0.0
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _max_messages(first, stride, n, blen, b0, k, stay, adv, allow, prior, out, alpha, beta,
+                  starts, flo, fhi, blo, bhi):
+    """:func:`phases._line_messages` with max in place of sum: each cell's extrinsic
+    max-message (the best placement with the cell black against the best with it white,
+    the cell's own weight left out), clamped as the shipped ones; ``starts[b0 + j, p]``
+    (when it has rows) the best placement with block ``j`` starting at ``p``, relative to
+    the line's best. Returns the largest change, -1 when no placement fits."""
+    if not _max_passes(first, stride, n, stay, adv, allow, prior, alpha, beta, flo, fhi,
+                       blo, bhi):
+        return -1.0
+    change = 0.0
+    for i in range(n):
+        c = first + i * stride
+        e0 = 0.0
+        e1 = 0.0
+        for s in range(max(flo[i], blo[i + 1] - 1), min(fhi[i], bhi[i + 1]) + 1):
+            a_s = alpha[i, s]
+            if a_s == 0.0:
+                continue
+            if stay[s]:
+                e0 = max(e0, a_s * beta[i + 1, s])
+            if adv[s] == 0:
+                e0 = max(e0, a_s * beta[i + 1, s + 1])
+            elif adv[s] == 1:
+                e1 = max(e1, a_s * beta[i + 1, s + 1])
+        if starts.shape[0] > 0:
+            w0, w1 = phases._weights(allow[c], prior[c])
+            z = max(e0 * w0, e1 * w1)
+            g = 0
+            for j in range(k):
+                starts[b0 + j, i] = (phases._at(alpha[i], g, flo[i], fhi[i]) * w1
+                                     * phases._at(beta[i + 1], g + 1, blo[i + 1], bhi[i + 1])
+                                     / z if z > 0.0 else 0.0)
+                g += blen[b0 + j] + 1
+        tot = e0 + e1
+        m = e1 / tot if tot > 0.0 else 0.5
+        m = min(max(m, phases.EPS), 1.0 - phases.EPS)
+        change = max(change, abs(m - out[c]))
+        out[c] = m
+    return change
+
+
+@njit(cache=True, nogil=True)
+def _max_rounds(allow, lines, blen, height, rounds, damping, settled, row_msg, col_msg,
+                patience, coff, stay, adv, flo, fhi, blo, bhi, maxn, smax):
+    """:func:`phases._rounds` (same schedule: rows then columns, damping, settling,
+    patience on the phases) with the max-product messages; the rounds run."""
+    ncells = allow.shape[0]
+    alpha = np.zeros((maxn + 1, smax + 1))
+    beta = np.zeros((maxn + 1, smax + 1))
+    fresh = np.empty(ncells)
+    nostarts = np.zeros((0, 1))
+    phase = row_msg + col_msg > 1.0
+    quiet = 0
+    done = 0
+    for _ in range(rounds):
+        done += 1
+        change = 0.0
+        for half in range(2):
+            lo = 0 if half == 0 else height
+            hi = height if half == 0 else lines.shape[0]
+            msg = row_msg if half == 0 else col_msg
+            prior = col_msg if half == 0 else row_msg
+            fresh[:] = msg
+            for li in range(lo, hi):
+                _max_messages(lines[li, 0], lines[li, 1], lines[li, 2], blen, lines[li, 3],
+                              lines[li, 4], stay[coff[li]:coff[li + 1]],
+                              adv[coff[li]:coff[li + 1]], allow, prior, fresh, alpha, beta,
+                              nostarts, flo[li], fhi[li], blo[li], bhi[li])
+            for c in range(ncells):
+                m = damping * msg[c] + (1.0 - damping) * fresh[c]
+                change = max(change, abs(m - msg[c]))
+                msg[c] = m
+        if change < settled:
+            break
+        if patience > 0:
+            flipped = False
+            for c in range(ncells):
+                if allow[c] == 3:
+                    b = row_msg[c] + col_msg[c] > 1.0
+                    if b != phase[c]:
+                        phase[c] = b
+                        flipped = True
+            quiet = 0 if flipped else quiet + 1
+            if quiet >= patience:
+                break
+    return done
+
+
+@njit(cache=True, nogil=True)
+def _viterbi(first, stride, n, blen, b0, k, stay, adv, allow, prior, alpha, beta, flo, fhi,
+             blo, bhi, cells, spos):
+    """The line's most probable placement under the crossing messages ``prior``: its
+    cells' colours to ``cells`` (flat, 1 black) and its blocks' starts to ``spos[b0 + j]``.
+    A max pass (:func:`_max_passes`), then a trace back from the better accepting state;
+    every tie to white (staying in a gap), which puts each block at its lower start."""
+    if not _max_passes(first, stride, n, stay, adv, allow, prior, alpha, beta, flo, fhi,
+                       blo, bhi):
+        return False
+    s_n = stay.shape[0]
+    s = s_n - 1
+    if k > 0 and alpha[n, s_n - 2] > alpha[n, s_n - 1]:
+        s = s_n - 2
+    j = k - 1
+    for i in range(n - 1, -1, -1):
+        c = first + i * stride
+        w0, w1 = phases._weights(allow[c], prior[c])
+        keep = alpha[i, s] * w0 if stay[s] else -1.0
+        step = -1.0
+        if s > 0 and adv[s - 1] >= 0:
+            step = alpha[i, s - 1] * (w1 if adv[s - 1] == 1 else w0)
+        if keep >= step:
+            cells[c] = 0
+        else:
+            cells[c] = adv[s - 1]
+            if adv[s - 1] == 1 and stay[s - 1]:  # a gap to a block's first cell
+                spos[b0 + j] = i
+                j -= 1
+            s -= 1
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _map_signs(mode, allow, lines, blen, height, rounds, damping, settled, patience, max_work,
+               free, cells, starts, slo, shi, width, nvars):
+    """:func:`phases._hint_signs` for a ``mode`` of :data:`MODES`: the same work cap, the
+    plan made once, the same numbering of the literals (the cells, then the start variables
+    line by line, block by block, position by position past ``slo``)."""
+    none = np.zeros(0, dtype=np.int64)
+    rounds = min(rounds, max_work // max(1, 3 * phases._work_per_round(lines, blen)))
+    if rounds < 1:
+        return none
+    ncells = allow.shape[0]
+    nblocks = blen.shape[0]
+    row = np.full(ncells, 0.5)
+    col = np.full(ncells, 0.5)
+    coff, stay, adv, flo, fhi, blo, bhi, maxn, smax = phases._plan(allow, lines, blen)
+    alpha = np.zeros((maxn + 1, smax + 1))
+    beta = np.zeros((maxn + 1, smax + 1))
+    # ``at[b, p]``: block b's start at or after p (1), before it (0)
+    at = np.zeros((nblocks, width + 1), dtype=np.int8)
+    if mode == 4:  # warm start: the shipped sum-product rounds first
+        phases._rounds(allow, lines, blen, height, rounds, damping, settled, row, col,
+                       np.zeros(1, dtype=np.int64), patience, coff, stay, adv, flo, fhi,
+                       blo, bhi, maxn, smax)
+    if mode == 0 or mode == 4:
+        _max_rounds(allow, lines, blen, height, rounds, damping, settled, row, col, patience,
+                    coff, stay, adv, flo, fhi, blo, bhi, maxn, smax)
+        black = row * col > (1.0 - row) * (1.0 - col)
+        if starts:
+            prob = np.zeros((nblocks, width))
+            scratch = np.empty(ncells)
+            for li in range(lines.shape[0]):
+                _max_messages(lines[li, 0], lines[li, 1], lines[li, 2], blen, lines[li, 3],
+                              lines[li, 4], stay[coff[li]:coff[li + 1]],
+                              adv[coff[li]:coff[li + 1]], allow,
+                              col if li < height else row, scratch, alpha, beta, prob,
+                              flo[li], fhi[li], blo[li], bhi[li])
+            for b in range(nblocks - 1):  # blen's last entry is no block
+                best = prob[b, width - 1]
+                ge = np.empty(width)
+                ge[width - 1] = best
+                for p in range(width - 2, -1, -1):
+                    best = max(best, prob[b, p])
+                    ge[p] = best
+                lt = 0.0
+                for p in range(width):
+                    at[b, p] = 1 if ge[p] > lt else 0
+                    lt = max(lt, prob[b, p])
+    else:
+        stop = np.zeros(1, dtype=np.int64)
+        phases._rounds(allow, lines, blen, height, rounds, damping, settled, row, col, stop,
+                       patience, coff, stay, adv, flo, fhi, blo, bhi, maxn, smax)
+        vrow = np.zeros(ncells, dtype=np.int64)
+        vcol = np.zeros(ncells, dtype=np.int64)
+        spos = np.zeros(nblocks, dtype=np.int64)
+        for li in range(lines.shape[0]):
+            _viterbi(lines[li, 0], lines[li, 1], lines[li, 2], blen, lines[li, 3],
+                     lines[li, 4], stay[coff[li]:coff[li + 1]], adv[coff[li]:coff[li + 1]],
+                     allow, col if li < height else row, alpha, beta, flo[li], fhi[li],
+                     blo[li], bhi[li], vrow if li < height else vcol, spos)
+        for b in range(nblocks):
+            for p in range(width + 1):
+                at[b, p] = 1 if spos[b] >= p else 0
+        if mode == 1:
+            black = vrow == 1
+        elif mode == 2:
+            black = vcol == 1
+        else:
+            black = row * col > (1.0 - row) * (1.0 - col)
+            for c in range(ncells):
+                if vrow[c] == vcol[c]:
+                    black[c] = vrow[c] == 1
+    nv = cells.shape[0]
+    extra = 0
+    if starts:
+        for li in range(lines.shape[0]):
+            for j in range(lines[li, 4]):
+                b = lines[li, 3] + j
+                extra += shi[b] - slo[b]
+        if nv + extra != nvars:
+            extra = 0
+    out = np.empty(nv + extra, dtype=np.int64)
+    for f in range(nv):
+        c = free[f]
+        dark = allow[c] == 2 or (allow[c] == 3 and black[c])
+        out[f] = cells[f] if dark else -cells[f]
+    if extra == 0:
+        return out
+    v = nv
+    for li in range(lines.shape[0]):
+        for j in range(lines[li, 4]):
+            b = lines[li, 3] + j
+            for p in range(slo[b] + 1, shi[b] + 1):
+                out[v] = v + 1 if at[b, p] else -(v + 1)
+                v += 1
+    return out
+
+
+def map_literals(t: Tables, st: np.ndarray, enc: sat.Encoding, setting: str) -> list[int]:
+    """The phase literals of ``setting`` (a key of :data:`MODES`) for ``enc``, the order
+    CNF of the hand-over ``st``, numbered and bounded as ``phases.phase_literals`` does."""
+    black = enc._lits[:, 1]
+    free = np.flatnonzero((black != cnf.TRUE) & (black != cnf.FALSE))
+    width = max(t.height, t.width)
+    with_starts = (enc._starts is not None
+                   and len(t.blen) * width <= phases.MAX_START_TABLE)
+    slo, shi = enc._starts if with_starts and enc._starts is not None else (free, free)
+    out: list[int] = _map_signs(
+        MODES[setting], phases.allowed(st), t.lines, t.blen, t.height, phases.ROUNDS,
+        phases.DAMPING, phases.SETTLED, phases.PATIENCE, phases.MAX_WORK, free, black[free],
+        with_starts, slo, shi, width, enc.nvars).tolist()
+    return out
+
+
+Hints = Callable[[Tables, np.ndarray, sat.Encoding], list[int]]
+
+
+def hints_of(setting: str) -> Hints:
+    """The hint function of a setting: ``shipped`` is ``phases.phase_literals`` itself."""
+    if setting == "shipped":
+        return phases.phase_literals
+    if setting not in MODES:
+        raise SystemExit(f"unknown setting {setting!r}: shipped or one of {', '.join(MODES)}")
+    return lambda t, st, enc: map_literals(t, st, enc, setting)
+
+
+def run_one(p: Puzzle, st: np.ndarray, hints: Hints) -> Row:
+    """One hand-over searched for one solution as ``sat.solve_sat`` does it, with the
+    phases ``hints`` gives; the solution is checked against the clues."""
+    t = Tables.of(p)
+    enc = sat.encode(p, st, tables=t)
+    assert not enc.unsat
+    solver = sat._loaded_encoding(enc, np.zeros(1, dtype=np.int64), sat.ONE_SOLUTION_SOLVER)
+    try:
+        c0 = time.process_time()
+        lits = hints(t, st, enc)
+        if lits:
+            solver.set_phases(lits)
+        c1 = time.process_time()
+        assert solver.solve()
+        grid = enc._grid(enc._colours(solver.get_model()))
+        c2 = time.process_time()
+        assert grid.matches(p)
+        conflicts = int(solver.accum_stats().get("conflicts", 0))
+    finally:
+        solver.delete()
+    return Row(conflicts, c1 - c0, c2 - c1)
+
+
+def phase_grid(p: Puzzle, st: np.ndarray, setting: str) -> np.ndarray:
+    """The picture a setting's cell phases draw on the hand-over ``st`` (True: black),
+    decided cells as the state has them."""
+    t = Tables.of(p)
+    enc = sat.encode(p, st, tables=t)
+    lits = hints_of(setting)(t, st, enc)
+    black = enc._lits[:, 1]
+    free = np.flatnonzero((black != cnf.TRUE) & (black != cnf.FALSE))
+    flat = phases.allowed(st) == 2
+    flat[free] = np.asarray(lits[:len(free)]) > 0
+    return flat.reshape(p.height, p.width)
+
+
+def bad_lines(lines: np.ndarray, clues: list[tuple[Block, ...]]) -> int:
+    """How many of the picture's ``lines`` do not spell their clue."""
+    bad = 0
+    for line, clue in zip(lines, clues, strict=True):
+        runs = [len(r) for r in "".join("1" if x else "0" for x in line).split("0") if r]
+        bad += runs != [b.length for b in clue]
+    return bad
+
+
+def lines_report(items: list[Item], specs: list[str]) -> None:
+    """Per hand-over and setting: the open cells whose phase differs from the shipped
+    hints' and the rows and columns the phase picture violates (how far each vector is
+    from a solution, line by line)."""
+    for set_name, i, p, st in items:
+        shipped = phase_grid(p, st, "shipped")
+        parts = []
+        for s in specs:
+            g = shipped if s == "shipped" else phase_grid(p, st, s)
+            parts.append(f"{s}: differ {int((g != shipped).sum())}, bad rows "
+                         f"{bad_lines(g, list(p.rows))}, columns {bad_lines(g.T, list(p.columns))}")
+        n_open = int((phases.allowed(st) == 3).sum())
+        print(f"{set_name}#{i} open {n_open} | " + " | ".join(parts), flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tail", type=int, help="the N worst hand-overs of the saved tail")
+    ap.add_argument("--specs", nargs="*", help="set:lo-hi or set:n,m specs")
+    ap.add_argument("--load", type=Path, help="a bench/handovers.py --save pickle")
+    ap.add_argument("--settings", default="shipped,max,vrow",
+                    help="comma-separated: shipped or " + ", ".join(MODES))
+    ap.add_argument("--each", action="store_true", help="print every hand-over's row")
+    ap.add_argument("--check", type=int, default=0,
+                    help="first check that vrow/vcol phases spell the clues on N hand-overs")
+    ap.add_argument("--table", type=Path, help="write every hand-over's figures (JSON)")
+    ap.add_argument("--lines", action="store_true",
+                    help="instead: how many rows and columns each setting's phases violate")
+    args = ap.parse_args()
+    warmup()
+    known: dict[tuple[str, int], int] = {}
+    if args.tail:
+        items, known = tail_items(args.tail)
+    elif args.load:
+        items = pickle.loads(args.load.read_bytes())
+    else:
+        items = collect(args.specs or [], None)
+    specs = args.settings.split(",")
+    hints = {s: hints_of(s) for s in specs}
+    if args.lines:
+        lines_report(items, specs)
+        return
+    for s in ("vrow", "vcol"):
+        if args.check and s in specs:
+            bad = 0
+            for _, _, p, st in items[:args.check]:
+                g = phase_grid(p, st, s)
+                bad += (bad_lines(g, list(p.rows)) if s == "vrow"
+                        else bad_lines(g.T, list(p.columns)))
+            print(f"{s}: {bad} lines of {min(args.check, len(items))} hand-overs "
+                  f"do not spell their clue", flush=True)
+    for s in specs:  # compiles and loads everything before timing
+        run_one(items[0][2], items[0][3], hints[s])
+    res: dict[str, dict[tuple[str, int], Row]] = {s: {} for s in specs}
+    for set_name, i, p, st in items:
+        for s in specs:
+            row = run_one(p, st, hints[s])
+            res[s][set_name, i] = row
+            if args.each:
+                was = f" (tail file {known[set_name, i]:,})" if known else ""
+                print(f"{set_name}#{i} {s:<8} {row.conflicts:>8,} conflicts{was} "
+                      f"hints {row.hints_s:.3f} search {row.search_s:.3f} s", flush=True)
+    if args.table:
+        args.table.write_text(json.dumps({s: {f"{k[0]}#{k[1]}": [x.conflicts, x.hints_s,
+                                                                 x.search_s]
+                                              for k, x in r.items()}
+                                          for s, r in res.items()}))
+    summarise(items, res, known)
+
+
+def summarise(items: list[Item], res: dict[str, dict[tuple[str, int], Row]],
+              known: dict[tuple[str, int], int]) -> None:
+    """Per setting: conflicts in all, hints and search CPU, how many over 30,000 and
+    45,000 conflicts, the median, the slowest three; and, for the tail, how many hand-overs
+    the setting gives fewer conflicts than the shipped hints."""
+    print(f"{len(items)} hand-overs"
+          + (f"; shipped reproduces the tail file: "
+             f"{all(res['shipped'][k].conflicts == n for k, n in known.items())}"
+             if known and "shipped" in res else ""))
+    print(f"{'setting':<8} {'conflicts':>11} {'hints s':>8} {'search s':>8} {'sum s':>8} "
+          f"{'>30k':>5} {'>45k':>5} {'median':>7} {'fewer':>5}  slowest")
+    base = res.get("shipped")
+    for s, r in res.items():
+        confl = [x.conflicts for x in r.values()]
+        hints = sum(x.hints_s for x in r.values())
+        search = sum(x.search_s for x in r.values())
+        fewer = (sum(x.conflicts < base[k].conflicts for k, x in r.items())
+                 if base is not None else 0)
+        slow = sorted(((x.conflicts, k) for k, x in r.items()), reverse=True)[:3]
+        slow_s = ", ".join(f"{k[0]}#{k[1]} {n:,}" for n, k in slow)
+        print(f"{s:<8} {sum(confl):>11,} {hints:8.2f} {search:8.2f} {hints + search:8.2f} "
+              f"{sum(n > SLOWISH for n in confl):>5} {sum(n > SLOW for n in confl):>5} "
+              f"{statistics.median(confl):>7,.0f} {fewer:>5}  {slow_s}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
