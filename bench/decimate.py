@@ -43,6 +43,7 @@ import math
 import pickle
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -153,22 +154,22 @@ class Row:
     left: int = 0
 
 
-def run_one(p: Puzzle, st: np.ndarray, setting: Setting | None) -> Row:
+#: A phase-hint function: the literals for the encoding of a hand-over's state, as
+#: ``phases.phase_literals(tables, state, enc)`` gives them.
+Hints = Callable[[Tables, np.ndarray, sat.Encoding], list[int]]
+
+
+def timed_solve(p: Puzzle, st: np.ndarray, hints: Hints) -> Row:
     """One hand-over searched for one solution as ``sat.solve_sat`` does it, with the
-    shipped hints (``setting`` None) or decimated ones; the solution is checked."""
+    phases ``hints`` gives; the solution is checked against the clues. The hints' CPU and
+    the search's apart (this bench's and ``bench/mapphases.py``'s one way of timing)."""
     t = Tables.of(p)
-    stop = np.zeros(1, dtype=np.int64)
     enc = sat.encode(p, st, tables=t)
     assert not enc.unsat
-    solver = sat._loaded_encoding(enc, stop, sat.ONE_SOLUTION_SOLVER)
+    solver = sat._loaded_encoding(enc, np.zeros(1, dtype=np.int64), sat.ONE_SOLUTION_SOLVER)
     try:
         c0 = time.process_time()
-        if setting is None:
-            dec = None
-            lits = phases.phase_literals(t, st, enc)
-        else:
-            dec = decimate(t, st, setting)
-            lits = phases.phase_literals(t, dec.state, enc)
+        lits = hints(t, st, enc)
         if lits:
             solver.set_phases(lits)
         c1 = time.process_time()
@@ -179,9 +180,23 @@ def run_one(p: Puzzle, st: np.ndarray, setting: Setting | None) -> Row:
         conflicts = int(solver.accum_stats().get("conflicts", 0))
     finally:
         solver.delete()
-    if dec is None:
-        return Row(conflicts, c1 - c0, c2 - c1)
-    return Row(conflicts, c1 - c0, c2 - c1, dec.steps, dec.contradiction, dec.left)
+    return Row(conflicts, c1 - c0, c2 - c1)
+
+
+def run_one(p: Puzzle, st: np.ndarray, setting: Setting | None) -> Row:
+    """:func:`timed_solve` with the shipped hints (``setting`` None) or the phases of the
+    hand-over decimated by ``setting``, whose steps the row also reports."""
+    if setting is None:
+        return timed_solve(p, st, phases.phase_literals)
+    done: list[Decimated] = []
+
+    def decimated(t: Tables, state: np.ndarray, enc: sat.Encoding) -> list[int]:
+        done.append(decimate(t, state, setting))
+        return phases.phase_literals(t, done[-1].state, enc)
+
+    row = timed_solve(p, st, decimated)
+    row.steps, row.contradiction, row.left = done[0].steps, done[0].contradiction, done[0].left
+    return row
 
 
 def tail_items(n: int) -> tuple[list[Item], dict[tuple[str, int], int]]:
@@ -197,39 +212,62 @@ def tail_items(n: int) -> tuple[list[Item], dict[tuple[str, int], int]]:
     return items, {(e["set"], int(e["puzzle"])): int(e["conflicts"]) for e in tail}
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_item_args(ap: argparse.ArgumentParser) -> None:
+    """The options that say which hand-overs to take (``--tail``, ``--specs``, ``--load``),
+    shared with ``bench/mapphases.py``."""
     ap.add_argument("--tail", type=int, help="the N worst hand-overs of the saved tail")
     ap.add_argument("--specs", nargs="*", help="set:lo-hi or set:n,m specs")
     ap.add_argument("--load", type=Path, help="a bench/handovers.py --save pickle")
+
+
+def load_items(args: argparse.Namespace) -> tuple[list[Item], dict[tuple[str, int], int]]:
+    """The hand-overs :func:`add_item_args`' options name, and (for ``--tail``) the
+    conflicts the tail file gives them."""
+    if args.tail:
+        return tail_items(args.tail)
+    if args.load:
+        return pickle.loads(args.load.read_bytes()), {}
+    return collect(args.specs or [], None), {}
+
+
+def interleaved(items: list[Item], specs: list[str], run: Callable[[Puzzle, np.ndarray, str], Row],
+                known: dict[tuple[str, int], int], each: bool,
+                note: Callable[[Row], str] = lambda row: "",
+                ) -> dict[str, dict[tuple[str, int], Row]]:
+    """Every setting of ``specs`` run on every hand-over, hand-over by hand-over (so that a
+    slower minute of the machine costs every setting alike), after one untimed run of each
+    on the first (which compiles and loads everything); with ``each``, a line a run
+    (``note`` adds a setting's own figures)."""
+    for s in specs:
+        run(items[0][2], items[0][3], s)
+    res: dict[str, dict[tuple[str, int], Row]] = {s: {} for s in specs}
+    for set_name, i, p, st in items:
+        for s in specs:
+            row = run(p, st, s)
+            res[s][set_name, i] = row
+            if each:
+                was = f" (tail file {known[set_name, i]:,})" if known else ""
+                print(f"{set_name}#{i} {s:<10} {row.conflicts:>8,} conflicts{was} "
+                      f"hints {row.hints_s:.3f} search {row.search_s:.3f} s{note(row)}",
+                      flush=True)
+    return res
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_item_args(ap)
     ap.add_argument("--settings", default="shipped,0.05:5",
                     help="comma-separated: shipped (the shipped hints) or SHARE:ROUNDS")
     ap.add_argument("--each", action="store_true", help="print every hand-over's row")
     args = ap.parse_args()
     warmup()
-    known: dict[tuple[str, int], int] = {}
-    if args.tail:
-        items, known = tail_items(args.tail)
-    elif args.load:
-        items = pickle.loads(args.load.read_bytes())
-    else:
-        items = collect(args.specs or [], None)
+    items, known = load_items(args)
     specs = args.settings.split(",")
     settings = {s: None if s == "shipped" else Setting.parse(s) for s in specs}
-    for s in specs:  # compiles and loads everything before timing
-        run_one(items[0][2], items[0][3], settings[s])
-    res: dict[str, dict[tuple[str, int], Row]] = {s: {} for s in specs}
-    for set_name, i, p, st in items:
-        for s in specs:
-            row = run_one(p, st, settings[s])
-            res[s][set_name, i] = row
-            if args.each:
-                was = f" (tail file {known[set_name, i]:,})" if known else ""
-                print(f"{set_name}#{i} {s:<10} {row.conflicts:>8,} conflicts{was} "
-                      f"hints {row.hints_s:.3f} search {row.search_s:.3f} s, "
-                      f"steps {row.steps}, open left {row.left}"
-                      f"{' contradiction' if row.contradiction else ''}",
-                      flush=True)
+    res = interleaved(
+        items, specs, lambda p, st, s: run_one(p, st, settings[s]), known, args.each,
+        lambda row: (f", steps {row.steps}, open left {row.left}"
+                     f"{' contradiction' if row.contradiction else ''}"))
     print(f"{len(items)} hand-overs")
     print(f"{'setting':<10} {'conflicts':>11} {'hints s':>8} {'search s':>8} {'sum s':>8} "
           f"{'>45k':>5} {'steps':>6} {'contra':>6}  slowest")

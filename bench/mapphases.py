@@ -1,25 +1,17 @@
-"""Probe: phase hints from ONE mode (max-product BP, Viterbi lines), against the shipped hints.
+"""Probe: phase hints from ONE mode (Viterbi lines), against the shipped hints.
 
 The shipped hints (:func:`nonoforge.solver.phases.phase_literals`) give each open cell its
 likelier colour under loopy sum-product belief propagation. On issue 39's tail (icga2018
 #558, tcga2020 #538: dozens of solutions, almost every cell open after root probing) those
 marginals average over many solutions, so the phase vector may mix pieces of different
 ones. Decimation (``bench/decimate.py``) pulled it towards one solution at 3.5x the hints'
-cost. This probe measures cheaper ways to take the phases from one mode:
+cost. This probe measures cheaper ways to take the phases from one mode. (Max-product BP,
+cold and warm-started from the shipped messages, was measured too, as ``max`` and
+``maxw``: cold it is degenerate, every message stays one half and every phase white;
+warm it does not settle and costs the tail 83 % more conflicts. Its kernels copied the
+shipped rounds with max for sum, so they left this file once measured; they are at commit
+bb169d6, where ``--tail 8 --settings shipped,max,maxw`` re-runs them as measured.)
 
-``max``
-    max-product BP: the same line messages, schedule, damping, clamp and patience as the
-    shipped hints, with max in place of sum (each cell's forward and backward weights are
-    scaled by their largest, which max-product tolerates: it only compares). A cell's phase
-    is its likelier colour by its max-marginal (row times column message, as the shipped
-    belief); "block j starts at or after p" is true when the best placement starting at or
-    after p weighs more than the best starting before it (a tie: before, the lower start).
-    From the shipped start (every message one half) every placement of a line weighs the
-    same, so every cell's max-message is exactly one half in every round: all cells tie
-    (white) and every start is "before" (measured: 0 of #558's 604 open cells black).
-``maxw``
-    max-product BP warm-started from the shipped sum-product messages (the shipped rounds
-    first, then the max-product rounds with the same schedule), phases as ``max``.
 ``vrow``
     Viterbi rows on the shipped beliefs: the shipped sum-product rounds (the very kernel,
     :func:`phases._rounds`), then each row takes its single most probable placement under
@@ -42,7 +34,7 @@ clues); per setting the conflicts, hints CPU and search CPU, interleaved hand-ov
 hand-over with the shipped hints (``shipped``: ``phase_literals`` itself, which reproduces
 ``bench/.cache/tail-1.5.json``'s conflicts).
 
-    nice .venv/bin/python bench/mapphases.py --tail 8 --settings shipped,max,vrow,vcol,vagree
+    nice .venv/bin/python bench/mapphases.py --tail 8 --settings shipped,vrow,vcol,vagree
     nice .venv/bin/python bench/mapphases.py --tail 174 --settings shipped,vrow
     nice .venv/bin/python bench/handovers.py --sets icga2018:1-1000 tcga2022:1-1000 \\
         --save /tmp/ho.pkl --backends minisat-gh+bp
@@ -50,7 +42,7 @@ hand-over with the shipped hints (``shipped``: ``phase_literals`` itself, which 
 
 ``--tail N``, ``--specs`` and ``--load`` take hand-overs as ``bench/decimate.py`` does;
 ``--lines`` prints instead how many rows and columns each setting's phase picture violates
-(``--tail 8 --lines --settings shipped,vrow,vcol,maxw``).
+(``--tail 8 --lines --settings shipped,vrow,vcol``).
 See docs/notes/solver-benchmarks.md, "Phases from one mode: max-product and Viterbi,
 measured".
 """
@@ -59,11 +51,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import pickle
 import statistics
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -73,15 +62,23 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT))
 
-from decimate import SLOW, Row, tail_items  # noqa: E402
-from handovers import Item, collect  # noqa: E402
+from decimate import (  # noqa: E402
+    SLOW,
+    Hints,
+    Row,
+    add_item_args,
+    interleaved,
+    load_items,
+    timed_solve,
+)
+from handovers import Item  # noqa: E402
 
 from nonoforge.puzzle import Block, Puzzle  # noqa: E402
 from nonoforge.solver import cnf, phases, sat, warmup  # noqa: E402
 from nonoforge.solver.tables import Tables  # noqa: E402
 
 #: The settings, as the kernel's ``mode`` numbers them.
-MODES = {"max": 0, "vrow": 1, "vcol": 2, "vagree": 3, "maxw": 4}
+MODES = {"vrow": 1, "vcol": 2, "vagree": 3}
 #: Conflicts above which a search counts as slow in the summary too (about 1.3 s).
 SLOWISH = 30_000
 
@@ -93,13 +90,7 @@ def _max_passes(first, stride, n, stay, adv, allow, prior, alpha, beta, flo, fhi
     accept from ``s`` before cell ``i``, each scaled by its cell's largest; inside the
     line's bands, a zero on each side. False when no placement fits."""
     s_n = stay.shape[0]
-    alpha[0, 0] = 1.0
-    if s_n > 1:
-        alpha[0, 1] = 0.0
-    lo = blo[n]
-    beta[n, lo:s_n] = 1.0
-    if lo > 0:
-        beta[n, lo - 1] = 0.0
+    phases._ends(n, stay, alpha, beta, blo)
     for i in range(n):
         w0, w1 = phases._weights(allow[first + i * stride], prior[first + i * stride])
         lo = flo[i + 1]
@@ -145,96 +136,6 @@ def _max_passes(first, stride, n, stay, adv, allow, prior, alpha, beta, flo, fhi
         if hi + 1 < s_n:
             beta[j, hi + 1] = 0.0
     return True
-
-
-@njit(cache=True, nogil=True)
-def _max_messages(first, stride, n, blen, b0, k, stay, adv, allow, prior, out, alpha, beta,
-                  starts, flo, fhi, blo, bhi):
-    """:func:`phases._line_messages` with max in place of sum: each cell's extrinsic
-    max-message (the best placement with the cell black against the best with it white,
-    the cell's own weight left out), clamped as the shipped ones; ``starts[b0 + j, p]``
-    (when it has rows) the best placement with block ``j`` starting at ``p``, relative to
-    the line's best. Returns the largest change, -1 when no placement fits."""
-    if not _max_passes(first, stride, n, stay, adv, allow, prior, alpha, beta, flo, fhi,
-                       blo, bhi):
-        return -1.0
-    change = 0.0
-    for i in range(n):
-        c = first + i * stride
-        e0 = 0.0
-        e1 = 0.0
-        for s in range(max(flo[i], blo[i + 1] - 1), min(fhi[i], bhi[i + 1]) + 1):
-            a_s = alpha[i, s]
-            if a_s == 0.0:
-                continue
-            if stay[s]:
-                e0 = max(e0, a_s * beta[i + 1, s])
-            if adv[s] == 0:
-                e0 = max(e0, a_s * beta[i + 1, s + 1])
-            elif adv[s] == 1:
-                e1 = max(e1, a_s * beta[i + 1, s + 1])
-        if starts.shape[0] > 0:
-            w0, w1 = phases._weights(allow[c], prior[c])
-            z = max(e0 * w0, e1 * w1)
-            g = 0
-            for j in range(k):
-                starts[b0 + j, i] = (phases._at(alpha[i], g, flo[i], fhi[i]) * w1
-                                     * phases._at(beta[i + 1], g + 1, blo[i + 1], bhi[i + 1])
-                                     / z if z > 0.0 else 0.0)
-                g += blen[b0 + j] + 1
-        tot = e0 + e1
-        m = e1 / tot if tot > 0.0 else 0.5
-        m = min(max(m, phases.EPS), 1.0 - phases.EPS)
-        change = max(change, abs(m - out[c]))
-        out[c] = m
-    return change
-
-
-@njit(cache=True, nogil=True)
-def _max_rounds(allow, lines, blen, height, rounds, damping, settled, row_msg, col_msg,
-                patience, coff, stay, adv, flo, fhi, blo, bhi, maxn, smax):
-    """:func:`phases._rounds` (same schedule: rows then columns, damping, settling,
-    patience on the phases) with the max-product messages; the rounds run."""
-    ncells = allow.shape[0]
-    alpha = np.zeros((maxn + 1, smax + 1))
-    beta = np.zeros((maxn + 1, smax + 1))
-    fresh = np.empty(ncells)
-    nostarts = np.zeros((0, 1))
-    phase = row_msg + col_msg > 1.0
-    quiet = 0
-    done = 0
-    for _ in range(rounds):
-        done += 1
-        change = 0.0
-        for half in range(2):
-            lo = 0 if half == 0 else height
-            hi = height if half == 0 else lines.shape[0]
-            msg = row_msg if half == 0 else col_msg
-            prior = col_msg if half == 0 else row_msg
-            fresh[:] = msg
-            for li in range(lo, hi):
-                _max_messages(lines[li, 0], lines[li, 1], lines[li, 2], blen, lines[li, 3],
-                              lines[li, 4], stay[coff[li]:coff[li + 1]],
-                              adv[coff[li]:coff[li + 1]], allow, prior, fresh, alpha, beta,
-                              nostarts, flo[li], fhi[li], blo[li], bhi[li])
-            for c in range(ncells):
-                m = damping * msg[c] + (1.0 - damping) * fresh[c]
-                change = max(change, abs(m - msg[c]))
-                msg[c] = m
-        if change < settled:
-            break
-        if patience > 0:
-            flipped = False
-            for c in range(ncells):
-                if allow[c] == 3:
-                    b = row_msg[c] + col_msg[c] > 1.0
-                    if b != phase[c]:
-                        phase[c] = b
-                        flipped = True
-            quiet = 0 if flipped else quiet + 1
-            if quiet >= patience:
-                break
-    return done
 
 
 @njit(cache=True, nogil=True)
@@ -289,67 +190,31 @@ def _map_signs(mode, allow, lines, blen, height, rounds, damping, settled, patie
     beta = np.zeros((maxn + 1, smax + 1))
     # ``at[b, p]``: block b's start at or after p (1), before it (0)
     at = np.zeros((nblocks, width + 1), dtype=np.int8)
-    if mode == 4:  # warm start: the shipped sum-product rounds first
-        phases._rounds(allow, lines, blen, height, rounds, damping, settled, row, col,
-                       np.zeros(1, dtype=np.int64), patience, coff, stay, adv, flo, fhi,
-                       blo, bhi, maxn, smax)
-    if mode == 0 or mode == 4:
-        _max_rounds(allow, lines, blen, height, rounds, damping, settled, row, col, patience,
-                    coff, stay, adv, flo, fhi, blo, bhi, maxn, smax)
-        black = row * col > (1.0 - row) * (1.0 - col)
-        if starts:
-            prob = np.zeros((nblocks, width))
-            scratch = np.empty(ncells)
-            for li in range(lines.shape[0]):
-                _max_messages(lines[li, 0], lines[li, 1], lines[li, 2], blen, lines[li, 3],
-                              lines[li, 4], stay[coff[li]:coff[li + 1]],
-                              adv[coff[li]:coff[li + 1]], allow,
-                              col if li < height else row, scratch, alpha, beta, prob,
-                              flo[li], fhi[li], blo[li], bhi[li])
-            for b in range(nblocks - 1):  # blen's last entry is no block
-                best = prob[b, width - 1]
-                ge = np.empty(width)
-                ge[width - 1] = best
-                for p in range(width - 2, -1, -1):
-                    best = max(best, prob[b, p])
-                    ge[p] = best
-                lt = 0.0
-                for p in range(width):
-                    at[b, p] = 1 if ge[p] > lt else 0
-                    lt = max(lt, prob[b, p])
+    stop = np.zeros(1, dtype=np.int64)
+    phases._rounds(allow, lines, blen, height, rounds, damping, settled, row, col, stop,
+                   patience, coff, stay, adv, flo, fhi, blo, bhi, maxn, smax)
+    vrow = np.zeros(ncells, dtype=np.int64)
+    vcol = np.zeros(ncells, dtype=np.int64)
+    spos = np.zeros(nblocks, dtype=np.int64)
+    for li in range(lines.shape[0]):
+        _viterbi(lines[li, 0], lines[li, 1], lines[li, 2], blen, lines[li, 3],
+                 lines[li, 4], stay[coff[li]:coff[li + 1]], adv[coff[li]:coff[li + 1]],
+                 allow, col if li < height else row, alpha, beta, flo[li], fhi[li],
+                 blo[li], bhi[li], vrow if li < height else vcol, spos)
+    for b in range(nblocks):
+        for p in range(width + 1):
+            at[b, p] = 1 if spos[b] >= p else 0
+    if mode == 1:
+        black = vrow == 1
+    elif mode == 2:
+        black = vcol == 1
     else:
-        stop = np.zeros(1, dtype=np.int64)
-        phases._rounds(allow, lines, blen, height, rounds, damping, settled, row, col, stop,
-                       patience, coff, stay, adv, flo, fhi, blo, bhi, maxn, smax)
-        vrow = np.zeros(ncells, dtype=np.int64)
-        vcol = np.zeros(ncells, dtype=np.int64)
-        spos = np.zeros(nblocks, dtype=np.int64)
-        for li in range(lines.shape[0]):
-            _viterbi(lines[li, 0], lines[li, 1], lines[li, 2], blen, lines[li, 3],
-                     lines[li, 4], stay[coff[li]:coff[li + 1]], adv[coff[li]:coff[li + 1]],
-                     allow, col if li < height else row, alpha, beta, flo[li], fhi[li],
-                     blo[li], bhi[li], vrow if li < height else vcol, spos)
-        for b in range(nblocks):
-            for p in range(width + 1):
-                at[b, p] = 1 if spos[b] >= p else 0
-        if mode == 1:
-            black = vrow == 1
-        elif mode == 2:
-            black = vcol == 1
-        else:
-            black = row * col > (1.0 - row) * (1.0 - col)
-            for c in range(ncells):
-                if vrow[c] == vcol[c]:
-                    black[c] = vrow[c] == 1
+        black = row * col > (1.0 - row) * (1.0 - col)
+        for c in range(ncells):
+            if vrow[c] == vcol[c]:
+                black[c] = vrow[c] == 1
     nv = cells.shape[0]
-    extra = 0
-    if starts:
-        for li in range(lines.shape[0]):
-            for j in range(lines[li, 4]):
-                b = lines[li, 3] + j
-                extra += shi[b] - slo[b]
-        if nv + extra != nvars:
-            extra = 0
+    extra = phases._start_count(lines, slo, shi, nv, nvars) if starts else 0
     out = np.empty(nv + extra, dtype=np.int64)
     for f in range(nv):
         c = free[f]
@@ -383,9 +248,6 @@ def map_literals(t: Tables, st: np.ndarray, enc: sat.Encoding, setting: str) -> 
     return out
 
 
-Hints = Callable[[Tables, np.ndarray, sat.Encoding], list[int]]
-
-
 def hints_of(setting: str) -> Hints:
     """The hint function of a setting: ``shipped`` is ``phases.phase_literals`` itself."""
     if setting == "shipped":
@@ -393,29 +255,6 @@ def hints_of(setting: str) -> Hints:
     if setting not in MODES:
         raise SystemExit(f"unknown setting {setting!r}: shipped or one of {', '.join(MODES)}")
     return lambda t, st, enc: map_literals(t, st, enc, setting)
-
-
-def run_one(p: Puzzle, st: np.ndarray, hints: Hints) -> Row:
-    """One hand-over searched for one solution as ``sat.solve_sat`` does it, with the
-    phases ``hints`` gives; the solution is checked against the clues."""
-    t = Tables.of(p)
-    enc = sat.encode(p, st, tables=t)
-    assert not enc.unsat
-    solver = sat._loaded_encoding(enc, np.zeros(1, dtype=np.int64), sat.ONE_SOLUTION_SOLVER)
-    try:
-        c0 = time.process_time()
-        lits = hints(t, st, enc)
-        if lits:
-            solver.set_phases(lits)
-        c1 = time.process_time()
-        assert solver.solve()
-        grid = enc._grid(enc._colours(solver.get_model()))
-        c2 = time.process_time()
-        assert grid.matches(p)
-        conflicts = int(solver.accum_stats().get("conflicts", 0))
-    finally:
-        solver.delete()
-    return Row(conflicts, c1 - c0, c2 - c1)
 
 
 def phase_grid(p: Puzzle, st: np.ndarray, setting: str) -> np.ndarray:
@@ -457,10 +296,8 @@ def lines_report(items: list[Item], specs: list[str]) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tail", type=int, help="the N worst hand-overs of the saved tail")
-    ap.add_argument("--specs", nargs="*", help="set:lo-hi or set:n,m specs")
-    ap.add_argument("--load", type=Path, help="a bench/handovers.py --save pickle")
-    ap.add_argument("--settings", default="shipped,max,vrow",
+    add_item_args(ap)
+    ap.add_argument("--settings", default="shipped,vrow",
                     help="comma-separated: shipped or " + ", ".join(MODES))
     ap.add_argument("--each", action="store_true", help="print every hand-over's row")
     ap.add_argument("--check", type=int, default=0,
@@ -470,13 +307,7 @@ def main() -> None:
                     help="instead: how many rows and columns each setting's phases violate")
     args = ap.parse_args()
     warmup()
-    known: dict[tuple[str, int], int] = {}
-    if args.tail:
-        items, known = tail_items(args.tail)
-    elif args.load:
-        items = pickle.loads(args.load.read_bytes())
-    else:
-        items = collect(args.specs or [], None)
+    items, known = load_items(args)
     specs = args.settings.split(",")
     hints = {s: hints_of(s) for s in specs}
     if args.lines:
@@ -491,17 +322,8 @@ def main() -> None:
                         else bad_lines(g.T, list(p.columns)))
             print(f"{s}: {bad} lines of {min(args.check, len(items))} hand-overs "
                   f"do not spell their clue", flush=True)
-    for s in specs:  # compiles and loads everything before timing
-        run_one(items[0][2], items[0][3], hints[s])
-    res: dict[str, dict[tuple[str, int], Row]] = {s: {} for s in specs}
-    for set_name, i, p, st in items:
-        for s in specs:
-            row = run_one(p, st, hints[s])
-            res[s][set_name, i] = row
-            if args.each:
-                was = f" (tail file {known[set_name, i]:,})" if known else ""
-                print(f"{set_name}#{i} {s:<8} {row.conflicts:>8,} conflicts{was} "
-                      f"hints {row.hints_s:.3f} search {row.search_s:.3f} s", flush=True)
+    res = interleaved(items, specs, lambda p, st, s: timed_solve(p, st, hints[s]), known,
+                      args.each)
     if args.table:
         args.table.write_text(json.dumps({s: {f"{k[0]}#{k[1]}": [x.conflicts, x.hints_s,
                                                                  x.search_s]

@@ -195,6 +195,20 @@ def _weights(a: int, p: float) -> tuple[float, float]:
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _ends(n, stay, alpha, beta, blo):
+    """The passes' boundary values: before the line's first cell only the start state
+    (gap before the first block) is reached, and after its last cell every state the
+    backward band keeps accepts (a zero just below it, where a band's edge is read)."""
+    alpha[0, 0] = 1.0
+    if stay.shape[0] > 1:
+        alpha[0, 1] = 0.0
+    lo = blo[n]
+    beta[n, lo:stay.shape[0]] = 1.0
+    if lo > 0:
+        beta[n, lo - 1] = 0.0
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _passes(first, stride, n, stay, adv, allow, prior, alpha, beta, flo, fhi, blo, bhi):
     """The forward weights ``alpha[i, s]`` (reaching state ``s`` after the first ``i``
     cells) and the backward ones ``beta[i, s]`` (accepting from ``s`` before cell ``i``),
@@ -211,13 +225,7 @@ def _passes(first, stride, n, stay, adv, allow, prior, alpha, beta, flo, fhi, bl
     rounds 2.97 -> 2.23 CPU s with :func:`_line_messages`' loop, every message the
     same to the bit)."""
     s_n = stay.shape[0]
-    alpha[0, 0] = 1.0
-    if s_n > 1:
-        alpha[0, 1] = 0.0
-    lo = blo[n]
-    beta[n, lo:s_n] = 1.0
-    if lo > 0:
-        beta[n, lo - 1] = 0.0
+    _ends(n, stay, alpha, beta, blo)
     for i in range(n):
         # forward, cell i
         c = first + i * stride
@@ -473,6 +481,19 @@ def _beliefs(allow, row, col):
     return out
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _start_count(lines, slo, shi, nv, nvars):
+    """How many start variables follow the ``nv`` cell variables as :func:`cnf.emit`
+    numbers them (line by line, block by block, one for each position past ``slo`` up to
+    ``shi``); 0 when cells and starts do not add up to ``nvars`` (another encoding)."""
+    extra = 0
+    for li in range(lines.shape[0]):
+        for j in range(lines[li, 4]):
+            b = lines[li, 3] + j
+            extra += shi[b] - slo[b]
+    return extra if nv + extra == nvars else 0
+
+
 @njit(cache=True, nogil=True)
 def _hint_signs(allow, lines, blen, height, rounds, damping, settled, stop, patience,
                 max_work, free, cells, starts, slo, shi, width, nvars):
@@ -501,14 +522,7 @@ def _hint_signs(allow, lines, blen, height, rounds, damping, settled, stop, pati
                patience, coff, stay, adv, flo, fhi, blo, bhi, maxn, smax) < 0:
         return none
     nv = cells.shape[0]
-    extra = 0
-    if starts:
-        for li in range(lines.shape[0]):
-            for j in range(lines[li, 4]):
-                b = lines[li, 3] + j
-                extra += shi[b] - slo[b]
-        if nv + extra != nvars:
-            extra = 0
+    extra = _start_count(lines, slo, shi, nv, nvars) if starts else 0
     out = np.empty(nv + extra, dtype=np.int64)
     for f in range(nv):
         c = free[f]
