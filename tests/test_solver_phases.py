@@ -93,11 +93,18 @@ def test_cell_beliefs_combine_row_and_column_messages_as_independent_odds() -> N
         root = solve(p, max_solutions=1, strategy="line").state
         allow, row, col, _ = phases._settle(t, root, phases.ROUNDS, phases.DAMPING,
                                             np.zeros(1, dtype=np.int64))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            want = row * col / (row * col + (1.0 - row) * (1.0 - col))
-        want[allow == 1] = 0.0
-        want[allow == 2] = 1.0
-        assert cell_beliefs(t, root).tobytes() == want.tobytes()
+        assert cell_beliefs(t, root).tobytes() == _numpy_beliefs(allow, row, col).tobytes()
+
+
+def _numpy_beliefs(allow: np.ndarray, row: np.ndarray, col: np.ndarray) -> np.ndarray:
+    """The beliefs as numpy spells the formula (the test's own reference, apart from the
+    kernels): the row's and column's odds combined, settled cells 0 or 1."""
+    odds1 = row * col
+    odds0 = (1.0 - row) * (1.0 - col)
+    belief = odds1 / (odds1 + odds0)
+    belief[allow == 1] = 0.0
+    belief[allow == 2] = 1.0
+    return belief
 
 
 def test_no_hints_for_colour_puzzles_or_past_the_work_cap(
@@ -330,11 +337,7 @@ def _numpy_literals(t: Tables, st: np.ndarray, enc: sat.Encoding) -> list[int]:
 
     allow, row, col, _ = phases._settle(t, st, phases.ROUNDS, phases.DAMPING,
                                         np.zeros(1, dtype=np.int64))
-    odds1 = row * col
-    odds0 = (1.0 - row) * (1.0 - col)
-    belief = odds1 / (odds1 + odds0)
-    belief[allow == 1] = 0.0
-    belief[allow == 2] = 1.0
+    belief = _numpy_beliefs(allow, row, col)
     black = enc._lits[:, 1]
     free = (black != cnf.TRUE) & (black != cnf.FALSE)
     out: list[int] = np.where(belief[free] > 0.5, black[free], -black[free]).tolist()
