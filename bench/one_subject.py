@@ -48,6 +48,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw
 from scipy import ndimage as ndi
+from skimage.morphology import disk
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -78,11 +79,6 @@ MARGIN = 0.06
 PIECES_SIDE = 60
 
 
-def _disk(r: int) -> np.ndarray:
-    yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
-    return np.asarray(yy * yy + xx * xx <= r * r)
-
-
 @dataclass
 class Pieces:
     """The mask's pieces at the model's scale and the object chosen of them."""
@@ -101,8 +97,8 @@ class Pieces:
 
 def pieces(small: np.ndarray, split: int = 0, piece_share: float = PIECE_SHARE) -> Pieces:
     """The pieces of the model-scale mask ``small`` and its main object (module doc)."""
-    closed = ndi.binary_closing(small, _disk(CLOSING), border_value=0) | small
-    cores = ndi.binary_erosion(closed, _disk(split)) if split else closed
+    closed = ndi.binary_closing(small, disk(CLOSING), border_value=0) | small
+    cores = ndi.binary_erosion(closed, disk(split)) if split else closed
     lab, n = ndi.label(cores, structure=np.ones((3, 3)))
     if split and n:  # grow each core back within the mask: each pixel to its nearest core
         _, (iy, ix) = ndi.distance_transform_edt(lab == 0, return_indices=True)
@@ -119,7 +115,7 @@ def pieces(small: np.ndarray, split: int = 0, piece_share: float = PIECE_SHARE) 
         return Pieces(lab, shares, np.zeros_like(small), False)
     largest = lab == 1
     # split pieces all touch (they were one mask): there only their share counts
-    near = ndi.binary_dilation(largest, _disk(TOUCH + CLOSING)) if not split else largest
+    near = ndi.binary_dilation(largest, disk(TOUCH + CLOSING)) if not split else largest
     keep = [1] + [i + 1 for i in range(1, len(shares))
                   if shares[i] >= piece_share * shares[0] or (near & (lab == i + 1)).any()]
     fires = len(shares) > 1 and shares[0] < DOMINANT
@@ -140,13 +136,13 @@ def one_object(rgba: np.ndarray, size: int, split: int, piece_share: float) -> t
     when the rule does not fire), and whether the object alone has a shape."""
     prob = segment.subject_mask(rgba)
     assert prob is not None, "the probe needs the subject model"
-    k = -(-max(prob.shape) // segment.SIDE)
+    k = segment.model_step(prob.shape)
     small = prob[::k, ::k]
     p = pieces(small > segment.THRESHOLD, split, piece_share)
     if not p.fires:
         return p, None, None, None, False
     h, w = rgba.shape[:2]
-    grown = ndi.binary_dilation(p.chosen, _disk(CLOSING))
+    grown = ndi.binary_dilation(p.chosen, disk(CLOSING))
     full = np.repeat(np.repeat(grown, k, 0), k, 1)[:h, :w] & (prob > segment.THRESHOLD)
     t, b, l_, r = _box(full, MARGIN)
     crop = rgba[t:b, l_:r].copy()
@@ -230,7 +226,7 @@ def main() -> None:
         else:
             line += f"{'(today: unchanged)':<28}{'(today: unchanged)':<28}"
         print(line + f"{c1 - c0:.2f}/{c2 - c1:.2f}", flush=True)
-        k = -(-max(rgba.shape[:2]) // segment.SIDE)
+        k = segment.model_step(rgba.shape)
         box_small = None if box is None else (box[0] // k, box[1] // k, box[2] // k, box[3] // k)
         rows.append((name, rgba, p, box_small, today, sil, auto))
     if args.montage:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import ndimage as ndi
 from skimage.color import deltaE_ciede2000, rgb2lab
-from skimage.morphology import convex_hull_image
+from skimage.morphology import convex_hull_image, disk
 
 from nonoforge.images.light import area_weights, lab_to_srgb
 
@@ -108,8 +108,7 @@ def find(lab: np.ndarray, w: int, h: int) -> list[Accent]:
         return []
     dist, surround = outliers(lab, cell)
     radius = max(1, int(cell * 0.4))
-    disk = _disk(radius)
-    marked = ndi.binary_closing(dist >= OUTLIER, structure=disk)
+    marked = ndi.binary_closing(dist >= OUTLIER, structure=disk(radius))
     parts, n = ndi.label(marked, structure=np.ones((3, 3), bool))
     if n == 0:
         return []
@@ -167,11 +166,6 @@ def _grown(lab: np.ndarray, hull: np.ndarray, own: np.ndarray, around: np.ndarra
         grown = hull
     full = convex_hull_image(grown)
     return (full if grown.sum() >= HULL_FILL * full.sum() else grown).astype(np.float64)
-
-
-def _disk(r: int) -> np.ndarray:
-    y, x = np.ogrid[-r : r + 1, -r : r + 1]
-    return np.asarray(x * x + y * y <= r * r)
 
 
 def _in_gamut(lab: np.ndarray) -> np.ndarray:

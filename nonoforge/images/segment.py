@@ -216,6 +216,17 @@ def shape_of(prob: np.ndarray) -> SubjectShape:
     return SubjectShape(area / mask.size, area / max(hull, area), confident)
 
 
+def model_step(shape: tuple[int, ...]) -> int:
+    """The stride that samples a picture of ``shape`` (height, width, ...) down to about
+    the model's own scale, its long side at most :data:`SIDE` pixels: where a mask's shape
+    is judged.
+
+    >>> model_step((480, 640, 4)), model_step((200, 300))
+    (2, 1)
+    """
+    return -(-max(shape[:2]) // SIDE)
+
+
 def find_shape(rgba: np.ndarray) -> tuple[SubjectShape, np.ndarray] | None:
     """The model's subject in ``rgba``: the facts of its shape (:class:`SubjectShape`,
     judged at the model's own scale) and its mask (bool, ``(H, W)``); None when the model
@@ -223,5 +234,5 @@ def find_shape(rgba: np.ndarray) -> tuple[SubjectShape, np.ndarray] | None:
     prob = subject_mask(rgba)
     if prob is None:
         return None
-    k = -(-max(prob.shape) // SIDE)  # the shape is judged at the model's own scale
+    k = model_step(prob.shape)  # the shape is judged at the model's own scale
     return shape_of(prob[::k, ::k]), prob > THRESHOLD
