@@ -136,7 +136,7 @@ def decimate(t: Tables, state: np.ndarray, setting: Setting) -> Decimated:
             break
         allow = trial
     out = np.asarray(state).copy().reshape(-1)
-    fixed = (allow != 3) & ((out.astype(np.uint64) & np.uint64(3)) == np.uint64(3))
+    fixed = (allow != 3) & (phases.allowed(state) == 3)
     out[fixed] = allow[fixed].astype(out.dtype)
     return Decimated(out.reshape(np.asarray(state).shape), steps, contradiction,
                      int((allow == 3).sum()))

@@ -73,7 +73,7 @@ from decimate import (  # noqa: E402
 )
 from handovers import Item  # noqa: E402
 
-from nonoforge.puzzle import Block, Puzzle  # noqa: E402
+from nonoforge.puzzle import Block, Puzzle, clue_of  # noqa: E402
 from nonoforge.solver import cnf, phases, sat, warmup  # noqa: E402
 from nonoforge.solver.tables import Tables  # noqa: E402
 
@@ -272,11 +272,7 @@ def phase_grid(p: Puzzle, st: np.ndarray, setting: str) -> np.ndarray:
 
 def bad_lines(lines: np.ndarray, clues: list[tuple[Block, ...]]) -> int:
     """How many of the picture's ``lines`` do not spell their clue."""
-    bad = 0
-    for line, clue in zip(lines, clues, strict=True):
-        runs = [len(r) for r in "".join("1" if x else "0" for x in line).split("0") if r]
-        bad += runs != [b.length for b in clue]
-    return bad
+    return sum(clue_of(line) != clue for line, clue in zip(lines, clues, strict=True))
 
 
 def lines_report(items: list[Item], specs: list[str]) -> None:
