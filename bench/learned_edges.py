@@ -6,7 +6,7 @@ lines follow texture and lighting (fur stripes, shadows). Here the lines come in
 2021), an edge detector trained on BSDS500's human-drawn contours, run in numpy on the
 photo shrunk to at most :data:`SIDE` pixels a side. The weights are NOT part of nonoforge:
 give ``--weights PATH`` (``trained_models/table5_pidinet.pth`` or
-``table5_pidinet-tiny.pth`` of github.com/hellozhuo/pidinet, config ``carv4`` with
+``table5_pidinet-tiny.pth`` of the hellozhuo/pidinet repository, config ``carv4`` with
 ``--sa --dil``). Their licence is MIT preceded by "It is just for research purpose, and
 commercial use should be contacted with authors first": use them locally, commit nothing
 made from them (the montage's edge-map tiles are grey for every photo whose source is not
@@ -552,7 +552,7 @@ def main() -> None:
     opts = GenerateOptions(QuantiseOptions(size=(size, size)))
     print(f"{len(imgs)} photos at {size}x{size}; edge map at <= {SIDE} px; pool top {POOL_TOP}, "
           f"ground {GROUND_WEIGHT}, floor {FLOOR}, shares {SHARES}, cut shares {CUT_SHARES}")
-    print(f"{'photo':<22}{'map s':>6}{'today auto':>26}"
+    print(f"{'photo':<22}{'map s':>6}  {'today auto (style size edits struct cpu)':<42}"
           + "".join(f"{v + ' (size acc edits struct lvl cpu)':>27}" for v in variants))
     rows, maps = [], []
     for name, img in imgs:
@@ -578,7 +578,7 @@ def main() -> None:
         how = s["style"] + ("/shape" if s["style_by"] == "subject_shape" else "")
         t = (f"{how} {today.puzzle.width}x{today.puzzle.height} {s['edits']} "
              f"{s['structure']:.3f} {today_cpu:.1f}")
-        print(f"{name:<22}{map_cpu:>6.1f}{t:>26}" + "".join(drawn[v].row() for v in variants),
+        print(f"{name:<22}{map_cpu:>6.1f}  {t:<42}" + "".join(drawn[v].row() for v in variants),
               flush=True)
         rows.append((name, rgba, today, f, drawn))
     if args.montage:
