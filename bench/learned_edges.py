@@ -553,7 +553,7 @@ def main() -> None:
     print(f"{len(imgs)} photos at {size}x{size}; edge map at <= {SIDE} px; pool top {POOL_TOP}, "
           f"ground {GROUND_WEIGHT}, floor {FLOOR}, shares {SHARES}, cut shares {CUT_SHARES}")
     print(f"{'photo':<22}{'map s':>6}  {'today auto (style size edits struct cpu)':<42}"
-          + "".join(f"{v + ' (size acc edits struct lvl cpu)':>27}" for v in variants))
+          + "".join(f"{v:>27}" for v in variants) + "   (size acc edits struct level cpu)")
     rows, maps = [], []
     for name, img in imgs:
         rgba = as_rgba(img)  # type: ignore[arg-type]
