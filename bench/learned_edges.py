@@ -66,6 +66,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generate import PHOTO_DIR, UNCOMMITTED, source_tile, style_photos  # noqa: E402
+from styles_mask import MARGIN, contour, mask_box  # noqa: E402
 
 #: The edge map is computed on the photo shrunk to at most this many pixels a side.
 SIDE = 512
@@ -317,8 +318,6 @@ SHARES = (0.3, 0.22, 0.15, 0.1)
 CUT_SHARES = (0.25, 0.15, 0.08, 0.0)
 #: Ink pieces under this many cells are dropped (as the styles' first level).
 CRUMB = 3
-#: Margin of the mask's box, share of its long side (as bench/styles_mask.py).
-MARGIN = 0.04
 
 
 @dataclass
@@ -362,10 +361,7 @@ def frame(rgba: np.ndarray, e: np.ndarray, opts: Any) -> Frame:
     box = subject.box
     if found is not None and segment.LEAST_SHARE <= found[0].share <= segment.MOST_SHARE:
         full = found[1]
-        ys_, xs_ = np.nonzero(full)
-        t, b, l_, r = int(ys_.min()), int(ys_.max()) + 1, int(xs_.min()), int(xs_.max()) + 1
-        m = int(MARGIN * max(b - t, r - l_))
-        box = (max(0, t - m), min(h, b + m), max(0, l_ - m), min(w, r + m))
+        box = mask_box(full, MARGIN)
     q, _ = _regions_in(rgba, box, opts, False)
     gh, gw = q.grid.cells.shape
     t, b, l_, r = box
@@ -395,30 +391,16 @@ def _thin(cells: np.ndarray) -> np.ndarray:
     return np.asarray(skeletonize(cells), dtype=bool)
 
 
-def _contour(mask: np.ndarray) -> np.ndarray:
-    pad = np.pad(mask, 1)
-    return mask & ~(pad[:-2, 1:-1] & pad[2:, 1:-1] & pad[1:-1, :-2] & pad[1:-1, 2:])
-
-
 def dark_masses(f: Frame) -> np.ndarray:
     """The tones style's filled masses of the crop's regions: the darkest region colour,
     and the next while its L* is under TONES_DARK and the filled stay under TONES_FILL;
     pieces of low saliency (the ground's) left out, and with a mask, what lies off it."""
     from scipy.ndimage import binary_dilation
 
-    from nonoforge.images.styles import TONES_DARK, TONES_FILL, _salient_pieces
+    from nonoforge.images.styles import dark_masses as tones_masses
     from nonoforge.images.subject import saliency
 
-    labels, pal = f.q.grid.cells, f.q.palette_lab
-    sal = saliency(f.q.source_lab, f.ground)
-    painted = sorted((c for c in range(1, len(pal)) if (labels == c).any()),
-                     key=lambda c: float(pal[c, 0]))
-    filled = np.zeros(labels.shape, dtype=bool)
-    for i, c in enumerate(painted):
-        more = filled | _salient_pieces(labels == c, sal)
-        if i and (float(pal[c, 0]) >= TONES_DARK or more.mean() > TONES_FILL):
-            break
-        filled = more
+    filled = tones_masses(f.q.grid.cells, f.q.palette_lab, saliency(f.q.source_lab, f.ground))
     if f.mask is not None:
         filled &= binary_dilation(f.mask)
     return filled
@@ -449,7 +431,7 @@ def drawings(f: Frame, variant: str, level: int) -> np.ndarray | None:
         cut = _thin(_strongest(e, inside, CUT_SHARES[level])) & inside
         return f.mask & ~cut
     lines = _thin(_strongest(e, everywhere, SHARES[level])) & inside
-    return _clean(_contour(f.mask) | lines, CRUMB)
+    return _clean(contour(f.mask) | lines, CRUMB)
 
 
 @dataclass

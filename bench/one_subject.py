@@ -53,6 +53,7 @@ from skimage.morphology import disk
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generate import PHOTO_DIR, source_tile, style_photos  # noqa: E402  (the bench's photo set)
+from styles_mask import mask_box  # noqa: E402
 
 from nonoforge.images import segment  # noqa: E402
 from nonoforge.images.generate import Generated, GenerateOptions, generate  # noqa: E402
@@ -122,14 +123,6 @@ def pieces(small: np.ndarray, split: int = 0, piece_share: float = PIECE_SHARE) 
     return Pieces(lab, shares, np.isin(lab, keep), fires)
 
 
-def _box(mask: np.ndarray, margin: float) -> tuple[int, int, int, int]:
-    ys, xs = np.nonzero(mask)
-    t, b, l_, r = int(ys.min()), int(ys.max()) + 1, int(xs.min()), int(xs.max()) + 1
-    m = int(round(margin * max(b - t, r - l_)))
-    h, w = mask.shape
-    return max(0, t - m), min(h, b + m), max(0, l_ - m), min(w, r + m)
-
-
 def one_object(rgba: np.ndarray, size: int, split: int, piece_share: float) -> tuple[
         Pieces, tuple[int, int, int, int] | None, Generated | None, Generated | None, bool]:
     """The pieces, the crop box (full scale) and the one-object silhouette and auto (None
@@ -144,7 +137,7 @@ def one_object(rgba: np.ndarray, size: int, split: int, piece_share: float) -> t
     h, w = rgba.shape[:2]
     grown = ndi.binary_dilation(p.chosen, disk(CLOSING))
     full = np.repeat(np.repeat(grown, k, 0), k, 1)[:h, :w] & (prob > segment.THRESHOLD)
-    t, b, l_, r = _box(full, MARGIN)
+    t, b, l_, r = mask_box(full, MARGIN, rounded=True)
     crop = rgba[t:b, l_:r].copy()
     shaped = segment.shape_of(np.where(p.chosen, small, 0.0)).shaped
     cut = crop.copy()

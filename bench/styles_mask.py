@@ -61,6 +61,24 @@ SHARE = 0.35
 MARGIN = 0.04
 
 
+def mask_box(mask: np.ndarray, margin: float, rounded: bool = False) -> tuple[int, int, int, int]:
+    """The box (top, bottom, left, right) of ``mask``'s pixels, grown by ``margin`` of its
+    long side a side (the margin truncated, or rounded with ``rounded``: the one-subject
+    probe's figures were made so) and clipped to the mask."""
+    ys, xs = np.nonzero(mask)
+    t, b, l_, r = int(ys.min()), int(ys.max()) + 1, int(xs.min()), int(xs.max()) + 1
+    side = margin * max(b - t, r - l_)
+    m = int(round(side)) if rounded else int(side)
+    h, w = mask.shape
+    return max(0, t - m), min(h, b + m), max(0, l_ - m), min(w, r + m)
+
+
+def contour(mask: np.ndarray) -> np.ndarray:
+    """The cells of ``mask`` with a 4-neighbour outside it (the grid's edge is outside)."""
+    pad = np.pad(mask, 1)
+    return mask & ~(pad[:-2, 1:-1] & pad[2:, 1:-1] & pad[1:-1, :-2] & pad[1:-1, 2:])
+
+
 def inner_lines(lab: np.ndarray, palette_lab: np.ndarray, inside: np.ndarray) -> np.ndarray:
     """The strongest SHARE of the boundaries between regions ``lab`` within ``inside``,
     on each boundary's darker cell."""
@@ -104,18 +122,13 @@ def pictures(rgba: np.ndarray, opts: GenerateOptions) -> tuple[dict[str, np.ndar
     found = segment.find_shape(rgba)
     assert found is not None
     mask = found[1]
-    hh, ww = mask.shape
-    ys, xs = np.nonzero(mask)
-    t, b, l_, r = int(ys.min()), int(ys.max()) + 1, int(xs.min()), int(xs.max()) + 1
-    m = int(MARGIN * max(b - t, r - l_))
-    box = (max(0, t - m), min(hh, b + m), max(0, l_ - m), min(ww, r + m))
+    box = mask_box(mask, MARGIN)
     q, _ = _regions_in(rgba, box, opts, False)
     lab = q.grid.cells
     gh, gw = lab.shape
     ry, rx = area_weights(box[1] - box[0], gh), area_weights(box[3] - box[2], gw)
     subj = ry @ mask[box[0]:box[1], box[2]:box[3]].astype(float) @ rx.T >= 0.5
-    pad = np.pad(subj, 1)
-    contour = subj & ~(pad[:-2, 1:-1] & pad[2:, 1:-1] & pad[1:-1, :-2] & pad[1:-1, 2:])
+    rim = contour(subj)
     inside = binary_erosion(subj)
     lines = inner_lines(lab, q.palette_lab, inside)
     light = ry @ equalised_lab(rgba[box[0]:box[1], box[2]:box[3]])[..., 0] @ rx.T
@@ -123,10 +136,10 @@ def pictures(rgba: np.ndarray, opts: GenerateOptions) -> tuple[dict[str, np.ndar
     cut = max(6.0, float(np.quantile(darker[inside], 0.85))) if inside.any() else 6.0
     return {
         "mask": subj,
-        "A": _clean(contour | lines, 3),
-        "B": _clean(contour | (inside & (darker >= cut)), 3),
+        "A": _clean(rim | lines, 3),
+        "B": _clean(rim | (inside & (darker >= cut)), 3),
         "C": subj & ~lines,
-        "D": _clean(contour | (inside & _dark(lab, q.palette_lab, inside)), 3),
+        "D": _clean(rim | (inside & _dark(lab, q.palette_lab, inside)), 3),
     }, q
 
 

@@ -294,10 +294,10 @@ def _salient_pieces(mask: np.ndarray, sal: np.ndarray) -> np.ndarray:
     return keep[parts]
 
 
-def tones(labels: np.ndarray, palette_lab: np.ndarray, sal: np.ndarray,
-          detail: int = 0) -> np.ndarray:
-    """The tones picture (0/1 labels): the darkest regions filled, outline where the others
-    meet (module doc)."""
+def dark_masses(labels: np.ndarray, palette_lab: np.ndarray, sal: np.ndarray) -> np.ndarray:
+    """The cells the tones style fills (bool): the darkest region colour, then the next
+    while its L* is under TONES_DARK and the filled stay under TONES_FILL of the grid;
+    pieces of low saliency (the ground's dark masses) left out."""
     painted = [c for c in range(1, len(palette_lab)) if (labels == c).any()]
     painted.sort(key=lambda c: float(palette_lab[c, 0]))
     filled = np.zeros(labels.shape, dtype=bool)
@@ -306,5 +306,13 @@ def tones(labels: np.ndarray, palette_lab: np.ndarray, sal: np.ndarray,
         if i and (float(palette_lab[c, 0]) >= TONES_DARK or more.mean() > TONES_FILL):
             break
         filled = more
+    return filled
+
+
+def tones(labels: np.ndarray, palette_lab: np.ndarray, sal: np.ndarray,
+          detail: int = 0) -> np.ndarray:
+    """The tones picture (0/1 labels): the darkest regions filled, outline where the others
+    meet (module doc)."""
+    filled = dark_masses(labels, palette_lab, sal)
     ink = filled | _boundaries(labels, palette_lab, sal, INNER_SHARES[detail], filled)
     return _clean(ink, DETAIL_CRUMBS[detail]).astype(np.int64)
