@@ -255,7 +255,8 @@ def inprocess(h: Handover, row: InRow) -> None:
              if new[c] != OPEN and (not known or f)]
     starts = [x for x in h.start_lits(new) if h.value(x) != 1]
     for u in units + starts:
-        assert h.solver.add_clause([u], no_return=False), "a unit from our logic contradicts MiniSat"
+        # python-sat returns add-clause's answer only when asked (no_return=False)
+        assert h.solver.add_clause([u], no_return=False), "our unit contradicts MiniSat"
     row.unit_cells += len(units)
     row.unit_starts += len(starts)
     row.added_at.append((h.conflicts(), len(units), len(starts)))
@@ -374,6 +375,20 @@ def backbone(items: list[Item], budget: int) -> None:
                   f"{len(cand)} | {h.conflicts():,} conflicts", flush=True)
         finally:
             h.delete()
+        if exact:
+            # the oracle: were every backbone cell a root fact, what would our root logic
+            # add, and what would the shipped search from that state cost?
+            s = h.st.copy()
+            at = {v: c for c, v in zip(h.cells.tolist(), h.cell_var.tolist(), strict=True)}
+            for v, lit in cand.items():
+                s[at[v]] = BLACK if lit > 0 else WHITE
+            new = root_logic(h.t, p, s)
+            assert new is not None
+            row = timed_solve(p, new.reshape(p.height, p.width), phases.phase_literals)
+            print(f"  with the backbone fixed: our root logic +"
+                  f"{int((new != OPEN).sum() - (s != OPEN).sum())} cells, "
+                  f"{int((new == OPEN).sum())} open; the shipped search from there "
+                  f"{row.conflicts:,} conflicts", flush=True)
 
 
 def main() -> None:
