@@ -40,11 +40,21 @@ literals MiniSat holds (cells, start literals, failed cell literals) and how man
 cells and start literals our root logic then fixes.
 
     nice .venv/bin/python bench/inproc.py --tail 8 --facts
-    nice .venv/bin/python bench/inproc.py --tail 8 --settings shipped,slice:4000,in:4000
-    nice .venv/bin/python bench/inproc.py --tail 174 --settings shipped,slice:g5000,in:g5000
+    nice .venv/bin/python bench/inproc.py --tail 8 \\
+        --settings shipped,slice:g5000,read:g5000,in:g5000
+    nice .venv/bin/python bench/inproc.py --tail 174    # shipped, slice, read and in at g2000
     nice .venv/bin/python bench/handovers.py --sets icga2018:1-1000 tcga2022:1-1000 \\
         --save /tmp/ho.pkl --backends minisat-gh+bp
-    nice .venv/bin/python bench/inproc.py --load /tmp/ho.pkl --settings shipped,in:g5000
+    nice .venv/bin/python bench/inproc.py --load /tmp/ho.pkl --settings shipped,in:g2000
+
+``--backbone CONFLICTS`` (with ``--refute CONFLICTS``) instead finds each hand-over's
+backbone (the open cells fixed in every solution), what our root logic does with all of
+it or a random part of it fixed, and what proving one cell costs MiniSat; ``--depth2``
+probes each hand-over one level deeper than the engine does (no CDCL):
+
+    nice .venv/bin/python bench/inproc.py --specs icga2018:558 tcga2020:538 \\
+        --backbone 1000000 --refute 50000
+    nice .venv/bin/python bench/inproc.py --tail 8 --depth2
 
 ``--tail N``, ``--specs`` and ``--load`` take hand-overs as ``bench/decimate.py`` does.
 See docs/notes/solver-benchmarks.md, "Line logic on the search's root facts, measured".
@@ -58,7 +68,7 @@ import statistics
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -131,7 +141,6 @@ class InRow(Row):
     unit_cells: int = 0
     unit_starts: int = 0
     capped: bool = False
-    added_at: list[tuple[int, int, int]] = field(default_factory=list)
 
 
 class Handover:
@@ -259,7 +268,6 @@ def inprocess(h: Handover, row: InRow) -> None:
         assert h.solver.add_clause([u], no_return=False), "our unit contradicts MiniSat"
     row.unit_cells += len(units)
     row.unit_starts += len(starts)
-    row.added_at.append((h.conflicts(), len(units), len(starts)))
 
 
 def sliced_solve(p: Puzzle, st: np.ndarray, setting: Setting) -> InRow:
@@ -337,13 +345,15 @@ def facts(items: list[Item], at: list[int]) -> None:
               f"our logic +{more} cells, +{starts} start literals")
 
 
-def backbone(items: list[Item], budget: int) -> None:
+def backbone(items: list[Item], budget: int, refute: int = 0) -> None:
     """How many open cells take the same colour in every solution (the hand-over's
     backbone): from a first solution, all its open cells are candidates; MiniSat is asked
     for a solution that differs in at least one candidate (a clause under an activation
     literal), and every solution found drops the candidates it flips, until none is left
     to find (the rest is the backbone) or ``budget`` conflicts a call run out (then the
-    rest is only an upper bound)."""
+    rest is only an upper bound). With an exact backbone: the oracle (what our root logic
+    and the search do with all of it or a random part of it fixed) and, with ``refute``
+    conflicts, :func:`_refutes`."""
     print("hand-over  open | solutions, candidates left after each, backbone "
           "(exact or an upper bound), conflicts")
     for set_name, i, p, st in items:
@@ -389,25 +399,113 @@ def backbone(items: list[Item], budget: int) -> None:
                   f"{int((new != OPEN).sum() - (s != OPEN).sum())} cells, "
                   f"{int((new == OPEN).sum())} open; the shipped search from there "
                   f"{row.conflicts:,} conflicts", flush=True)
+            # how far our logic carries a part of the backbone: seeded random shares
+            rng = np.random.default_rng(39)
+            keys = sorted(cand)
+            parts = []
+            for share in (0.02, 0.05, 0.1, 0.25, 0.5):
+                got = []
+                for _ in range(5):
+                    pick = rng.choice(len(keys), max(1, round(share * len(keys))), False)
+                    s = h.st.copy()
+                    for j in pick.tolist():
+                        s[at[keys[j]]] = BLACK if cand[keys[j]] > 0 else WHITE
+                    new = root_logic(h.t, p, s)
+                    assert new is not None
+                    got.append(int((new[h.cells] != OPEN).sum()) - len(pick))
+                parts.append(f"{share:.0%} ({max(1, round(share * len(keys)))}): "
+                             f"+{min(got)}..+{max(got)}")
+            print("  a random part of the backbone fixed (5 draws), our root logic adds: "
+                  + ", ".join(parts), flush=True)
+            if refute:
+                _refutes(p, st, h, cand, refute)
+
+
+def _refutes(p: Puzzle, st: np.ndarray, h: Handover, cand: dict[int, int], budget: int) -> None:
+    """What proving one cell's colour costs: 12 seeded backbone cells, each searched from
+    the fresh hand-over under the assumption of its other colour (UNSAT proves it), and 12
+    cells outside the backbone, each under the assumption of black (its conflicts to a
+    solution or to UNSAT), ``budget`` conflicts each."""
+    rng = np.random.default_rng(39)
+    keys = sorted(cand)
+    others = [v for v in h.cell_var.tolist() if v not in cand]
+    for label, pool in (("backbone", keys), ("not backbone", others)):
+        costs = []
+        for j in rng.choice(len(pool), 12, False).tolist():
+            v = pool[j]
+            g = Handover(p, st)
+            try:
+                g.solver.conf_budget(budget)
+                r = g.solver.solve_limited(assumptions=[-cand[v] if v in cand else v])
+                costs.append(f"{g.conflicts():,}{'U' if r is False else 'S' if r else '?'}")
+            finally:
+                g.delete()
+        how = "assumed the other way" if label == "backbone" else "assumed black"
+        print(f"  one {label} cell {how}, from scratch (U unsat, S sat, ? over budget): "
+              f"{' '.join(costs)}", flush=True)
+
+
+def depth2(items: list[Item]) -> None:
+    """Probing one level deeper than the hand-over's, with no CDCL: each open cell fixed
+    to each colour in turn, then the engine's root logic (line logic and root probing:
+    a depth-2 probe); a colour that ends in a contradiction is removed, and a cell both
+    colours settle alike is kept (the masks' union of the two outcomes), repeated to a
+    fixpoint. How many cells that fixes, in how many probes and how much CPU."""
+    for set_name, i, p, st0 in items:
+        t = Tables.of(p)
+        st = np.asarray(st0).reshape(-1).astype(np.uint64)
+        c0 = time.process_time()
+        probes = sweeps = 0
+        changed = True
+        while changed:
+            changed = False
+            sweeps += 1
+            for c in np.flatnonzero(st == OPEN).tolist():
+                if st[c] != OPEN:
+                    continue
+                outcome = []
+                for colour in (WHITE, BLACK):
+                    s = st.copy()
+                    s[c] = colour
+                    probes += 1
+                    outcome.append(root_logic(t, p, s))
+                white, black = outcome
+                assert white is not None or black is not None
+                union = (black if white is None else white if black is None
+                         else white | black)
+                if (union != st).any():
+                    st = root_logic(t, p, union)
+                    assert st is not None
+                    changed = True
+        print(f"{set_name}#{i} open {int((np.asarray(st0) == OPEN).sum())} -> "
+              f"{int((st == OPEN).sum())} after {probes:,} depth-2 probes in {sweeps} "
+              f"sweeps, {time.process_time() - c0:.1f} CPU s", flush=True)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_item_args(ap)
-    ap.add_argument("--settings", default="shipped,slice:g5000,in:g5000",
+    ap.add_argument("--settings", default="shipped,slice:g2000,read:g2000,in:g2000",
                     help="comma-separated: shipped, or slice|read|in:N or :gN")
     ap.add_argument("--facts", action="store_true",
                     help="instead: root facts and what our logic adds, at --at conflicts")
     ap.add_argument("--at", default="2000,5000,10000,20000")
     ap.add_argument("--backbone", type=int, metavar="CONFLICTS",
                     help="instead: each hand-over's backbone, CONFLICTS a MiniSat call")
+    ap.add_argument("--depth2", action="store_true",
+                    help="instead: depth-2 probing from each hand-over, no CDCL")
+    ap.add_argument("--refute", type=int, default=0, metavar="CONFLICTS",
+                    help="with --backbone: the cost of proving single cells, capped")
     ap.add_argument("--each", action="store_true", help="print every hand-over's row")
     ap.add_argument("--table", type=Path, help="write every hand-over's figures (JSON)")
     args = ap.parse_args()
     warmup()
     items, known = load_items(args)
+    if args.depth2:
+        depth2(items)
+        return
     if args.backbone:
-        backbone(items, args.backbone)
+        backbone(items, args.backbone, args.refute)
         return
     if args.facts:
         facts(items, [int(x) for x in args.at.split(",")])
