@@ -227,6 +227,16 @@ class Handover:
                                                            hi + 1))
         return out
 
+    def our_logic(self, col: np.ndarray) -> tuple[np.ndarray, list[int]]:
+        """What our root logic decides with the root's cell colours ``col`` fixed in the
+        hand-over's state: the state it leaves, and the start literals its cells decide
+        that MiniSat does not hold true at its root."""
+        st = self.st.copy()
+        st[self.cells] &= col
+        new = root_logic(self.t, self.p, st)
+        assert new is not None, "MiniSat's root facts contradict the clues"
+        return new, [x for x in self.start_lits(new) if self.value(x) != 1]
+
     def read_starts(self) -> int:
         """How many start literals MiniSat holds at the root (either sign)."""
         return sum(self.value(v) in (1, -1)
@@ -254,15 +264,11 @@ def inprocess(h: Handover, row: InRow) -> None:
     those cells fixed, add every cell and start literal it decides that MiniSat does not
     hold at its root (failed literals included: they are not on MiniSat's trail)."""
     col, failed = h.read_cells()
-    st = h.st.copy()
-    st[h.cells] &= col
-    new = root_logic(h.t, h.p, st)
-    assert new is not None, "MiniSat's root facts contradict the clues"
+    new, starts = h.our_logic(col)
     units = [int(v) if new[c] == BLACK else -int(v)
              for c, v, known, f in zip(h.cells.tolist(), h.cell_var.tolist(),
                                        (col != OPEN).tolist(), failed.tolist(), strict=True)
              if new[c] != OPEN and (not known or f)]
-    starts = [x for x in h.start_lits(new) if h.value(x) != 1]
     for u in units + starts:
         # python-sat returns add-clause's answer only when asked (no_return=False)
         assert h.solver.add_clause([u], no_return=False), "our unit contradicts MiniSat"
@@ -324,12 +330,8 @@ def facts(items: list[Item], at: list[int]) -> None:
                 c0 = time.process_time()
                 col, failed = h.read_cells()
                 nstart = h.read_starts()
-                s = h.st.copy()
-                s[h.cells] &= col
-                new = root_logic(h.t, h.p, s)
-                assert new is not None
+                new, starts = h.our_logic(col)
                 more = int((new[h.cells] != OPEN).sum() - (col != OPEN).sum())
-                starts = [x for x in h.start_lits(new) if h.value(x) != 1]
                 cpu = time.process_time() - c0
                 known = int((col != OPEN).sum())
                 parts.append(f"{h.conflicts():,}: {known} ({int(failed.sum())}) + {nstart}"

@@ -70,11 +70,12 @@ from styles_mask import MARGIN, contour, mask_box  # noqa: E402
 
 #: The edge map is computed on the photo shrunk to at most this many pixels a side.
 SIDE = 512
-#: ImageNet's channel means and deviations, PiDiNet's input normalisation.
-MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32)
-STD = np.array([0.229, 0.224, 0.225], dtype=np.float32)
 #: carv4: the pixel-difference kind of each of the 16 convolutions, in order.
 CARV4 = ("cd", "ad", "rd", "cv") * 4
+#: The blocks of the network's four stages (stage, blocks in it), after the first block.
+STAGES = ((1, 3), (2, 4), (3, 4), (4, 4))
+#: The blocks' weight names, in order: the first block, then each stage's.
+BLOCKS = tuple(f"block{s}_{b}" for s, n in STAGES for b in range(1, n + 1))
 
 
 # --- reading a PyTorch checkpoint without torch -------------------------------------------
@@ -236,9 +237,7 @@ class PiDiNet:
     @classmethod
     def load(cls, path: str) -> PiDiNet:
         w = load_weights(path)
-        names = ["init_block"] + [f"block{s}_{b}" for s, n in ((1, 3), (2, 4), (3, 4), (4, 4))
-                                  for b in range(1, n + 1)]
-        for kind, name in zip(CARV4, names, strict=True):
+        for kind, name in zip(CARV4, ("init_block", *BLOCKS), strict=True):
             key = f"{name}.weight" if name == "init_block" else f"{name}.conv1.weight"
             w[key] = plain_kernel(kind, w[key])
         return cls(w)
@@ -268,12 +267,15 @@ class PiDiNet:
         return _pointwise(y, w[f"{r}.weight"], w[f"{r}.bias"])[0]
 
     def __call__(self, rgb: np.ndarray) -> np.ndarray:
-        """The fused edge probability (H, W) of ``rgb`` (H, W, 3), sRGB 0..1."""
+        """The fused edge probability (H, W) of ``rgb`` (H, W, 3), sRGB 0..1, normalised
+        as ImageNet's photos (the subject model's own constants)."""
+        from nonoforge.images.segment import MEAN, STD
+
         h, wd = rgb.shape[:2]
         x = ((rgb.astype(np.float32) - MEAN) / STD).transpose(2, 0, 1).copy()
         x = _conv(x, self.w["init_block.weight"])
         stages = []
-        for s, n in ((1, 3), (2, 4), (3, 4), (4, 4)):
+        for s, n in STAGES:
             for b in range(1, n + 1):
                 x = self._block(x, f"block{s}_{b}")
             stages.append(x)
@@ -417,21 +419,21 @@ def drawings(f: Frame, variant: str, level: int) -> np.ndarray | None:
     if f.mask is not None:
         near = binary_dilation(f.mask)
         e = np.where(near, e, GROUND_WEIGHT * e)
-    everywhere = np.ones(e.shape, dtype=bool)
-    if variant == "A":
-        return _clean(_thin(_strongest(e, everywhere, SHARES[level])), CRUMB)
-    if variant == "D":
-        lines = _thin(_strongest(e, everywhere, SHARES[level]))
-        filled = dark_masses(f)
-        return _clean(filled | lines, CRUMB)
-    if f.mask is None:
-        return None
-    inside = binary_erosion(f.mask)
     if variant == "B":
+        if f.mask is None:
+            return None
+        inside = binary_erosion(f.mask)
         cut = _thin(_strongest(e, inside, CUT_SHARES[level])) & inside
         return f.mask & ~cut
-    lines = _thin(_strongest(e, everywhere, SHARES[level])) & inside
-    return _clean(contour(f.mask) | lines, CRUMB)
+    # A, C and D draw the same lines: the strongest cells anywhere, thinned
+    lines = _thin(_strongest(e, np.ones(e.shape, dtype=bool), SHARES[level]))
+    if variant == "A":
+        return _clean(lines, CRUMB)
+    if variant == "D":
+        return _clean(dark_masses(f) | lines, CRUMB)
+    if f.mask is None:
+        return None
+    return _clean(contour(f.mask) | (lines & binary_erosion(f.mask)), CRUMB)
 
 
 @dataclass
@@ -551,8 +553,7 @@ def main() -> None:
         map_cpu = time.process_time() - c0
         maps.append((name, e))
         c1 = time.process_time()
-        today = generate(img, GenerateOptions(QuantiseOptions(size=(size, size)),  # type: ignore[arg-type]
-                                              style=Style.AUTO))
+        today = generate(img, replace(opts, style=Style.AUTO))  # type: ignore[arg-type]
         today_cpu = time.process_time() - c1
         f = frame(rgba, e, opts)
         drawn = {v: draw(f, v, opts, FIDELITY[v]) for v in variants}
@@ -569,19 +570,13 @@ def main() -> None:
         edge_sheet(args.edges, maps)
 
 
-def _cells_tile(cells: np.ndarray, px: int) -> Any:
-    from PIL import Image
-
-    return Image.fromarray(np.where(cells != 0, 0, 255).astype(np.uint8)).resize(
-        (cells.shape[1] * px, cells.shape[0] * px), Image.Resampling.NEAREST)
-
-
 def montage(path: str, rows: list, size: int, variants: tuple[str, ...]) -> None:
     """source | today's auto | the edge map at the grid | the variants, 6 pixels a cell; the
     source and the edge map of a photo not committed here are grey tiles naming it."""
     from PIL import Image, ImageDraw
 
     from nonoforge.images.render import solution_png
+    from nonoforge.puzzle import Grid, Palette
 
     px = 6
     tile = px * size
@@ -599,7 +594,8 @@ def montage(path: str, rows: list, size: int, variants: tuple[str, ...]) -> None
             tiles.append(Image.fromarray(grey).resize(
                 (grey.shape[1] * px, grey.shape[0] * px), Image.Resampling.NEAREST))
         for v in variants:
-            tiles.append(None if drawn[v].cells is None else _cells_tile(drawn[v].cells, px))
+            cells = drawn[v].cells
+            tiles.append(None if cells is None else solution_png(Grid(cells), Palette.bw(), px))
         for j, t in enumerate(tiles):
             if t is None:
                 draw_.text((j * (tile + 8) + 6, y + 6), "no mask:\nnot drawn", fill=(64, 64, 64))

@@ -186,13 +186,14 @@ def montage(path: str, rows: list[tuple[str, np.ndarray, dict[str, np.ndarray]]]
     """source | mask | A | B | C | D, 6 pixels a cell."""
     from PIL import Image
 
+    from nonoforge.images.render import solution_png
+
     tile, px = 190, 6
     out = Image.new("RGB", (6 * (tile + 8), (tile + 8) * len(rows)), "white")
     for i, (name, rgba, cells) in enumerate(rows):
         src = source_tile(name, (rgba[..., :3] * 255).round().astype(np.uint8), tile)
-        tiles = [src] + [Image.fromarray(np.where(cells[k] != 0, 0, 255).astype(np.uint8))
-                         .resize((cells[k].shape[1] * px, cells[k].shape[0] * px),
-                                 Image.Resampling.NEAREST) for k in ("mask", "A", "B", "C", "D")]
+        tiles = [src] + [solution_png(Grid(cells[k]), Palette.bw(), px)
+                         for k in ("mask", "A", "B", "C", "D")]
         for j, t in enumerate(tiles):
             out.paste(t, (j * (tile + 8), i * (tile + 8)))
     out.quantize(colors=64).save(path, optimize=True)
