@@ -59,6 +59,7 @@ import skimage.data
 from PIL import Image, ImageDraw
 
 from nonoforge.images.generate import generate
+from nonoforge.images.quantise import ImageSource
 from nonoforge.solver import warmup
 
 EMOJI = Path(__file__).resolve().parents[1].parent / "shared" / "images" / "emoji"
@@ -92,8 +93,8 @@ PHOTO_DIR = Path(os.environ.get(
 MONTAGE = ("chelsea", "astronaut", "rocket", "coffee", "camera", "horse", "hubble_deep_field")
 
 
-def images(limit: int | None, textures: bool) -> list[tuple[str, object]]:
-    out: list[tuple[str, object]] = []
+def images(limit: int | None, textures: bool) -> list[tuple[str, ImageSource]]:
+    out: list[tuple[str, ImageSource]] = []
     if textures:  # the stress set alone: noise, not pictures
         return [(n, getattr(skimage.data, n)()) for n in TEXTURES]
     if EMOJI.is_dir():
@@ -105,7 +106,7 @@ def images(limit: int | None, textures: bool) -> list[tuple[str, object]]:
     return out
 
 
-def run(size: int, colors: int, imgs: list[tuple[str, object]], budget: float) -> dict:
+def run(size: int, colors: int, imgs: list[tuple[str, ImageSource]], budget: float) -> dict:
     fr, ts, cpu, solves, acc, failed = [], [], [], [], 0, []
     for name, img in imgs:
         c0 = time.process_time()
@@ -136,7 +137,7 @@ def run(size: int, colors: int, imgs: list[tuple[str, object]], budget: float) -
     }
 
 
-def baseline(img: object, size: int, colors: int = 1) -> tuple[float, float]:
+def baseline(img: ImageSource, size: int, colors: int = 1) -> tuple[float, float]:
     """``(likeness, SSIM)`` of the plain pipeline: resize the whole frame, Otsu on
     lightness, ink the side the border is not on (colour: k-means with N+1 clusters in
     Lab); no crop, no photo path, no speck filter, no ΔE floor."""
@@ -147,7 +148,7 @@ def baseline(img: object, size: int, colors: int = 1) -> tuple[float, float]:
     from nonoforge.images.measure import likeness, ssim
     from nonoforge.images.quantise import area_average, fit_size
 
-    rgba = as_rgba(img)  # type: ignore[arg-type]
+    rgba = as_rgba(img)
     w, h = fit_size(rgba.shape[1], rgba.shape[0], (size, size))
     rgb, _ = area_average(rgba, w, h)
     lab = rgb2lab(rgb)
@@ -228,6 +229,7 @@ def montage(path: str, size: int = 30) -> None:
         tiles = [src]
         for colors, side in ((1, 20), (1, size), (1, 45), (4, size)):
             g = generate(img, size=(side, side), colors=colors, seed=0)
+            assert g.puzzle.goal is not None
             tiles.append(solution_png(g.puzzle.goal, g.puzzle.palette, 150 // side))
         row = Image.new("RGB", (sum(t.width for t in tiles) + 8 * len(tiles), 150), "white")
         x = 0
@@ -262,9 +264,9 @@ def source_tile(name: str, rgb: np.ndarray, tile: int) -> Image.Image:
     return src
 
 
-def style_photos(photo_dir: Path) -> list[tuple[str, object]]:
+def style_photos(photo_dir: Path) -> list[tuple[str, ImageSource]]:
     """The photo set and the other projects' photos found in ``photo_dir``."""
-    imgs: list[tuple[str, object]] = [(n, getattr(skimage.data, n)()) for n in PHOTOS]
+    imgs: list[tuple[str, ImageSource]] = [(n, getattr(skimage.data, n)()) for n in PHOTOS]
     missing = []
     for name, *_ in OTHER_PHOTOS:
         path = photo_dir / name
@@ -278,7 +280,7 @@ def style_photos(photo_dir: Path) -> list[tuple[str, object]]:
     return imgs
 
 
-def styles(sizes: list[int], imgs: list[tuple[str, object]], budget: float) -> None:
+def styles(sizes: list[int], imgs: list[tuple[str, ImageSource]], budget: float) -> None:
     """``--style auto`` on every photo at each size: accepted, auto's choice, each style's
     structure score, edits, CPU; then per size the accepted rate and CPU median."""
     from nonoforge.images.generate import GenerateOptions
@@ -320,7 +322,7 @@ def styles(sizes: list[int], imgs: list[tuple[str, object]], budget: float) -> N
               + ", ".join(f"{k} {v}" for k, v in chosen.items()) + f" (of {n})")
 
 
-def styles_montage(path: str, imgs: list[tuple[str, object]], size: int = 30) -> None:
+def styles_montage(path: str, imgs: list[tuple[str, ImageSource]], size: int = 30) -> None:
     """source | silhouette | outline | tones | auto at ``size`` for every photo, as one PNG;
     prints each style's structure and SSIM (of the repaired puzzle) and where the two
     measures would pick different styles."""
@@ -335,7 +337,7 @@ def styles_montage(path: str, imgs: list[tuple[str, object]], size: int = 30) ->
           + f"{'auto':>12}{'by ssim':>12}")
     rows, agree, autos = [], 0, []
     for name, img in imgs:
-        rgba = as_rgba(img)  # type: ignore[arg-type]
+        rgba = as_rgba(img)
         src = source_tile(name, (rgba[..., :3] * 255).round().astype(np.uint8), tile)
         tiles, cells = [src], []
         figures = {}

@@ -257,8 +257,8 @@ class PiDiNet:
         w = self.w
         d = f"dilations.{i}"
         y = _pointwise(_relu(x), w[f"{d}.conv1.weight"], w[f"{d}.conv1.bias"])
-        y = sum(_conv(y, w[f"{d}.conv2_{j}.weight"], dil) for j, dil in
-                zip((1, 2, 3, 4), (5, 7, 9, 11), strict=True))
+        y = np.sum([_conv(y, w[f"{d}.conv2_{j}.weight"], dil) for j, dil in
+                    zip((1, 2, 3, 4), (5, 7, 9, 11), strict=True)], axis=0)
         a = f"attentions.{i}"
         att = _pointwise(_relu(y), w[f"{a}.conv1.weight"], w[f"{a}.conv1.bias"])
         att = _sigmoid(_conv(att, w[f"{a}.conv2.weight"]))
@@ -540,7 +540,7 @@ def main() -> None:
           + "".join(f"{v:>27}" for v in variants) + "   (size acc edits struct level cpu)")
     rows, maps = [], []
     for name, img in imgs:
-        rgba = as_rgba(img)  # type: ignore[arg-type]
+        rgba = as_rgba(img)
         c0 = time.process_time()
         cached = args.cache / f"{name}.npy" if args.cache else None
         if cached is not None and cached.is_file():
@@ -553,7 +553,7 @@ def main() -> None:
         map_cpu = time.process_time() - c0
         maps.append((name, e))
         c1 = time.process_time()
-        today = generate(img, replace(opts, style=Style.AUTO))  # type: ignore[arg-type]
+        today = generate(img, replace(opts, style=Style.AUTO))
         today_cpu = time.process_time() - c1
         f = frame(rgba, e, opts)
         drawn = {v: draw(f, v, opts, FIDELITY[v]) for v in variants}
@@ -586,7 +586,8 @@ def montage(path: str, rows: list, size: int, variants: tuple[str, ...]) -> None
         y = i * (tile + 8)
         src = source_tile(name, (rgba[..., :3] * 255).round().astype(np.uint8), tile)
         assert today.puzzle.goal is not None
-        tiles = [src, solution_png(today.puzzle.goal, today.puzzle.palette, px)]
+        tiles: list[Image.Image | None] = [
+            src, solution_png(today.puzzle.goal, today.puzzle.palette, px)]
         if name in UNCOMMITTED:  # derived from a photo that is not committed here
             tiles.append(source_tile(name, np.zeros((1, 1, 3), np.uint8), tile))
         else:

@@ -204,9 +204,9 @@ def main() -> None:
           f"{'today auto':<28}{'one-object silhouette':<28}{'one-object auto':<28}cpu s")
     rows = []
     for name, img in imgs:
-        rgba = as_rgba(img)  # type: ignore[arg-type]
+        rgba = as_rgba(img)
         c0 = time.process_time()
-        today = generate(img, GenerateOptions(QuantiseOptions(size=(size, size)),  # type: ignore[arg-type]
+        today = generate(img, GenerateOptions(QuantiseOptions(size=(size, size)),
                                               style=Style.AUTO))
         c1 = time.process_time()
         p, box, sil, auto, shaped = one_object(rgba, size, args.split, args.share)

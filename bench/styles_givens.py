@@ -149,7 +149,7 @@ def main() -> None:
           + f"{'auto+givens':>38}")
     rows, tiles = [], []
     for name, img in imgs:
-        rgba = as_rgba(img)  # type: ignore[arg-type]
+        rgba = as_rgba(img)
         row: dict[str, Any] = {"photo": name}
         made: dict[str, Generated] = {}
         for key, style, repair_with in RUNS:

@@ -49,7 +49,7 @@ from nonoforge.images.generate import (  # noqa: E402
 )
 from nonoforge.images.light import area_weights  # noqa: E402
 from nonoforge.images.load import as_rgba  # noqa: E402
-from nonoforge.images.quantise import BW_LAB, QuantiseOptions, equalised_lab  # noqa: E402
+from nonoforge.images.quantise import BW_LAB, Quantised, QuantiseOptions, equalised_lab  # noqa: E402
 from nonoforge.images.styles import _clean  # noqa: E402
 from nonoforge.images.subject import find_subject  # noqa: E402
 from nonoforge.puzzle import Grid, Palette  # noqa: E402
@@ -115,7 +115,7 @@ def _dark(lab: np.ndarray, palette_lab: np.ndarray, inside: np.ndarray) -> np.nd
     return filled
 
 
-def pictures(rgba: np.ndarray, opts: GenerateOptions) -> tuple[dict[str, np.ndarray], object]:
+def pictures(rgba: np.ndarray, opts: GenerateOptions) -> tuple[dict[str, np.ndarray], Quantised]:
     """The mask at the grid and the four pictures (module doc), with the crop's regions."""
     from scipy.ndimage import binary_erosion, gaussian_filter
 
@@ -156,7 +156,7 @@ def main() -> None:
     print(f"{'photo':<22}" + "".join(f"{k:>26}" for k in "ABCD")
           + "   (size acc edits structure cpu)")
     for name in args.only.split(","):
-        rgba = as_rgba(imgs[name])  # type: ignore[arg-type]
+        rgba = as_rgba(imgs[name])
         c0 = time.process_time()
         drawn, q = pictures(rgba, opts)
         ground = find_subject(rgba).ground
