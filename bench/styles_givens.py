@@ -75,7 +75,7 @@ from nonoforge.images.generate import (  # noqa: E402
     picture_structure,
 )
 from nonoforge.images.load import as_rgba  # noqa: E402
-from nonoforge.images.quantise import QuantiseOptions  # noqa: E402
+from nonoforge.images.quantise import ImageSource, QuantiseOptions  # noqa: E402
 from nonoforge.images.styles import Style  # noqa: E402
 from nonoforge.images.subject import find_subject  # noqa: E402
 from nonoforge.solver import warmup  # noqa: E402
@@ -99,14 +99,14 @@ PX, DOT = 7, 3
 DOT_RGB = (255, 140, 0)
 
 
-def run(img: object, rgba: np.ndarray, size: int, style: Style, repair_with: str
+def run(img: ImageSource, rgba: np.ndarray, size: int, style: Style, repair_with: str
         ) -> tuple[Generated, dict[str, Any]]:
     """One ``generate`` call and its row: size, accepted, edits, givens, structure (against
     the subject's ground, as auto scores), style drawn and why, CPU."""
     opts = GenerateOptions(QuantiseOptions(size=(size, size), seed=0), style=style,
                            repair_with=repair_with)
     c0 = time.process_time()
-    g = generate(img, opts)  # type: ignore[arg-type]
+    g = generate(img, opts)
     cpu = time.process_time() - c0
     ground = g.ground if g.ground is not None else find_subject(rgba).ground
     cells = g.repair.grid.cells
