@@ -111,7 +111,13 @@ class Counter:
         self.cache: dict[tuple[int, bytes, int], tuple[int, int] | None] = {}
         self.dps = 0  # line DPs run (the rule's own cost, in the engine's unit)
         self.narrowed = 0  # cells narrowed by counting alone
+        self.squeezed = 0  # lines whose count range the rule narrowed (cells or not)
         self.lines: dict[int, list[int]] = {}
+        #: how near the rule came to narrowing a line: the least, over the sets and lines
+        #: counted, of min(side's most - T's least, T's most - side's least) less the
+        #: line's own range width, plus one (<= 0: it narrows the line); lines whose
+        #: count is already one number are left out
+        self.closest = 1 << 30
 
     def masks(self, line: int) -> list[int]:
         """Line ``line``'s masks now (kept until :meth:`narrow` or :meth:`reset`)."""
@@ -177,8 +183,12 @@ class Counter:
             slo, shi = sum(x[0] for x in r), sum(x[1] for x in r)
             for (line, on), (mn, mx) in zip(side, r, strict=True):
                 lo, hi = max(mn, tlo - (shi - mx)), min(mx, thi - (slo - mn))
+                if mx > mn:  # a line with one count left cannot narrow
+                    self.closest = min(self.closest,
+                                       min(shi - tlo, thi - slo) - (mx - mn) + 1)
                 if (lo, hi) == (mn, mx):
                     continue
+                self.squeezed += 1
                 got = self.narrow(line, on, lo, hi)
                 if got < 0:
                     return -1
@@ -226,13 +236,16 @@ def family(name: str, h: int, w: int) -> list[tuple[int, int]]:
 class Counted:
     """What counting with one family did from one state: the state it left (None: a
     contradiction), the cells counting narrowed itself, the passes over the family, the
-    line DPs and CPU it took."""
+    line DPs and CPU it took, and how near the last pass came to narrowing a line
+    (:attr:`Counter.closest`), and the line counts it narrowed."""
 
     state: np.ndarray | None
     narrowed: int
     passes: int
     dps: int
     cpu_s: float
+    closest: int = 0
+    squeezed: int = 0
 
 
 def count_to_fixpoint(p: Puzzle, st: np.ndarray, sets: list[tuple[int, int]],
@@ -247,6 +260,7 @@ def count_to_fixpoint(p: Puzzle, st: np.ndarray, sets: list[tuple[int, int]],
     while True:
         passes += 1
         learnt = 0
+        ctr.closest = 1 << 30
         for rows, cols in sets:
             got = ctr.count_set(rows, cols)
             if got < 0:
@@ -259,7 +273,8 @@ def count_to_fixpoint(p: Puzzle, st: np.ndarray, sets: list[tuple[int, int]],
             if new is None:
                 return Counted(None, ctr.narrowed, passes, ctr.dps, time.process_time() - c0)
             ctr.reset(new.astype(np.uint64))
-    return Counted(g.st, ctr.narrowed, passes, ctr.dps, time.process_time() - c0)
+    return Counted(g.st, ctr.narrowed, passes, ctr.dps, time.process_time() - c0, ctr.closest,
+                   ctr.squeezed)
 
 
 # ---- soundness against brute force -------------------------------------------------------
@@ -351,9 +366,12 @@ def check(n: int) -> None:
 def table(items: list[Item], names: list[str], backbone: dict[str, dict]) -> dict:
     """For each hand-over and family: the open cells counting (with root logic to a
     fixpoint) fixes, how many of them are backbone cells (all of them must be), the cells
-    counting narrowed itself, passes, line DPs and CPU."""
+    counting narrowed itself, passes, line DPs, CPU, and how near the last pass came to
+    narrowing a line's count (``closest``; <= 0 narrows) and the line counts it narrowed
+    (``squeezed``, whether or not a cell followed)."""
     print(f"{'hand-over':<14} {'family':<9} {'sets':>6} {'open':>4} {'fixed':>5} "
-          f"{'in bb':>5} {'bb':>4} {'by count':>8} {'passes':>6} {'DPs':>7} {'CPU s':>7}")
+          f"{'in bb':>5} {'bb':>4} {'by count':>8} {'passes':>6} {'DPs':>7} {'CPU s':>7} "
+          f"{'closest':>7} {'squeezed':>8}")
     res: dict = {}
     for set_name, i, p, st in items:
         key = f"{set_name}#{i}"
@@ -370,7 +388,8 @@ def table(items: list[Item], names: list[str], backbone: dict[str, dict]) -> dic
             res[key, name] = got
             print(f"{key:<14} {name:<9} {len(sets):>6} {int((flat == OPEN).sum()):>4} "
                   f"{len(fixed):>5} {inbb if bb else '-':>5} {len(bb) if bb else '-':>4} "
-                  f"{got.narrowed:>8} {got.passes:>6} {got.dps:>7} {got.cpu_s:7.2f}",
+                  f"{got.narrowed:>8} {got.passes:>6} {got.dps:>7} {got.cpu_s:7.2f} "
+                  f"{got.closest:>7} {got.squeezed:>8}",
                   flush=True)
     return res
 
@@ -451,8 +470,10 @@ def cnf_solve(p: Puzzle, st: np.ndarray, names: list[str], how: str = "totalizer
     """The hand-over loaded and hinted as shipped, plus, for each set of the ``names``
     families, ``pysat.card``'s encoding ``how`` of "exactly T of its open cells are black"
     (T its lines' clue totals less its black cells fixed already), the leaves in crossing-
-    line order; one solution searched (checked against the clues)."""
-    from pysat.card import CardEnc, EncType
+    line order; one solution searched (checked against the clues). ``how`` ``free`` is
+    the control: a totalizer's tree over the same cells with no bound (extension variables
+    and clauses that say nothing about the solutions: the perturbation alone)."""
+    from pysat.card import CardEnc, EncType, ITotalizer
 
     hd = Handover(p, st)
     try:
@@ -480,12 +501,16 @@ def cnf_solve(p: Puzzle, st: np.ndarray, names: list[str], how: str = "totalizer
                         total -= 1
                     elif int(black[c]) not in (cnf.TRUE, cnf.FALSE):
                         lits.append(int(black[c]))
-            enc = CardEnc.equals(lits=lits, bound=total, top_id=top,
-                                 encoding=getattr(EncType, how))
-            top = max(top, enc.nv)
-            for cl in enc.clauses:
+            if how == "free":  # the control: the tree's own clauses, no bound
+                tot = ITotalizer(lits=lits, ubound=len(lits), top_id=top)
+                clauses, top = tot.cnf.clauses, max(top, tot.top_id)
+            else:
+                enc = CardEnc.equals(lits=lits, bound=total, top_id=top,
+                                     encoding=getattr(EncType, how))
+                clauses, top = enc.clauses, max(top, enc.nv)
+            for cl in clauses:
                 hd.solver.add_clause(cl)
-            nclauses += len(enc.clauses)
+            nclauses += len(clauses)
         build = time.process_time() - c0
         c1 = time.process_time()
         assert hd.solver.solve()
