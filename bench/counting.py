@@ -29,15 +29,32 @@ them together to one fixpoint).
 solution consistent with a random partial state stays consistent after counting), and
 :class:`MaskLine`'s ranges against enumerated placements.
 
-``--cnf FAMILY,...`` (the second arm): the hand-over's CNF with, for each set of a family,
+``--compare ...,cnf:NAME+NAME[/ENCODING]`` (the second arm, :func:`cnf_sets`): the
+hand-over's CNF with, for each set of a family,
 a totalizer over its cells (``pysat.card``), its output fixed to the set's exact count
 (sets whose rows or columns are whole lines, so the count is a clue total), leaves ordered
 crossing line by crossing line so that the tree's lower nodes count the crossing lines'
-segments; MiniSat's conflicts and CPU against the shipped search.
+segments; MiniSat's conflicts and CPU against the shipped search (``/free``: the control,
+a totalizer tree with no bound).
 
+``--refute N``: counting inside a probe, N seeded backbone cells a hand-over assumed the
+colour no solution gives them, refuted (or not) by root logic and then by counting.
+``--compare`` runs ``units:FAMILY`` (step 3: counting's cells as units) and arm 4 against
+``shipped``. The commands run for the notes (``/tmp/bands10/tail8.pkl`` is the tail-8's
+hand-overs, ``decimate.tail_items(8)`` pickled; ``--tail 8`` collects the same afresh;
+two.pkl its first two; the backbone run was stopped after six of the eight):
+
+    nice .venv/bin/python bench/counting.py --tail 8 --save-backbone /tmp/bands10/backbone.json
     nice .venv/bin/python bench/counting.py --check 300
-    nice .venv/bin/python bench/counting.py --tail 8 --backbone /tmp/bands10/backbone.json
-    nice .venv/bin/python bench/counting.py --tail 8 --cnf shipped,par,band3,band5
+    nice .venv/bin/python bench/counting.py --load /tmp/bands10/tail8.pkl \
+        --backbone /tmp/bands10/backbone.json \
+        --families rowbands,colbands,mod,modgrid,modbands,rects,all
+    nice .venv/bin/python bench/counting.py --load /tmp/bands10/two.pkl \
+        --backbone /tmp/bands10/backbone.json --families mod,all --refute 12
+    nice .venv/bin/python bench/counting.py --tail 8 --each --compare \
+        shipped,cnf:par,cnf:band5,cnf:band3,cnf:band5/cardnetwrk
+    nice .venv/bin/python bench/counting.py --tail 174 --each --compare \
+        shipped,cnf:par,cnf:par/free,cnf:band3,cnf:band3/free
 
 See docs/notes/solver-benchmarks.md, "Counting across lines on the tail's hand-overs".
 """
@@ -61,7 +78,7 @@ sys.path.insert(0, str(ROOT))
 
 from decimate import SLOW, Row, add_item_args, interleaved, load_items, timed_solve  # noqa: E402
 from handovers import Item  # noqa: E402
-from inproc import BLACK, OPEN, Handover, root_logic  # noqa: E402
+from inproc import BLACK, OPEN, WHITE, Handover, find_backbone, root_logic  # noqa: E402
 
 from nonoforge.puzzle import Grid, Puzzle  # noqa: E402
 from nonoforge.solver import cnf, phases, warmup  # noqa: E402
@@ -394,6 +411,79 @@ def table(items: list[Item], names: list[str], backbone: dict[str, dict]) -> dic
     return res
 
 
+def refute(items: list[Item], names: list[str], backbone: dict[str, dict], n: int) -> None:
+    """Counting inside a probe: ``n`` seeded backbone cells of each hand-over, each
+    assumed the colour no solution gives it; the engine's root logic on that (line logic
+    and root probing: a depth-2 probe), and if it finds no contradiction, counting with
+    each family of ``names`` and root logic to a fixpoint. How many of the ``n`` each
+    refutes (every one is refutable: it is false in every solution), and at what CPU. As
+    a check, ``n`` cells off the backbone assumed each colour: none may be refuted."""
+    rng = np.random.default_rng(39)
+    for set_name, i, p, st in items:
+        key = f"{set_name}#{i}"
+        if key not in backbone:
+            continue
+        t = Tables.of(p)
+        flat = np.asarray(st).reshape(-1).astype(np.uint64)
+        bb = {int(c): int(v) for c, v in backbone[key]["cells"].items()}
+        cells = sorted(bb)
+        off = sorted(set(np.flatnonzero(flat == OPEN).tolist()) - set(cells))
+        pick = [cells[j] for j in rng.choice(len(cells), min(n, len(cells)), False)]
+        offp = [off[j] for j in rng.choice(len(off), min(n, len(off)), False)]
+        logic = 0
+        by = dict.fromkeys(names, 0)
+        cpu = dict.fromkeys(names, 0.0)
+        c0 = time.process_time()
+        for c in pick:
+            s = flat.copy()
+            s[c] = 3 - bb[c]  # WHITE <-> BLACK
+            new = root_logic(t, p, s)
+            if new is None:
+                logic += 1
+                continue
+            for name in names:
+                got = count_to_fixpoint(p, new, family(name, p.height, p.width))
+                cpu[name] += got.cpu_s
+                by[name] += got.state is None
+        logic_s = time.process_time() - c0 - sum(cpu.values())
+        for c in offp:  # soundness: no colour of a non-backbone cell is refuted
+            for colour in (WHITE, BLACK):
+                s = flat.copy()
+                s[c] = colour
+                new = root_logic(t, p, s)
+                assert new is not None
+                for name in names:
+                    assert count_to_fixpoint(p, new, family(name, p.height, p.width)).state \
+                        is not None, f"{key}: {name} refutes a non-backbone cell"
+        print(f"{key}: {len(pick)} backbone cells assumed the wrong way: root logic refutes "
+              f"{logic} ({logic_s:.1f} s); then counting refutes "
+              + ", ".join(f"{nm} +{by[nm]} ({cpu[nm]:.1f} s)" for nm in names)
+              + f"; {len(offp)} cells off the backbone, both colours: none refuted",
+              flush=True)
+
+
+def save_backbones(items: list[Item], path: Path, budget: int) -> None:
+    """Each hand-over's backbone by ``inproc.find_backbone`` (``budget`` conflicts a call),
+    written to ``path`` as JSON after each (set#i -> open cells, solutions, exact,
+    conflicts, cells: flat cell -> colour)."""
+    out: dict[str, dict] = {}
+    for set_name, i, p, st in items:
+        h = Handover(p, st)
+        try:
+            cand, trail, exact = find_backbone(h, budget)
+            at = dict(zip(h.cell_var.tolist(), h.cells.tolist(), strict=True))
+            out[f"{set_name}#{i}"] = {
+                "open": len(h.cells), "solutions": len(trail) + 1, "exact": exact,
+                "conflicts": h.conflicts(),
+                "cells": {str(at[v]): BLACK if lit > 0 else WHITE for v, lit in cand.items()}}
+            print(f"{set_name}#{i}: {len(h.cells)} open, {len(trail) + 1} solutions, backbone "
+                  f"{'' if exact else '<= '}{len(cand)}, {h.conflicts():,} conflicts",
+                  flush=True)
+        finally:
+            h.delete()
+        path.write_text(json.dumps(out))
+
+
 # ---- arm 3: the cells counting fixes given to MiniSat as units ---------------------------
 
 @dataclass
@@ -570,6 +660,13 @@ def main() -> None:
     ap.add_argument("--compare", help="instead: arms 3/4 against the shipped search, "
                     "comma-separated: shipped, units:FAMILY, cnf:NAME+NAME[/ENCODING]")
     ap.add_argument("--each", action="store_true", help="with --compare: a line a run")
+    ap.add_argument("--save-backbone", type=Path, metavar="JSON",
+                    help="instead: each hand-over's backbone written to JSON")
+    ap.add_argument("--budget", type=int, default=1_000_000,
+                    help="with --save-backbone: conflicts a MiniSat call")
+    ap.add_argument("--refute", type=int, metavar="N",
+                    help="instead: N backbone cells a hand-over assumed the wrong way, "
+                    "refuted by root logic and then counting (needs --backbone)")
     ap.add_argument("--check", type=int, metavar="N",
                     help="instead: soundness against brute force on N small puzzles")
     args = ap.parse_args()
@@ -578,10 +675,16 @@ def main() -> None:
         return
     warmup()
     items, known = load_items(args)
+    if args.save_backbone:
+        save_backbones(items, args.save_backbone, args.budget)
+        return
     if args.compare:
         compare(items, args.compare.split(","), known, args.each)
         return
     bb = json.loads(args.backbone.read_text()) if args.backbone else {}
+    if args.refute:
+        refute(items, args.families.split(","), bb, args.refute)
+        return
     table(items, args.families.split(","), bb)
 
 
