@@ -46,15 +46,17 @@ two.pkl its first two; the backbone run was stopped after six of the eight):
 
     nice .venv/bin/python bench/counting.py --tail 8 --save-backbone /tmp/bands10/backbone.json
     nice .venv/bin/python bench/counting.py --check 300
-    nice .venv/bin/python bench/counting.py --load /tmp/bands10/tail8.pkl \
-        --backbone /tmp/bands10/backbone.json \
+    nice .venv/bin/python bench/counting.py --load /tmp/bands10/tail8.pkl \\
+        --backbone /tmp/bands10/backbone.json \\
         --families rowbands,colbands,mod,modgrid,modbands,rects,all
-    nice .venv/bin/python bench/counting.py --load /tmp/bands10/two.pkl \
+    nice .venv/bin/python bench/counting.py --load /tmp/bands10/two.pkl \\
         --backbone /tmp/bands10/backbone.json --families mod,all --refute 12
-    nice .venv/bin/python bench/counting.py --tail 8 --each --compare \
+    nice .venv/bin/python bench/counting.py --tail 8 --each --compare \\
         shipped,cnf:par,cnf:band5,cnf:band3,cnf:band5/cardnetwrk
-    nice .venv/bin/python bench/counting.py --tail 174 --each --compare \
+    nice .venv/bin/python bench/counting.py --tail 174 --each --compare \\
         shipped,cnf:par,cnf:par/free,cnf:band3,cnf:band3/free
+    nice .venv/bin/python bench/counting.py --specs icga2018:501-600 --each --compare \\
+        shipped,cnf:par,cnf:band3,cnf:band3/free     # and icga2018:1-200
 
 See docs/notes/solver-benchmarks.md, "Counting across lines on the tail's hand-overs".
 """
