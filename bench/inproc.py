@@ -347,6 +347,35 @@ def facts(items: list[Item], at: list[int]) -> None:
               f"our logic +{more} cells, +{starts} start literals")
 
 
+def find_backbone(h: Handover, budget: int) -> tuple[dict[int, int], list[int], bool]:
+    """The hand-over's backbone as :func:`backbone` finds it (on ``h``'s solver, which it
+    uses up): the candidates left (cell variable -> its literal in every solution found),
+    how many were left after each further solution, and whether the rest is exact (no
+    solution differs in a candidate) rather than an upper bound (``budget`` ran out)."""
+    assert h.solver.solve()
+    model = h.solver.get_model()
+    cand = {v: model[v - 1] for v in h.cell_var.tolist()}
+    act = h.enc.nvars
+    trail: list[int] = []
+    exact = False
+    while cand:
+        if act > h.enc.nvars:
+            h.solver.add_clause([-act])  # retire the last call's clause
+        act += 1
+        h.solver.add_clause([-act, *(-lit for lit in cand.values())])
+        h.solver.conf_budget(budget)
+        res = h.solver.solve_limited(assumptions=[act])
+        if res is None:
+            break
+        if not res:
+            exact = True
+            break
+        model = h.solver.get_model()
+        cand = {v: lit for v, lit in cand.items() if model[v - 1] == lit}
+        trail.append(len(cand))
+    return cand, trail, exact or not cand
+
+
 def backbone(items: list[Item], budget: int, refute: int = 0) -> None:
     """How many open cells take the same colour in every solution (the hand-over's
     backbone): from a first solution, all its open cells are candidates; MiniSat is asked
@@ -361,27 +390,7 @@ def backbone(items: list[Item], budget: int, refute: int = 0) -> None:
     for set_name, i, p, st in items:
         h = Handover(p, st)
         try:
-            assert h.solver.solve()
-            model = h.solver.get_model()
-            cand = {v: model[v - 1] for v in h.cell_var.tolist()}
-            act = h.enc.nvars
-            trail, exact = [], False
-            while cand:
-                if act > h.enc.nvars:
-                    h.solver.add_clause([-act])  # retire the last call's clause
-                act += 1
-                h.solver.add_clause([-act, *(-lit for lit in cand.values())])
-                h.solver.conf_budget(budget)
-                res = h.solver.solve_limited(assumptions=[act])
-                if res is None:
-                    break
-                if not res:
-                    exact = True
-                    break
-                model = h.solver.get_model()
-                cand = {v: lit for v, lit in cand.items() if model[v - 1] == lit}
-                trail.append(len(cand))
-            exact = exact or not cand
+            cand, trail, exact = find_backbone(h, budget)
             print(f"{set_name}#{i} {len(h.cells)} | {len(trail) + 1} solutions, "
                   f"{' '.join(map(str, trail))} | backbone {'' if exact else '<= '}"
                   f"{len(cand)} | {h.conflicts():,} conflicts", flush=True)
