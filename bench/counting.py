@@ -82,7 +82,7 @@ from decimate import SLOW, Row, add_item_args, interleaved, load_items, timed_so
 from handovers import Item  # noqa: E402
 from inproc import BLACK, OPEN, WHITE, Handover, find_backbone, root_logic  # noqa: E402
 
-from nonoforge.puzzle import Grid, Puzzle  # noqa: E402
+from nonoforge.puzzle import Grid, Puzzle, clue_of  # noqa: E402
 from nonoforge.solver import cnf, phases, warmup  # noqa: E402
 from nonoforge.solver.plain import _SumLine  # noqa: E402
 from nonoforge.solver.tables import Tables  # noqa: E402
@@ -149,6 +149,11 @@ class Counter:
         self.g.st = st
         self.lines.clear()
 
+    def mask_line(self, line: int, on: int) -> MaskLine:
+        """Line ``line``'s count DP on the positions of the bit set ``on``."""
+        m = self.masks(line)
+        return MaskLine(m, self.g.blen[line], [(on >> j) & 1 for j in range(len(m))])
+
     def range(self, line: int, on: int) -> tuple[int, int] | None:
         """The fewest and most black cells line ``line`` puts on the positions of the bit
         set ``on`` (None: the line has no placement)."""
@@ -156,8 +161,7 @@ class Counter:
         key = (line, bytes(m), on)
         if key not in self.cache:
             self.dps += 1
-            ml = MaskLine(m, self.g.blen[line], [(on >> j) & 1 for j in range(len(m))])
-            gmn, gmx = ml.backward()
+            gmn, gmx = self.mask_line(line, on).backward()
             self.cache[key] = None if gmx[0] < 0 else (gmn[0], gmx[0])
         return self.cache[key]
 
@@ -166,7 +170,7 @@ class Counter:
         or -1 for a contradiction."""
         m = self.masks(line)
         self.dps += 2
-        ml = MaskLine(m, self.g.blen[line], [(on >> j) & 1 for j in range(len(m))])
+        ml = self.mask_line(line, on)
         g = ml.backward()
         out = ml.forward(g, lo, hi)
         got = 0
@@ -215,9 +219,14 @@ class Counter:
         return learnt
 
 
+def _span(a: int, b: int) -> int:
+    """The positions a..b-1 as a bit set."""
+    return ((1 << b) - 1) ^ ((1 << a) - 1)
+
+
 def _intervals(n: int) -> list[int]:
     """Every contiguous interval of 0..n-1 as a bit set."""
-    return [((1 << b) - 1) ^ ((1 << a) - 1) for a in range(n) for b in range(a + 1, n + 1)]
+    return [_span(a, b) for a in range(n) for b in range(a + 1, n + 1)]
 
 
 def _mods(n: int, ks: Sequence[int]) -> list[int]:
@@ -301,22 +310,15 @@ def count_to_fixpoint(p: Puzzle, st: np.ndarray, sets: list[tuple[int, int]],
 def _placements(n: int, blen: Sequence[int]) -> Iterator[tuple[int, ...]]:
     """Every 0/1 line of length ``n`` with the clue ``blen``, by brute force."""
     for bits in itertools.product((0, 1), repeat=n):
-        runs = [len(list(g)) for k, g in itertools.groupby(bits) if k]
-        if runs == list(blen):
+        if [b.length for b in clue_of(bits)] == list(blen):
             yield bits
 
 
 def _solutions(p: Puzzle) -> list[np.ndarray]:
-    """Every solution of a small puzzle: the rows' placements crossed, columns checked."""
+    """Every solution of a small puzzle: the rows' placements crossed, the clues checked."""
     rows = [list(_placements(p.width, [b.length for b in c])) for c in p.rows]
-    cols = [[b.length for b in c] for c in p.columns]
-    out = []
-    for pick in itertools.product(*rows):
-        a = np.array(pick)
-        if all([len(list(g)) for k, g in itertools.groupby(a[:, c].tolist()) if k] == cols[c]
-               for c in range(p.width)):
-            out.append(a)
-    return out
+    return [a for a in (np.array(pick) for pick in itertools.product(*rows))
+            if Grid(a).matches(p)]
 
 
 def check(n: int) -> None:
@@ -329,7 +331,7 @@ def check(n: int) -> None:
     for _ in range(n * 4):
         m = int(rng.integers(3, 10))
         sol = (rng.random(m) < rng.uniform(0.3, 0.7)).astype(int)
-        blen = [len(list(g)) for k, g in itertools.groupby(sol.tolist()) if k]
+        blen = [b.length for b in clue_of(sol.tolist())]
         masks = [int(rng.choice([1, 2, 3], p=[0.2, 0.2, 0.6])) for _ in range(m)]
         for j in range(m):  # keep the solution allowed half the time
             if rng.random() < 0.5:
@@ -508,17 +510,14 @@ def unit_solve(p: Puzzle, st: np.ndarray, sets: list[tuple[int, int]]) -> UnitRo
     h = Handover(p, st)
     try:
         new = got.state
-        units = [v if new[c] == BLACK else -v
-                 for c, v in zip(h.cells.tolist(), h.cell_var.tolist(), strict=True)
-                 if new[c] != OPEN]
+        units = [u for u in h.cell_lits(new) if u]
         starts = h.start_lits(new)
         for u in units + starts:
             h.solver.add_clause([int(u)])
         c0 = time.process_time()
         assert h.solver.solve()
         c1 = time.process_time()
-        grid = h.enc._grid(h.enc._colours(h.solver.get_model()))
-        assert grid.matches(p)
+        h.solution()
         row = UnitRow(h.conflicts(), h.hints_s, c1 - c0)
     finally:
         h.delete()
@@ -542,8 +541,8 @@ def cnf_sets(name: str, h: int, w: int) -> list[tuple[int, int]]:
         rs, cs = _mods(h, (k,)), _mods(w, (k,))
     else:
         step = k if kind == "band" else 1
-        rs = [((1 << min(a + k, h)) - 1) ^ ((1 << a) - 1) for a in range(0, h - k + 1, step)]
-        cs = [((1 << min(a + k, w)) - 1) ^ ((1 << a) - 1) for a in range(0, w - k + 1, step)]
+        rs = [_span(a, min(a + k, h)) for a in range(0, h - k + 1, step)]
+        cs = [_span(a, min(a + k, w)) for a in range(0, w - k + 1, step)]
     return [(r, allc) for r in rs] + [(allr, c) for c in cs]
 
 
@@ -607,8 +606,7 @@ def cnf_solve(p: Puzzle, st: np.ndarray, names: list[str], how: str = "totalizer
         c1 = time.process_time()
         assert hd.solver.solve()
         c2 = time.process_time()
-        grid = hd.enc._grid(hd.enc._colours(hd.solver.get_model()))
-        assert grid.matches(p)
+        hd.solution()
         return CnfRow(hd.conflicts(), hd.hints_s, c2 - c1, sets=len(sets), clauses=nclauses,
                       ext_vars=top - hd.enc.nvars, build_s=build)
     finally:

@@ -88,7 +88,7 @@ from decimate import (  # noqa: E402
 from handovers import Item  # noqa: E402
 from mapphases import summarise  # noqa: E402
 
-from nonoforge.puzzle import Puzzle  # noqa: E402
+from nonoforge.puzzle import Grid, Puzzle  # noqa: E402
 from nonoforge.solver import cnf, core, phases, sat, warmup  # noqa: E402
 from nonoforge.solver import driver as D  # noqa: E402, N812
 from nonoforge.solver import engine as E  # noqa: E402, N812
@@ -181,6 +181,18 @@ class Handover:
     def delete(self) -> None:
         self.solver.delete()
 
+    def solution(self) -> Grid:
+        """The solution MiniSat's last call found, checked against the clues."""
+        grid = self.enc._grid(self.enc._colours(self.solver.get_model()))
+        assert grid.matches(self.p)
+        return grid
+
+    def cell_lits(self, state: np.ndarray) -> list[int]:
+        """Each open cell's literal as ``state`` decides it (its variable if black, negated
+        if white), 0 where ``state`` leaves it open; in the order of :attr:`cells`."""
+        return [int(v) if state[c] == BLACK else -int(v) if state[c] != OPEN else 0
+                for c, v in zip(self.cells.tolist(), self.cell_var.tolist(), strict=True)]
+
     def conflicts(self) -> int:
         return int(self.solver.accum_stats().get("conflicts", 0))
 
@@ -265,10 +277,9 @@ def inprocess(h: Handover, row: InRow) -> None:
     hold at its root (failed literals included: they are not on MiniSat's trail)."""
     col, failed = h.read_cells()
     new, starts = h.our_logic(col)
-    units = [int(v) if new[c] == BLACK else -int(v)
-             for c, v, known, f in zip(h.cells.tolist(), h.cell_var.tolist(),
-                                       (col != OPEN).tolist(), failed.tolist(), strict=True)
-             if new[c] != OPEN and (not known or f)]
+    units = [u for u, known, f in zip(h.cell_lits(new), (col != OPEN).tolist(),
+                                      failed.tolist(), strict=True)
+             if u and (not known or f)]
     for u in units + starts:
         # python-sat returns add-clause's answer only when asked (no_return=False)
         assert h.solver.add_clause([u], no_return=False), "our unit contradicts MiniSat"
@@ -302,8 +313,7 @@ def sliced_solve(p: Puzzle, st: np.ndarray, setting: Setting) -> InRow:
             row.capped = True
         else:
             assert result
-            grid = h.enc._grid(h.enc._colours(h.solver.get_model()))
-            assert grid.matches(p)
+            h.solution()
         if setting.mode != "slice":
             col, _ = h.read_cells()
             row.root_cells = int((col != OPEN).sum())
