@@ -34,12 +34,13 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))  # the sibling benches, as the others import them
 sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 import skimage.data  # noqa: E402
+from generate import PHOTOS  # noqa: E402
 
-from bench.generate import PHOTOS  # noqa: E402
 from nonoforge.images.explain import EXPLAIN_TIMEOUT, explain  # noqa: E402
 from nonoforge.images.generate import generate  # noqa: E402
 from nonoforge.images.quantise import MAX_SIDE, quantise  # noqa: E402

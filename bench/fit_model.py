@@ -259,17 +259,17 @@ def main() -> int:
         CACHE.mkdir(parents=True, exist_ok=True)
         saved.write_text(json.dumps(rows))
     usable = [r for r in rows if r["status"] in ("unique", "multiple")]
-    cut = {}
+    cut: dict[str, int] = {}  # the statuses left out, and how many of each
     for r in rows:
         if r["status"] not in ("unique", "multiple"):
             cut[r["status"]] = cut.get(r["status"], 0) + 1
     samples = []
     statuses = {r["key"]: r["status"] for r in usable}
     for r in usable:
-        s = sample_of(Rating.from_json(r))
-        s.source = r["source"]
-        s.time_s = r["cpu_s"]  # the least disturbed measurement on a shared machine
-        samples.append(s)
+        sample = sample_of(Rating.from_json(r))
+        sample.source = r["source"]
+        sample.time_s = r["cpu_s"]  # the least disturbed measurement on a shared machine
+        samples.append(sample)
     model = fit(samples, SOLVER_VERSION, balance=True)
     model.fit["kind"] = "reference"
     model.fit["fitted"] = time.strftime("%Y-%m-%d", time.gmtime())
@@ -293,10 +293,11 @@ def main() -> int:
     print("grades of the reference set (1 / 2 / 3 / 4 / 5), unique and several solutions:")
     for src in sorted({r["source"] for r in usable}):
         hist = [0] * 5
-        for s in samples:
-            if s.source == src:
-                unique = statuses[s.key] == "unique"
-                hist[model.grade(s.technique, model.score(s.features), s.features, unique) - 1] += 1
+        for sample in samples:
+            if sample.source == src:
+                unique = statuses[sample.key] == "unique"
+                hist[model.grade(sample.technique, model.score(sample.features), sample.features,
+                                 unique) - 1] += 1
         print(f"  {src}: " + " / ".join(map(str, hist)))
     weights = sorted(zip(model.names, model.weights, strict=True), key=lambda x: -x[1])
     print("weights: " + ", ".join(f"{n} {w:.3g}" for n, w in weights if w > 0)

@@ -44,6 +44,7 @@ back-ends for a uniqueness proof from the same states:
 from __future__ import annotations
 
 import argparse
+import functools
 import pickle
 import sys
 import time
@@ -77,13 +78,18 @@ class _Handover(Exception):
 
 def collect(spec: list[str], first: int | None, survey: list[str] | None = None) -> list[Item]:
     """The hand-overs of ``set:lo-hi`` (1-based puzzle numbers) or ``set:$n,$m`` specs,
-    or of the survey-free puzzles named in ``survey`` (file stems; numbered 0)."""
+    or of the survey-free puzzles named in ``survey`` (file stems; numbered 0).
+
+    The SAT back-end is loaded first: loading it solves a warm-up puzzle through
+    ``core._solve_sat``, which ``collect`` replaces, so a first load inside would hand over
+    the warm-up's state in place of the puzzle's."""
+    warmup()
     real = core._solve_sat
 
     def grab(puzzle: Puzzle, state: Any, *args: Any, **kw: Any) -> Any:
         raise _Handover(np.array(state))
 
-    core._solve_sat = grab  # type: ignore[assignment]
+    core._solve_sat = grab
     items: list[Item] = []
     try:
         for stem in survey or []:
@@ -112,7 +118,7 @@ def collect(spec: list[str], first: int | None, survey: list[str] | None = None)
                     if first is not None and got >= first:
                         break
     finally:
-        core._solve_sat = real  # type: ignore[assignment]
+        core._solve_sat = real
     return items
 
 
@@ -136,8 +142,7 @@ def run_pysat(items: list[Item], name: str, lines: str, phases: bool = False,
     out = {}
     plain = sat.encode
     if lines != "order":
-        sat.encode = lambda p, state=None, lines="order", stop=None, tables=None: plain(  # type: ignore[assignment]
-            p, state, "regular", stop, tables)
+        sat.encode = functools.partial(plain, lines="regular")
     try:
         for set_name, i, p, st in items:
             c0 = time.process_time()
@@ -146,7 +151,7 @@ def run_pysat(items: list[Item], name: str, lines: str, phases: bool = False,
             assert res.solutions and res.solutions[0].matches(p), (set_name, i, res.status)
             out[set_name, i] = (cpu, res.conflicts)
     finally:
-        sat.encode = plain  # type: ignore[assignment]
+        sat.encode = plain
         sat.SOLVER_NAME, sat.ONE_SOLUTION_SOLVER = solver_names
         sat.ONE_SOLUTION_PHASES, sat.PROOF_PHASES, sat.SOLVER_OPTIONS = switches
     return out

@@ -22,6 +22,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Literal, TypedDict
 
 import numpy as np
 
@@ -64,6 +65,30 @@ def puzzles(name: str, most: int, max_cells: int) -> list[Puzzle]:
     return found[::step][:most]
 
 
+class Row(TypedDict):
+    """One puzzle's human path and engine figures."""
+
+    human_score: float
+    trials: int
+    stop: str
+    steps: int
+    hardest: int  # the hardest technique's rank, -1 for none
+    hname: str  # its name, "-" for none
+    footholds: int
+    bottleneck: int
+    score: float  # the shipped model's predicted seconds, or the engine's work
+    lines: float  # the engine's line solves
+    engine: str  # the engine's technique
+
+
+#: The counts whose distribution is printed, and the features ranked against the engine.
+Count = Literal["steps", "trials", "footholds", "bottleneck"]
+COUNTS: tuple[Count, ...] = ("steps", "trials", "footholds", "bottleneck")
+Ranked = Literal["steps", "hardest", "trials", "footholds", "bottleneck", "human_score"]
+RANKED: tuple[Ranked, ...] = ("steps", "hardest", "trials", "footholds", "bottleneck",
+                              "human_score")
+
+
 def dist(values: list[int]) -> str:
     if not values:
         return "-"
@@ -85,7 +110,7 @@ def main() -> None:
         if not (SHARED / CORPORA[name][0]).exists():
             print(f"\n{name}: absent")
             continue
-        rows = []
+        rows: list[Row] = []
         cpu = 0.0
         for p in puzzles(name, args.per_corpus, args.max_cells):
             try:
@@ -117,11 +142,10 @@ def main() -> None:
               " engine technique:", dict(Counter(r["engine"] for r in rows)))
         print("  hardest technique:", {t.value: n for t in LADDER
                                        if (n := sum(r["hname"] == t.value for r in rows))})
-        for feat in ("steps", "trials", "footholds", "bottleneck"):
-            print(f"  {feat:<10} {dist([r[feat] for r in rows])}")
+        for count in COUNTS:
+            print(f"  {count:<10} {dist([r[count] for r in rows])}")
         if len(rows) >= 4:
-            for feat in ("steps", "hardest", "trials", "footholds", "bottleneck",
-                         "human_score"):
+            for feat in RANKED:
                 a = [float(r[feat]) for r in rows]
                 if len(set(a)) == 1:
                     print(f"  rho({feat}, ...) n/a: {a[0]:g} on every puzzle")

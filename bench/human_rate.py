@@ -49,7 +49,11 @@ def tournament(most: int) -> list[tuple[str, Puzzle]]:
 
 
 def measure(name: str, items: list[tuple[str, Puzzle]]) -> None:
-    solve_s, human_s, stops, grades, scores = [], [], Counter(), Counter(), []
+    solve_s: list[float] = []
+    human_s: list[float] = []
+    stops: Counter[str | None] = Counter()  # how the paths ended (None: no path)
+    grades: Counter[int | None] = Counter()  # None: no human grade
+    scores: list[float] = []
     for _, p in items:
         t0 = time.thread_time()
         res = solve(p, max_solutions=2, budget=20_000_000)

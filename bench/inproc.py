@@ -167,6 +167,7 @@ class Handover:
         assert (self.cell_var > 0).all()  # black and white: one positive variable a cell
         # the start variables, numbered after the cells as cnf.emit numbers them: line by
         # line, block by block, ge(b, p) for slo[b] < p <= shi[b]
+        assert self.enc._starts is not None  # the order encoding numbers start variables
         self.slo, self.shi = (a.copy() for a in self.enc._starts)
         self.base = np.zeros(len(self.t.blen), dtype=np.int64)
         nv = self.enc.nvars - int((self.shi - self.slo).sum())
@@ -352,9 +353,9 @@ def facts(items: list[Item], at: list[int]) -> None:
             h.delete()
         print(f"{set_name}#{i} {len(h.cells)} | " + " | ".join(parts), flush=True)
     for a in at:
-        known, failed, nstart, more, starts = total[a]
-        print(f"at {a:,}: root cells {known} (failed {failed}), root starts {nstart}, "
-              f"our logic +{more} cells, +{starts} start literals")
+        known, nfailed, nstart, more, nstarts = total[a]
+        print(f"at {a:,}: root cells {known} (failed {nfailed}), root starts {nstart}, "
+              f"our logic +{more} cells, +{nstarts} start literals")
 
 
 def find_backbone(h: Handover, budget: int) -> tuple[dict[int, int], list[int], bool]:
@@ -491,12 +492,13 @@ def depth2(items: list[Item]) -> None:
                     probes += 1
                     outcome.append(root_logic(t, p, s))
                 white, black = outcome
-                assert white is not None or black is not None
                 union = (black if white is None else white if black is None
                          else white | black)
+                assert union is not None  # not both colours a contradiction
                 if (union != st).any():
-                    st = root_logic(t, p, union)
-                    assert st is not None
+                    settled = root_logic(t, p, union)
+                    assert settled is not None
+                    st = settled
                     changed = True
         print(f"{set_name}#{i} open {int((np.asarray(st0) == OPEN).sum())} -> "
               f"{int((st == OPEN).sum())} after {probes:,} depth-2 probes in {sweeps} "

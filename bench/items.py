@@ -70,7 +70,9 @@ def bad_file(fmt: str, size: int) -> bytes:
         ps = read_file(TOURNAMENT)
         data = bytearray()
         while len(data) < size:
-            data += dumps(ps * 20, "rofl")  # type: ignore[operator]
+            blob = dumps(ps * 20, "rofl")
+            assert isinstance(blob, bytes)  # rofl is the binary format
+            data += blob
         rng = random.Random(14)
         for at in range(64, len(data), 97):
             data[at] ^= 1 << rng.randrange(8)

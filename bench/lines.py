@@ -25,13 +25,14 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from nonoforge.puzzle import Block, clue_of  # noqa: E402
+from nonoforge.puzzle import Block, Clue, clue_of  # noqa: E402
 from nonoforge.solver import solve_line  # noqa: E402
 from nonoforge.solver.line import (  # noqa: E402
     BITS,
@@ -45,7 +46,22 @@ from nonoforge.solver.line import (  # noqa: E402
 )
 
 
-def make_lines(n: int, ncol: int, count: int, seed: int = 1) -> tuple[np.ndarray, ...]:
+class Lines(NamedTuple):
+    """Random lines as the kernels take them, and their clues for :func:`solve_line`."""
+
+    states: np.ndarray  # (count, n) cell masks
+    blen: np.ndarray  # the blocks' lengths, every line's in turn, then a 0
+    bcol: np.ndarray  # their colours, the same way
+    offs: np.ndarray  # where each line's blocks start in blen and bcol
+    ks: np.ndarray  # how many blocks each line has
+    clues: list[Clue]
+
+
+#: ``_loop``'s scratch (F, B, run, sc, out, bits) and its kind (0 propagation, 1 array DP).
+Kind = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]
+
+
+def make_lines(n: int, ncol: int, count: int, seed: int = 1) -> Lines:
     """``count`` random lines: states (count, n), flat clues, offsets, block counts."""
     rng = np.random.default_rng(seed)
     full = (1 << (ncol + 1)) - 1
@@ -67,8 +83,8 @@ def make_lines(n: int, ncol: int, count: int, seed: int = 1) -> tuple[np.ndarray
         states[i] = np.where(known, 1 << cells.astype(np.uint64), full)
     blen.append(0)
     bcol.append(0)
-    return (states, np.array(blen, dtype=np.int64), np.array(bcol, dtype=np.int64), offs, ks,
-            clues)
+    return Lines(states, np.array(blen, dtype=np.int64), np.array(bcol, dtype=np.int64), offs,
+                 ks, clues)
 
 
 @njit  # not cached: numba would stamp it with this file alone and keep the line solvers
@@ -104,7 +120,8 @@ def _loop(states, blen, bcol, offs, ks, reps, F, B, run, sc, out, bits, kind):  
     return ok
 
 
-def _rate(states, args, kind, seconds) -> float:  # noqa: ANN001
+def _rate(states: np.ndarray, args: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+          kind: Kind, seconds: float) -> float:
     reps = 1
     while True:
         t0 = time.process_time()

@@ -85,7 +85,7 @@ def main() -> None:
     if args.write:
         from nonoforge.formats import write_file
 
-        write_file(args.write, [ndom(args.sizes[-1])])
+        write_file([ndom(args.sizes[-1])], args.write)
         print(f"wrote {args.sizes[-1]}-Dom to {args.write}")
         return
     from nonoforge.solver import SOLVER_VERSION, solve, warmup

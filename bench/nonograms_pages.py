@@ -80,8 +80,7 @@ def main() -> int:
         print(f"no *.html pages in {args.folder}")
         return 2
     httpd = serve(routes)
-    host, port = httpd.server_address[:2]
-    base = f"http://{host}:{port}"
+    base = f"http://127.0.0.1:{httpd.server_port}"  # the address serve binds
     outcomes: list[tuple[str, str | None]] = []
     cpu0 = time.process_time()
     wall0 = time.perf_counter()

@@ -92,7 +92,7 @@ class Cluster:
     def __init__(self, kind: str, lean: bool = True) -> None:
         import dask
 
-        self.procs: list[subprocess.Popen] = []
+        self.procs: list[subprocess.Popen[bytes]] = []
         self.local = None
         settings = LEAN if lean else {}
         if kind == "dask-local":
@@ -107,14 +107,17 @@ class Cluster:
         self.address = f"tcp://127.0.0.1:{port}"
         env = {**os.environ, "PYTHONPATH": str(ROOT),
                **{_env_name(k): str(v) for k, v in settings.items()}}
-        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
-        self.procs.append(subprocess.Popen(
-            [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port),
-             "--no-dashboard"], **quiet))
+
+        def quiet(argv: list[str]) -> subprocess.Popen[bytes]:
+            return subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                    env=env)
+
+        self.procs.append(quiet([str(DASK), "scheduler", "--host", "127.0.0.1", "--port",
+                                 str(port), "--no-dashboard"]))
         for _ in range(2):
-            self.procs.append(subprocess.Popen(
-                [str(DASK), "worker", self.address, "--nthreads", "1", "--nworkers", "1",
-                 "--no-dashboard", "--host", "127.0.0.1"], **quiet))
+            self.procs.append(quiet([str(DASK), "worker", self.address, "--nthreads", "1",
+                                     "--nworkers", "1", "--no-dashboard", "--host",
+                                     "127.0.0.1"]))
         from dask.distributed import Client
 
         deadline = time.monotonic() + 60
@@ -138,15 +141,6 @@ class Cluster:
                 p.wait(20)
             except subprocess.TimeoutExpired:
                 p.kill()
-
-
-class _Joining(LocalExecutor):
-    """The local pool, closed by joining its workers: reaped, their CPU time is counted."""
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
-            self._pool = None
 
 
 def _tree_cpu() -> tuple[dict[int, float], float]:
@@ -192,7 +186,8 @@ def rate_once(kind: str, puzzles: list, opts: RateOptions, lean: bool = True) ->
             cluster_cpu = _cpu_since(before)
             before = _tree_cpu()
             t0 = time.perf_counter()
-            ex = (_Joining(int(kind[-1])) if cluster is None
+            # the local pool's close joins its workers: reaped, their CPU time is counted
+            ex = (LocalExecutor(int(kind[-1])) if cluster is None
                   else DaskExecutor(cluster.address))
             try:
                 s = jobs.rate_corpus(c, executor=ex, opts=opts)

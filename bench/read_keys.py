@@ -31,8 +31,8 @@ def main() -> None:
                     if isinstance(r, FormatError):
                         print(rel, "error", r)
                     else:
-                        goal = None if r.goal is None else hashlib.sha256(r.goal.cells.tobytes())
-                        goal = goal and goal.hexdigest()[:16]
+                        goal = (None if r.goal is None
+                                else hashlib.sha256(r.goal.cells.tobytes()).hexdigest()[:16])
                         print(rel, r.key, repr(r.meta), r.palette, goal, r.givens)
             except (FormatError, ValueError) as e:
                 print(rel, "failed", e)

@@ -17,7 +17,7 @@ import math
 import sys
 import tempfile
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
@@ -41,7 +41,8 @@ def load_tournament(path: Path) -> list[Puzzle]:
     try:
         return [strip_meta(p) for p in read_file(path, "tournament")]
     except Exception:  # the reader is written concurrently: fall back to parsing here
-        out, cur = [], None
+        out: list[list[list[int]]] = []
+        cur: list[list[int]] | None = None
         for line in path.read_text().splitlines():
             if line.startswith("$"):
                 cur = []
@@ -107,7 +108,7 @@ def coder_costs(name: str, puzzles: list[Puzzle]) -> None:
     def rice_best(vals: list[int]) -> int:
         return min(sum((v >> k) + 1 + k for v in vals) for k in range(16))
 
-    tot = Counter()
+    tot: dict[str, float] = defaultdict(float)  # bits, in order of first mention
     for p in puzzles:
         lines = [c for _, _, c in p.lines()]
         lens = [b.length - 1 for c in lines for b in c]

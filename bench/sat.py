@@ -19,6 +19,7 @@ black), which are harder for SAT than the survey's easy set and separate the bac
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
 from pathlib import Path
@@ -86,8 +87,8 @@ def main() -> None:
         sys.exit(f"{args.folder} is absent")
     sat.SOLVER_NAME = args.solver
     if args.lines != "order":
-        plain = sat.encode
-        sat.encode = lambda p, state=None, lines=args.lines: plain(p, state, lines)  # type: ignore[assignment]
+        # every argument solve_sat passes (stop=, tables=) goes through; only lines= is ours
+        sat.encode = functools.partial(sat.encode, lines=args.lines)
     files = sorted(args.folder.glob("*.non"))
     if args.files:
         wanted = set(args.files.split(","))

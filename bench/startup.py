@@ -42,6 +42,10 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the functions import nonoforge where they use it
+    from nonoforge.puzzle import Puzzle
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "nonoforge" / "examples" / "puzzles"
@@ -54,7 +58,7 @@ def _dancer() -> Path:
     return f if f.exists() else EXAMPLES / "dancer.non"
 
 
-def colour_picture(seed: int, h: int, w: int, ncolors: int, density: float) -> object:
+def colour_picture(seed: int, h: int, w: int, ncolors: int, density: float) -> Puzzle:
     """A seeded random colour picture as a puzzle: ``density`` of the cells painted, a
     cell taking its left neighbour's colour with odds 0.6 (patches, as pictures have)."""
     import numpy as np
@@ -72,7 +76,7 @@ def colour_picture(seed: int, h: int, w: int, ncolors: int, density: float) -> o
     return Puzzle.from_grid(Grid(cells))
 
 
-def small_colour_puzzles(count: int) -> list[object]:
+def small_colour_puzzles(count: int) -> list[Puzzle]:
     """The ``count`` small colour puzzles of the 100-file figure (10x10 to 20x20, 2 to 5
     colours, seeded): the tests of :mod:`nonoforge.solver.plain` solve the same."""
     import numpy as np
@@ -85,10 +89,10 @@ def small_colour_puzzles(count: int) -> list[object]:
     return out
 
 
-def _line_solvable(p: object) -> bool:
+def _line_solvable(p: Puzzle) -> bool:
     from nonoforge.solver import quick
 
-    return quick.solve_by_lines(p, 2, None) is not None  # type: ignore[arg-type]
+    return quick.solve_by_lines(p, 2, None) is not None
 
 
 def _colour_files(folder: Path, count: int) -> tuple[Path, list[Path], list[bool]]:
@@ -236,8 +240,8 @@ def main() -> None:
     print("|---|---:|---|---|---|")
     for line in out.splitlines():
         name, secs = line.split("\t")
-        before, now, probing = _ROLES.get(name, ("", "", ""))
-        print(f"| {name} | {secs} | {before} | {now} | {probing} |")
+        before, now, engine = _ROLES.get(name, ("", "", ""))
+        print(f"| {name} | {secs} | {before} | {now} | {engine} |")
     print()
     print("Targets: solve 5x10 < 0.15 s, solve 15x15 4-colour < 0.25 s, 100 small colour "
           "files < 25 s in all, info < 0.2 s.")

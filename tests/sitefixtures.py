@@ -167,8 +167,7 @@ class SiteServer:
 
     @property
     def url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://127.0.0.1:{self.httpd.server_port}"  # the address it is bound to
 
     def __enter__(self) -> SiteServer:
         self.thread.start()
