@@ -165,19 +165,14 @@ class Handover:
         self.cells = np.flatnonzero((black != TRUE) & (black != FALSE))
         self.cell_var = black[self.cells]
         assert (self.cell_var > 0).all()  # black and white: one positive variable a cell
-        # the start variables, numbered after the cells as cnf.emit numbers them: line by
-        # line, block by block, ge(b, p) for slo[b] < p <= shi[b]
+        # the start variables, numbered after the cells as the encoder numbers them
+        # (cnf.start_bases): ge(b, p) for slo[b] < p <= shi[b] is cnf.start_var
         assert self.enc._starts is not None  # the order encoding numbers start variables
         self.slo, self.shi = (a.copy() for a in self.enc._starts)
         self.base = np.zeros(len(self.t.blen), dtype=np.int64)
         nv = self.enc.nvars - int((self.shi - self.slo).sum())
         assert nv == int(self.cell_var.max(initial=0))
-        for li in range(self.t.lines.shape[0]):
-            off, k = int(self.t.lines[li, 3]), int(self.t.lines[li, 4])
-            for b in range(off, off + k):
-                self.base[b] = nv + 1
-                nv += int(self.shi[b] - self.slo[b])
-        assert nv == self.enc.nvars
+        assert cnf.start_bases(self.t.lines, self.slo, self.shi, nv, self.base) == self.enc.nvars
 
     def delete(self) -> None:
         self.solver.delete()
@@ -234,11 +229,15 @@ class Handover:
                           np.zeros(1, dtype=np.int64))
         out: list[int] = []
         for b in range(len(t.blen)):
-            lo, hi, base = int(self.slo[b]), int(self.shi[b]), int(self.base[b])
-            out.extend(base + p - lo - 1 for p in range(lo + 1, min(int(slo[b]), hi) + 1))
-            out.extend(-(base + p - lo - 1) for p in range(max(int(shi[b]) + 1, lo + 1),
-                                                           hi + 1))
+            lo, hi = int(self.slo[b]), int(self.shi[b])
+            out.extend(self.var(b, p) for p in range(lo + 1, min(int(slo[b]), hi) + 1))
+            out.extend(-self.var(b, p) for p in range(max(int(shi[b]) + 1, lo + 1), hi + 1))
         return out
+
+    def var(self, b: int, p: int) -> int:
+        """The variable of "block ``b`` starts at or after ``p``" (the encoder's,
+        :func:`cnf.start_var`)."""
+        return int(cnf.start_var(self.base, self.slo, b, p))
 
     def our_logic(self, col: np.ndarray) -> tuple[np.ndarray, list[int]]:
         """What our root logic decides with the root's cell colours ``col`` fixed in the

@@ -214,7 +214,10 @@ def _map_signs(mode, allow, lines, blen, height, rounds, damping, settled, patie
             if vrow[c] == vcol[c]:
                 black[c] = vrow[c] == 1
     nv = cells.shape[0]
-    extra = phases._start_count(lines, slo, shi, nv, nvars) if starts else 0
+    extra = 0
+    base = np.empty(slo.shape[0], dtype=np.int64)
+    if starts and cnf.start_bases(lines, slo, shi, nv, base) == nvars:
+        extra = nvars - nv
     out = np.empty(nv + extra, dtype=np.int64)
     for f in range(nv):
         c = free[f]
@@ -222,13 +225,11 @@ def _map_signs(mode, allow, lines, blen, height, rounds, damping, settled, patie
         out[f] = cells[f] if dark else -cells[f]
     if extra == 0:
         return out
-    v = nv
     for li in range(lines.shape[0]):
-        for j in range(lines[li, 4]):
-            b = lines[li, 3] + j
+        for b in range(lines[li, 3], lines[li, 3] + lines[li, 4]):
             for p in range(slo[b] + 1, shi[b] + 1):
-                out[v] = v + 1 if at[b, p] else -(v + 1)
-                v += 1
+                v = cnf.start_var(base, slo, b, p)
+                out[v - 1] = v if at[b, p] else -v
     return out
 
 

@@ -269,8 +269,8 @@ def emit(masks, ncol, lines, blen, bcol, feas, slo, shi, with_lines, lits, out, 
     if status != 0:
         return status
     if with_lines:
-        maxk = max(1, lines[:, 4].max()) if lines.shape[0] else 1
-        base = np.zeros(maxk, dtype=np.int64)
+        base = np.empty(blen.shape[0], dtype=np.int64)
+        nv = start_bases(lines, slo, shi, nv, base)
         for li in range(lines.shape[0]):
             if stop[0] != 0:
                 return EMIT_STOPPED
@@ -281,13 +281,8 @@ def emit(masks, ncol, lines, blen, bcol, feas, slo, shi, with_lines, lits, out, 
                 for c in range(n):
                     _put(out, cstart, top, lits[first + c * stride, 0], 0, 0)
                 continue
-            lo = slo[off : off + k]
-            hi = shi[off : off + k]
-            for j in range(k):
-                base[j] = nv + 1
-                nv += hi[j] - lo[j]
-            nv = _emit_line(out, cstart, top, lits, first, stride, n, off, k, blen, bcol,
-                            feas, lo, hi, base, nv)
+            _emit_line(out, cstart, top, lits, first, stride, n, off, k, blen, bcol, feas,
+                       slo[off : off + k], shi[off : off + k], base[off : off + k])
     top[3] = nv
     if top[2] & 1:
         return EMIT_FULL
@@ -346,19 +341,49 @@ def _emit_cells(masks, ncol, lits, out, cstart, top):
     return 0, nv
 
 
+@njit(cache=True, nogil=True)
+def start_bases(lines, slo, shi, nv, base):
+    """Number the order encoding's start variables after the ``nv`` variables before them
+    (the cells'): line by line, block by block, one for each position ``p`` of block ``b``
+    past ``slo[b]`` up to ``shi[b]`` (the variable of "``b`` starts at or after ``p``",
+    :func:`start_var`). ``base[b]`` receives block ``b``'s first; returns the variables
+    numbered then in all.
+
+    The one home of that numbering: :func:`emit` numbers the CNF's variables by it, and
+    the phase hints (:mod:`nonoforge.solver.phases`) and the benches that read start
+    literals (``bench/inproc.py``) find each start's variable by it, so they cannot hint
+    or read another variable than the encoder meant."""
+    for li in range(lines.shape[0]):
+        off, k = lines[li, 3], lines[li, 4]
+        for b in range(off, off + k):
+            base[b] = nv + 1
+            nv += shi[b] - slo[b]
+    return nv
+
+
+@njit(cache=True, nogil=True, inline="always")
+def start_var(base, slo, b, p):
+    """The variable of "block ``b`` starts at or after ``p``" (``slo[b] < p <= shi[b]``),
+    ``base`` as :func:`start_bases` numbered it."""
+    return base[b] + p - slo[b] - 1
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _ge(j, p, lo, hi, base):
-    """The literal "block j starts at or after p" (order encoding)."""
+    """The literal "block j starts at or after p" (order encoding; ``lo``, ``hi``,
+    ``base``: the line's slices of the blocks' arrays)."""
     if p <= lo[j]:
         return TRUE
     if p > hi[j]:
         return FALSE
-    return base[j] + p - lo[j] - 1
+    return start_var(base, lo, j, p)
 
 
 @njit(cache=True, nogil=True)
 def _emit_line(out, cstart, top, lits, first, stride, n, off, k, blen, bcol, feas, lo, hi,
-               base, nv):
+               base):
+    """One line's order-encoding clauses (``lo``, ``hi``, ``base``: its blocks' slices of
+    ``slo``, ``shi`` and :func:`start_bases`' numbering); it numbers no variables."""
     for j in range(k):
         ln = blen[off + j]
         col = bcol[off + j]
@@ -392,7 +417,7 @@ def _emit_line(out, cstart, top, lits, first, stride, n, off, k, blen, bcol, fea
     # before the first block: background
     for c in range(hi[0]):
         _put(out, cstart, top, -_ge(0, c + 1, lo, hi, base), lits[first + c * stride, 0], 0)
-    return nv
 
 
-__all__ = ["EMIT_FULL", "EMIT_UNSAT", "FALSE", "TRUE", "emit", "narrow"]
+__all__ = ["EMIT_FULL", "EMIT_UNSAT", "FALSE", "TRUE", "emit", "narrow", "start_bases",
+           "start_var"]

@@ -21,6 +21,8 @@ from typing import Protocol
 
 import numpy as np
 
+from nonoforge.solver import cnf
+from nonoforge.solver.cnf import start_bases, start_var
 from nonoforge.solver.kernel_cache import njit
 from nonoforge.solver.tables import Tables
 
@@ -481,28 +483,15 @@ def _beliefs(allow, row, col):
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _start_count(lines, slo, shi, nv, nvars):
-    """How many start variables follow the ``nv`` cell variables as :func:`cnf.emit`
-    numbers them (line by line, block by block, one for each position past ``slo`` up to
-    ``shi``); 0 when cells and starts do not add up to ``nvars`` (another encoding)."""
-    extra = 0
-    for li in range(lines.shape[0]):
-        for j in range(lines[li, 4]):
-            b = lines[li, 3] + j
-            extra += shi[b] - slo[b]
-    return extra if nv + extra == nvars else 0
-
-
 @njit(cache=True, nogil=True)
 def _hint_signs(allow, lines, blen, height, rounds, damping, settled, stop, patience,
                 max_work, free, cells, starts, slo, shi, width, nvars):
     """:func:`phase_literals`' work in one call: the messages (:func:`_propagate_beliefs`,
     the plan made once for them and for the start odds), then the likelier literal of
     each free cell (``free``: the cells, ``cells``: their "black" literals) and, with
-    ``starts``, of every start variable ``nvars`` leaves room for (numbered from
-    ``len(cells) + 1``, line by line, block by block, position by position past
-    ``slo``); only the cells' when those do not add up to ``nvars``. Empty when the
+    ``starts``, of every start variable ``nvars`` leaves room for (numbered after the
+    ``len(cells)`` cell variables as the encoder numbers them, :func:`cnf.start_bases`);
+    only the cells' when those do not add up to ``nvars``. Empty when the
     rounds are cut to none by ``max_work`` (:data:`MAX_WORK`, an argument so that it is
     read when called, not when compiled) or ``stop`` was set.
 
@@ -522,7 +511,10 @@ def _hint_signs(allow, lines, blen, height, rounds, damping, settled, stop, pati
                patience, coff, stay, adv, flo, fhi, blo, bhi, maxn, smax) < 0:
         return none
     nv = cells.shape[0]
-    extra = _start_count(lines, slo, shi, nv, nvars) if starts else 0
+    extra = 0
+    base = np.empty(slo.shape[0], dtype=np.int64)
+    if starts and start_bases(lines, slo, shi, nv, base) == nvars:
+        extra = nvars - nv
     out = np.empty(nv + extra, dtype=np.int64)
     for f in range(nv):
         c = free[f]
@@ -533,18 +525,16 @@ def _hint_signs(allow, lines, blen, height, rounds, damping, settled, stop, pati
     _start_odds(allow, lines, blen, height, row, col, prob, coff, stay, adv, flo, fhi, blo,
                 bhi, maxn, smax)
     ge = np.empty(width)
-    at = nv
     for li in range(lines.shape[0]):
-        for j in range(lines[li, 4]):
-            b = lines[li, 3] + j
+        for b in range(lines[li, 3], lines[li, 3] + lines[li, 4]):
             acc = prob[b, width - 1]
             ge[width - 1] = acc
             for p in range(width - 2, -1, -1):
                 acc += prob[b, p]
                 ge[p] = acc
             for p in range(slo[b] + 1, shi[b] + 1):
-                out[at] = at + 1 if ge[p] >= 0.5 else -(at + 1)
-                at += 1
+                v = start_var(base, slo, b, p)
+                out[v - 1] = v if ge[p] >= 0.5 else -v
     return out
 
 
@@ -598,9 +588,10 @@ def phase_literals(
 
     The cell variables come first, numbered by cell (``enc._lits``); the start variables
     follow line by line, block by block, one for each position past the block's first
-    feasible start (``enc._starts``), as :func:`cnf.emit` numbers them. If that numbering
-    does not account for exactly ``enc.nvars`` variables (another encoding), or the start
-    table would be over :data:`MAX_START_TABLE` entries, only the cells get phases. Ties
+    feasible start (``enc._starts``), as :func:`cnf.start_bases` numbers them for the
+    encoder. If that numbering does not account for exactly ``enc.nvars`` variables
+    (another encoding), or the start table would be over :data:`MAX_START_TABLE`
+    entries, only the cells get phases. Ties
     are fixed: a belief of exactly one half gives a cell white, a start probability of
     exactly one half "at or after p". ``stop`` (an int64 array of one, set by a deadline)
     ends the work early with no phases. ``patience``: the rounds in a row that turn no
@@ -609,8 +600,6 @@ def phase_literals(
     """
     if tables.ncolors != 1:
         return []
-    from nonoforge.solver import cnf
-
     t = tables
     black = enc._lits[:, 1]
     free = np.flatnonzero((black != cnf.TRUE) & (black != cnf.FALSE))

@@ -149,8 +149,8 @@ class Encoding:
         #: literal "cell has colour" per (cell, colour), TRUE/FALSE where already decided.
         self._lits = lits
         #: the order encoding's block starts: (first, last) feasible start of each block, in
-        #: ``Tables.blen`` order (the start variables number the positions past the first);
-        #: None for the regular encoding.
+        #: ``Tables.blen`` order (the start variables number the positions past the first,
+        #: as :func:`cnf.start_bases` says); None for the regular encoding.
         self._starts: tuple[np.ndarray, np.ndarray] | None = None
         #: cells with two or more possible colours (the others are constants).
         self._free = (lits != FALSE).sum(axis=1) >= 2
