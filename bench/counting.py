@@ -515,7 +515,8 @@ def unit_solve(p: Puzzle, st: np.ndarray, sets: list[tuple[int, int]]) -> UnitRo
         for u in units + starts:
             h.solver.add_clause([int(u)])
         c0 = time.process_time()
-        assert h.solver.solve()
+        found = h.solver.solve()
+        assert found  # the hand-over is satisfiable: a solution is found
         c1 = time.process_time()
         h.solution()
         row = UnitRow(h.conflicts(), h.hints_s, c1 - c0)
@@ -604,7 +605,8 @@ def cnf_solve(p: Puzzle, st: np.ndarray, names: list[str], how: str = "totalizer
             nclauses += len(clauses)
         build = time.process_time() - c0
         c1 = time.process_time()
-        assert hd.solver.solve()
+        found = hd.solver.solve()
+        assert found  # the hand-over is satisfiable: a solution is found
         c2 = time.process_time()
         hd.solution()
         return CnfRow(hd.conflicts(), hd.hints_s, c2 - c1, sets=len(sets), clauses=nclauses,

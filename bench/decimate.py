@@ -173,7 +173,8 @@ def timed_solve(p: Puzzle, st: np.ndarray, hints: Hints) -> Row:
         if lits:
             solver.set_phases(lits)
         c1 = time.process_time()
-        assert solver.solve()
+        found = solver.solve()
+        assert found  # the hand-over is satisfiable: a solution is found
         grid = enc._grid(enc._colours(solver.get_model()))
         c2 = time.process_time()
         assert grid.matches(p)

@@ -169,7 +169,8 @@ def run_pre(items: list[Item], name: str, engine: str) -> dict[tuple[str, int], 
         proc = Processor(bootstrap_with=enc.clauses, engine=engine)
         simp = proc.process()
         with Solver(name=name, bootstrap_with=simp.clauses) as s:
-            assert s.solve()
+            found = s.solve()
+            assert found  # the hand-over is satisfiable: a solution is found
             model = proc.restore(s.get_model())
             conflicts = int(s.accum_stats().get("conflicts", 0))
         proc.delete()
@@ -226,7 +227,8 @@ def run_perm(items: list[Item], name: str, seed: str) -> dict[tuple[str, int], t
         fwd = np.concatenate([[0], perm])
         clauses = [[int(fwd[x]) if x > 0 else -int(fwd[-x]) for x in cl] for cl in enc.clauses]
         with Solver(name=name, bootstrap_with=clauses) as s:
-            assert s.solve()
+            found = s.solve()
+            assert found  # the hand-over is satisfiable: a solution is found
             m = s.get_model()
             conflicts = int(s.accum_stats().get("conflicts", 0))
         model = [v if m[fwd[v] - 1] > 0 else -v for v in range(1, enc.nvars + 1)]
@@ -320,7 +322,8 @@ def _hinted_search(solver: Any, t: Any, st: np.ndarray, enc: Any,
         if lits:
             solver.set_phases(lits)
     c1 = time.process_time()
-    assert solver.solve()
+    found = solver.solve()
+    assert found  # the hand-over is satisfiable: a solution is found
     return c1 - c0, time.process_time() - c1
 
 

@@ -172,7 +172,8 @@ class Handover:
         self.base = np.zeros(len(self.t.blen), dtype=np.int64)
         nv = self.enc.nvars - int((self.shi - self.slo).sum())
         assert nv == int(self.cell_var.max(initial=0))
-        assert cnf.start_bases(self.t.lines, self.slo, self.shi, nv, self.base) == self.enc.nvars
+        numbered = cnf.start_bases(self.t.lines, self.slo, self.shi, nv, self.base)
+        assert numbered == self.enc.nvars
 
     def delete(self) -> None:
         self.solver.delete()
@@ -225,8 +226,9 @@ class Handover:
         feas = np.zeros((len(t.blen), max(t.height, t.width)), dtype=np.bool_)
         slo = np.zeros(len(t.blen), dtype=np.int64)
         shi = np.zeros(len(t.blen), dtype=np.int64)
-        assert cnf.narrow(m, t.lines, t.blen, t.bcol, feas, slo, shi,
-                          np.zeros(1, dtype=np.int64))
+        consistent = cnf.narrow(m, t.lines, t.blen, t.bcol, feas, slo, shi,
+                                np.zeros(1, dtype=np.int64))
+        assert consistent
         out: list[int] = []
         for b in range(len(t.blen)):
             lo, hi = int(self.slo[b]), int(self.shi[b])
@@ -282,7 +284,8 @@ def inprocess(h: Handover, row: InRow) -> None:
              if u and (not known or f)]
     for u in units + starts:
         # python-sat returns add-clause's answer only when asked (no_return=False)
-        assert h.solver.add_clause([u], no_return=False), "our unit contradicts MiniSat"
+        consistent = h.solver.add_clause([u], no_return=False)
+        assert consistent, "our unit contradicts MiniSat"
     row.unit_cells += len(units)
     row.unit_starts += len(starts)
 
@@ -362,7 +365,8 @@ def find_backbone(h: Handover, budget: int) -> tuple[dict[int, int], list[int], 
     uses up): the candidates left (cell variable -> its literal in every solution found),
     how many were left after each further solution, and whether the rest is exact (no
     solution differs in a candidate) rather than an upper bound (``budget`` ran out)."""
-    assert h.solver.solve()
+    found = h.solver.solve()
+    assert found  # the hand-over is satisfiable: a solution is found
     model = h.solver.get_model()
     cand = {v: model[v - 1] for v in h.cell_var.tolist()}
     act = h.enc.nvars
